@@ -1,0 +1,428 @@
+// The HTTP core: the only code that sends requests. It attaches the credential (only to the
+// configured origin, never to the public catalog), retries what is transient, honours the
+// rate limit, bounds everything by the command's deadline, parses JSON losslessly and turns
+// every error shape of the service into a typed error.
+import {
+  AuthError,
+  Interrupted,
+  NetworkError,
+  RateLimitError,
+  ServiceError,
+  TimeoutError,
+  type TallyError,
+} from '../errors.js';
+import { type JsonValue, isJsonObject, parseJson } from '../domain/json.js';
+import { redact } from '../domain/secrets.js';
+import { escapeControl } from '../output/escape.js';
+import type { Transport, TransportResponse } from './transport.js';
+
+export type CredentialKind = 'api-key' | 'device-token';
+
+export interface Credential {
+  kind: CredentialKind;
+  secret: string;
+}
+
+/**
+ * Which error conventions a path follows (see the spec's Errors table):
+ * native `/v1/open/*`, compatible billing, the public catalog, the model lists, OAuth.
+ */
+export type Family = 'native' | 'compat' | 'catalog' | 'models' | 'oauth';
+
+export interface JsonRequest {
+  path: string;
+  query?: Record<string, string | undefined>;
+  family: Family;
+  /** `api-key`: only an API key works here; `any`: a device token too; `none`: never sent. */
+  auth: 'api-key' | 'any' | 'none';
+  method?: 'GET' | 'POST';
+  form?: Record<string, string>;
+  /** Statuses whose JSON body the caller reads itself (OAuth errors are 400s). */
+  acceptStatus?: (status: number) => boolean;
+}
+
+export interface JsonResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: JsonValue;
+  url: URL;
+}
+
+export interface RetryPolicy {
+  /** Total attempts including the first. */
+  attempts: number;
+  /** First backoff for 503 draining and connection resets. */
+  transientBaseMs: number;
+  /** First backoff after a 429; the spec suggests about one second. */
+  rateLimitBaseMs: number;
+  /** A proxy's Retry-After is honoured up to this. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  attempts: 4,
+  transientBaseMs: 250,
+  rateLimitBaseMs: 1000,
+  maxRetryAfterMs: 10_000,
+};
+
+export interface HttpClientOptions {
+  baseUrl: URL;
+  credential?: Credential;
+  transport: Transport;
+  /** Aborts on the command deadline (reason TimeoutError) or Ctrl-C (reason Interrupted). */
+  signal: AbortSignal;
+  /** Milliseconds since the epoch at which the command's deadline falls. */
+  deadline: number;
+  timeoutSeconds: number;
+  log?: (line: string) => void;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  random: () => number;
+  now: () => number;
+  retry?: RetryPolicy;
+  maxBodyBytes?: number;
+  userAgent?: string;
+}
+
+const MAX_REDIRECTS = 5;
+const DEFAULT_MAX_BODY = 50 * 1024 * 1024;
+
+/** Thrown by a transport or a body read; what the retry loop looks at. */
+interface SystemError {
+  code?: string;
+  name?: string;
+}
+
+export class HttpClient {
+  readonly baseUrl: URL;
+  readonly credential: Credential | undefined;
+  readonly #options: HttpClientOptions;
+  readonly #retry: RetryPolicy;
+  /** Set when a response showed X-RateLimit-Remaining <= 0: the next request waits. */
+  #rateLimitExhausted = false;
+
+  constructor(options: HttpClientOptions) {
+    this.#options = options;
+    this.baseUrl = options.baseUrl;
+    this.credential = options.credential;
+    this.#retry = options.retry ?? DEFAULT_RETRY;
+  }
+
+  get host(): string {
+    return this.baseUrl.host;
+  }
+
+  /** An error for a response whose shape is not what the interface promises. */
+  unexpected(detail: string, status?: number): ServiceError {
+    return new ServiceError(`unexpected response from ${this.host}: ${this.#clean(detail)}`, { status });
+  }
+
+  async requestJson(request: JsonRequest): Promise<JsonResponse> {
+    this.#checkCredential(request);
+    let url = this.#url(request);
+    let redirects = 0;
+    for (let attempt = 1; ; attempt++) {
+      if (this.#rateLimitExhausted) await this.#wait(this.#backoff(this.#retry.rateLimitBaseMs, 1), request);
+      let response: TransportResponse;
+      const started = this.#options.now();
+      try {
+        response = await this.#options.transport({
+          method: request.method ?? 'GET',
+          url,
+          headers: this.#headers(request, url),
+          body: request.form ? new URLSearchParams(request.form).toString() : undefined,
+          signal: this.#options.signal,
+        });
+      } catch (error) {
+        const failure = this.#networkFailure(error, url);
+        this.#log(`${request.method ?? 'GET'} ${url.href} -> ${failure.message} (${this.#options.now() - started} ms)`);
+        if (isConnectionReset(error) && attempt < this.#retry.attempts) {
+          await this.#wait(this.#backoff(this.#retry.transientBaseMs, attempt), request);
+          continue;
+        }
+        throw failure;
+      }
+
+      const { status, headers } = response;
+      this.#logResponse(request, url, response, started);
+      this.#noteRateLimit(headers);
+
+      const location = headers.location;
+      if (status >= 300 && status < 400 && location) {
+        response.discard();
+        const next = new URL(location, url);
+        if (next.origin !== url.origin) {
+          throw new ServiceError(
+            `${this.host} redirected ${url.pathname} to another origin (${next.origin}); not followed, so the credential stays here`,
+            { status },
+          );
+        }
+        if (++redirects > MAX_REDIRECTS) throw new ServiceError(`too many redirects from ${this.host}`, { status });
+        url = next;
+        attempt--;
+        continue;
+      }
+
+      const text = await this.#readBody(response, url);
+      const body = parseOrUndefined(text);
+
+      if (status === 429) {
+        const error = this.#rateLimited(headers, body, text);
+        const delay = this.#retryAfter(headers) ?? this.#backoff(this.#retry.rateLimitBaseMs, attempt);
+        if (attempt >= this.#retry.attempts || !this.#fitsDeadline(delay)) throw error;
+        await this.#wait(delay, request);
+        continue;
+      }
+      if (status === 503 && isDraining(body)) {
+        if (attempt >= this.#retry.attempts || !this.#fitsDeadline(this.#retry.transientBaseMs)) {
+          throw new ServiceError(
+            `${this.host} answered HTTP 503 (instance draining) ${attempt} times; try again shortly`,
+            { status },
+          );
+        }
+        await this.#wait(this.#backoff(this.#retry.transientBaseMs, attempt), request);
+        continue;
+      }
+      if (request.acceptStatus?.(status) && body !== undefined) return { status, headers, body: body.value, url };
+      if (status < 200 || status >= 300) throw this.#httpError(status, body, text, request);
+      if (body === undefined) throw this.unexpected(`not JSON (${excerpt(text)})`, status);
+      this.#checkBodyError(request, body.value, status);
+      return { status, headers, body: body.value, url };
+    }
+  }
+
+  #url(request: JsonRequest): URL {
+    // OAuth endpoints may be configured as absolute URLs; they never get the credential.
+    if (/^https?:\/\//.test(request.path)) return new URL(request.path);
+    // The base URL may carry a path prefix (https://host/gateway): keep it.
+    const base = this.baseUrl.href.endsWith('/') ? this.baseUrl.href : `${this.baseUrl.href}/`;
+    const url = new URL(request.path.replace(/^\//, ''), base);
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, value);
+    }
+    return url;
+  }
+
+  #checkCredential(request: JsonRequest): void {
+    if (request.auth === 'none') return;
+    if (!this.credential) {
+      throw new AuthError(
+        'no credential: run `tally login` (or `tally login --with-token` in scripts), or set TALLY_API_KEY',
+      );
+    }
+    if (request.auth === 'api-key' && this.credential.kind !== 'api-key') {
+      throw new AuthError(
+        `${request.path} needs an API key, and this profile is signed in with a device token (which the service accepts for balance only); ` +
+          'run `tally login --with-token` with an API key, or set TALLY_API_KEY',
+      );
+    }
+  }
+
+  #headers(request: JsonRequest, url: URL): Record<string, string> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.#options.userAgent ?? 'tally',
+    };
+    if (request.form) headers['content-type'] = 'application/x-www-form-urlencoded';
+    // The credential goes to the configured origin only, and never to the public catalog.
+    if (request.auth !== 'none' && this.credential && url.origin === this.baseUrl.origin) {
+      headers.authorization = `Bearer ${this.credential.secret}`;
+    }
+    return headers;
+  }
+
+  async #readBody(response: TransportResponse, url: URL): Promise<string> {
+    const limit = this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of response.body) {
+        size += chunk.byteLength;
+        if (size > limit) {
+          response.discard();
+          throw new ServiceError(
+            `response from ${url.host} is larger than ${Math.round(limit / 1024 / 1024)} MB; aborted`,
+            { status: response.status },
+          );
+        }
+        chunks.push(Buffer.from(chunk));
+      }
+    } catch (error) {
+      if (error instanceof ServiceError) throw error;
+      throw this.#networkFailure(error, url);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  #noteRateLimit(headers: Record<string, string | undefined>): void {
+    const remaining = Number(headers['x-ratelimit-remaining']);
+    this.#rateLimitExhausted = headers['x-ratelimit-remaining'] !== undefined && Number.isFinite(remaining) && remaining <= 0;
+  }
+
+  #rateLimited(headers: Record<string, string | undefined>, body: ParsedBody | undefined, text: string): RateLimitError {
+    const limit = headers['x-ratelimit-limit'];
+    const message = body ? serviceMessage(body.value) : undefined;
+    const detail = limit ? ` (limit ${limit} requests per minute)` : '';
+    const said = message ?? (text.trim() ? excerpt(text) : undefined);
+    return new RateLimitError(
+      `rate limited by ${this.host}${detail} after ${this.#retry.attempts} attempts${said ? `: ${this.#clean(said)}` : ''}`,
+      { status: 429 },
+    );
+  }
+
+  #retryAfter(headers: Record<string, string | undefined>): number | undefined {
+    const value = headers['retry-after'];
+    if (value === undefined) return undefined;
+    const seconds = Number(value);
+    const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - this.#options.now();
+    if (!Number.isFinite(ms)) return undefined;
+    return Math.min(Math.max(ms, 0), this.#retry.maxRetryAfterMs);
+  }
+
+  /** Exponential backoff with jitter between half and the whole step. */
+  #backoff(baseMs: number, attempt: number): number {
+    const step = baseMs * 2 ** (attempt - 1);
+    return Math.round(step / 2 + (step / 2) * this.#options.random());
+  }
+
+  #fitsDeadline(delayMs: number): boolean {
+    return this.#options.now() + delayMs < this.#options.deadline;
+  }
+
+  async #wait(ms: number, request: JsonRequest): Promise<void> {
+    if (ms <= 0) return;
+    this.#log(`waiting ${ms} ms before ${request.method ?? 'GET'} ${request.path}`);
+    try {
+      await this.#options.sleep(ms, this.#options.signal);
+    } catch (error) {
+      throw this.#abortError(error);
+    }
+  }
+
+  #httpError(status: number, body: ParsedBody | undefined, text: string, request: JsonRequest): TallyError {
+    const value = body?.value;
+    const message = value === undefined ? undefined : serviceMessage(value);
+    const said = message ? `: ${this.#clean(message)}` : text.trim() && body === undefined ? ` (${excerpt(this.#clean(text))})` : '';
+    const code = value === undefined ? undefined : errorCode(value);
+    if (status === 401) {
+      return new AuthError(`${this.host} rejected the credential (HTTP 401)${said}; check it with \`tally auth status\``, { status });
+    }
+    if (status === 403) return new AuthError(`${this.host} denied access to ${request.path} (HTTP 403)${said}`, { status });
+    if (status === 413) return new ServiceError(`request too large for ${this.host} (HTTP 413)${said}`, { status });
+    if (status === 503 && code === 'endpoint_unsupported_by_providers') {
+      return new ServiceError(`${this.host}: no upstream serves this model on this endpoint (HTTP 503)${said}; retrying will not help`, { status });
+    }
+    if (status === 504) return new ServiceError(`${this.host} timed out upstream (HTTP 504)${said}`, { status });
+    return new ServiceError(`${this.host} answered HTTP ${status} for ${request.path}${said}`, { status });
+  }
+
+  /** HTTP 200 bodies that are errors all the same: compatible `{error}`, catalog `success: false`. */
+  #checkBodyError(request: JsonRequest, body: JsonValue, status: number): void {
+    if (!isJsonObject(body)) return;
+    if (body.error !== undefined && body.error !== null && request.family !== 'oauth') {
+      const message = serviceMessage(body) ?? 'an error without a message';
+      throw new ServiceError(`${this.host} reported an error for ${request.path}: ${this.#clean(message)}`, { status });
+    }
+    if (request.family === 'catalog' && body.success === false) {
+      const message = serviceMessage(body);
+      throw new ServiceError(
+        `${this.host} reported success: false for ${request.path}${message ? `: ${this.#clean(message)}` : ''}`,
+        { status },
+      );
+    }
+  }
+
+  #networkFailure(error: unknown, url: URL): ServiceError | Interrupted {
+    if (this.#options.signal.aborted) return this.#abortError(error);
+    const code = (error as SystemError | undefined)?.code;
+    const where = url.host;
+    switch (code) {
+      case 'ECONNREFUSED': return new NetworkError(`cannot connect to ${where}: connection refused`, { cause: error });
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN': return new NetworkError(`cannot resolve ${url.hostname}`, { cause: error });
+      case 'ECONNRESET':
+      case 'EPIPE':
+      case 'UND_ERR_SOCKET': return new NetworkError(`connection to ${where} was reset`, { cause: error });
+      default: {
+        const message = error instanceof Error ? error.message : String(error);
+        return new NetworkError(`request to ${where} failed: ${this.#clean(message)}`, { cause: error });
+      }
+    }
+  }
+
+  #abortError(error: unknown): TimeoutError | Interrupted {
+    const reason: unknown = this.#options.signal.reason;
+    if (reason instanceof Interrupted) return reason;
+    return new TimeoutError(`timed out after ${this.#options.timeoutSeconds}s waiting for ${this.host}`, { cause: error });
+  }
+
+  #clean(text: string): string {
+    return escapeControl(redact(text, [this.credential?.secret])).slice(0, 500);
+  }
+
+  #log(line: string): void {
+    this.#options.log?.(redact(line, [this.credential?.secret]));
+  }
+
+  #logResponse(request: JsonRequest, url: URL, response: TransportResponse, started: number): void {
+    if (!this.#options.log) return;
+    const shown = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'retry-after', 'x-cache', 'location']
+      .filter((name) => response.headers[name] !== undefined)
+      .map((name) => `${name}: ${response.headers[name]}`);
+    const auth = request.auth !== 'none' && this.credential && url.origin === this.baseUrl.origin ? ' [authorization: Bearer ****]' : '';
+    this.#log(
+      `${request.method ?? 'GET'} ${url.href}${auth} -> ${response.status} in ${this.#options.now() - started} ms${shown.length ? ` (${shown.join(', ')})` : ''}`,
+    );
+  }
+}
+
+interface ParsedBody {
+  value: JsonValue;
+}
+
+function parseOrUndefined(text: string): ParsedBody | undefined {
+  try {
+    return { value: parseJson(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The service's own words: the error string, the error object's message, or a message field. */
+export function serviceMessage(body: JsonValue): string | undefined {
+  if (!isJsonObject(body)) return undefined;
+  const error = body.error;
+  if (typeof error === 'string') return error;
+  if (isJsonObject(error)) {
+    for (const field of ['message', 'error_description', 'code', 'type']) {
+      const value = error[field];
+      if (typeof value === 'string' && value) return value;
+    }
+    return JSON.stringify(error);
+  }
+  for (const field of ['message', 'error_description', 'msg']) {
+    const value = body[field];
+    if (typeof value === 'string' && value) return value;
+  }
+  return undefined;
+}
+
+function errorCode(body: JsonValue): string | undefined {
+  if (!isJsonObject(body) || !isJsonObject(body.error)) return undefined;
+  const code = body.error.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function isDraining(body: ParsedBody | undefined): boolean {
+  return body !== undefined && isJsonObject(body.value) && typeof body.value.error === 'string' && /draining/i.test(body.value.error);
+}
+
+function isConnectionReset(error: unknown): boolean {
+  const code = (error as SystemError | undefined)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return escapeControl(flat.length > 80 ? `${flat.slice(0, 80)}…` : flat) || 'empty body';
+}

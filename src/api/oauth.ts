@@ -1,0 +1,149 @@
+// OAuth 2.0 Device Authorization Grant (RFC 8628) and refresh (RFC 6749 §6).
+import { AuthError } from '../errors.js';
+import { isJsonObject, safeInteger } from '../domain/json.js';
+import type { DeviceToken, ProfileRecord } from '../settings/store.js';
+import type { HttpClient, JsonResponse } from './http.js';
+
+export interface OAuthEndpoints {
+  deviceCodeUrl: string;
+  tokenUrl: string;
+  clientId: string;
+}
+
+export interface DeviceAuthorization {
+  deviceCode: string;
+  userCode: string;
+  verificationUri: string;
+  verificationUriComplete: string | undefined;
+  /** Seconds the codes stay valid. */
+  expiresIn: number;
+  /** Seconds between polls. */
+  interval: number;
+}
+
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const DEFAULT_INTERVAL = 5;
+const SLOW_DOWN_STEP = 5;
+
+export function oauthEndpoints(baseUrl: URL, record: ProfileRecord | undefined, clientId: string | undefined): OAuthEndpoints {
+  const base = baseUrl.href.replace(/\/$/, '');
+  return {
+    deviceCodeUrl: record?.device_code_url ?? `${base}/oauth/device/code`,
+    tokenUrl: record?.token_url ?? `${base}/oauth/token`,
+    clientId: clientId ?? record?.client_id ?? 'tally',
+  };
+}
+
+const oauthStatus = (status: number) => status >= 400 && status < 500 && status !== 429;
+
+export async function requestDeviceCode(client: HttpClient, endpoints: OAuthEndpoints): Promise<DeviceAuthorization> {
+  const response = await client.requestJson({
+    path: endpoints.deviceCodeUrl,
+    method: 'POST',
+    form: { client_id: endpoints.clientId },
+    family: 'oauth',
+    auth: 'none',
+    acceptStatus: oauthStatus,
+  });
+  const body = response.body;
+  if (response.status !== 200 || !isJsonObject(body)) throw oauthFailure(client, response, 'the device authorization request');
+  const { device_code: deviceCode, user_code: userCode, verification_uri: uri, verification_uri_complete: complete } = body;
+  const expiresIn = safeInteger(body.expires_in);
+  const interval = body.interval === undefined ? DEFAULT_INTERVAL : safeInteger(body.interval);
+  if (typeof deviceCode !== 'string' || typeof userCode !== 'string' || typeof uri !== 'string' || expiresIn === undefined || interval === undefined) {
+    throw client.unexpected('the device authorization response lacks device_code, user_code, verification_uri or expires_in');
+  }
+  return {
+    deviceCode,
+    userCode,
+    verificationUri: uri,
+    verificationUriComplete: typeof complete === 'string' ? complete : undefined,
+    expiresIn,
+    interval: Math.max(interval, 1),
+  };
+}
+
+export interface PollClock {
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  onWait?: (seconds: number, reason: string) => void;
+}
+
+/** Polls the token endpoint as RFC 8628 §3.4–3.5 prescribe until the user decides or the code expires. */
+export async function pollForToken(
+  client: HttpClient,
+  endpoints: OAuthEndpoints,
+  authorization: DeviceAuthorization,
+  clock: PollClock,
+): Promise<DeviceToken> {
+  const expiresAt = clock.now() + authorization.expiresIn * 1000;
+  let interval = authorization.interval;
+  let reason = 'waiting for approval';
+  for (;;) {
+    clock.onWait?.(interval, reason);
+    await clock.sleep(interval * 1000);
+    if (clock.now() >= expiresAt) throw new AuthError('the device code expired before it was approved; run `tally login --device` again');
+    const response = await client.requestJson({
+      path: endpoints.tokenUrl,
+      method: 'POST',
+      form: { grant_type: DEVICE_GRANT, device_code: authorization.deviceCode, client_id: endpoints.clientId },
+      family: 'oauth',
+      auth: 'none',
+      acceptStatus: oauthStatus,
+    });
+    if (response.status === 200) return readToken(client, response, clock.now());
+    const error = isJsonObject(response.body) ? response.body.error : undefined;
+    switch (error) {
+      case 'authorization_pending':
+        reason = 'authorization pending';
+        continue;
+      case 'slow_down':
+        interval += SLOW_DOWN_STEP;
+        reason = 'asked to slow down';
+        continue;
+      case 'access_denied':
+        throw new AuthError('access denied: the device login was declined', { status: response.status });
+      case 'expired_token':
+        throw new AuthError('the device code expired before it was approved; run `tally login --device` again', { status: response.status });
+      default:
+        throw oauthFailure(client, response, 'the device login');
+    }
+  }
+}
+
+export async function refreshDeviceToken(client: HttpClient, endpoints: OAuthEndpoints, refreshToken: string, now: number): Promise<DeviceToken> {
+  const response = await client.requestJson({
+    path: endpoints.tokenUrl,
+    method: 'POST',
+    form: { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: endpoints.clientId },
+    family: 'oauth',
+    auth: 'none',
+    acceptStatus: oauthStatus,
+  });
+  if (response.status !== 200) {
+    throw new AuthError('the device login expired and could not be renewed; run `tally login --device` again', { status: response.status });
+  }
+  const token = readToken(client, response, now);
+  return { ...token, refresh_token: token.refresh_token ?? refreshToken };
+}
+
+function readToken(client: HttpClient, response: JsonResponse, now: number): DeviceToken {
+  const body = response.body;
+  if (!isJsonObject(body) || typeof body.access_token !== 'string' || body.access_token === '') {
+    throw client.unexpected('the token response has no access_token');
+  }
+  const expiresIn = safeInteger(body.expires_in);
+  return {
+    access_token: body.access_token,
+    ...(typeof body.refresh_token === 'string' ? { refresh_token: body.refresh_token } : {}),
+    ...(expiresIn !== undefined ? { expires_at: new Date(now + expiresIn * 1000).toISOString() } : {}),
+    ...(typeof body.token_type === 'string' ? { token_type: body.token_type } : {}),
+  };
+}
+
+function oauthFailure(client: HttpClient, response: JsonResponse, what: string): AuthError {
+  const body = response.body;
+  const code = isJsonObject(body) && typeof body.error === 'string' ? body.error : undefined;
+  const description = isJsonObject(body) && typeof body.error_description === 'string' ? `: ${body.error_description}` : '';
+  return new AuthError(`${client.host} refused ${what} (HTTP ${response.status}${code ? `, ${code}` : ''})${description}`, { status: response.status });
+}

@@ -1,0 +1,79 @@
+// The one seam between tally and the network. The HTTP core (http.ts) speaks only to a
+// Transport; production uses node:http (its parser is built into Node, so a request costs
+// no start-up), tests use undici's MockAgent, and a configured proxy uses undici's agent.
+
+export interface TransportRequest {
+  method: 'GET' | 'POST';
+  url: URL;
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal;
+}
+
+export interface TransportResponse {
+  status: number;
+  /** Lower-case header names. */
+  headers: Record<string, string | undefined>;
+  body: AsyncIterable<Uint8Array>;
+  /** Stops reading the body and frees the connection. */
+  discard(): void;
+}
+
+export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/** node:http / node:https, no keep-alive so that a finished command exits at once. */
+export async function nodeTransport(request: TransportRequest): Promise<TransportResponse> {
+  const lib = request.url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = lib.request(
+      request.url,
+      { method: request.method, headers: request.headers, signal: request.signal, agent: false },
+      (res) => {
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: flattenHeaders(res.headers),
+          body: res,
+          discard: () => res.destroy(),
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(request.body);
+  });
+}
+
+/** A Transport over an undici Dispatcher (MockAgent in tests, a proxy agent in production). */
+export function undiciTransport(dispatcher: import('undici').Dispatcher): Transport {
+  return async (request) => {
+    const { request: undiciRequest } = await import('undici');
+    const res = await undiciRequest(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: request.signal,
+      dispatcher,
+    });
+    return {
+      status: res.statusCode,
+      headers: flattenHeaders(res.headers as Record<string, string | string[] | undefined>),
+      body: res.body,
+      discard: () => res.body.destroy(),
+    };
+  };
+}
+
+/** The transport for a real run: undici's proxy agent when a proxy is configured. */
+export async function defaultTransport(env: NodeJS.ProcessEnv): Promise<Transport> {
+  const proxy = env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy;
+  if (!proxy) return nodeTransport;
+  const { EnvHttpProxyAgent } = await import('undici');
+  return undiciTransport(new EnvHttpProxyAgent());
+}

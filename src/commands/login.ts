@@ -1,0 +1,73 @@
+// tally login: verify an API key against the balance endpoint, then store it for a profile.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { AuthError, UsageError } from '../errors.js';
+import { cleanSecretInput, maskSecret } from '../domain/secrets.js';
+import { emit } from '../output/emit.js';
+import { fetchBalance } from '../api/balance.js';
+import { parseBaseUrl, profileName } from '../settings/resolve.js';
+
+interface LoginOptions {
+  withToken?: boolean;
+  verify?: boolean;
+  device?: boolean;
+  open?: boolean;
+  clientId?: string;
+}
+
+export function configure(command: Command): void {
+  command
+    .option('--with-token', 'read the API key from standard input')
+    .option('--no-verify', 'store the key without checking it against the service')
+    .option('--device', 'sign in with the OAuth device flow (a device token, balance only)')
+    .option('--open', 'with --device: open the verification page in a browser')
+    .option('--client-id <id>', 'with --device: OAuth client id (default "tally")');
+}
+
+export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
+  const options = raw as LoginOptions;
+  if (ctx.options.demo) throw new UsageError('--demo never touches stored credentials; run `tally demo` or `tally sandbox` instead');
+  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const store = await ctx.store();
+  const stored = store.profile(profile);
+  const baseText = ctx.options.baseUrl ?? ctx.env.TALLY_BASE_URL ?? stored?.base_url;
+  if (!baseText) throw new UsageError('no base URL: pass --base-url URL (or set TALLY_BASE_URL)');
+  const baseUrl = parseBaseUrl(baseText, ctx.options.allowHttp);
+
+  if (options.device) {
+    const { deviceLogin } = await import('./login-device.js');
+    return deviceLogin(ctx, { profile, baseUrl, store, open: options.open === true, clientId: options.clientId });
+  }
+
+  const key = await readKey(ctx, options.withToken === true);
+  const verify = options.verify !== false;
+  if (verify) {
+    const client = await ctx.clientFor('login', baseUrl, { kind: 'api-key', secret: key, source: 'flag' });
+    try {
+      await fetchBalance(client);
+    } catch (error) {
+      if (error instanceof AuthError) throw new AuthError(`${error.message}; nothing was stored`, { status: error.status });
+      throw error;
+    }
+  }
+  await store.updateProfile(profile, (current) => {
+    const { device_token: _dropped, ...rest } = current;
+    return { ...rest, base_url: baseUrl.href.replace(/\/$/, ''), api_key: key };
+  });
+  const summary = { profile, base_url: baseUrl.href.replace(/\/$/, ''), credential: 'api-key', key: maskSecret(key), verified: verify, stored_in: store.path };
+  await emit(ctx, {
+    json: summary,
+    human: () =>
+      `Logged in to ${summary.base_url} as profile "${profile}" with key ${summary.key}${verify ? '' : ' (not verified)'}.\nStored in ${store.path} (mode 0600).\n`,
+  });
+}
+
+async function readKey(ctx: Context, fromStdin: boolean): Promise<string> {
+  let input: string;
+  if (fromStdin) input = await ctx.io.readStdin();
+  else if (ctx.io.stdinIsTTY) input = await ctx.io.promptHidden('API key (input hidden): ');
+  else throw new UsageError('no terminal to ask for the key: pipe it in with `tally login --with-token`');
+  const cleaned = cleanSecretInput(input);
+  if (!cleaned.ok) throw new UsageError(`${cleaned.reason}; nothing was stored`);
+  return cleaned.secret;
+}

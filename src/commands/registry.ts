@@ -1,0 +1,27 @@
+// Every command: its name, one line of description, an example, and how to load it.
+// Only the command being run is loaded, so `--help` stays cheap.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+
+export interface CommandModule {
+  /** Adds the command's own flags and arguments. */
+  configure(command: Command): void;
+  run(options: Record<string, unknown>, ctx: Context, args: string[]): Promise<void>;
+}
+
+export interface CommandEntry {
+  /** Space-separated for a subcommand of a group (`auth status`). */
+  name: string;
+  summary: string;
+  example: string;
+  load: () => Promise<CommandModule>;
+}
+
+export const COMMANDS: CommandEntry[] = [
+  { name: 'login', summary: 'store an API key (or a device token) for a profile', example: 'tally login --base-url https://gw.example.com --with-token < key.txt', load: () => import('./login.js') },
+  { name: 'logout', summary: "remove a profile's stored credential", example: 'tally logout --profile work', load: () => import('./logout.js') },
+  { name: 'auth status', summary: 'show base URL, credential kind and source, masked key', example: 'tally auth status', load: () => import('./auth-status.js') },
+  { name: 'balance', summary: 'account balance, plan state and the key\'s daily limit', example: 'tally balance --json', load: () => import('./balance.js') },
+  { name: 'sandbox', summary: 'serve the built-in fake gateway on 127.0.0.1', example: 'tally sandbox --port 8787', load: () => import('./sandbox.js') },
+  { name: 'demo', summary: 'a short tour against the built-in sandbox', example: 'tally demo', load: () => import('./demo.js') },
+];

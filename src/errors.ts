@@ -1,0 +1,76 @@
+// Typed errors. Commands throw these; only main.ts turns them into exit codes and messages.
+
+export type ErrorKind =
+  | 'usage'
+  | 'config'
+  | 'service'
+  | 'network'
+  | 'timeout'
+  | 'auth'
+  | 'rate_limit'
+  | 'check'
+  | 'interrupted';
+
+export abstract class TallyError extends Error {
+  abstract readonly exitCode: number;
+  abstract readonly kind: ErrorKind;
+  /** HTTP status of the response that caused the error, when there was one. */
+  readonly status: number | undefined;
+
+  constructor(message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = options.status;
+  }
+}
+
+/** Bad flags, bad values, bad configuration: exit 2. */
+export class UsageError extends TallyError {
+  readonly exitCode = 2;
+  readonly kind: ErrorKind = 'usage';
+}
+
+/** The config file cannot be read; it is left exactly as it is: exit 2. */
+export class ConfigError extends UsageError {
+  override readonly kind: ErrorKind = 'config';
+}
+
+/** The service failed or answered something unusable: exit 1. */
+export class ServiceError extends TallyError {
+  readonly exitCode: number = 1;
+  readonly kind: ErrorKind = 'service';
+}
+
+/** The service could not be reached (refused, DNS, reset): exit 1. */
+export class NetworkError extends ServiceError {
+  override readonly kind: ErrorKind = 'network';
+}
+
+/** The whole-command deadline (--timeout) ran out: exit 1. */
+export class TimeoutError extends ServiceError {
+  override readonly kind: ErrorKind = 'timeout';
+}
+
+/** No credential, a rejected one, or the wrong kind for the endpoint: exit 3. */
+export class AuthError extends TallyError {
+  readonly exitCode = 3;
+  readonly kind: ErrorKind = 'auth';
+}
+
+/** Still rate limited after the retry budget: exit 4. */
+export class RateLimitError extends TallyError {
+  readonly exitCode = 4;
+  readonly kind: ErrorKind = 'rate_limit';
+}
+
+/** `tally check`: at least one condition failed (its report is already printed): exit 5. */
+export class CheckFailed extends TallyError {
+  readonly exitCode = 5;
+  readonly kind: ErrorKind = 'check';
+}
+
+/** Ctrl-C: exit 130. */
+export class Interrupted extends TallyError {
+  readonly exitCode = 130;
+  readonly kind: ErrorKind = 'interrupted';
+}

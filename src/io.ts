@@ -1,0 +1,120 @@
+// The streams a command talks to, and what we know about the terminal behind them.
+// Commands never touch process.stdout directly; tests swap in `createTestIO`.
+import { Interrupted } from './errors.js';
+
+export interface IO {
+  /** Write results (stdout). */
+  out(text: string): void;
+  /** Write progress, warnings and errors (stderr). */
+  err(text: string): void;
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  readonly stdinIsTTY: boolean;
+  /** Whether results may carry ANSI colour. */
+  readonly color: boolean;
+  /** Terminal width in columns (80 when unknown). */
+  readonly width: number;
+  /** All of standard input as text. */
+  readStdin(): Promise<string>;
+  /** Ask for a secret on the terminal without echoing it. */
+  promptHidden(question: string): Promise<string>;
+}
+
+export interface ColorChoice {
+  noColorFlag: boolean;
+  env: NodeJS.ProcessEnv;
+  isTTY: boolean;
+}
+
+/** --no-color and NO_COLOR win; FORCE_COLOR forces; otherwise colour only on a TTY. */
+export function wantsColor({ noColorFlag, env, isTTY }: ColorChoice): boolean {
+  if (noColorFlag) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force !== 'false';
+  return isTTY && env.TERM !== 'dumb';
+}
+
+export function createProcessIO(options: { noColorFlag: boolean }): IO {
+  const { stdout, stderr, stdin } = process;
+  // A closed pipe (`tally pricing | head -1`) ends the run quietly instead of with EPIPE.
+  const onPipeError = (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  };
+  stdout.on('error', onPipeError);
+  stderr.on('error', onPipeError);
+  return {
+    out: (text) => void stdout.write(text),
+    err: (text) => void stderr.write(text),
+    stdoutIsTTY: Boolean(stdout.isTTY),
+    stderrIsTTY: Boolean(stderr.isTTY),
+    stdinIsTTY: Boolean(stdin.isTTY),
+    color: wantsColor({ noColorFlag: options.noColorFlag, env: process.env, isTTY: Boolean(stdout.isTTY) }),
+    width: stdout.columns || Number(process.env.COLUMNS) || 80,
+    readStdin: () => readAll(stdin),
+    promptHidden: (question) => promptHidden(question),
+  };
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function promptHidden(question: string): Promise<string> {
+  const { stdin, stderr } = process;
+  stderr.write(question);
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const wasRaw = stdin.isRaw;
+    const finish = (error?: Error) => {
+      stdin.setRawMode?.(wasRaw);
+      stdin.off('data', onData);
+      stdin.pause();
+      stderr.write('\n');
+      if (error) reject(error);
+      else resolve(value);
+    };
+    const onData = (data: Buffer) => {
+      for (const char of data.toString('utf8')) {
+        if (char === '\r' || char === '\n' || char === '\u0004') return finish();
+        if (char === '\u0003') return finish(new Interrupted('interrupted'));
+        if (char === '\u007f' || char === '\b') value = value.slice(0, -1);
+        else value += char;
+      }
+    };
+    stdin.setRawMode?.(true);
+    stdin.resume();
+    stdin.on('data', onData);
+  });
+}
+
+export interface TestIO extends IO {
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** An IO that records what a command wrote; for tests. */
+export function createTestIO(options: Partial<Pick<IO, 'stdoutIsTTY' | 'stderrIsTTY' | 'stdinIsTTY' | 'color' | 'width'>> & { stdin?: string; answers?: string[] } = {}): TestIO {
+  let stdout = '';
+  let stderr = '';
+  const answers = [...(options.answers ?? [])];
+  return {
+    out: (text) => void (stdout += text),
+    err: (text) => void (stderr += text),
+    get stdout() { return stdout; },
+    get stderr() { return stderr; },
+    stdoutIsTTY: options.stdoutIsTTY ?? false,
+    stderrIsTTY: options.stderrIsTTY ?? false,
+    stdinIsTTY: options.stdinIsTTY ?? false,
+    color: options.color ?? false,
+    width: options.width ?? 100,
+    readStdin: async () => options.stdin ?? '',
+    promptHidden: async (question) => {
+      stderr += question + '\n';
+      return answers.shift() ?? '';
+    },
+  };
+}

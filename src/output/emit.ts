@@ -1,0 +1,45 @@
+// The one place results reach stdout. A command hands over its records once; this decides
+// between JSON, CSV and a table.
+import type { Context } from '../context.js';
+import { stringifyJson } from '../domain/json.js';
+
+export interface Csv {
+  header: string[];
+  rows: string[][];
+}
+
+export interface Result {
+  /** What --json prints: numbers exactly as received (lossless). */
+  json: unknown;
+  /** What --csv prints, for tabular commands. */
+  csv?: () => Csv;
+  /** What a person sees (built lazily: the table code loads only here). */
+  human: () => Promise<string> | string;
+}
+
+export async function emit(ctx: Context, result: Result): Promise<void> {
+  if (ctx.options.json) {
+    ctx.io.out(`${stringifyJson(result.json, 2)}\n`);
+    return;
+  }
+  if (ctx.options.csv && result.csv) {
+    ctx.io.out(formatCsv(result.csv()));
+    return;
+  }
+  ctx.io.out(await result.human());
+}
+
+/** RFC 4180: quote cells holding a comma, quote, or line break. */
+export function formatCsv({ header, rows }: Csv): string {
+  const line = (cells: string[]) => cells.map(csvCell).join(',');
+  return [line(header), ...rows.map(line)].join('\r\n') + '\r\n';
+}
+
+function csvCell(cell: string): string {
+  return /[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
+}
+
+/** One JSON document per line (logs --ndjson). */
+export function emitNdjson(ctx: Context, record: unknown): void {
+  ctx.io.out(`${stringifyJson(record)}\n`);
+}

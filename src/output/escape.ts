@@ -1,0 +1,17 @@
+// Text from the service is data: it must never drive the terminal (recolour, retitle, clear).
+
+// C0 controls except tab/newline handled separately, DEL, and C1 controls (incl. CSI 0x9b).
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** Makes a string safe for one terminal cell: every control character shown as an escape. */
+export function escapeControl(text: string): string {
+  return text.replace(CONTROL, (char) => {
+    switch (char) {
+      case '\n': return '\\n';
+      case '\r': return '\\r';
+      case '\t': return '\\t';
+      case '\u001b': return '\\e';
+      default: return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    }
+  });
+}

@@ -1,0 +1,13 @@
+// Amounts for people: always yuan, never a dollar sign, whatever a field is called.
+import { type Decimal, formatYuan } from '../domain/money.js';
+
+/** `¥1,234.50` for CNY; another currency code is shown as a code, never as `$`. */
+export function yuan(amount: Decimal, currency = 'CNY'): string {
+  return currency === 'CNY' ? formatYuan(amount, '¥') : `${formatYuan(amount, '')} ${currency}`;
+}
+
+/** A share as a percentage with one decimal, computed in decimal. */
+export function percent(part: Decimal, whole: Decimal): string {
+  if (whole.isZero()) return '—';
+  return `${part.div(whole).mul(100).toDecimalPlaces(1).toFixed(1)}%`;
+}

@@ -1,0 +1,179 @@
+// Seed data for the sandbox gateway: a price catalog, keys with group whitelists, and a
+// deterministic history of calls with a daily rhythm and real gaps.
+import { Decimal } from '../domain/money.js';
+
+/** A small deterministic PRNG (mulberry32), so every sandbox has the same history. */
+export function randomSource(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type EndpointType = 'openai' | 'openai-response' | 'openai-response-compact' | 'anthropic' | 'gemini' | 'image-generation' | 'video-generation' | 'embeddings' | 'audio-speech';
+
+export interface CatalogModel {
+  name: string;
+  vendor: string;
+  kind: 'chat' | 'reasoning' | 'embedding' | 'image' | 'video' | 'speech' | 'per-call';
+  /** Yuan per 1,000 tokens (per call for per-call models). */
+  input: string;
+  output: string;
+  cacheRead: string;
+  /** Extra service_pricing fields (per-second, per-image, per-call prices). */
+  extraPrices?: Record<string, string>;
+  groups: string[];
+  contextWindow: number;
+  maxOutput: number;
+  efforts: string[];
+  /** A catalog whose ratios were not updated with the price (the table must ignore ratios). */
+  staleRatio?: number;
+}
+
+const TEXT_ENDPOINTS: EndpointType[] = ['openai', 'openai-response', 'openai-response-compact', 'anthropic'];
+
+export const VENDORS = [
+  { id: '6f1c2b9e-1d0a-4c55-9f3e-0a5b2c1d7e01', name: 'OpenAI', slug: 'openai' },
+  { id: '0b7d9a41-8c2e-4f6b-a1d3-5e9c7b2a4f02', name: 'Anthropic', slug: 'anthropic' },
+  { id: '9e3a5c17-2b4d-4e8f-b6a0-1c7d3e5f9a03', name: 'Google', slug: 'google' },
+  { id: '4a8c2e6b-0d1f-4b3a-9c5e-7f2a4b6c8d04', name: 'DeepSeek', slug: 'deepseek' },
+  { id: 'c5e7a9b1-3d2f-4a6c-8e0b-2d4f6a8c0e05', name: 'Alibaba', slug: 'qwen' },
+  { id: '2d4f6a8c-5e7b-4c9d-a1f3-3e5a7c9e1b06', name: 'Moonshot', slug: 'moonshot' },
+  { id: '7b9d1f3a-6c8e-4d0a-b2c4-4f6b8d0a2c07', name: 'Zhipu', slug: 'zhipu' },
+  { id: 'e1a3c5e7-7f9b-4e1d-83a5-5b7d9f1b3d08', name: 'MiniMax', slug: 'minimax' },
+] as const;
+
+const ALL_EFFORTS = ['none', 'low', 'medium', 'high'];
+const REASONING_ONLY = ['low', 'medium', 'high', 'xhigh'];
+
+export const CATALOG: CatalogModel[] = [
+  { name: 'claude-haiku-4.5', vendor: 'Anthropic', kind: 'chat', input: '0.00700000', output: '0.03500000', cacheRead: '0.00070000', groups: ['default', 'vip'], contextWindow: 200000, maxOutput: 64000, efforts: ALL_EFFORTS },
+  { name: 'claude-opus-4.1', vendor: 'Anthropic', kind: 'reasoning', input: '0.10500000', output: '0.52500000', cacheRead: '0.01050000', groups: ['vip'], contextWindow: 200000, maxOutput: 32000, efforts: ALL_EFFORTS },
+  { name: 'claude-sonnet-4.5', vendor: 'Anthropic', kind: 'chat', input: '0.02100000', output: '0.10500000', cacheRead: '0.00210000', groups: ['default', 'vip'], contextWindow: 1000000, maxOutput: 64000, efforts: ALL_EFFORTS },
+  { name: 'deepseek-chat', vendor: 'DeepSeek', kind: 'chat', input: '0.00200000', output: '0.00300000', cacheRead: '0.00020000', groups: ['default', 'vip'], contextWindow: 128000, maxOutput: 8192, efforts: ['none'] },
+  { name: 'deepseek-reasoner', vendor: 'DeepSeek', kind: 'reasoning', input: '0.00400000', output: '0.01600000', cacheRead: '0.00100000', groups: ['default', 'vip'], contextWindow: 128000, maxOutput: 65536, efforts: ['high'], staleRatio: 1.5 },
+  { name: 'gemini-2.5-flash', vendor: 'Google', kind: 'chat', input: '0.00210000', output: '0.01750000', cacheRead: '0.00021000', groups: ['default', 'vip'], contextWindow: 1048576, maxOutput: 65536, efforts: ALL_EFFORTS },
+  { name: 'gemini-2.5-flash-image', vendor: 'Google', kind: 'image', input: '0.00210000', output: '0.00000000', cacheRead: '0.00000000', extraPrices: { image_output_price: '0.27300000' }, groups: ['image'], contextWindow: 32768, maxOutput: 8192, efforts: ['none'] },
+  { name: 'gemini-2.5-pro', vendor: 'Google', kind: 'reasoning', input: '0.00875000', output: '0.07000000', cacheRead: '0.00218750', groups: ['vip'], contextWindow: 1048576, maxOutput: 65536, efforts: REASONING_ONLY.slice(0, 3) },
+  { name: 'glm-4.6', vendor: 'Zhipu', kind: 'chat', input: '0.00200000', output: '0.00800000', cacheRead: '0.00040000', groups: ['default', 'vip'], contextWindow: 200000, maxOutput: 128000, efforts: ['none', 'high'] },
+  { name: 'glm-4.5-air', vendor: 'Zhipu', kind: 'chat', input: '0.00080000', output: '0.00200000', cacheRead: '0.00016000', groups: ['default'], contextWindow: 128000, maxOutput: 96000, efforts: ['none', 'high'] },
+  { name: 'gpt-4.1', vendor: 'OpenAI', kind: 'chat', input: '0.01400000', output: '0.05600000', cacheRead: '0.00350000', groups: ['default', 'vip'], contextWindow: 1047576, maxOutput: 32768, efforts: ['none'] },
+  { name: 'gpt-4.1-mini', vendor: 'OpenAI', kind: 'chat', input: '0.00280000', output: '0.01120000', cacheRead: '0.00070000', groups: ['default', 'vip'], contextWindow: 1047576, maxOutput: 32768, efforts: ['none'] },
+  { name: 'gpt-4.1-nano', vendor: 'OpenAI', kind: 'chat', input: '0.00070000', output: '0.00280000', cacheRead: '0.00017500', groups: ['default', 'vip'], contextWindow: 1047576, maxOutput: 32768, efforts: ['none'] },
+  { name: 'gpt-5', vendor: 'OpenAI', kind: 'reasoning', input: '0.00875000', output: '0.07000000', cacheRead: '0.00087500', groups: ['default', 'vip'], contextWindow: 400000, maxOutput: 128000, efforts: ['low', 'medium', 'high'] },
+  { name: 'gpt-5-codex', vendor: 'OpenAI', kind: 'reasoning', input: '0.00875000', output: '0.07000000', cacheRead: '0.00087500', groups: ['vip'], contextWindow: 400000, maxOutput: 128000, efforts: ['low', 'medium', 'high', 'xhigh'] },
+  { name: 'gpt-5-mini', vendor: 'OpenAI', kind: 'reasoning', input: '0.00175000', output: '0.01400000', cacheRead: '0.00017500', groups: ['default', 'vip'], contextWindow: 400000, maxOutput: 128000, efforts: ['none', 'low', 'medium', 'high'] },
+  { name: 'gpt-5-nano', vendor: 'OpenAI', kind: 'reasoning', input: '0.00035000', output: '0.00280000', cacheRead: '0.00003500', groups: ['default', 'vip'], contextWindow: 400000, maxOutput: 128000, efforts: ['none', 'low', 'medium', 'high'] },
+  { name: 'gpt-image-1', vendor: 'OpenAI', kind: 'image', input: '0.03500000', output: '0.00000000', cacheRead: '0.00875000', extraPrices: { image_output_price: '0.29400000' }, groups: ['image'], contextWindow: 32768, maxOutput: 4096, efforts: ['none'] },
+  { name: 'gpt-oss-120b', vendor: 'OpenAI', kind: 'chat', input: '0.00000000', output: '0.00420000', cacheRead: '0.00000000', groups: ['default', 'vip'], contextWindow: 131072, maxOutput: 32768, efforts: ['low', 'medium', 'high'] },
+  { name: 'kimi-k2', vendor: 'Moonshot', kind: 'chat', input: '0.00400000', output: '0.01600000', cacheRead: '0.00100000', groups: ['default', 'vip'], contextWindow: 262144, maxOutput: 16384, efforts: ['none'] },
+  { name: 'kimi-k2-thinking', vendor: 'Moonshot', kind: 'reasoning', input: '0.00400000', output: '0.01600000', cacheRead: '0.00100000', groups: ['vip'], contextWindow: 262144, maxOutput: 16384, efforts: ['medium', 'high'] },
+  { name: 'minimax-m2', vendor: 'MiniMax', kind: 'chat', input: '0.00210000', output: '0.00840000', cacheRead: '0.00021000', groups: ['default', 'vip'], contextWindow: 204800, maxOutput: 131072, efforts: ['high'] },
+  { name: 'minimax-speech-02', vendor: 'MiniMax', kind: 'speech', input: '0.35000000', output: '0.00000000', cacheRead: '0.00000000', groups: ['vip'], contextWindow: 10000, maxOutput: 0, efforts: ['none'] },
+  { name: 'o3', vendor: 'OpenAI', kind: 'reasoning', input: '0.01400000', output: '0.05600000', cacheRead: '0.00350000', groups: ['vip'], contextWindow: 200000, maxOutput: 100000, efforts: ['low', 'medium', 'high'] },
+  { name: 'o4-mini', vendor: 'OpenAI', kind: 'reasoning', input: '0.00770000', output: '0.03080000', cacheRead: '0.00192500', groups: ['default', 'vip'], contextWindow: 200000, maxOutput: 100000, efforts: ['low', 'medium', 'high'] },
+  { name: 'qwen3-coder-plus', vendor: 'Alibaba', kind: 'chat', input: '0.00400000', output: '0.01600000', cacheRead: '0.00040000', groups: ['default', 'vip'], contextWindow: 1000000, maxOutput: 65536, efforts: ['none'] },
+  { name: 'qwen3-max', vendor: 'Alibaba', kind: 'chat', input: '0.00600000', output: '0.02400000', cacheRead: '0.00060000', groups: ['vip'], contextWindow: 262144, maxOutput: 65536, efforts: ['none'] },
+  { name: 'qwen3-vl-plus', vendor: 'Alibaba', kind: 'chat', input: '0.00100000', output: '0.01000000', cacheRead: '0.00010000', groups: ['default', 'vip'], contextWindow: 262144, maxOutput: 32768, efforts: ['none', 'low', 'medium', 'high'] },
+  { name: 'qwen-image-edit', vendor: 'Alibaba', kind: 'per-call', input: '0.00000000', output: '0.00000000', cacheRead: '0.00000000', extraPrices: { price_per_call: '0.30000000' }, groups: ['image'], contextWindow: 8192, maxOutput: 0, efforts: ['none'] },
+  { name: 'sora-2', vendor: 'OpenAI', kind: 'video', input: '0.00000000', output: '0.00000000', cacheRead: '0.00000000', extraPrices: { video_price_per_second: '0.70000000' }, groups: ['video'], contextWindow: 0, maxOutput: 0, efforts: ['none'] },
+  { name: 'text-embedding-3-large', vendor: 'OpenAI', kind: 'embedding', input: '0.00091000', output: '0.00000000', cacheRead: '0.00000000', groups: ['default', 'vip'], contextWindow: 8191, maxOutput: 0, efforts: ['none'] },
+  { name: 'text-embedding-3-small', vendor: 'OpenAI', kind: 'embedding', input: '0.00014000', output: '0.00000000', cacheRead: '0.00000000', groups: ['default', 'vip'], contextWindow: 8191, maxOutput: 0, efforts: ['none'] },
+  { name: 'text-embedding-v4', vendor: 'Alibaba', kind: 'embedding', input: '0.00050000', output: '0.00000000', cacheRead: '0.00000000', groups: ['default', 'vip'], contextWindow: 8192, maxOutput: 0, efforts: ['none'] },
+  { name: 'veo-3', vendor: 'Google', kind: 'video', input: '0.00000000', output: '0.00000000', cacheRead: '0.00000000', extraPrices: { video_price_per_second: '2.80000000' }, groups: ['video'], contextWindow: 0, maxOutput: 0, efforts: ['none'] },
+  { name: 'wan-2.5-t2v', vendor: 'Alibaba', kind: 'video', input: '0.00000000', output: '0.00000000', cacheRead: '0.00000000', extraPrices: { video_price_per_second: '0.35000000' }, groups: ['video'], contextWindow: 0, maxOutput: 0, efforts: ['none'] },
+];
+
+export function endpointTypes(model: CatalogModel): EndpointType[] {
+  switch (model.kind) {
+    case 'video': return ['video-generation'];
+    case 'image':
+    case 'per-call': return ['image-generation'];
+    case 'embedding': return ['embeddings'];
+    case 'speech': return ['audio-speech'];
+    default: return model.vendor === 'Google' ? [...TEXT_ENDPOINTS, 'gemini'] : TEXT_ENDPOINTS;
+  }
+}
+
+export interface SandboxKey {
+  secret: string;
+  name: string;
+  prefix: string;
+  groups: string[];
+  dailyCostLimit: string | null;
+  /** When set, the compatible billing endpoints report this key's spend. */
+  totalCostLimit: string | null;
+  /** Share of the account's calls made with this key (deterministic split). */
+  share: number;
+}
+
+export const DEMO_KEY = 'sbx-sk-demo7f3a9c2e5b8d1f4a6c0e2b7d9f1a3c5e';
+export const LIMITED_KEY = 'sbx-sk-ltd4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8';
+
+export const KEYS: SandboxKey[] = [
+  { secret: DEMO_KEY, name: 'demo', prefix: DEMO_KEY.slice(0, 11), groups: ['default', 'vip', 'image', 'video'], dailyCostLimit: '50.00000000', totalCostLimit: null, share: 0.8 },
+  { secret: LIMITED_KEY, name: 'ci-runner', prefix: LIMITED_KEY.slice(0, 11), groups: ['default'], dailyCostLimit: '5.00000000', totalCostLimit: '200.00000000', share: 0.2 },
+];
+
+export interface Call {
+  id: string;
+  /** Unix seconds. */
+  at: number;
+  model: string;
+  key: string;
+  promptTokens: number;
+  completionTokens: number;
+  cost: Decimal;
+  latencyMs: number;
+}
+
+export const HISTORY_DAYS = 130;
+export const TOP_UPS = new Decimal('6000.00000000');
+
+const HOURLY_RHYTHM = [0.2, 0.1, 0.05, 0, 0, 0, 0.1, 0.4, 1.2, 2.4, 3, 2.8, 1.6, 2.2, 3, 3.2, 2.8, 2.2, 1.4, 0.9, 0.8, 0.7, 0.5, 0.3];
+const BUSY_MODELS = ['gpt-5-mini', 'claude-sonnet-4.5', 'deepseek-chat', 'gpt-4.1-mini', 'qwen3-coder-plus', 'gemini-2.5-flash', 'glm-4.6', 'text-embedding-3-small'];
+
+/**
+ * Calls over the last HISTORY_DAYS days up to `now`, in time order. The rhythm follows the
+ * given UTC offset (a team working days in that zone); weekends are quiet and one week in the
+ * middle has no calls at all, so both hourly and daily series have real gaps.
+ */
+export function seedCalls(now: number, offsetMinutes: number, seed = 7): Call[] {
+  const random = randomSource(seed);
+  const prices = new Map(CATALOG.map((m) => [m.name, m]));
+  const calls: Call[] = [];
+  const endHour = Math.floor(now / 3600) * 3600;
+  const startHour = endHour - HISTORY_DAYS * 86_400;
+  let serial = 0;
+  for (let hour = startHour; hour <= endHour; hour += 3600) {
+    const local = new Date((hour + offsetMinutes * 60) * 1000);
+    const daysAgo = Math.floor((endHour - hour) / 86_400);
+    if (daysAgo >= 40 && daysAgo < 47) continue; // a holiday week
+    const weekend = local.getUTCDay() === 0 || local.getUTCDay() === 6;
+    const rate = HOURLY_RHYTHM[local.getUTCHours()]! * (weekend ? 0.15 : 1);
+    const count = Math.floor(rate * 2 * random() + (random() < rate % 1 ? 1 : 0));
+    for (let i = 0; i < count; i++) {
+      const at = hour + Math.floor(random() * 3600);
+      if (at > now) continue;
+      const model = prices.get(BUSY_MODELS[Math.floor(random() * random() * BUSY_MODELS.length)]!)!;
+      const promptTokens = 200 + Math.floor(random() * random() * 24_000);
+      const completionTokens = model.kind === 'embedding' ? 0 : 50 + Math.floor(random() * 3_000);
+      const cost = new Decimal(model.input).mul(promptTokens).plus(new Decimal(model.output).mul(completionTokens)).div(1000).toDecimalPlaces(8);
+      calls.push({
+        id: `call_${(++serial).toString(36).padStart(6, '0')}`,
+        at,
+        model: model.name,
+        key: random() < KEYS[0]!.share ? KEYS[0]!.secret : KEYS[1]!.secret,
+        promptTokens,
+        completionTokens,
+        cost,
+        latencyMs: 300 + Math.floor(random() * 9000),
+      });
+    }
+  }
+  return calls.sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
+}

@@ -1,0 +1,96 @@
+// Where each setting comes from: flag, then environment, then the stored profile.
+import { UsageError } from '../errors.js';
+import type { Credential } from '../api/http.js';
+import type { DeviceToken, ProfileRecord, SettingsStore } from './store.js';
+
+export type Source = 'flag' | 'env' | 'profile' | 'default' | 'demo';
+
+export interface StoredCredential extends Credential {
+  source: Source;
+  device?: DeviceToken;
+}
+
+export interface ResolvedSettings {
+  profile: string;
+  profileSource: Source;
+  baseUrl: URL | undefined;
+  baseUrlSource: Source | undefined;
+  credential: StoredCredential | undefined;
+  record: ProfileRecord | undefined;
+}
+
+export interface SettingsInput {
+  flags: { profile?: string; baseUrl?: string; allowHttp?: boolean };
+  env: NodeJS.ProcessEnv;
+  /** Opens the store only when a setting is not given by flag or environment. */
+  openStore: () => Promise<SettingsStore>;
+}
+
+export function profileName(input: Pick<SettingsInput, 'flags' | 'env'>): { profile: string; profileSource: Source } {
+  if (input.flags.profile) return { profile: checkProfileName(input.flags.profile), profileSource: 'flag' };
+  if (input.env.TALLY_PROFILE) return { profile: checkProfileName(input.env.TALLY_PROFILE), profileSource: 'env' };
+  return { profile: 'default', profileSource: 'default' };
+}
+
+export async function resolveSettings(input: SettingsInput): Promise<ResolvedSettings> {
+  const { profile, profileSource } = profileName(input);
+  const flagUrl = input.flags.baseUrl ?? undefined;
+  const envUrl = input.env.TALLY_BASE_URL || undefined;
+  const envKey = input.env.TALLY_API_KEY || undefined;
+
+  // A corrupt config must not stop a run that needs nothing from it.
+  const needsStore = !(flagUrl ?? envUrl) || !envKey;
+  const record = needsStore ? (await input.openStore()).profile(profile) : undefined;
+
+  let baseUrl: URL | undefined;
+  let baseUrlSource: Source | undefined;
+  if (flagUrl) [baseUrl, baseUrlSource] = [parseBaseUrl(flagUrl, input.flags.allowHttp), 'flag'];
+  else if (envUrl) [baseUrl, baseUrlSource] = [parseBaseUrl(envUrl, input.flags.allowHttp, 'TALLY_BASE_URL'), 'env'];
+  else if (record?.base_url) [baseUrl, baseUrlSource] = [parseBaseUrl(record.base_url, input.flags.allowHttp, `base_url of profile "${profile}"`), 'profile'];
+
+  let credential: StoredCredential | undefined;
+  if (envKey) credential = { kind: 'api-key', secret: checkEnvKey(envKey), source: 'env' };
+  else if (record?.api_key) credential = { kind: 'api-key', secret: record.api_key, source: 'profile' };
+  else if (record?.device_token?.access_token) {
+    credential = { kind: 'device-token', secret: record.device_token.access_token, source: 'profile', device: record.device_token };
+  }
+  return { profile, profileSource, baseUrl, baseUrlSource, credential, record };
+}
+
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Checks a base URL: https (http only for loopback or with --allow-http), no credentials in it. */
+export function parseBaseUrl(text: string, allowHttp = false, what = '--base-url'): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${what} "${text}" is not a URL (expected https://host[:port][/path])`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`${what} must use https:// (got ${url.protocol})`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError(`${what} must not contain a user name or password; credentials go in \`tally login\` or TALLY_API_KEY`);
+  }
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname) && !allowHttp) {
+    throw new UsageError(`${what} uses plain http:// to ${url.hostname}; use https://, or pass --allow-http if you really mean it`);
+  }
+  if (url.search || url.hash) throw new UsageError(`${what} must not carry a query or fragment`);
+  return url;
+}
+
+export function checkProfileName(name: string): string {
+  if (!/^[\w.@-]{1,64}$/.test(name)) {
+    throw new UsageError(`profile name "${name}" may only use letters, digits, ".", "_", "-" and "@" (at most 64)`);
+  }
+  return name;
+}
+
+function checkEnvKey(key: string): string {
+  const trimmed = key.trim();
+  if (!/^[\x21-\x7e]+$/.test(trimmed)) {
+    throw new UsageError('TALLY_API_KEY contains a space, line break or other non-printable character');
+  }
+  return trimmed;
+}

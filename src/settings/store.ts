@@ -1,0 +1,146 @@
+// Profiles and their credentials, kept by conf in one 0600 file under the state folder.
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, UsageError } from '../errors.js';
+import { ensurePrivateDir } from './state-dir.js';
+
+export interface DeviceToken {
+  access_token: string;
+  refresh_token?: string;
+  /** ISO-8601 instant after which the access token is no longer valid. */
+  expires_at?: string;
+  token_type?: string;
+}
+
+export interface ProfileRecord {
+  base_url?: string;
+  api_key?: string;
+  device_token?: DeviceToken;
+  /** Device-flow endpoints, when the service puts them somewhere other than /oauth/. */
+  device_code_url?: string;
+  token_url?: string;
+  client_id?: string;
+  /** Pricing cache lifetime in seconds. */
+  pricing_ttl?: number;
+}
+
+type Profiles = Record<string, ProfileRecord>;
+
+const CONFIG_NAME = 'config';
+const LOCK_STALE_MS = 10_000;
+const LOCK_WAIT_MS = 5_000;
+
+export class SettingsStore {
+  readonly dir: string;
+  readonly path: string;
+  readonly #conf: import('conf').default<{ profiles: Profiles }>;
+
+  private constructor(dir: string, conf: import('conf').default<{ profiles: Profiles }>) {
+    this.dir = dir;
+    this.path = conf.path;
+    this.#conf = conf;
+  }
+
+  /** Opens the store; a corrupt file is reported and left exactly as it is. */
+  static async open(dir: string): Promise<SettingsStore> {
+    const { default: Conf } = await import('conf');
+    const path = join(dir, `${CONFIG_NAME}.json`);
+    try {
+      if (!existsSync(dir)) ensurePrivateDir(dir);
+      const conf = new Conf<{ profiles: Profiles }>({
+        cwd: dir,
+        configName: CONFIG_NAME,
+        projectName: 'tally',
+        // Profile names and URLs contain dots; they are keys, not paths into nested objects.
+        accessPropertiesByDotNotation: false,
+        // A corrupt file is the user's data: report it, never replace it with an empty one.
+        clearInvalidConfig: false,
+        // The file holds credentials.
+        configFileMode: 0o600,
+        watch: false,
+      });
+      return new SettingsStore(dir, conf);
+    } catch (error) {
+      throw new ConfigError(`config unreadable: ${path}; not modified (${(error as Error).message.split('\n')[0]})`, { cause: error });
+    }
+  }
+
+  profileNames(): string[] {
+    return Object.keys(this.#profiles());
+  }
+
+  profile(name: string): ProfileRecord | undefined {
+    return this.#profiles()[name];
+  }
+
+  /** Read-modify-write of one profile under a lock, so concurrent logins keep each other's work. */
+  async updateProfile(name: string, change: (current: ProfileRecord) => ProfileRecord | undefined): Promise<void> {
+    await withLock(this.dir, () => {
+      const profiles = { ...this.#profiles() };
+      const next = change({ ...profiles[name] });
+      if (next === undefined) delete profiles[name];
+      else profiles[name] = next;
+      this.#conf.set('profiles', profiles);
+      // conf writes with mode 0600 through a fresh file, but an older file may have been wider.
+      if ((statSync(this.path).mode & 0o777) !== 0o600) chmodSync(this.path, 0o600);
+    });
+  }
+
+  #profiles(): Profiles {
+    let profiles: unknown;
+    try {
+      profiles = this.#conf.get('profiles');
+    } catch (error) {
+      throw new ConfigError(`config unreadable: ${this.path}; not modified (${(error as Error).message.split('\n')[0]})`, { cause: error });
+    }
+    if (profiles === undefined) return {};
+    if (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles)) {
+      throw new ConfigError(`config unreadable: ${this.path}; not modified ("profiles" is not an object)`);
+    }
+    return profiles as Profiles;
+  }
+}
+
+/** A lock file made with O_EXCL; a lock older than LOCK_STALE_MS is from a process that died. */
+async function withLock(dir: string, work: () => void): Promise<void> {
+  ensurePrivateDir(dir);
+  const lockPath = join(dir, `${CONFIG_NAME}.lock`);
+  const giveUp = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const fd = openSync(lockPath, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (isStale(lockPath)) {
+        try { unlinkSync(lockPath); } catch { /* another process removed it first */ }
+        continue;
+      }
+      if (Date.now() > giveUp) {
+        throw new UsageError(`config is locked by another tally process (${lockPath}); try again, or remove the lock file if no tally is running`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25 + Math.random() * 50));
+    }
+  }
+  try {
+    work();
+  } finally {
+    try { unlinkSync(lockPath); } catch { /* already gone */ }
+  }
+}
+
+function isStale(lockPath: string): boolean {
+  try {
+    const age = Date.now() - statSync(lockPath).mtimeMs;
+    if (age > LOCK_STALE_MS) return true;
+    const pid = Number(readFileSync(lockPath, 'utf8'));
+    if (Number.isInteger(pid) && pid > 0) {
+      try { process.kill(pid, 0); } catch (error) { return (error as NodeJS.ErrnoException).code === 'ESRCH'; }
+    }
+    return false;
+  } catch {
+    return false;
+  }
+}
