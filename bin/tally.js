@@ -1,4 +1,2 @@
 #!/usr/bin/env node
-import { main } from '../dist/main.js';
-
-process.exitCode = await main(process.argv.slice(2));
+require('../dist/main.cjs').main(process.argv.slice(2)).then((code) => (process.exitCode = code));

@@ -2,9 +2,12 @@
 // built only when first asked for, so `--help` touches no config and no network.
 import { Interrupted, TimeoutError, UsageError } from './errors.js';
 import type { IO } from './io.js';
-import type { HttpClient, RetryPolicy } from './api/http.js';
-import type { Transport } from './api/transport.js';
-import type { ResolvedSettings } from './settings/resolve.js';
+// The request path is imported statically: every command that runs needs it, and one module
+// graph loads faster than a chain of lazy chunks. conf, undici and the tables stay lazy.
+import { HttpClient, type RetryPolicy } from './api/http.js';
+import { type Transport, defaultTransport } from './api/transport.js';
+import { type ResolvedSettings, profileName, resolveSettings } from './settings/resolve.js';
+import { stateDirFor } from './settings/state-dir.js';
 import type { SettingsStore } from './settings/store.js';
 
 export interface GlobalOptions {
@@ -84,7 +87,7 @@ export class Context {
   }
 
   stateDir(): Promise<string> {
-    this.#stateDir ??= import('./settings/state-dir.js').then(({ stateDirFor }) => stateDirFor(this.env));
+    this.#stateDir ??= stateDirFor(this.env);
     return this.#stateDir;
   }
 
@@ -98,7 +101,6 @@ export class Context {
 
   settings(): Promise<ResolvedSettings> {
     this.#settings ??= (async () => {
-      const { resolveSettings, profileName } = await import('./settings/resolve.js');
       if (this.options.demo) {
         const demo = await this.#demoGateway();
         return {
@@ -131,11 +133,7 @@ export class Context {
     let client = this.#clients.get(key);
     if (!client) {
       client = (async () => {
-        const [{ HttpClient }, { defaultTransport }, { baseUrl, credential }] = await Promise.all([
-          import('./api/http.js'),
-          import('./api/transport.js'),
-          target(),
-        ]);
+        const { baseUrl, credential } = await target();
         return new HttpClient({
           baseUrl,
           credential: credential && { kind: credential.kind, secret: credential.secret },

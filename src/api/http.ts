@@ -164,7 +164,8 @@ export class HttpClient {
       }
 
       const text = await this.#readBody(response, url);
-      const body = parseOrUndefined(text);
+      const parsed = parseBody(text);
+      const body = 'value' in parsed ? parsed : undefined;
 
       if (status === 429) {
         const error = this.#rateLimited(headers, body, text);
@@ -185,7 +186,7 @@ export class HttpClient {
       }
       if (request.acceptStatus?.(status) && body !== undefined) return { status, headers, body: body.value, url };
       if (status < 200 || status >= 300) throw this.#httpError(status, body, text, request);
-      if (body === undefined) throw this.unexpected(`not JSON (${excerpt(text)})`, status);
+      if (body === undefined) throw this.unexpected(`${'problem' in parsed ? parsed.problem : 'not JSON'} (${excerpt(text)})`, status);
       this.#checkBodyError(request, body.value, status);
       return { status, headers, body: body.value, url };
     }
@@ -241,7 +242,7 @@ export class HttpClient {
         if (size > limit) {
           response.discard();
           throw new ServiceError(
-            `response from ${url.host} is larger than ${Math.round(limit / 1024 / 1024)} MB; aborted`,
+            `response from ${url.host} is larger than ${limit >= 1024 * 1024 ? `${Math.round(limit / 1024 / 1024)} MB` : `${limit} bytes`}; aborted`,
             { status: response.status },
           );
         }
@@ -380,11 +381,12 @@ interface ParsedBody {
   value: JsonValue;
 }
 
-function parseOrUndefined(text: string): ParsedBody | undefined {
+function parseBody(text: string): ParsedBody | { problem: string } {
   try {
     return { value: parseJson(text) };
-  } catch {
-    return undefined;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : '';
+    return { problem: /^Duplicate key/.test(reason) ? `invalid JSON (${reason.replace(/ encountered.*/, '')})` : 'not JSON' };
   }
 }
 

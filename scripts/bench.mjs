@@ -1,0 +1,69 @@
+// npm run bench: median wall time of tally commands against `node -e 0`, measured side by
+// side in one run (rounds interleave the cases, so machine noise hits all of them alike).
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../bin/tally.js', import.meta.url));
+const rounds = Number(process.env.BENCH_ROUNDS ?? 25);
+const stateDir = mkdtempSync(join(tmpdir(), 'tally-bench-'));
+
+/** Starts `tally sandbox` in its own process and returns its base URL and demo key. */
+function startSandbox(args = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'sandbox', '--json', ...args], { env: { ...process.env, TALLY_CONFIG_DIR: stateDir }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('}')) resolve({ child, ...JSON.parse(out) });
+    });
+    child.on('error', reject);
+  });
+}
+
+function timeOnce(args, env) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return ms;
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+const sandbox = await startSandbox();
+const gateway = { TALLY_CONFIG_DIR: stateDir, TALLY_BASE_URL: sandbox.base_url, TALLY_API_KEY: sandbox.api_key };
+
+const cases = [
+  { name: 'node -e 0', args: ['-e', '0'], env: {} },
+  { name: 'tally --version', args: [bin, '--version'], env: {}, target: 1.2 },
+  { name: 'tally --help', args: [bin, '--help'], env: {} },
+  { name: 'tally balance --json', args: [bin, 'balance', '--json'], env: gateway, target: 1.5 },
+];
+
+for (const c of cases) timeOnce(c.args, c.env); // warm the file cache
+const samples = new Map(cases.map((c) => [c.name, []]));
+for (let round = 0; round < rounds; round++) {
+  for (const c of cases) samples.get(c.name).push(timeOnce(c.args, c.env));
+}
+sandbox.child.kill('SIGINT');
+rmSync(stateDir, { recursive: true, force: true });
+
+const baseline = median(samples.get('node -e 0'));
+console.log(`median of ${rounds} runs each, interleaved; baseline node -e 0 = ${baseline.toFixed(1)} ms\n`);
+console.log(`${'case'.padEnd(28)}${'median ms'.padStart(10)}${'ratio'.padStart(8)}${'target'.padStart(8)}  verdict`);
+let failed = 0;
+for (const c of cases) {
+  const m = median(samples.get(c.name));
+  const ratio = m / baseline;
+  const verdict = c.target === undefined ? '' : ratio <= c.target ? 'ok' : 'OVER';
+  if (verdict === 'OVER') failed++;
+  console.log(`${c.name.padEnd(28)}${m.toFixed(1).padStart(10)}${ratio.toFixed(2).padStart(8)}${(c.target ? `${c.target.toFixed(1)}x` : '').padStart(8)}  ${verdict}`);
+}
+process.exitCode = failed ? 1 : 0;

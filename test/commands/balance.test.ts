@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { GW, KEY, mockGateway, runCommand } from '../helpers.js';
+
+const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY };
+const json = { headers: { 'content-type': 'application/json' } };
+
+const withKey = `{
+  "currency": "CNY",
+  "balance": "1234.50000000",
+  "lifetime_spend": "98765.43210000",
+  "plan": {"has_active_plan": false},
+  "api_key": {"name": "ci", "prefix": "gw-sk-ci", "daily_cost_limit": "20.00000000", "daily_cost_used": "15.50000000"},
+  "region": "cn-east"
+}`;
+
+function gatewayAnswering(status: number, body: string) {
+  const gw = mockGateway();
+  gw.pool.intercept({ path: '/v1/open/balance' }).reply(status, body, json);
+  return gw;
+}
+
+describe('tally balance', () => {
+  it('prints the service values exactly as sent with --json, unknown fields kept', async () => {
+    const gw = gatewayAnswering(200, withKey);
+    const result = await runCommand(['balance', '--json'], { transport: gw.transport, env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe(`{
+  "currency": "CNY",
+  "balance": "1234.50000000",
+  "lifetime_spend": "98765.43210000",
+  "plan": {
+    "has_active_plan": false
+  },
+  "api_key": {
+    "name": "ci",
+    "prefix": "gw-sk-ci",
+    "daily_cost_limit": "20.00000000",
+    "daily_cost_used": "15.50000000"
+  },
+  "region": "cn-east"
+}
+`);
+    gw.done();
+  });
+
+  it('shows a panel for a pipe (ASCII bar, no colour)', async () => {
+    const gw = gatewayAnswering(200, withKey);
+    const result = await runCommand(['balance'], { transport: gw.transport, env });
+    expect(result.stdout).toBe(
+      [
+        'Balance          ¥1,234.50',
+        'Lifetime spend   ¥98,765.4321',
+        'Plan             no active plan (billing from balance)',
+        'Key              ci (gw-sk-ci…)',
+        'Daily limit      ¥20.00',
+        'Used today       ¥15.50  ################....  77.5%',
+        'Remaining today  ¥4.50',
+        'Currency         CNY',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('shows a panel for a terminal (Unicode bar)', async () => {
+    const gw = gatewayAnswering(200, withKey);
+    const result = await runCommand(['balance'], { transport: gw.transport, env, tty: true });
+    expect(result.stdout).toContain('Used today       ¥15.50  ████████████████░░░░  77.5%\n');
+  });
+
+  it('says a device-token sign-in has no key-level limit, and shows plan fields it does not know', async () => {
+    const gw = gatewayAnswering(200, '{"currency":"CNY","balance":"5.00000000","lifetime_spend":"0.00000000","plan":{"has_active_plan":true,"tier":"pro","quota_left":"12.5"},"api_key":null}');
+    const result = await runCommand(['balance'], { transport: gw.transport, env });
+    expect(result.stdout).toBe(
+      [
+        'Balance         ¥5.00',
+        'Lifetime spend  ¥0.00',
+        'Plan            active',
+        '  tier          pro',
+        '  quota_left    12.5',
+        'Key             signed in with a device token, no key-level limit',
+        'Currency        CNY',
+        '',
+      ].join('\n'),
+    );
+    const asJson = await runCommand(['balance', '--json'], { transport: gatewayAnswering(200, '{"currency":"CNY","balance":"5","lifetime_spend":"0","plan":{"has_active_plan":false},"api_key":null}').transport, env });
+    expect(JSON.parse(asJson.stdout).api_key).toBeNull();
+  });
+
+  it.each([
+    [401, '{"error":{"type":"authentication_error","message":"invalid key"}}', 3, 'tally: gw.test rejected the credential (HTTP 401): invalid key; check it with `tally auth status`\n'],
+    [500, '{"error":"ledger offline"}', 1, 'tally: gw.test answered HTTP 500 for /v1/open/balance: ledger offline\n'],
+    [200, '{"currency":"CNY","balance":12.5,"lifetime_spend":"1","plan":{"has_active_plan":false},"api_key":null}', 1, 'tally: unexpected response from gw.test: balance is not a decimal string (got 12.5)\n'],
+    [200, '{"currency":"CNY","balance":"12.3.4","lifetime_spend":"1","plan":{"has_active_plan":false},"api_key":null}', 1, 'tally: unexpected response from gw.test: balance is not a decimal string (got "12.3.4")\n'],
+    [200, '[1,2,3]', 1, 'tally: unexpected response from gw.test: balance response is not a JSON object\n'],
+    [200, '<html>oops</html>', 1, 'tally: unexpected response from gw.test: not JSON (<html>oops</html>)\n'],
+  ])('HTTP %i %s exits %i', async (status, body, code, stderr) => {
+    const result = await runCommand(['balance'], { transport: gatewayAnswering(status, body).transport, env });
+    expect(result.code).toBe(code);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(stderr);
+  });
+
+  it('reports errors as JSON on stderr with --json', async () => {
+    const result = await runCommand(['balance', '--json'], { transport: gatewayAnswering(401, '{"error":{"message":"invalid key"}}').transport, env });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stderr)).toEqual({ error: { kind: 'auth', message: 'gw.test rejected the credential (HTTP 401): invalid key; check it with `tally auth status`', status: 401 } });
+  });
+
+  it('exits 2 without a base URL and 3 without a credential', async () => {
+    const noUrl = await runCommand(['balance'], { env: { TALLY_API_KEY: KEY } });
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toContain('no base URL for profile "default"');
+    const gw = mockGateway();
+    const noKey = await runCommand(['balance'], { transport: gw.transport, env: { TALLY_BASE_URL: GW } });
+    expect(noKey.code).toBe(3);
+    expect(noKey.stderr).toBe('tally: no credential: run `tally login` (or `tally login --with-token` in scripts), or set TALLY_API_KEY\n');
+  });
+});

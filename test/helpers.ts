@@ -1,0 +1,124 @@
+// Shared test fixtures: a mock dispatcher, a command runner, the built binary, temp folders.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MockAgent } from 'undici';
+import { runCli } from '../src/cli.js';
+import { Context, type GlobalOptions } from '../src/context.js';
+import { createTestIO, type TestIO } from '../src/io.js';
+import { HttpClient, type Credential, type RetryPolicy } from '../src/api/http.js';
+import { undiciTransport, type Transport } from '../src/api/transport.js';
+
+export const GW = 'https://gw.test';
+export const KEY = 'gw-sk-test1234567890abcdefghijklmnop';
+
+/** A MockAgent that refuses real connections; call `done()` to fail on unused stubs. */
+export function mockGateway(origin = GW) {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const pool = agent.get(origin);
+  return {
+    agent,
+    pool,
+    transport: undiciTransport(agent) as Transport,
+    done: () => agent.assertNoPendingInterceptors(),
+  };
+}
+
+/** A sleep that returns at once and remembers what was asked. */
+export function fakeSleep() {
+  const waits: number[] = [];
+  const sleep = async (ms: number, signal?: AbortSignal) => {
+    if (signal?.aborted) throw signal.reason;
+    waits.push(ms);
+  };
+  return { waits, sleep };
+}
+
+export const FAST_RETRY: RetryPolicy = { attempts: 4, transientBaseMs: 100, rateLimitBaseMs: 1000, maxRetryAfterMs: 10_000 };
+
+export function testClient(transport: Transport, options: { credential?: Credential | null; sleep?: (ms: number, s: AbortSignal) => Promise<void>; timeoutSeconds?: number; log?: (line: string) => void; baseUrl?: string; signal?: AbortSignal; maxBodyBytes?: number } = {}) {
+  const timeoutSeconds = options.timeoutSeconds ?? 30;
+  return new HttpClient({
+    baseUrl: new URL(options.baseUrl ?? GW),
+    credential: options.credential === null ? undefined : (options.credential ?? { kind: 'api-key', secret: KEY }),
+    transport,
+    signal: options.signal ?? new AbortController().signal,
+    deadline: Date.now() + timeoutSeconds * 1000,
+    timeoutSeconds,
+    log: options.log,
+    sleep: options.sleep ?? fakeSleep().sleep,
+    random: () => 0.5,
+    now: Date.now,
+    retry: FAST_RETRY,
+    maxBodyBytes: options.maxBodyBytes,
+  });
+}
+
+export function tempDir(): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), 'tally-test-'));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  io: TestIO;
+}
+
+/** Runs a command in-process with a test IO and a mock transport. */
+export async function runCommand(
+  argv: string[],
+  options: { transport?: Transport; env?: NodeJS.ProcessEnv; tty?: boolean; stdin?: string; answers?: string[]; width?: number; sleep?: (ms: number, s?: AbortSignal) => Promise<void>; now?: () => number } = {},
+): Promise<RunResult> {
+  const io = createTestIO({ stdoutIsTTY: options.tty ?? false, stdinIsTTY: options.tty ?? false, color: false, width: options.width ?? 100, stdin: options.stdin, answers: options.answers });
+  const code = await runCli(argv, {
+    io,
+    env: { TALLY_CONFIG_DIR: '/nonexistent/tally-test', ...options.env },
+    transport: options.transport,
+    retry: FAST_RETRY,
+    sleep: options.sleep ?? (async () => undefined),
+    now: options.now,
+    random: () => 0.5,
+  });
+  return { code, stdout: io.stdout, stderr: io.stderr, io };
+}
+
+export function testContext(options: Partial<GlobalOptions> & { transport?: Transport; env?: NodeJS.ProcessEnv; tty?: boolean } = {}) {
+  const io = createTestIO({ stdoutIsTTY: options.tty ?? false });
+  const ctx = new Context({
+    io,
+    options: { json: false, csv: false, timeout: 30, debug: false, demo: false, allowHttp: false, ...options },
+    env: { TALLY_CONFIG_DIR: '/nonexistent/tally-test', ...options.env },
+    transport: options.transport,
+    retry: FAST_RETRY,
+    sleep: async () => undefined,
+  });
+  return { ctx, io };
+}
+
+const BIN = fileURLToPath(new URL('../bin/tally.js', import.meta.url));
+
+/** Runs the built binary as a child process. */
+export function runTally(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: '/nonexistent-home', NO_COLOR: '1', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
