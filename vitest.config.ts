@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     // End-to-end tests spawn the CLI; two cores are shared with the machine's other work.
     maxWorkers: 2,
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });
