@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { fetchBalance, type Balance } from '../api/balance.js';
 import { emit } from '../output/emit.js';
 import { stringifyJson } from '../domain/json.js';
+import { shareOf } from '../domain/money.js';
 
 export function configure(command: Command): void {
   command.description('account balance, plan state and the key\'s daily limit');
@@ -42,7 +43,7 @@ export async function renderBalance(balance: Balance, ctx: Context): Promise<str
       const used = key.dailyUsed;
       rows.push(['Daily limit', money(key.dailyLimit)]);
       if (used !== undefined) {
-        const share = key.dailyLimit.isZero() ? 0 : used.div(key.dailyLimit).toNumber();
+        const share = shareOf(used, key.dailyLimit);
         rows.push(['Used today', `${money(used)}  ${bar(share, 20, style)}  ${percent(used, key.dailyLimit)}`]);
         const remaining = key.dailyLimit.minus(used);
         rows.push(['Remaining today', money(remaining.isNegative() ? remaining.mul(0) : remaining)]);

@@ -22,6 +22,8 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'logout', summary: "remove a profile's stored credential", example: 'tally logout --profile work', load: () => import('./logout.js') },
   { name: 'auth status', summary: 'show base URL, credential kind and source, masked key', example: 'tally auth status', load: () => import('./auth-status.js') },
   { name: 'balance', summary: 'account balance, plan state and the key\'s daily limit', example: 'tally balance --json', load: () => import('./balance.js') },
+  { name: 'usage', summary: 'spend over time by hour or day (or per model with --by model)', example: 'tally usage --bucket hour --since 36h', load: () => import('./usage.js') },
+  { name: 'logs', summary: 'the per-call log, any fields, every page with --all', example: 'tally logs --since 2h --ndjson', load: () => import('./logs.js') },
   { name: 'sandbox', summary: 'serve the built-in fake gateway on 127.0.0.1', example: 'tally sandbox --port 8787', load: () => import('./sandbox.js') },
   { name: 'demo', summary: 'a short tour against the built-in sandbox', example: 'tally demo', load: () => import('./demo.js') },
 ];

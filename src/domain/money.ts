@@ -44,6 +44,15 @@ export function moneyFromNumber(value: unknown, field: string): Decimal {
   return amount;
 }
 
+/**
+ * part / whole as a share between 0 and 1, for drawing a bar. A bar is 20 cells wide, so a
+ * double is exact enough here; the amounts themselves are never computed this way.
+ */
+export function shareOf(part: Decimal | string, whole: Decimal | string): number {
+  const share = Number(part.toString()) / Number(whole.toString());
+  return Number.isFinite(share) ? share : 0;
+}
+
 /** Fen (1/100 yuan) to yuan, exactly. */
 export function fenToYuan(fen: Decimal): Decimal {
   return fen.div(100);
@@ -55,15 +64,18 @@ export function decimalText(amount: Decimal): string {
 }
 
 /**
- * A yuan amount for people: thousands separators, at least two decimals, and every
+ * A yuan amount for people: thousands separators, at least `minDecimals` decimals, and every
  * further decimal the ledger holds (never rounded away).
  */
-export function formatYuan(amount: Decimal, symbol = '¥'): string {
-  const text = amount.abs().toFixed();
-  const [whole = '0', fraction = ''] = text.split('.');
-  const decimals = fraction.replace(/0+$/, '').padEnd(2, '0');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${amount.isNegative() && !amount.isZero() ? '-' : ''}${symbol}${grouped}.${decimals}`;
+export function formatYuan(amount: Decimal | string, symbol = '¥', minDecimals = 2): string {
+  const text = typeof amount === 'string' && DECIMAL_STRING.test(amount) ? amount : new Decimal(amount).toFixed();
+  const negative = text.startsWith('-');
+  const [whole = '0', fraction = ''] = (negative ? text.slice(1) : text).split('.');
+  const decimals = fraction.replace(/0+$/, '').padEnd(minDecimals, '0');
+  const digits = whole.replace(/^0+(?=\d)/, '');
+  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const zero = /^0*$/.test(digits) && /^0*$/.test(decimals);
+  return `${negative && !zero ? '-' : ''}${symbol}${grouped}.${decimals}`;
 }
 
 function describe(value: unknown): string {

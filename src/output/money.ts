@@ -2,8 +2,8 @@
 import { type Decimal, formatYuan } from '../domain/money.js';
 
 /** `¥1,234.50` for CNY; another currency code is shown as a code, never as `$`. */
-export function yuan(amount: Decimal, currency = 'CNY'): string {
-  return currency === 'CNY' ? formatYuan(amount, '¥') : `${formatYuan(amount, '')} ${currency}`;
+export function yuan(amount: Decimal | string, currency = 'CNY', minDecimals = 2): string {
+  return currency === 'CNY' ? formatYuan(amount, '¥', minDecimals) : `${formatYuan(amount, '', minDecimals)} ${currency}`;
 }
 
 /** A share as a percentage with one decimal, computed in decimal. */

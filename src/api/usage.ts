@@ -1,0 +1,42 @@
+// GET /v1/open/usage, /v1/open/usage/models and /v1/open/logs.
+import { type JsonObject, type JsonValue, isJsonObject } from '../domain/json.js';
+import { type Continuation, findContinuation, findRecords } from '../domain/records.js';
+import type { BucketSize, UsageWindow } from '../domain/time.js';
+import type { HttpClient } from './http.js';
+
+export interface UsagePage {
+  buckets: JsonObject[];
+  /** undefined when the service sent none. */
+  totals: JsonObject | undefined;
+  /** The X-Cache header: HIT, MISS, or null when absent. */
+  cache: string | null;
+}
+
+export async function fetchUsage(client: HttpClient, bucket: BucketSize, window: UsageWindow): Promise<UsagePage> {
+  const { body, headers } = await client.requestJson({
+    path: '/v1/open/usage',
+    query: { bucket, start: String(window.start), end: String(window.end) },
+    family: 'native',
+    auth: 'api-key',
+  });
+  if (!isJsonObject(body)) throw client.unexpected('usage response is not a JSON object');
+  const { buckets, totals } = body;
+  if (!Array.isArray(buckets) || !buckets.every(isJsonObject)) throw client.unexpected('usage response has no "buckets" array of objects');
+  if (totals !== undefined && !isJsonObject(totals)) throw client.unexpected('usage "totals" is not an object');
+  return { buckets: buckets as JsonObject[], totals: totals as JsonObject | undefined, cache: headers['x-cache']?.toUpperCase() ?? null };
+}
+
+export interface RecordPage {
+  body: JsonValue;
+  recordsKey: string | undefined;
+  records: JsonObject[];
+  next: Continuation | undefined;
+}
+
+/** One page of an unpublished record list; params are passed through as given. */
+export async function fetchRecordPage(client: HttpClient, path: string, query: Record<string, string>): Promise<RecordPage> {
+  const { body } = await client.requestJson({ path, query, family: 'native', auth: 'api-key' });
+  const found = findRecords(body);
+  if (!found) throw client.unexpected(`${path} returned no list of records`);
+  return { body, recordsKey: found.key, records: found.records, next: findContinuation(body) };
+}

@@ -1,0 +1,118 @@
+// The usage time series shared by `tally usage` and `tally check --max-spend`: ask for the
+// window (split into parts of at most 92 days), learn the buckets' shape and day grid from
+// what came back, and fill the gaps.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { fetchUsage } from '../api/usage.js';
+import { type BucketShape, discoverShape, fillMissingBuckets, inferGridOffset, mergeTotals } from '../domain/buckets.js';
+import type { JsonObject } from '../domain/json.js';
+import { parseUtcOffset } from '../domain/offset.js';
+import {
+  BUCKET_SECONDS,
+  type BucketGrid,
+  type BucketSize,
+  type UsageWindow,
+  alignDown,
+  parseBucket,
+  requestWindow,
+  splitWindow,
+  systemOffset,
+} from '../domain/time.js';
+
+export interface WindowOptions {
+  since?: string;
+  until?: string;
+  utcOffset?: string;
+}
+
+/** --since / --until / --utc-offset, shared by every command that takes a window. */
+export function addWindowOptions(command: Command): Command {
+  return command
+    .option('--since <time>', 'start: ISO date or date-time, Unix seconds, now, or a span back (90m, 36h, 7d, 2w)')
+    .option('--until <time>', 'end (exclusive), same forms; default: the end of the current bucket')
+    .option('--utc-offset <+HH:MM>', "the gateway's day grid offset (default: inferred from the data, else UTC)");
+}
+
+export interface UsageSeries {
+  bucket: BucketSize;
+  window: UsageWindow;
+  grid: BucketGrid;
+  /** How the grid offset was decided. */
+  gridSource: 'flag' | 'inferred' | 'utc';
+  shape: BucketShape | undefined;
+  /** Complete and ascending; the service's buckets unchanged. */
+  buckets: JsonObject[];
+  /** How many buckets were filled in. */
+  filled: number;
+  totals: JsonObject;
+  cache: string | null;
+  requests: number;
+}
+
+export interface SeriesRequest extends WindowOptions {
+  bucket?: string;
+}
+
+export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Promise<UsageSeries> {
+  const bucket = parseBucket(options.bucket ?? 'day');
+  const size = BUCKET_SECONDS[bucket];
+  const flagOffset = options.utcOffset === undefined ? undefined : parseUtcOffset(options.utcOffset) * 60;
+  const now = Math.floor(ctx.now() / 1000);
+  // Without a known day grid, ask on whole hours and let the service align days to its grid.
+  const requestGrid: BucketGrid = flagOffset === undefined ? { size: 3600, offset: 0 } : { size, offset: flagOffset % size };
+  const requested = requestWindow({
+    bucket,
+    since: options.since,
+    until: options.until,
+    now,
+    localOffset: flagOffset === undefined ? systemOffset : () => flagOffset,
+    grid: requestGrid,
+  });
+  const parts = splitWindow(requested);
+  const client = await ctx.client();
+  const pages = [];
+  for (const [index, part] of parts.entries()) {
+    if (parts.length > 1 && ctx.io.stderrIsTTY) {
+      ctx.io.err(`\rfetching part ${index + 1} of ${parts.length}…`);
+    }
+    pages.push(await fetchUsage(client, bucket, part));
+  }
+  if (parts.length > 1 && ctx.io.stderrIsTTY) ctx.io.err('\r\u001b[K');
+
+  const received = pages.flatMap((page) => page.buckets);
+  const shape = discoverShape(received);
+  const inferred = shape ? inferGridOffset(received, shape, size) : undefined;
+  const offset = flagOffset ?? inferred ?? 0;
+  const grid: BucketGrid = { size, offset: ((offset % size) + size) % size };
+  const window = { start: alignDown(requested.start, grid), end: alignDown(requested.end, grid) };
+  const buckets = fillMissingBuckets(received, shape, window, grid);
+  const totals = pages.length === 1
+    ? (pages[0]!.totals ?? mergeTotals(received.map((b) => metricsOf(b, shape))))
+    : mergeTotals(pages.map((page) => page.totals ?? mergeTotals(page.buckets.map((b) => metricsOf(b, shape)))));
+  return {
+    bucket,
+    window,
+    grid: { size, offset },
+    gridSource: flagOffset !== undefined ? 'flag' : inferred !== undefined ? 'inferred' : 'utc',
+    shape,
+    buckets,
+    filled: buckets.length - received.length,
+    totals,
+    cache: combineCache(pages.map((page) => page.cache)),
+    requests: parts.length,
+  };
+}
+
+/** A bucket's metrics only (for totals the service did not send). */
+function metricsOf(bucket: JsonObject, shape: BucketShape | undefined): JsonObject {
+  const metrics: JsonObject = {};
+  for (const metric of shape?.metrics ?? []) if (bucket[metric.name] !== undefined) metrics[metric.name] = bucket[metric.name]!;
+  return metrics;
+}
+
+/** MISS if any part missed, HIT if all hit, null when the service did not say. */
+export function combineCache(values: (string | null)[]): string | null {
+  if (values.includes('MISS')) return 'MISS';
+  if (values.length > 0 && values.every((v) => v === 'HIT')) return 'HIT';
+  return values.find((v) => v !== null) ?? null;
+}

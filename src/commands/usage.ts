@@ -1,0 +1,136 @@
+// tally usage: spend over time, bucket by bucket, with no holes and no invented numbers.
+import { type Command, Option } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { readTime } from '../domain/buckets.js';
+import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
+import { Decimal, isDecimalString, shareOf } from '../domain/money.js';
+import { formatUtcOffset } from '../domain/offset.js';
+import { emit } from '../output/emit.js';
+import { type UsageSeries, addWindowOptions, loadUsageSeries } from './usage-series.js';
+import { addRecordOptions, runRecordCommand } from './records-view.js';
+
+interface UsageOptions {
+  bucket?: string;
+  since?: string;
+  until?: string;
+  utcOffset?: string;
+  by?: string;
+  param?: string[];
+  all?: boolean;
+}
+
+export function configure(command: Command): void {
+  command.addOption(new Option('--bucket <size>', 'bucket size: hour or day').default('day'));
+  addWindowOptions(command);
+  command.addOption(new Option('--by <dimension>', 'break down by model (GET /v1/open/usage/models)'));
+  addRecordOptions(command);
+}
+
+export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
+  const options = raw as UsageOptions;
+  if (options.by !== undefined) {
+    if (options.by !== 'model') throw new UsageError(`--by "${options.by}" is not supported (use --by model)`);
+    return runRecordCommand(ctx, { ...options, path: '/v1/open/usage/models', defaultSpan: '7d', ndjson: false });
+  }
+  if (options.param?.length) throw new UsageError('--param goes with --by model or `tally logs`; /v1/open/usage takes bucket, start and end only');
+  const series = await loadUsageSeries(ctx, options);
+  await emit(ctx, {
+    json: {
+      bucket: series.bucket,
+      start: series.window.start,
+      end: series.window.end,
+      buckets: series.buckets,
+      totals: series.totals,
+      cache: series.cache,
+    },
+    csv: () => usageCsv(series),
+    human: () => renderUsage(series, ctx),
+  });
+}
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (isJsonNumber(value)) return numberText(value);
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function usageCsv(series: UsageSeries) {
+  const header = series.shape?.fieldOrder ?? [];
+  return { header, rows: series.buckets.map((bucket) => header.map((name) => cellText(bucket[name]))) };
+}
+
+/** Bucket start as a wall-clock label on the grid's zone (days) or the display zone (hours). */
+function label(seconds: number, series: UsageSeries, displayOffset: number): string {
+  const wall = new Date((seconds + displayOffset) * 1000);
+  const date = `${wall.getUTCFullYear()}-${two(wall.getUTCMonth() + 1)}-${two(wall.getUTCDate())}`;
+  if (series.bucket === 'day') return `${date} ${WEEKDAYS[wall.getUTCDay()]}`;
+  return `${date} ${two(wall.getUTCHours())}:${two(wall.getUTCMinutes())}`;
+}
+const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
+  const [{ renderTable, barMaker, painter }, { yuan }, { styleFor }] = await Promise.all([
+    import('../output/table.js'),
+    import('../output/money.js'),
+    import('../output/style.js'),
+  ]);
+  const style = styleFor(ctx);
+  const paint = painter(style);
+  const drawBar = barMaker(20, style);
+  const shape = series.shape;
+  const metrics = shape?.metrics ?? [];
+  const money = shape?.moneyMetric;
+  // Day labels follow the service's day grid; hour labels the --utc-offset zone or this machine's.
+  const displayOffset = series.bucket === 'day' || series.gridSource === 'flag' ? series.grid.offset : -new Date().getTimezoneOffset() * 60;
+  const amounts = series.buckets.map((bucket) => (money && isDecimalString(bucket[money]) ? (bucket[money] as string) : undefined));
+  const largest = amounts.reduce<Decimal>((max, a) => (a && max.lt(a) ? new Decimal(a) : max), new Decimal(0));
+  const scale = money ? moneyScale(amounts) : 2;
+  const format = (name: string, value: unknown) => {
+    if (name === money && isDecimalString(value)) return yuan(value, 'CNY', scale);
+    if (isJsonNumber(value)) return groupDigits(numberText(value));
+    return cellText(value);
+  };
+  const columns = [
+    { header: series.bucket === 'day' ? 'day' : 'hour', align: 'left' as const },
+    ...metrics.map((m, i) => ({ header: m.name === money ? `${m.name} (¥)` : m.name, align: 'right' as const, dropOrder: m.name === money ? 0 : metrics.length - i })),
+    ...(money ? [{ header: '', align: 'left' as const, dropOrder: metrics.length + 1, trusted: true }] : []),
+  ];
+  const rows = series.buckets.map((bucket, index) => {
+    const t = readTime(bucket[shape!.timeField])!.seconds;
+    const amount = amounts[index];
+    const share = amount ? shareOf(amount, largest) : 0;
+    return [label(t, series, displayOffset), ...metrics.map((m) => format(m.name, bucket[m.name])), ...(money ? [drawBar(share)] : [])];
+  });
+  const footer = ['total', ...metrics.map((m) => format(m.name, series.totals[m.name])), ...(money ? [''] : [])];
+  const table = await renderTable({ columns, rows, footer }, style);
+  const zone = `UTC${formatUtcOffset(Math.round(displayOffset / 60))}`;
+  const grid = series.bucket === 'day' ? `day grid ${zone} (${series.gridSource === 'inferred' ? 'inferred from the data' : series.gridSource === 'flag' ? '--utc-offset' : 'assumed: no buckets to infer it from'})` : `hours shown in ${zone}`;
+  const notes = [
+    `${series.buckets.length} ${series.bucket}s, ${grid}${series.filled > 0 ? `; ${series.filled} without calls shown as zero` : ''}${series.requests > 1 ? `; fetched in ${series.requests} requests of at most 92 days` : ''}`,
+    series.cache === 'HIT'
+      ? 'cached: the gateway answered from its cache; polls within its cache period get the same window'
+      : series.cache === 'MISS' ? 'fresh: computed by the gateway for this request' : 'cache state not reported by the gateway',
+  ];
+  if (!shape) notes.unshift('the gateway returned no buckets for this window');
+  return `${table}${notes.map((n) => paint.dim(n)).join('\n')}\n`;
+}
+
+/** Decimals to show in a money column: as many as its most precise value, at least two. */
+function moneyScale(values: unknown[]): number {
+  let scale = 2;
+  for (const value of values) {
+    if (typeof value !== 'string') continue;
+    const fraction = /\.(\d*?)0*$/.exec(value)?.[1]?.length ?? 0;
+    if (fraction > scale) scale = fraction;
+  }
+  return scale;
+}
+
+function groupDigits(text: string): string {
+  const [whole = '', fraction] = text.split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
+

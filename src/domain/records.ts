@@ -1,0 +1,79 @@
+// Records whose shape the service does not publish (per-model usage, per-call logs): find the
+// array that holds them and an obvious continuation, and describe their columns.
+import { isDecimalString } from './money.js';
+import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, numberText } from './json.js';
+
+const PREFERRED_ARRAYS = ['data', 'items', 'records', 'results', 'logs', 'models', 'list', 'rows', 'entries'];
+
+/** The array of records in a response: the response itself, a well-known field, or the largest array of objects. */
+export function findRecords(body: JsonValue): { key: string | undefined; records: JsonObject[] } | undefined {
+  if (Array.isArray(body)) return body.every(isJsonObject) ? { key: undefined, records: body as JsonObject[] } : undefined;
+  if (!isJsonObject(body)) return undefined;
+  const arrays = Object.entries(body).filter((entry): entry is [string, JsonValue[]] => Array.isArray(entry[1]) && entry[1].every(isJsonObject));
+  if (arrays.length === 0) return undefined;
+  const preferred = arrays.find(([key]) => PREFERRED_ARRAYS.includes(key.toLowerCase()));
+  const [key, records] = preferred ?? arrays.reduce((a, b) => (b[1].length > a[1].length ? b : a));
+  return { key, records: records as JsonObject[] };
+}
+
+export type Continuation = { kind: 'param'; name: string; value: string; field: string } | { kind: 'url'; url: string; field: string };
+
+// next_cursor -> cursor, next_page_token -> page_token, nextPageToken -> pageToken, next_page -> page.
+const CONTINUATIONS: [field: RegExp, param: (field: string) => string][] = [
+  [/^next_?cursor$/i, () => 'cursor'],
+  [/^next_page_token$/, () => 'page_token'],
+  [/^nextPageToken$/, () => 'pageToken'],
+  [/^next_?page$/i, () => 'page'],
+  [/^cursor$/i, () => 'cursor'],
+  [/^next$/i, () => 'cursor'],
+];
+
+/** An obvious way to the next page, if the response offers one. */
+export function findContinuation(body: JsonValue): Continuation | undefined {
+  if (!isJsonObject(body)) return undefined;
+  if (body.has_more === false || body.hasMore === false) return undefined;
+  for (const [field, value] of Object.entries(body)) {
+    const rule = CONTINUATIONS.find(([pattern]) => pattern.test(field));
+    if (!rule) continue;
+    if (typeof value === 'string' && value !== '') {
+      if (/^(https?:\/\/|\/)/.test(value)) return { kind: 'url', url: value, field };
+      return { kind: 'param', name: rule[1](field), value, field };
+    }
+    if (isJsonNumber(value)) return { kind: 'param', name: rule[1](field), value: numberText(value), field };
+  }
+  return undefined;
+}
+
+export interface RecordColumn {
+  name: string;
+  kind: 'money' | 'number' | 'time' | 'text';
+}
+
+const TIME_NAME = /(^|_)(at|time|timestamp|date|ts)$|At$/;
+
+/** Columns in first-seen order: decimal strings are money (yuan), epoch values under a time-like name are times. */
+export function describeColumns(records: JsonObject[]): RecordColumn[] {
+  const columns = new Map<string, RecordColumn['kind'][]>();
+  for (const record of records) {
+    for (const [name, value] of Object.entries(record)) {
+      const kinds = columns.get(name) ?? [];
+      if (value !== null && value !== undefined) kinds.push(kindOf(name, value));
+      columns.set(name, kinds);
+    }
+  }
+  return [...columns.entries()].map(([name, kinds]) => ({
+    name,
+    kind: kinds.length > 0 && kinds.every((k) => k === kinds[0]) ? kinds[0]! : 'text',
+  }));
+}
+
+function kindOf(name: string, value: JsonValue): RecordColumn['kind'] {
+  if (isDecimalString(value)) return 'money';
+  if (isJsonNumber(value)) {
+    const n = Number(numberText(value));
+    if (TIME_NAME.test(name) && Number.isInteger(n) && ((n > 946_684_800 && n < 4_102_444_800) || (n > 946_684_800_000 && n < 4_102_444_800_000))) return 'time';
+    return 'number';
+  }
+  if (typeof value === 'string' && TIME_NAME.test(name) && !Number.isNaN(Date.parse(value))) return 'time';
+  return 'text';
+}
