@@ -94,7 +94,7 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   };
   const columns = [
     { header: series.bucket === 'day' ? 'day' : 'hour', align: 'left' as const },
-    ...metrics.map((m, i) => ({ header: m.name === money ? `${m.name} (¥)` : m.name, align: 'right' as const, dropOrder: m.name === money ? 0 : metrics.length - i })),
+    ...metrics.map((m, i) => ({ header: m.name === money ? `${m.name} (¥)` : m.name, align: 'right' as const, dropOrder: m.name === money ? 0 : i + 1 })),
     ...(money ? [{ header: '', align: 'left' as const, dropOrder: metrics.length + 1, trusted: true }] : []),
   ];
   const rows = series.buckets.map((bucket, index) => {
