@@ -1,6 +1,6 @@
 // tally usage / usage --by model / logs, built binary against sandboxes that name and grid their buckets differently.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Decimal from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runTally, tempDir } from '../helpers.js';
 
