@@ -1,8 +1,6 @@
 // tally demo: a short tour against an in-process sandbox gateway.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { fetchBalance } from '../api/balance.js';
-import { renderBalance } from './balance.js';
 
 export function configure(command: Command): void {
   command.description('a short tour against the built-in sandbox');
@@ -11,9 +9,14 @@ export function configure(command: Command): void {
 export async function run(_options: Record<string, unknown>, ctx: Context): Promise<void> {
   ctx.useDemo();
   const client = await ctx.client();
-  const heading = (text: string) => `\n== ${text} ==\n`;
   ctx.io.err(`Demo gateway running at ${client.baseUrl.origin} (a sandbox with seeded data; nothing real is touched).\n`);
-  const balance = await fetchBalance(client);
-  ctx.io.out(heading('tally balance') + (await renderBalance(balance, ctx)));
+  const [balance, usage, models] = await Promise.all([import('./balance.js'), import('./usage.js'), import('./models.js')]);
+  const heading = (command: string, what: string) => ctx.io.out(`\n$ ${command}    # ${what}\n`);
+  heading('tally balance', 'what is left, and the key\'s daily limit');
+  await balance.run({}, ctx);
+  heading('tally usage', 'the last 7 days, days without calls shown as zero');
+  await usage.run({ bucket: 'day' }, ctx);
+  heading('tally models --prices', 'what this key may call, and what it costs');
+  await models.run({ format: 'native', prices: true }, ctx);
   ctx.io.out('\nNext: `tally sandbox` serves this gateway for your own commands; `tally --help` lists everything.\n');
 }

@@ -24,6 +24,8 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'balance', summary: 'account balance, plan state and the key\'s daily limit', example: 'tally balance --json', load: () => import('./balance.js') },
   { name: 'usage', summary: 'spend over time by hour or day (or per model with --by model)', example: 'tally usage --bucket hour --since 36h', load: () => import('./usage.js') },
   { name: 'logs', summary: 'the per-call log, any fields, every page with --all', example: 'tally logs --since 2h --ndjson', load: () => import('./logs.js') },
+  { name: 'models', summary: 'the models this key may call, with --prices what they cost', example: 'tally models --prices', load: () => import('./models.js') },
+  { name: 'pricing', summary: 'the public price catalog in yuan per 1M tokens (cached)', example: "tally pricing --model 'gpt-5*' --sort input", load: () => import('./pricing.js') },
   { name: 'sandbox', summary: 'serve the built-in fake gateway on 127.0.0.1', example: 'tally sandbox --port 8787', load: () => import('./sandbox.js') },
   { name: 'demo', summary: 'a short tour against the built-in sandbox', example: 'tally demo', load: () => import('./demo.js') },
 ];

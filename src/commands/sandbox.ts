@@ -14,6 +14,7 @@ export function configure(command: Command): void {
     .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', '0')
     .addOption(new Option('--naming <style>', 'field names inside usage buckets').choices(['compact', 'detailed', 'iso']).default('compact'))
     .option('--utc-offset <+HH:MM>', 'offset of the day grid from UTC', '+00:00')
+    .option('--catalog-size <n>', 'pad the price catalog with generated models up to n')
     .option('--fault <kind[:times]>', `inject a fault (${FAULTS.join(', ')})`, (value: string, all: string[] = []) => [...all, value]);
 }
 
@@ -26,6 +27,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     port,
     naming: options.naming as BucketNaming,
     dayOffsetMinutes: parseUtcOffset(String(options.utcOffset)),
+    catalogSize: options.catalogSize === undefined ? undefined : Number(options.catalogSize),
   });
   sandbox.faults.push(...faults);
   ctx.onDispose(() => sandbox.close());

@@ -67,6 +67,8 @@ export interface SandboxOptions {
   /** Device flow: approve codes by themselves after this many polls (undefined: wait for approve()). */
   autoApproveAfterPolls?: number;
   accessTokenLifetime?: number;
+  /** Pad the price catalog with generated models up to this many (for load tests). */
+  catalogSize?: number;
 }
 
 export interface LoggedRequest {
@@ -113,6 +115,7 @@ export class Sandbox {
   readonly #refreshTokens = new Map<string, string>();
   /** Overrides for tests: replace a response body for a path (e.g. a 20-digit number). */
   readonly overrides = new Map<string, () => { status?: number; body: string }>();
+  #catalogText?: string;
 
   constructor(options: SandboxOptions = {}) {
     this.options = {
@@ -127,6 +130,7 @@ export class Sandbox {
       deviceExpiresIn: options.deviceExpiresIn ?? 600,
       autoApproveAfterPolls: options.autoApproveAfterPolls,
       accessTokenLifetime: options.accessTokenLifetime ?? 3600,
+      catalogSize: options.catalogSize ?? CATALOG.length,
     };
     this.#calls = seedCalls(Math.floor(this.options.now() / 1000), this.options.dayOffsetMinutes);
     this.#server = createServer((req, res) => void this.#handle(req, res));
@@ -256,7 +260,10 @@ export class Sandbox {
     if (method === 'POST' && path === '/oauth/token') return this.#token(res, form);
     if (path === '/device') return this.#devicePage(res, url, method === 'POST' ? form : undefined);
     if (method !== 'GET') return sendJson(res, 405, { error: { type: 'invalid_request_error', message: `${method} is not allowed here` } });
-    if (path === '/api/pricing') return sendJson(res, 200, this.#catalog());
+    if (path === '/api/pricing') {
+      this.#catalogText ??= JSON.stringify(this.#catalog());
+      return send(res, 200, this.#catalogText);
+    }
     if (path === '/api/usage/token') {
       res.writeHead(301, { location: '/api/usage/token/' });
       return void res.end();
@@ -509,7 +516,7 @@ export class Sandbox {
         'audio-speech': { path: '/v1/audio/speech', method: 'POST' },
       },
       vendors: VENDORS,
-      data: CATALOG.map((m) => {
+      data: [...CATALOG, ...syntheticModels(this.options.catalogSize - CATALOG.length)].map((m) => {
         const vendor = VENDORS.find((v) => v.name === m.vendor)!;
         const input = new Decimal(m.input);
         const ratio = m.staleRatio ?? input.mul(500).toNumber();
@@ -632,6 +639,16 @@ export class Sandbox {
     const safe = code.replace(/[^A-Z-]/g, '');
     send(res, 200, `<!doctype html><title>Sandbox device login</title><h1>Sandbox device login</h1>${note}<form method="post"><input name="user_code" value="${safe}"><button name="action" value="approve">Approve</button><button name="action" value="deny">Deny</button></form>`, 'text/html');
   }
+}
+
+/** Generated models that look like real ones, for catalogs of thousands of entries. */
+function syntheticModels(count: number): typeof CATALOG {
+  const models: typeof CATALOG = [];
+  for (let i = 0; i < count; i++) {
+    const template = CATALOG[i % CATALOG.length]!;
+    models.push({ ...template, name: `${template.name}-ft-${String(i).padStart(5, '0')}`, input: new Decimal(template.input).mul(1 + (i % 7) / 10).toFixed(8) });
+  }
+  return models;
 }
 
 interface Sum {

@@ -101,8 +101,13 @@ describe('tally (built binary) against the sandbox', () => {
     const fresh = tempDir();
     const result = await runTally(['demo'], { env: { TALLY_CONFIG_DIR: fresh.path } });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('== tally balance ==');
+    expect(result.stdout).toContain('$ tally balance    #');
     expect(result.stdout).toMatch(/^Balance +¥[\d,]+\.\d+$/m);
+    expect(result.stdout).toContain('$ tally usage    #');
+    expect(result.stdout).toMatch(/^total +[\d,]+ +¥[\d,]+\.\d+$/m);
+    expect(result.stdout).toContain('$ tally models --prices    #');
+    expect(result.stdout).toMatch(/^gpt-5 +400,000 +128,000 +always on: low, medium, high +¥8\.75 +¥70\.00 +¥0\.875$/m);
+    expect(result.stdout.replace(/^\$ tally .*$/gm, '')).not.toContain('$');
     expect(readdirSync(fresh.path)).toEqual([]);
     fresh.remove();
   });

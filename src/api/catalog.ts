@@ -1,0 +1,39 @@
+// GET /api/pricing (public: no credential) and the model lists GET /v1/models, /alt/v1/models.
+import { type JsonObject, type JsonValue, isJsonObject } from '../domain/json.js';
+import type { HttpClient } from './http.js';
+
+export interface Catalog {
+  pricingVersion: string | undefined;
+  /** The whole response as received (numbers exact). */
+  body: JsonObject;
+  models: JsonObject[];
+}
+
+export async function fetchCatalog(client: HttpClient): Promise<Catalog> {
+  const { body } = await client.requestJson({ path: '/api/pricing', family: 'catalog', auth: 'none' });
+  return readCatalog(body, (detail) => client.unexpected(detail));
+}
+
+/** Checks a catalog (from the wire or the cache). */
+export function readCatalog(body: JsonValue, fail: (detail: string) => Error): Catalog {
+  if (!isJsonObject(body)) throw fail('the price catalog is not a JSON object');
+  const { data } = body;
+  if (!Array.isArray(data) || !data.every((r) => isJsonObject(r) && typeof r.model_name === 'string')) {
+    throw fail('the price catalog has no "data" array of records with a model_name');
+  }
+  return {
+    pricingVersion: typeof body.pricing_version === 'string' ? body.pricing_version : undefined,
+    body,
+    models: data as JsonObject[],
+  };
+}
+
+export type ModelListFormat = 'native' | 'alt';
+
+export async function fetchModels(client: HttpClient, format: ModelListFormat): Promise<JsonObject[]> {
+  const path = format === 'alt' ? '/alt/v1/models' : '/v1/models';
+  const { body } = await client.requestJson({ path, family: 'models', auth: 'api-key' });
+  if (!isJsonObject(body) || !Array.isArray(body.data)) throw client.unexpected(`${path} has no "data" array`);
+  if (!body.data.every((m) => isJsonObject(m) && typeof m.id === 'string')) throw client.unexpected(`${path} lists a model without an id`);
+  return body.data as JsonObject[];
+}

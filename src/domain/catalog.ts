@@ -1,0 +1,171 @@
+// The price catalog's rules: prices come from `service_pricing` (yuan per 1,000 tokens, or per
+// call), never from the ratios; `owned_by` of the model list means nothing.
+import { Decimal, isDecimalString } from './money.js';
+import { type JsonObject, type JsonValue, isJsonObject } from './json.js';
+
+/** The published price fields of `service_pricing`, per 1,000 tokens. */
+export const TOKEN_PRICE_FIELDS = ['input_unit_price', 'output_unit_price', 'cache_read_input_price'] as const;
+
+export interface ModelPrices {
+  /** Yuan per 1M tokens (decimal text), when published. */
+  input: string | undefined;
+  output: string | undefined;
+  cacheRead: string | undefined;
+  /** Other decimal-string prices (per call, per second, per image): name as sent, value as sent. */
+  other: { name: string; value: string }[];
+  /** billing_mode is per_token (or absent with no other prices). */
+  perToken: boolean;
+}
+
+/**
+ * Multiplies a decimal string by 1,000 by moving the point: exact, and cheap enough for a
+ * catalog of thousands of models.
+ */
+export function per1M(per1K: string): string {
+  const negative = per1K.startsWith('-');
+  const [whole = '0', fraction = ''] = (negative ? per1K.slice(1) : per1K).split('.');
+  const digits = whole + fraction.padEnd(3, '0');
+  const point = whole.length + 3;
+  const intPart = digits.slice(0, point).replace(/^0+(?=\d)/, '');
+  const rest = digits.slice(point).replace(/0+$/, '');
+  return `${negative ? '-' : ''}${intPart}${rest ? `.${rest}` : ''}`;
+}
+
+export function modelPrices(record: JsonObject): ModelPrices {
+  const pricing = isJsonObject(record.service_pricing) ? record.service_pricing : {};
+  const token = (field: string) => (isDecimalString(pricing[field]) ? per1M(pricing[field] as string) : undefined);
+  const other = Object.entries(pricing)
+    .filter(([name, value]) => !(TOKEN_PRICE_FIELDS as readonly string[]).includes(name) && isDecimalString(value))
+    .map(([name, value]) => ({ name, value: value as string }));
+  const mode = record.billing_mode;
+  return {
+    input: token('input_unit_price'),
+    output: token('output_unit_price'),
+    cacheRead: token('cache_read_input_price'),
+    other,
+    perToken: mode === 'per_token' || (mode === undefined && other.length === 0),
+  };
+}
+
+export function modelName(record: JsonObject): string {
+  return typeof record.model_name === 'string' ? record.model_name : '';
+}
+
+/** The vendor's name: `vendor.name`, else `owner_by` (the catalog fills it in). */
+export function vendorName(record: JsonObject): string | undefined {
+  if (isJsonObject(record.vendor) && typeof record.vendor.name === 'string') return record.vendor.name;
+  return typeof record.owner_by === 'string' && record.owner_by !== '' ? record.owner_by : undefined;
+}
+
+export function stringList(value: JsonValue | undefined): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** A shell-style glob (`*`, `?`, `[abc]`) as a whole-name, case-insensitive matcher. */
+export function globMatcher(glob: string): (name: string) => boolean {
+  let pattern = '';
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i]!;
+    if (char === '*') pattern += '.*';
+    else if (char === '?') pattern += '.';
+    else if (char === '[') {
+      const close = glob.indexOf(']', i + 1);
+      if (close < 0) pattern += '\\[';
+      else {
+        pattern += `[${glob.slice(i + 1, close).replace(/\\/g, '\\\\')}]`;
+        i = close;
+      }
+    } else pattern += char.replace(/[.+^${}()|\\\]]/g, '\\$&');
+  }
+  const regex = new RegExp(`^${pattern}$`, 'i');
+  return (name) => regex.test(name);
+}
+
+export interface CatalogFilter {
+  model?: string;
+  vendor?: string;
+  type?: string;
+  group?: string;
+}
+
+export function filterCatalog(records: JsonObject[], filter: CatalogFilter): JsonObject[] {
+  const model = filter.model ? globMatcher(filter.model) : undefined;
+  const vendor = filter.vendor?.toLowerCase();
+  return records.filter((record) => {
+    if (model && !model(modelName(record))) return false;
+    if (vendor !== undefined) {
+      const names = [vendorName(record), isJsonObject(record.vendor) ? record.vendor.slug : undefined, record.owner_by];
+      if (!names.some((n) => typeof n === 'string' && n.toLowerCase() === vendor)) return false;
+    }
+    if (filter.type && !stringList(record.supported_endpoint_types).includes(filter.type)) return false;
+    if (filter.group && !stringList(record.enable_groups).includes(filter.group)) return false;
+    return true;
+  });
+}
+
+export type SortKey = 'name' | 'input' | 'output';
+
+/** Sorted copy: by name, or by a price (cheapest first, models without that price last). */
+export function sortCatalog(records: JsonObject[], key: SortKey): JsonObject[] {
+  if (key === 'name') return [...records].sort((a, b) => compareText(modelName(a), modelName(b)));
+  const field = key === 'input' ? 'input_unit_price' : 'output_unit_price';
+  const keyed = records.map((record) => {
+    const pricing = isJsonObject(record.service_pricing) ? record.service_pricing : {};
+    const value = pricing[field];
+    return { record, price: isDecimalString(value) ? new Decimal(value) : undefined };
+  });
+  keyed.sort((a, b) => {
+    if (!a.price || !b.price) return a.price ? -1 : b.price ? 1 : compareText(modelName(a.record), modelName(b.record));
+    return a.price.comparedTo(b.price) || compareText(modelName(a.record), modelName(b.record));
+  });
+  return keyed.map((k) => k.record);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export interface CatalogChange {
+  model: string;
+  kind: 'added' | 'removed' | 'repriced';
+  /** For repriced: field -> [before, after] (decimal strings as sent). */
+  prices?: Record<string, [string | null, string | null]>;
+}
+
+/** Models added, removed and re-priced (any service_pricing value changed) between two catalogs. */
+export function diffCatalogs(before: JsonObject[], after: JsonObject[]): CatalogChange[] {
+  const old = new Map(before.map((r) => [modelName(r), r]));
+  const now = new Map(after.map((r) => [modelName(r), r]));
+  const changes: CatalogChange[] = [];
+  for (const [name, record] of now) {
+    const previous = old.get(name);
+    if (!previous) {
+      changes.push({ model: name, kind: 'added' });
+      continue;
+    }
+    const a = isJsonObject(previous.service_pricing) ? previous.service_pricing : {};
+    const b = isJsonObject(record.service_pricing) ? record.service_pricing : {};
+    const prices: Record<string, [string | null, string | null]> = {};
+    for (const field of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const x = isDecimalString(a[field]) ? (a[field] as string) : null;
+      const y = isDecimalString(b[field]) ? (b[field] as string) : null;
+      const same = x !== null && y !== null ? new Decimal(x).eq(y) : x === y;
+      if (!same) prices[field] = [x, y];
+    }
+    if (Object.keys(prices).length > 0) changes.push({ model: name, kind: 'repriced', prices });
+  }
+  for (const name of old.keys()) if (!now.has(name)) changes.push({ model: name, kind: 'removed' });
+  return changes.sort((x, y) => compareText(x.model, y.model));
+}
+
+/** Reasoning levels in the spec's order; "always on" when `none` is absent. */
+const EFFORT_ORDER = ['none', 'low', 'medium', 'high', 'xhigh'];
+export function reasoningLabel(efforts: string[]): string {
+  if (efforts.length === 0) return '';
+  const known = EFFORT_ORDER.filter((e) => efforts.includes(e));
+  const unknown = efforts.filter((e) => !EFFORT_ORDER.includes(e));
+  const levels = [...known, ...unknown];
+  if (levels.length === 1 && levels[0] === 'none') return 'none';
+  const shown = levels.filter((e) => e !== 'none').join(', ');
+  return efforts.includes('none') ? `optional: ${shown}` : `always on: ${shown}`;
+}

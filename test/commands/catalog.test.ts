@@ -1,0 +1,186 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GW, KEY, mockGateway, runCommand, tempDir } from '../helpers.js';
+
+const dirs: { path: string; remove: () => void }[] = [];
+function stateDir() {
+  const d = tempDir();
+  dirs.push(d);
+  return d.path;
+}
+afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
+
+const json = { headers: { 'content-type': 'application/json' } };
+const catalog = (version: string, gpt5Input = '0.00875000') => `{
+  "success": true, "pricing_version": "${version}", "auto_groups": [], "group_ratio": {"default": 1}, "usable_group": {}, "supported_endpoint": {}, "vendors": [],
+  "data": [
+    {"model_name": "gpt-5", "quota_type": 0, "model_ratio": 4.375, "model_price": 0, "owner_by": "OpenAI", "completion_ratio": 8, "cache_ratio": 0.1, "enable_groups": ["default"], "supported_endpoint_types": ["openai"], "billing_mode": "per_token", "vendor": {"id": "v1", "name": "OpenAI", "slug": "openai"}, "service_pricing": {"input_unit_price": "${gpt5Input}", "output_unit_price": "0.07000000", "cache_read_input_price": "0.00087500"}, "extra_field": 1.50},
+    {"model_name": "gpt-oss-120b", "quota_type": 0, "model_ratio": 0, "model_price": 0, "owner_by": "OpenAI", "completion_ratio": 1, "cache_ratio": 1, "enable_groups": ["default"], "supported_endpoint_types": ["openai"], "billing_mode": "per_token", "vendor": {"id": "v1", "name": "OpenAI", "slug": "openai"}, "service_pricing": {"input_unit_price": "0.00000000", "output_unit_price": "0.00420000", "cache_read_input_price": "0.00000000"}},
+    {"model_name": "deepseek-reasoner", "quota_type": 0, "model_ratio": 1.5, "model_price": 0, "owner_by": "DeepSeek", "completion_ratio": 4, "cache_ratio": 0.25, "enable_groups": ["default", "vip"], "supported_endpoint_types": ["openai", "anthropic"], "billing_mode": "per_token", "vendor": {"id": "v2", "name": "DeepSeek", "slug": "deepseek"}, "service_pricing": {"input_unit_price": "0.00400000", "output_unit_price": "0.01600000", "cache_read_input_price": "0.00100000"}},
+    {"model_name": "qwen-image-edit", "quota_type": 1, "model_ratio": 0, "model_price": 0.3, "owner_by": "Alibaba", "completion_ratio": 1, "cache_ratio": 1, "enable_groups": ["image"], "supported_endpoint_types": ["image-generation"], "billing_mode": "per_call", "vendor": {"id": "v3", "name": "Alibaba", "slug": "qwen"}, "service_pricing": {"input_unit_price": "0", "output_unit_price": "0", "cache_read_input_price": "0", "per_request_price": "0.30000000"}}
+  ]
+}`;
+
+function pricingGateway(...bodies: string[]) {
+  const gw = mockGateway();
+  for (const body of bodies) gw.pool.intercept({ path: '/api/pricing' }).reply(200, (opts) => {
+    if ((opts.headers as Record<string, string>).authorization) throw new Error('credential sent to the public catalog');
+    return body;
+  }, json);
+  return gw;
+}
+
+const HOUR = 3_600_000;
+const T = Date.UTC(2026, 10, 21, 12);
+
+describe('tally pricing', () => {
+  it('shows yuan per 1M tokens from service_pricing, never the ratios, and a per-call price by its name', async () => {
+    const gw = pricingGateway(catalog('v1'));
+    const result = await runCommand(['pricing'], { transport: gw.transport, env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: stateDir() }, now: () => T, width: 300 });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        'model              vendor    endpoint types     input ¥/1M  output ¥/1M  cache read ¥/1M  other prices (¥)',
+        '-----------------  --------  -----------------  ----------  -----------  ---------------  -----------------------',
+        'deepseek-reasoner  DeepSeek  openai, anthropic       ¥4.00       ¥16.00            ¥1.00',
+        'gpt-5              OpenAI    openai                  ¥8.75       ¥70.00           ¥0.875',
+        'gpt-oss-120b       OpenAI    openai                  ¥0.00        ¥4.20            ¥0.00',
+        'qwen-image-edit    Alibaba   image-generation            —            —                —  per_request_price ¥0.30',
+        '4 of 4 models · catalog v1 · fetched now · prices from service_pricing, yuan per 1M tokens; other prices as the catalog names them',
+        '',
+      ].join('\n'),
+    );
+    expect(result.stdout).not.toContain('$');
+    gw.done();
+  });
+
+  it('filters, sorts and prints the records unchanged with --json', async () => {
+    const gw = pricingGateway(catalog('v1'));
+    const result = await runCommand(['pricing', '--json', '--vendor', 'openai', '--sort', 'output'], { transport: gw.transport, env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: stateDir() }, now: () => T });
+    expect(result.stdout).toContain('"extra_field": 1.50');
+    const out = JSON.parse(result.stdout);
+    expect(out.pricing_version).toBe('v1');
+    expect(out.models.map((m: { model_name: string }) => m.model_name)).toEqual(['gpt-oss-120b', 'gpt-5']);
+  });
+
+  it('writes CSV', async () => {
+    const gw = pricingGateway(catalog('v1'));
+    const result = await runCommand(['pricing', '--csv', '--type', 'image-generation'], { transport: gw.transport, env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: stateDir() }, now: () => T });
+    expect(result.stdout).toBe('model,vendor,endpoint_types,billing_mode,input_per_1m,output_per_1m,cache_read_per_1m,other_prices\r\nqwen-image-edit,Alibaba,image-generation,per_call,0,0,0,per_request_price=0.30000000\r\n');
+  });
+
+  it('reuses the cached catalog within the TTL, refetches after it or with --refresh', async () => {
+    const dir = stateDir();
+    const env = { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir };
+    const gw = pricingGateway(catalog('v1'), catalog('v2'), catalog('v3'));
+    const version = async (argv: string[], now: number) => JSON.parse((await runCommand(['pricing', '--json', ...argv], { transport: gw.transport, env, now: () => now })).stdout).pricing_version;
+    expect(await version([], T)).toBe('v1');
+    expect(await version([], T + HOUR / 2)).toBe('v1');
+    expect(await version([], T + 2 * HOUR)).toBe('v2');
+    expect(await version(['--refresh'], T + 2 * HOUR)).toBe('v3');
+    expect(await version(['--max-age', '99999'], T + 20 * HOUR)).toBe('v3');
+    gw.done();
+    const files = readdirSync(join(dir, 'cache'));
+    expect(files).toHaveLength(1);
+    expect(JSON.parse(readFileSync(join(dir, 'cache', files[0]!), 'utf8')).pricing_version).toBe('v3');
+  });
+
+  it('--offline uses the cache only, and fails clearly without one', async () => {
+    const dir = stateDir();
+    const env = { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir };
+    const none = await runCommand(['pricing', '--offline'], { env, transport: mockGateway().transport });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe('tally: no cached price catalog for https://gw.test; run `tally pricing` once while online\n');
+    await runCommand(['pricing'], { transport: pricingGateway(catalog('v1')).transport, env, now: () => T });
+    const offline = await runCommand(['pricing', '--offline', '--json'], { transport: mockGateway().transport, env, now: () => T + 30 * HOUR });
+    expect(JSON.parse(offline.stdout).pricing_version).toBe('v1');
+  });
+
+  it('falls back to the cache with a warning saying how old it is when the service is unreachable', async () => {
+    const dir = stateDir();
+    const env = { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir };
+    await runCommand(['pricing'], { transport: pricingGateway(catalog('v1')).transport, env, now: () => T });
+    const down = mockGateway();
+    down.pool.intercept({ path: '/api/pricing' }).replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }));
+    const result = await runCommand(['pricing', '--json'], { transport: down.transport, env, now: () => T + 3 * HOUR });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).pricing_version).toBe('v1');
+    expect(result.stderr).toBe('warning: cannot connect to gw.test: connection refused; using the catalog cached 3 h ago (version v1)\n');
+  });
+
+  it('reports success: false as an error, never as an empty catalog', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/api/pricing' }).reply(200, '{"success": false, "message": "catalog rebuilding"}', json);
+    const result = await runCommand(['pricing'], { transport: gw.transport, env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: stateDir() } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('tally: gw.test reported success: false for /api/pricing: catalog rebuilding\n');
+  });
+
+  it('--diff lists models added, removed and re-priced against the cached catalog', async () => {
+    const dir = stateDir();
+    const env = { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir };
+    const first = await runCommand(['pricing', '--diff'], { transport: pricingGateway(catalog('v1')).transport, env, now: () => T });
+    expect(first.stdout).toBe('No earlier catalog was cached; saved this one (4 models, version v1) for the next --diff.\n');
+    const changed = catalog('v2', '0.00700000').replace(/,\s*\{"model_name": "qwen-image-edit".*\}\s*\]/s, ']');
+    const diff = await runCommand(['pricing', '--diff'], { transport: pricingGateway(changed).transport, env, now: () => T + 60_000 });
+    expect(diff.stdout).toBe(
+      [
+        'model            change    details',
+        '---------------  --------  ------------------------------------',
+        'gpt-5            repriced  input_unit_price ¥8.75/1M → ¥7.00/1M',
+        'qwen-image-edit  removed',
+        '',
+      ].join('\n'),
+    );
+    const again = await runCommand(['pricing', '--diff', '--json'], { transport: pricingGateway(changed).transport, env, now: () => T + 120_000 });
+    expect(JSON.parse(again.stdout)).toEqual({ pricing_version_before: 'v2', pricing_version_after: 'v2', compared: true, changes: [] });
+  });
+});
+
+describe('tally models', () => {
+  const list = '{"object": "list", "data": [{"id": "deepseek-reasoner", "object": "model", "created": 1735689600, "owned_by": "gateway", "context_window": 128000, "max_output_tokens": 65536, "reasoning_efforts": ["high"]}, {"id": "gpt-5", "object": "model", "created": 1735776000, "owned_by": "gateway", "context_window": 400000, "max_output_tokens": 128000, "reasoning_efforts": ["none", "low", "medium", "high"], "x": 1.0}, {"id": "private-model", "object": "model", "created": 1735862400, "owned_by": "gateway", "context_window": 32000, "max_output_tokens": 4096, "reasoning_efforts": ["none"]}]}';
+  const env = () => ({ TALLY_BASE_URL: GW, TALLY_API_KEY: KEY, TALLY_CONFIG_DIR: stateDir() });
+
+  it('prints the data array unchanged with --json', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/v1/models' }).reply(200, list, json);
+    const result = await runCommand(['models', '--json'], { transport: gw.transport, env: env() });
+    expect(result.stdout).toContain('"x": 1.0');
+    expect(JSON.parse(result.stdout)).toHaveLength(3);
+  });
+
+  it('shows context, max output and reasoning, never owned_by; with --prices the catalog prices', async () => {
+    const gw = pricingGateway(catalog('v1'));
+    gw.pool.intercept({ path: '/v1/models' }).reply(200, list, json);
+    const result = await runCommand(['models', '--prices'], { transport: gw.transport, env: env(), now: () => T, width: 300 });
+    expect(result.stdout).toBe(
+      [
+        'model              context  max output  reasoning                    input ¥/1M  output ¥/1M  cache read ¥/1M  other prices (¥)',
+        '-----------------  -------  ----------  ---------------------------  ----------  -----------  ---------------  ------------------------',
+        'deepseek-reasoner  128,000      65,536  always on: high                   ¥4.00       ¥16.00            ¥1.00',
+        'gpt-5              400,000     128,000  optional: low, medium, high       ¥8.75       ¥70.00           ¥0.875',
+        'private-model       32,000       4,096  none                                  —            —                —  not in the price catalog',
+        '3 models this key may call · prices from catalog v1 (fetched now)',
+        '',
+      ].join('\n'),
+    );
+    expect(result.stdout).not.toContain('gateway');
+  });
+
+  it('uses the alternate list with --format alt', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/alt/v1/models' }).reply(200, '{"data": [{"type": "model", "id": "gpt-5", "display_name": "gpt-5", "created_at": "2025-01-02T00:00:00Z"}], "has_more": false, "first_id": "gpt-5", "last_id": "gpt-5"}', json);
+    const result = await runCommand(['models', '--format', 'alt'], { transport: gw.transport, env: env() });
+    expect(result.stdout).toBe('model  created               display name\n-----  --------------------  ------------\ngpt-5  2025-01-02T00:00:00Z  gpt-5\n1 model this key may call\n');
+  });
+
+  it('retries the model-list 429 within the budget, then exits 4 naming the limit', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/v1/models' }).reply(429, '{"error": "rate limit exceeded", "scope": "user"}', { headers: { 'x-ratelimit-limit': '240', 'x-ratelimit-remaining': '-3' } }).times(4);
+    const result = await runCommand(['models'], { transport: gw.transport, env: env() });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toBe('tally: rate limited by gw.test (limit 240 requests per minute) after 4 attempts: rate limit exceeded\n');
+    gw.done();
+  });
+});

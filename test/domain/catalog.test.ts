@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { diffCatalogs, filterCatalog, globMatcher, modelPrices, per1M, reasoningLabel, sortCatalog } from '../../src/domain/catalog.js';
+import { type JsonObject, parseJson } from '../../src/domain/json.js';
+
+const record = (json: string) => parseJson(json) as JsonObject;
+
+describe('per1M', () => {
+  it.each([
+    ['0.00250000', '2.5'],
+    ['0.0025', '2.5'],
+    ['0', '0'],
+    ['0.00000000', '0'],
+    ['1', '1000'],
+    ['12.3456789', '12345.6789'],
+    ['0.00000001', '0.00001'],
+    ['123456789012.12345678', '123456789012123.45678'],
+  ])('%s per 1K is %s per 1M, exactly', (per1K, expected) => {
+    expect(per1M(per1K)).toBe(expected);
+  });
+});
+
+describe('modelPrices', () => {
+  it('follows service_pricing even when the ratios say otherwise', () => {
+    const prices = modelPrices(record('{"model_name": "m", "model_ratio": 99, "completion_ratio": 7, "billing_mode": "per_token", "service_pricing": {"input_unit_price": "0.00400000", "output_unit_price": "0.01600000", "cache_read_input_price": "0.00100000"}}'));
+    expect(prices).toEqual({ input: '4', output: '16', cacheRead: '1', other: [], perToken: true });
+  });
+
+  it('keeps the output price of a model whose input price is 0', () => {
+    const prices = modelPrices(record('{"model_name": "free-in", "model_ratio": 0, "completion_ratio": 1, "billing_mode": "per_token", "service_pricing": {"input_unit_price": "0.00000000", "output_unit_price": "0.00420000", "cache_read_input_price": "0"}}'));
+    expect([prices.input, prices.output]).toEqual(['0', '4.2']);
+  });
+
+  it.each(['price_per_call', 'per_request_price', 'call_price'])('shows a per-call price under whatever name it has (%s)', (name) => {
+    const prices = modelPrices(record(`{"model_name": "edit", "billing_mode": "per_call", "service_pricing": {"input_unit_price": "0", "output_unit_price": "0", "cache_read_input_price": "0", "${name}": "0.30000000", "note": "not a price"}}`));
+    expect(prices.perToken).toBe(false);
+    expect(prices.other).toEqual([{ name, value: '0.30000000' }]);
+  });
+});
+
+describe('catalog filters and order', () => {
+  const models = [
+    record('{"model_name": "gpt-5-mini", "owner_by": "OpenAI", "vendor": {"name": "OpenAI", "slug": "openai"}, "enable_groups": ["default"], "supported_endpoint_types": ["openai"], "service_pricing": {"input_unit_price": "0.00175", "output_unit_price": "0.014"}}'),
+    record('{"model_name": "gpt-5", "owner_by": "OpenAI", "vendor": {"name": "OpenAI", "slug": "openai"}, "enable_groups": ["vip"], "supported_endpoint_types": ["openai", "anthropic"], "service_pricing": {"input_unit_price": "0.00875", "output_unit_price": "0.07"}}'),
+    record('{"model_name": "sora-2", "owner_by": "OpenAI", "enable_groups": ["video"], "supported_endpoint_types": ["video-generation"], "service_pricing": {"video_price_per_second": "0.7"}}'),
+    record('{"model_name": "glm-4.6", "owner_by": "Zhipu", "enable_groups": ["default"], "supported_endpoint_types": ["openai"], "service_pricing": {"input_unit_price": "0.002", "output_unit_price": "0.008"}}'),
+  ];
+  const names = (list: JsonObject[]) => list.map((m) => m.model_name);
+
+  it('filters by glob, vendor (name, slug or owner_by), endpoint type and group', () => {
+    expect(names(filterCatalog(models, { model: 'gpt-5*' }))).toEqual(['gpt-5-mini', 'gpt-5']);
+    expect(names(filterCatalog(models, { model: 'GPT-?' }))).toEqual(['gpt-5']);
+    expect(names(filterCatalog(models, { vendor: 'zhipu' }))).toEqual(['glm-4.6']);
+    expect(names(filterCatalog(models, { vendor: 'openai' }))).toEqual(['gpt-5-mini', 'gpt-5', 'sora-2']);
+    expect(names(filterCatalog(models, { type: 'anthropic' }))).toEqual(['gpt-5']);
+    expect(names(filterCatalog(models, { group: 'default' }))).toEqual(['gpt-5-mini', 'glm-4.6']);
+    expect(globMatcher('a.b')('axb')).toBe(false);
+  });
+
+  it('sorts by name or by price, models without that price last', () => {
+    expect(names(sortCatalog(models, 'name'))).toEqual(['glm-4.6', 'gpt-5', 'gpt-5-mini', 'sora-2']);
+    expect(names(sortCatalog(models, 'input'))).toEqual(['gpt-5-mini', 'glm-4.6', 'gpt-5', 'sora-2']);
+    expect(names(sortCatalog(models, 'output'))).toEqual(['glm-4.6', 'gpt-5-mini', 'gpt-5', 'sora-2']);
+  });
+
+  it('lists models added, removed and re-priced', () => {
+    const before = [models[0]!, models[1]!, models[2]!];
+    const after = [
+      record('{"model_name": "gpt-5-mini", "service_pricing": {"input_unit_price": "0.00175000", "output_unit_price": "0.014"}}'),
+      record('{"model_name": "gpt-5", "service_pricing": {"input_unit_price": "0.007", "output_unit_price": "0.07"}}'),
+      models[3]!,
+    ];
+    expect(diffCatalogs(before, after)).toEqual([
+      { model: 'glm-4.6', kind: 'added' },
+      { model: 'gpt-5', kind: 'repriced', prices: { input_unit_price: ['0.00875', '0.007'] } },
+      { model: 'sora-2', kind: 'removed' },
+    ]);
+  });
+});
+
+describe('reasoningLabel', () => {
+  it.each([
+    [['none'], 'none'],
+    [['high', 'none', 'low'], 'optional: low, high'],
+    [['xhigh', 'medium'], 'always on: medium, xhigh'],
+    [[], ''],
+  ])('%j -> %s', (efforts, label) => {
+    expect(reasoningLabel(efforts)).toBe(label);
+  });
+});

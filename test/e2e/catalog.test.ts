@@ -1,0 +1,66 @@
+// tally models / pricing, built binary against the sandbox.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runTally, tempDir } from '../helpers.js';
+
+let sandbox: Sandbox;
+const state = tempDir();
+const env = (key?: string) => ({ TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, ...(key ? { TALLY_API_KEY: key } : {}) });
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await sandbox.close();
+  state.remove();
+});
+
+describe('tally models and pricing against the sandbox', () => {
+  it('shows different keys different model lists, sorted by name', async () => {
+    const demo = JSON.parse((await runTally(['models', '--json'], { env: env(sandbox.demoKey) })).stdout);
+    const limited = JSON.parse((await runTally(['models', '--json'], { env: env(sandbox.limitedKey) })).stdout);
+    const ids = (list: { id: string }[]) => list.map((m) => m.id);
+    expect(ids(limited).length).toBeLessThan(ids(demo).length);
+    expect(ids(limited)).not.toContain('claude-opus-4.1');
+    expect(ids(demo)).toContain('claude-opus-4.1');
+    expect(ids(demo)).toEqual([...ids(demo)].sort());
+    const alt = JSON.parse((await runTally(['models', '--json', '--format', 'alt'], { env: env(sandbox.limitedKey) })).stdout);
+    expect(ids(alt)).toEqual(ids(limited));
+    expect(alt[0].created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+  });
+
+  it('fetches the catalog without a credential and caches it', async () => {
+    const before = sandbox.requestsTo('/api/pricing').length;
+    const first = await runTally(['pricing', '--json'], { env: env(sandbox.demoKey) });
+    expect(first.code).toBe(0);
+    const out = JSON.parse(first.stdout);
+    expect(out.pricing_version).toBe('sbx-2026.11.3');
+    expect(out.models.length).toBe(35);
+    const requests = sandbox.requestsTo('/api/pricing').slice(before);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.headers.authorization).toBeUndefined();
+    expect(requests[0]!.headers['x-api-key']).toBeUndefined();
+    await runTally(['pricing', '--model', 'gpt-*'], { env: env() });
+    expect(sandbox.requestsTo('/api/pricing').length).toBe(before + 1);
+  });
+
+  it('joins what a key may call with what it costs, following service_pricing', async () => {
+    const result = await runTally(['models', '--prices'], { env: { ...env(sandbox.demoKey), COLUMNS: '300' } });
+    expect(result.code).toBe(0);
+    // deepseek-reasoner's catalog ratio is stale (1.5 = ¥3/1M); service_pricing says ¥4/1M.
+    expect(result.stdout).toMatch(/^deepseek-reasoner +128,000 +65,536 +always on: high +¥4\.00 +¥16\.00 +¥1\.00$/m);
+    expect(result.stdout).toMatch(/^sora-2 .* video_price_per_second ¥0\.70$/m);
+  });
+
+  it('exits 1 on success: false and falls back to the cache when the catalog is unreachable', async () => {
+    sandbox.faults.push({ kind: 'success-false', path: '/api/pricing' });
+    const failed = await runTally(['pricing', '--refresh'], { env: env() });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('reported success: false for /api/pricing: pricing catalog is being rebuilt');
+    sandbox.faults.push({ kind: 'reset', path: '/api/pricing', times: 10 });
+    const fallback = await runTally(['pricing', '--refresh', '--json'], { env: env() });
+    expect(fallback.code).toBe(0);
+    expect(fallback.stderr).toMatch(/^warning: connection to 127\.0\.0\.1:\d+ was reset; using the catalog cached just now \(version sbx-2026\.11\.3\)\n$/);
+    sandbox.faults.length = 0;
+  });
+});
