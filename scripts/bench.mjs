@@ -39,6 +39,9 @@ const median = (values) => {
 
 const sandbox = await startSandbox();
 const gateway = { TALLY_CONFIG_DIR: stateDir, TALLY_BASE_URL: sandbox.base_url, TALLY_API_KEY: sandbox.api_key };
+const bigCatalog = await startSandbox(['--catalog-size', '5000']);
+const catalogGateway = { TALLY_CONFIG_DIR: stateDir, TALLY_BASE_URL: bigCatalog.base_url };
+timeOnce([bin, 'pricing', '--refresh', '--json'], catalogGateway); // fills the catalog cache
 
 // Exactly 92 days of hours ending at the end of the current hour: one request, 2,208 buckets.
 const hourEnd = Math.ceil(Date.now() / 3_600_000) * 3600;
@@ -51,6 +54,9 @@ const cases = [
   { name: 'tally balance --json', args: [bin, 'balance', '--json'], env: gateway, target: 1.5 },
   { name: 'tally usage 92d hourly (table)', args: [bin, 'usage', ...window92], env: gateway, target: 1.8 },
   { name: 'tally usage 92d hourly --json', args: [bin, 'usage', '--json', ...window92], env: gateway },
+  { name: 'tally pricing, 5000 models, cached', args: [bin, 'pricing'], env: catalogGateway, target: 2.0 },
+  { name: 'tally pricing, 5000, filtered', args: [bin, 'pricing', '--vendor', 'OpenAI', '--sort', 'input'], env: catalogGateway, target: 2.0 },
+  { name: 'tally pricing, 5000, fetched', args: [bin, 'pricing', '--refresh', '--model', 'gpt-5*'], env: catalogGateway, target: 2.0 },
 ];
 
 for (const c of cases) timeOnce(c.args, c.env); // warm the file cache
@@ -59,6 +65,7 @@ for (let round = 0; round < rounds; round++) {
   for (const c of cases) samples.get(c.name).push(timeOnce(c.args, c.env));
 }
 sandbox.child.kill('SIGINT');
+bigCatalog.child.kill('SIGINT');
 rmSync(stateDir, { recursive: true, force: true });
 
 const baseline = median(samples.get('node -e 0'));

@@ -22,21 +22,33 @@ export interface ModelPrices {
  * catalog of thousands of models.
  */
 export function per1M(per1K: string): string {
-  const negative = per1K.startsWith('-');
-  const [whole = '0', fraction = ''] = (negative ? per1K.slice(1) : per1K).split('.');
-  const digits = whole + fraction.padEnd(3, '0');
-  const point = whole.length + 3;
-  const intPart = digits.slice(0, point).replace(/^0+(?=\d)/, '');
-  const rest = digits.slice(point).replace(/0+$/, '');
+  const negative = per1K.charCodeAt(0) === 45; // '-'
+  const text = negative ? per1K.slice(1) : per1K;
+  const dot = text.indexOf('.');
+  const whole = dot < 0 ? text : text.slice(0, dot);
+  const fraction = dot < 0 ? '' : text.slice(dot + 1);
+  const shifted = fraction.length >= 3 ? fraction.slice(0, 3) : fraction + '000'.slice(fraction.length);
+  let intPart = whole + shifted;
+  let start = 0;
+  while (start < intPart.length - 1 && intPart.charCodeAt(start) === 48) start++;
+  intPart = intPart.slice(start);
+  let rest = fraction.length > 3 ? fraction.slice(3) : '';
+  let end = rest.length;
+  while (end > 0 && rest.charCodeAt(end - 1) === 48) end--;
+  rest = rest.slice(0, end);
   return `${negative ? '-' : ''}${intPart}${rest ? `.${rest}` : ''}`;
 }
 
 export function modelPrices(record: JsonObject): ModelPrices {
   const pricing = isJsonObject(record.service_pricing) ? record.service_pricing : {};
   const token = (field: string) => (isDecimalString(pricing[field]) ? per1M(pricing[field] as string) : undefined);
-  const other = Object.entries(pricing)
-    .filter(([name, value]) => !(TOKEN_PRICE_FIELDS as readonly string[]).includes(name) && isDecimalString(value))
-    .map(([name, value]) => ({ name, value: value as string }));
+  const other: ModelPrices['other'] = [];
+  for (const name in pricing) {
+    const value = pricing[name];
+    if (name !== 'input_unit_price' && name !== 'output_unit_price' && name !== 'cache_read_input_price' && isDecimalString(value)) {
+      other.push({ name, value });
+    }
+  }
   const mode = record.billing_mode;
   return {
     input: token('input_unit_price'),

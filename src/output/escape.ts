@@ -4,7 +4,10 @@
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 /** Makes a string safe for one terminal cell: every control character shown as an escape. */
+const HAS_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
 export function escapeControl(text: string): string {
+  if (!HAS_CONTROL.test(text)) return text;
   return text.replace(CONTROL, (char) => {
     switch (char) {
       case '\n': return '\\n';

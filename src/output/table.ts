@@ -30,8 +30,9 @@ export interface TableSpec {
   footer?: string[];
 }
 
-// Latin, box drawing and block elements: one column per UTF-16 unit, no library call needed.
-const NARROW = /^[\x20-\x7e\u00a0-\u02ff\u2500-\u259f]*$/;
+// Latin, general punctuation (dashes, ellipsis), arrows, box drawing and block elements:
+// one column per UTF-16 unit, no library call needed.
+const NARROW = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u205e\u2190-\u21ff\u2500-\u259f]*$/;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -60,8 +61,9 @@ export function displayWidth(text: string): number {
 function pad(text: string, width: number, align: 'left' | 'right'): string {
   const gap = width - displayWidth(text);
   if (gap <= 0) return text;
-  return align === 'right' ? ' '.repeat(gap) + text : text + ' '.repeat(gap);
+  return align === 'right' ? SPACES.slice(0, gap) + text : text + SPACES.slice(0, gap);
 }
+const SPACES = ' '.repeat(512);
 
 const GAP = '  ';
 
@@ -87,8 +89,15 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
     const drop = droppable.reduce((a, b) => (spec.columns[b]!.dropOrder! > spec.columns[a]!.dropOrder! ? b : a));
     keep = keep.filter((i) => i !== drop);
   }
-  const line = (cells: string[]) =>
-    keep.map((i) => pad(cells[i] ?? '', widths[i]!, spec.columns[i]!.align ?? 'left')).join(GAP).trimEnd();
+  const aligns = spec.columns.map((c) => c.align ?? 'left');
+  const line = (cells: string[]) => {
+    let text = '';
+    for (let k = 0; k < keep.length; k++) {
+      const i = keep[k]!;
+      text += (k === 0 ? '' : GAP) + pad(cells[i] ?? '', widths[i]!, aligns[i]!);
+    }
+    return text.trimEnd();
+  };
   const rule = paint.dim(keep.map((i) => (style.unicode ? '─' : '-').repeat(widths[i]!)).join(GAP));
   const out = [paint.bold(line(spec.columns.map((c) => c.header))), rule];
   for (const row of rows) out.push(line(row));
