@@ -23,7 +23,7 @@ export async function renderBalance(balance: Balance, ctx: Context): Promise<str
   ]);
   const style = styleFor(ctx);
   const money = (amount: Parameters<typeof yuan>[0]) => yuan(amount, balance.currency);
-  const rows: [string, string][] = [
+  const rows: [string, string, boolean?][] = [
     ['Balance', money(balance.balance)],
     ['Lifetime spend', money(balance.lifetimeSpend)],
     ['Plan', balance.hasActivePlan ? 'active' : 'no active plan (billing from balance)'],
@@ -44,7 +44,7 @@ export async function renderBalance(balance: Balance, ctx: Context): Promise<str
       rows.push(['Daily limit', money(key.dailyLimit)]);
       if (used !== undefined) {
         const share = shareOf(used, key.dailyLimit);
-        rows.push(['Used today', `${money(used)}  ${bar(share, 20, style)}  ${percent(used, key.dailyLimit)}`]);
+        rows.push(['Used today', `${money(used)}  ${bar(share, 20, style)}  ${percent(used, key.dailyLimit)}`, true]);
         const remaining = key.dailyLimit.minus(used);
         rows.push(['Remaining today', money(remaining.isNegative() ? remaining.mul(0) : remaining)]);
       }

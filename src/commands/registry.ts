@@ -26,6 +26,8 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'logs', summary: 'the per-call log, any fields, every page with --all', example: 'tally logs --since 2h --ndjson', load: () => import('./logs.js') },
   { name: 'models', summary: 'the models this key may call, with --prices what they cost', example: 'tally models --prices', load: () => import('./models.js') },
   { name: 'pricing', summary: 'the public price catalog in yuan per 1M tokens (cached)', example: "tally pricing --model 'gpt-5*' --sort input", load: () => import('./pricing.js') },
+  { name: 'billing', summary: 'the compatible billing figures third-party tools read, in yuan', example: 'tally billing --compare', load: () => import('./billing.js') },
+  { name: 'check', summary: 'budget gates for CI: exit 5 when a condition fails', example: 'tally check --min-balance 100 --max-daily-used 80%', load: () => import('./check.js') },
   { name: 'sandbox', summary: 'serve the built-in fake gateway on 127.0.0.1', example: 'tally sandbox --port 8787', load: () => import('./sandbox.js') },
   { name: 'demo', summary: 'a short tour against the built-in sandbox', example: 'tally demo', load: () => import('./demo.js') },
 ];

@@ -105,12 +105,12 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
   return `${out.join('\n')}\n`;
 }
 
-/** Label/value lines, labels aligned. */
-export async function renderPanel(rows: [label: string, value: string][], style: Style): Promise<string> {
+/** Label/value lines, labels aligned. Values are escaped unless marked as drawn by tally (bars). */
+export async function renderPanel(rows: [label: string, value: string, trusted?: boolean][], style: Style): Promise<string> {
   const paint = painter(style);
   await measurer(rows.map(([label]) => label));
   const width = Math.max(...rows.map(([label]) => displayWidth(label)));
-  return rows.map(([label, value]) => `${paint.dim(pad(label, width, 'left'))}  ${value}`).join('\n') + '\n';
+  return rows.map(([label, value, trusted]) => `${paint.dim(pad(label, width, 'left'))}  ${trusted ? value : escapeControl(value)}`.trimEnd()).join('\n') + '\n';
 }
 
 /** Draws horizontal bars `width` columns wide for shares between 0 and 1. */

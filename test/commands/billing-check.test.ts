@@ -1,0 +1,229 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GW, KEY, mockGateway, runCommand, tempDir } from '../helpers.js';
+
+const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY, TZ: 'UTC' };
+const json = { headers: { 'content-type': 'application/json' } };
+const dirs: { path: string; remove: () => void }[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
+
+const subscription = '{"object": "billing_subscription", "has_payment_method": true, "soft_limit_usd": 12345678901.234567891, "hard_limit_usd": 12345678901.234567891, "system_hard_limit_usd": 100000000000, "access_until": 0}';
+const usage = '{"object": "list", "total_usage": 123456.789}';
+const token = '{"object": "token_usage", "name": "ci", "granted_credits": 500.5, "spent": 100.25, "left": 400.25, "expires_at": 0, "currency": "CNY", "model_limits": ["default", "vip"]}';
+
+function billingGateway(bodies: { subscription?: string; usage?: string; token?: string } = {}) {
+  const gw = mockGateway();
+  gw.pool.intercept({ path: '/dashboard/billing/subscription' }).reply(200, bodies.subscription ?? subscription, json);
+  gw.pool.intercept({ path: '/dashboard/billing/usage' }).reply(200, bodies.usage ?? usage, json);
+  gw.pool.intercept({ path: '/api/usage/token/' }).reply(200, bodies.token ?? token, json);
+  return gw;
+}
+
+describe('tally billing', () => {
+  it('keeps every field and number exactly, and computes remaining in decimal (20 digits)', async () => {
+    const gw = billingGateway();
+    const result = await runCommand(['billing', '--json'], { transport: gw.transport, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"soft_limit_usd": 12345678901.234567891');
+    expect(result.stdout).toContain('"total_usage": 123456.789');
+    const out = JSON.parse(result.stdout);
+    expect(Object.keys(out)).toEqual(['currency', 'subscription', 'usage', 'token', 'remaining']);
+    expect(out.currency).toBe('CNY');
+    // 12345678901.234567891 - 123456.789 / 100
+    expect(out.remaining).toBe('12345677666.666677891');
+    expect(out.token.model_limits).toEqual(['default', 'vip']);
+    gw.done();
+  });
+
+  it('labels every amount in yuan, never $, and explains what usage means', async () => {
+    const gw = billingGateway();
+    const result = await runCommand(['billing'], { transport: gw.transport, env });
+    expect(result.stdout).toBe(
+      [
+        'Soft limit                 ¥12,345,678,901.234567891  (soft_limit_usd: yuan, despite the name)',
+        'Hard limit                 ¥12,345,678,901.234567891  (hard_limit_usd)',
+        'System hard limit          ¥100,000,000,000.00  (system_hard_limit_usd)',
+        'Usage                      ¥1,234.56789  (total_usage 123456.789 fen, cumulative)',
+        'Remaining                  ¥12,345,677,666.666677891  (soft_limit_usd − total_usage / 100)',
+        'Token (/api/usage/token/)',
+        '  granted_credits          ¥500.50',
+        '  spent                    ¥100.25',
+        '  left                     ¥400.25',
+        '  expires_at               0',
+        '  currency                 CNY',
+        '  model groups             default, vip',
+        "Usage is the key's spend when the key carries a total cost limit, the account's otherwise; it is always the all-time total (the service ignores date ranges).",
+        '',
+      ].join('\n'),
+    );
+    expect(result.stdout).not.toContain('$');
+  });
+
+  it('treats an HTTP 200 carrying error as an error (exit 1), never as zero', async () => {
+    const gw = billingGateway({ usage: '{"error": {"message": "usage backend down", "type": "upstream_error"}}' });
+    const result = await runCommand(['billing'], { transport: gw.transport, env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('tally: gw.test reported an error for /dashboard/billing/usage: usage backend down\n');
+  });
+
+  it('exits 3 on 401 and 1 on a malformed amount', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/dashboard/billing/subscription' }).reply(401, '{"error": {"message": "bad key"}}', json);
+    gw.pool.intercept({ path: '/dashboard/billing/usage' }).reply(200, usage, json);
+    gw.pool.intercept({ path: '/api/usage/token/' }).reply(200, token, json);
+    expect((await runCommand(['billing'], { transport: gw.transport, env })).code).toBe(3);
+    const bad = billingGateway({ usage: '{"total_usage": "12"}' });
+    const result = await runCommand(['billing'], { transport: bad.transport, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('tally: unexpected response from gw.test: total_usage is not a number (got "12")\n');
+    const huge = billingGateway({ usage: '{"total_usage": 1e400}' });
+    expect((await runCommand(['billing'], { transport: huge.transport, env })).stderr).toBe('tally: unexpected response from gw.test: total_usage is out of range (got 1e400)\n');
+  });
+
+  it('--compare flags a mismatch with the native balance', async () => {
+    const gw = billingGateway({ subscription: '{"soft_limit_usd": 1000.00}', usage: '{"total_usage": 5000}' });
+    gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, '{"currency": "CNY", "balance": "940.00000000", "lifetime_spend": "50.00000000", "plan": {"has_active_plan": false}, "api_key": null}', json);
+    const result = await runCommand(['billing', '--compare', '--json'], { transport: gw.transport, env });
+    expect(JSON.parse(result.stdout).compare).toEqual({
+      native_balance: '940',
+      native_lifetime_spend: '50',
+      native_total: '990',
+      soft_limit: '1000',
+      matches: false,
+      usage_yuan: '50',
+      usage_is_account_spend: true,
+    });
+    const again = billingGateway({ subscription: '{"soft_limit_usd": 1000.00}', usage: '{"total_usage": 5000}' });
+    again.pool.intercept({ path: '/v1/open/balance' }).reply(200, '{"currency": "CNY", "balance": "940.00000000", "lifetime_spend": "50.00000000", "plan": {"has_active_plan": false}, "api_key": null}', json);
+    const table = await runCommand(['billing', '--compare'], { transport: again.transport, env });
+    expect(table.stdout).toContain('Native balance + lifetime spend  ¥990.00  vs soft limit ¥1,000.00: MISMATCH\n');
+    expect(table.stdout).toContain("Usage vs lifetime spend          equal: usage is the account's spend\n");
+  });
+});
+
+const balanceBody = (used: string, limit: string | null = '20.00000000', balance = '150.00000000') =>
+  `{"currency": "CNY", "balance": "${balance}", "lifetime_spend": "10.00000000", "plan": {"has_active_plan": false}, "api_key": {"name": "ci", "prefix": "gw-sk", "daily_cost_limit": ${limit === null ? 'null' : `"${limit}"`}, "daily_cost_used": "${used}"}}`;
+
+function checkGateway(balance = balanceBody('5.00000000')) {
+  const gw = mockGateway();
+  gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, balance, json).persist();
+  gw.pool.intercept({ path: (p) => p.startsWith('/v1/open/usage?') }).reply(200, '{"buckets": [{"day": 1795132800, "n": 3, "amount": "7.50000000"}], "totals": {"n": 3, "amount": "7.50000000"}}', json).persist();
+  gw.pool.intercept({ path: '/v1/models' }).reply(200, '{"object": "list", "data": [{"id": "gpt-5"}, {"id": "glm-4.6"}]}', json).persist();
+  return gw;
+}
+
+describe('tally check', () => {
+  it('passes every kind of condition (exit 0) and prints one line each', async () => {
+    const result = await runCommand(
+      ['check', '--min-balance', '100', '--max-daily-used', '50%', '--max-spend', '10', '--since', '7d', '--require-model', 'gpt-5'],
+      { transport: checkGateway().transport, env, now: () => Date.UTC(2026, 10, 21, 12) },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        'PASS  min-balance          actual ¥150.00, limit ¥100.00',
+        'PASS  max-daily-used       actual 25%, limit 50%',
+        'PASS  max-spend            actual ¥7.50, limit ¥10.00',
+        'PASS  require-model:gpt-5  gpt-5: available',
+        'spend = totals.amount over 2026-11-14 to 2026-11-22 (end exclusive)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('fails with exit 5, warns without failing, and prints the JSON report', async () => {
+    const result = await runCommand(
+      ['check', '--json', '--min-balance', '200', '--warn-balance', '500', '--max-daily-used', '4.99', '--warn-daily-used', '20%', '--require-model', 'o3'],
+      { transport: checkGateway().transport, env },
+    );
+    expect(result.code).toBe(5);
+    expect(JSON.parse(result.stdout)).toEqual({
+      ok: false,
+      checks: [
+        { name: 'min-balance', ok: false, level: 'fail', actual: '150', limit: '200' },
+        { name: 'warn-balance', ok: true, level: 'warn', actual: '150', limit: '500' },
+        { name: 'max-daily-used', ok: false, level: 'fail', actual: '5', limit: '4.99' },
+        { name: 'warn-daily-used', ok: true, level: 'warn', actual: '25%', limit: '20%' },
+        { name: 'require-model:o3', ok: false, level: 'fail', actual: 'not available to this key', limit: 'o3' },
+      ],
+    });
+    expect(JSON.parse(result.stderr)).toEqual({ error: { kind: 'check', message: '3 of 5 checks failed' } });
+  });
+
+  it('exits 0 with only warnings', async () => {
+    const result = await runCommand(['check', '--warn-balance', '500'], { transport: checkGateway().transport, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('WARN  warn-balance  actual ¥150.00, limit ¥500.00\n');
+  });
+
+  it('writes GitHub Actions annotations and appends a Markdown summary', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const summary = join(dir.path, 'summary.md');
+    writeFileSync(summary, '# earlier step\n');
+    const result = await runCommand(['check', '--min-balance', '200', '--warn-balance', '500', '--require-model', 'gpt-5'], {
+      transport: checkGateway().transport,
+      env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
+    });
+    expect(result.code).toBe(5);
+    expect(result.stdout).toContain('::error title=tally check::min-balance: actual 150, limit 200\n');
+    expect(result.stdout).toContain('::warning title=tally check::warn-balance: actual 150, limit 500\n');
+    expect(readFileSync(summary, 'utf8')).toBe(
+      [
+        '# earlier step',
+        '### tally check',
+        '',
+        '| result | check | actual | limit |',
+        '| --- | --- | --- | --- |',
+        '| ❌ fail | min-balance | 150 | 200 |',
+        '| ⚠️ warn | warn-balance | 150 | 500 |',
+        '| ✅ pass | require-model:gpt-5 | available | gpt-5 |',
+        '',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps the service error exit code, or turns an unreachable service into a warning with --fail-open', async () => {
+    const down = () => {
+      const gw = mockGateway();
+      gw.pool.intercept({ path: '/v1/open/balance' }).replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }));
+      return gw;
+    };
+    const strict = await runCommand(['check', '--min-balance', '1'], { transport: down().transport, env });
+    expect(strict.code).toBe(1);
+    const open = await runCommand(['check', '--min-balance', '1', '--fail-open'], { transport: down().transport, env });
+    expect(open.code).toBe(0);
+    expect(open.stdout).toBe('WARN  min-balance  service unreachable: cannot connect to gw.test: connection refused\n');
+    const denied = mockGateway();
+    denied.pool.intercept({ path: '/v1/open/balance' }).reply(401, '{"error": {"message": "revoked"}}', json);
+    expect((await runCommand(['check', '--min-balance', '1', '--fail-open'], { transport: denied.transport, env })).code).toBe(3);
+  });
+
+  it('says a device token checks the balance only', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    writeFileSync(join(dir.path, 'config.json'), JSON.stringify({ profiles: { default: { base_url: GW, device_token: { access_token: 'dt-0123456789abcdef' } } } }), { mode: 0o600 });
+    const result = await runCommand(['check', '--min-balance', '1', '--require-model', 'gpt-5'], { transport: mockGateway().transport, env: { TALLY_CONFIG_DIR: dir.path } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe('tally: --require-model needs an API key; a device token can check the balance only (--min-balance, --warn-balance). Use `tally login --with-token` or TALLY_API_KEY\n');
+  });
+
+  it.each([
+    [['check'], 'no condition given'],
+    [['check', '--min-balance', '$10'], '--min-balance "$10" is not an amount in yuan'],
+    [['check', '--max-daily-used', 'lots'], '--max-daily-used "lots" is not an amount in yuan'],
+    [['check', '--min-balance', '5', '--since', '7d'], '--since, --until and --metric go with --max-spend'],
+  ])('exits 2 for %j', async (argv, message) => {
+    const result = await runCommand(argv, { transport: mockGateway().transport, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('accepts ¥ and CNY before an amount', async () => {
+    const result = await runCommand(['check', '--min-balance', '¥100', '--warn-balance', 'CNY 120.5'], { transport: checkGateway().transport, env });
+    expect(result.code).toBe(0);
+  });
+});

@@ -1,0 +1,64 @@
+// tally billing / tally check, built binary against the sandbox.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { Decimal } from '../../src/domain/money.js';
+import { runTally, tempDir } from '../helpers.js';
+
+let sandbox: Sandbox;
+const state = tempDir();
+const env = (key: string) => ({ TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: key });
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await sandbox.close();
+  state.remove();
+});
+
+describe('tally billing against the sandbox', () => {
+  it('agrees with the native balance for an account-spend key, and never asks the 301 path', async () => {
+    const result = await runTally(['billing', '--compare', '--json'], { env: env(sandbox.demoKey) });
+    expect(result.code).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(out.compare.matches).toBe(true);
+    expect(out.compare.usage_is_account_spend).toBe(true);
+    expect(new Decimal(out.remaining).eq(out.compare.native_balance)).toBe(true);
+    expect(sandbox.requestsTo('/api/usage/token')).toHaveLength(0);
+    expect(sandbox.requestsTo('/api/usage/token/').length).toBeGreaterThan(0);
+  });
+
+  it('reports key spend for a key with a total cost limit', async () => {
+    const result = await runTally(['billing', '--compare'], { env: env(sandbox.limitedKey) });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage vs lifetime spend +differ .*usage is likely the key's own spend/m);
+    expect(result.stdout).not.toContain('$');
+  });
+
+  it('exits 1 when a compatible endpoint answers 200 with an error', async () => {
+    sandbox.faults.push({ kind: 'error-200', path: '/dashboard/billing/usage' });
+    const result = await runTally(['billing'], { env: env(sandbox.demoKey) });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`tally: 127.0.0.1:${new URL(sandbox.baseUrl).port} reported an error for /dashboard/billing/usage: billing backend unavailable\n`);
+  });
+});
+
+describe('tally check against the sandbox', () => {
+  it('passes and fails with the documented exit codes, writing the step summary', async () => {
+    const summary = join(state.path, 'summary.md');
+    const pass = await runTally(['check', '--min-balance', '100', '--max-daily-used', '100%', '--require-model', 'gpt-5'], { env: env(sandbox.demoKey) });
+    expect(pass.code).toBe(0);
+    expect(pass.stdout.split('\n').filter((l) => l.startsWith('PASS'))).toHaveLength(3);
+    const fail = await runTally(['check', '--min-balance', '1000000', '--require-model', 'claude-opus-4.1', '--max-spend', '0.01', '--since', '30d'], {
+      env: { ...env(sandbox.limitedKey), GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
+    });
+    expect(fail.code).toBe(5);
+    expect(fail.stdout).toMatch(/^::error title=tally check::min-balance: actual \d+\.\d+, limit 1000000$/m);
+    expect(fail.stdout).toMatch(/^FAIL +require-model:claude-opus-4\.1 +claude-opus-4\.1: not available to this key$/m);
+    expect(fail.stdout).toMatch(/^FAIL +max-spend +actual ¥[\d,.]+, limit ¥0\.01$/m);
+    expect(readFileSync(summary, 'utf8')).toContain('| ❌ fail | min-balance |');
+  });
+});
