@@ -120,7 +120,13 @@ export class Context {
   client(): Promise<HttpClient> {
     return this.#client('default', async () => {
       const settings = await this.settings();
-      return { baseUrl: requireBaseUrl(settings), credential: settings.credential };
+      const baseUrl = requireBaseUrl(settings);
+      let credential = settings.credential;
+      if (credential?.kind === 'device-token') {
+        const { freshDeviceCredential } = await import('./settings/device-refresh.js');
+        credential = await freshDeviceCredential(this, settings, baseUrl);
+      }
+      return { baseUrl, credential };
     });
   }
 

@@ -1,0 +1,90 @@
+// tally login --device, built binary against the sandbox's device flow.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runTally, tempDir } from '../helpers.js';
+
+let sandbox: Sandbox;
+const dirs: { path: string; remove: () => void }[] = [];
+const BIN = fileURLToPath(new URL('../../bin/tally.js', import.meta.url));
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ deviceInterval: 1, accessTokenLifetime: 2 });
+});
+afterAll(async () => {
+  await sandbox.close();
+  dirs.forEach((d) => d.remove());
+});
+
+function state() {
+  const d = tempDir();
+  dirs.push(d);
+  return d.path;
+}
+
+/** Starts a device login and resolves with the child and the user code it shows. */
+function startLogin(dir: string) {
+  const child = spawn(process.execPath, [BIN, 'login', '--device', '--base-url', sandbox.baseUrl], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  const code = new Promise<string>((resolve) => child.stderr.on('data', (d) => {
+    stderr += d;
+    const match = /Enter code: +(\S+)/.exec(stderr);
+    if (match) resolve(match[1]!);
+  }));
+  const exit = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  return { child, code, exit, output: () => ({ stdout, stderr }) };
+}
+
+describe('device login against the sandbox', () => {
+  it('signs in once approved; the token works for balance only and is renewed when it expires', async () => {
+    const dir = state();
+    const login = startLogin(dir);
+    const userCode = await login.code;
+    expect(sandbox.approve(userCode)).toBe(true);
+    expect(await login.exit).toBe(0);
+    expect(login.output().stdout).toMatch(/^Signed in to http:\/\/127\.0\.0\.1:\d+ as profile "default" with a device token \(sbx-dt-.{1}….{4}\)/);
+    const config = join(dir, 'config.json');
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+    const stored = JSON.parse(readFileSync(config, 'utf8')).profiles.default.device_token;
+    expect(login.output().stdout + login.output().stderr).not.toContain(stored.access_token);
+
+    const status = await runTally(['auth', 'status', '--json'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(JSON.parse(status.stdout)).toMatchObject({ credential: 'device-token', expired: false, refreshable: true });
+
+    const balance = await runTally(['balance'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(balance.code).toBe(0);
+    expect(balance.stdout).toContain('signed in with a device token, no key-level limit');
+    const usage = await runTally(['usage'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(usage.code).toBe(3);
+    expect(usage.stderr).toContain('needs an API key');
+
+    // The sandbox issued a 2-second token; past its expiry balance renews it first.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const renewed = await runTally(['balance', '--json'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(renewed.code).toBe(0);
+    expect(JSON.parse(readFileSync(config, 'utf8')).profiles.default.device_token.access_token).not.toBe(stored.access_token);
+  });
+
+  it('exits 3 when the login is denied', async () => {
+    const dir = state();
+    const login = startLogin(dir);
+    sandbox.deny(await login.code);
+    expect(await login.exit).toBe(3);
+    expect(login.output().stderr).toContain('access denied: the device login was declined');
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+  });
+
+  it('stops on Ctrl-C with exit 130 and writes nothing', async () => {
+    const dir = state();
+    const login = startLogin(dir);
+    await login.code;
+    login.child.kill('SIGINT');
+    expect(await login.exit).toBe(130);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
