@@ -76,6 +76,8 @@ export interface LoggedRequest {
   path: string;
   query: Record<string, string>;
   headers: Record<string, string | string[] | undefined>;
+  /** Form fields of a POST (the device flow). */
+  form?: Record<string, string>;
 }
 
 interface DeviceGrant {
@@ -205,8 +207,10 @@ export class Sandbox {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname;
-    this.requests.push({ method: req.method ?? 'GET', path, query: Object.fromEntries(url.searchParams), headers: { ...req.headers } });
+    const logged: LoggedRequest = { method: req.method ?? 'GET', path, query: Object.fromEntries(url.searchParams), headers: { ...req.headers } };
+    this.requests.push(logged);
     const body = req.method === 'POST' ? await readForm(req) : new URLSearchParams();
+    if (req.method === 'POST') logged.form = Object.fromEntries(body);
     try {
       if (await this.#fault(path, res)) return;
       const override = this.overrides.get(path);

@@ -1,0 +1,104 @@
+// Property-based tests: the parsers either give a correct answer or a typed error, whatever comes in.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { UsageError } from '../../src/errors.js';
+import { Decimal, MalformedAmount, formatYuan, moneyFromNumber, moneyFromString } from '../../src/domain/money.js';
+import { parseJson, stringifyJson } from '../../src/domain/json.js';
+import { parseTimeSpec, requestWindow } from '../../src/domain/time.js';
+import { per1M } from '../../src/domain/catalog.js';
+import { parseAmount } from '../../src/commands/check.js';
+import { mockGateway, testClient } from '../helpers.js';
+
+const NOW = 1_795_300_000;
+const decimalText = fc.tuple(fc.boolean(), fc.stringMatching(/^\d{1,12}$/), fc.stringMatching(/^\d{0,8}$/)).map(([neg, whole, fraction]) => `${neg ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`);
+
+describe('adversarial: fuzzing', () => {
+  it('money from a decimal string is exact, anything else is MalformedAmount', () => {
+    fc.assert(
+      fc.property(fc.oneof(decimalText, fc.string(), fc.constantFrom('NaN', 'Infinity', '1e400', '12.3.4', '-', '.5', '5.', ' 1')), (text) => {
+        try {
+          const amount = moneyFromString(text, 'x');
+          return amount.eq(new Decimal(text)) && /^-?\d+(\.\d+)?$/.test(text);
+        } catch (error) {
+          return error instanceof MalformedAmount;
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('money from a JSON number keeps every digit, or is MalformedAmount', () => {
+    fc.assert(
+      fc.property(fc.oneof(decimalText, fc.double().map(String), fc.stringMatching(/^-?\d{1,25}(\.\d{1,25})?(e[+-]?\d{1,4})?$/)), (text) => {
+        let value: unknown;
+        try {
+          value = parseJson(text);
+        } catch {
+          return true;
+        }
+        try {
+          const amount = moneyFromNumber(value, 'x');
+          return amount.eq(new Decimal(text)) && stringifyJson(value) === text;
+        } catch (error) {
+          return error instanceof MalformedAmount;
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('formatting and per-1M conversion never lose a digit', () => {
+    fc.assert(
+      fc.property(decimalText, (text) => {
+        const shown = formatYuan(text).replace(/[¥,]/g, '');
+        return new Decimal(shown).eq(text) && new Decimal(per1M(text)).eq(new Decimal(text).mul(1000));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('the HTTP core turns any body into data or a typed error', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), fc.json(), fc.constantFrom('{"a":1,"a":2}', '[', '{"error":null}', '\u0000')), async (body) => {
+        const gw = mockGateway();
+        gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, body);
+        try {
+          await testClient(gw.transport).requestJson({ path: '/v1/open/balance', family: 'native', auth: 'any' });
+          return true;
+        } catch (error) {
+          return (error as { exitCode?: number }).exitCode === 1;
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('window parsing gives an ordered, aligned window or a UsageError', () => {
+    fc.assert(
+      fc.property(fc.option(fc.string()), fc.option(fc.oneof(fc.string(), fc.constantFrom('now', '7d', '2026-11-01', '1790000000'))), fc.constantFrom('hour', 'day') as fc.Arbitrary<'hour' | 'day'>, (since, until, bucket) => {
+        try {
+          const w = requestWindow({ bucket, since: since ?? undefined, until: until ?? undefined, now: NOW, localOffset: () => 0, grid: { size: 3600, offset: 0 } });
+          return w.start < w.end && w.start % 3600 === 0 && w.end % 3600 === 0;
+        } catch (error) {
+          return error instanceof UsageError;
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    expect(() => parseTimeSpec('\u0000', NOW, () => 0)).toThrow(UsageError);
+  });
+
+  it('check amounts are decimals or a UsageError', () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        try {
+          return parseAmount(text, '--min-balance').gte(0);
+        } catch (error) {
+          return error instanceof UsageError;
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+

@@ -1,0 +1,97 @@
+// The credential store: private modes whatever the umask, a corrupt file left alone, and
+// concurrent or killed writers never leaving half a file.
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runTally, tempDir } from '../helpers.js';
+
+let sandbox: Sandbox;
+const dirs: { path: string; remove: () => void }[] = [];
+const BIN = fileURLToPath(new URL('../../bin/tally.js', import.meta.url));
+function state() {
+  const d = tempDir();
+  dirs.push(d);
+  return d.path;
+}
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await sandbox.close();
+  dirs.forEach((d) => d.remove());
+});
+
+/** Runs tally through sh so that the umask can be set first. */
+function withUmask(umask: string, args: string[], env: Record<string, string>, input: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', `umask ${umask}; exec "$0" "$@"`, process.execPath, BIN, ...args], { env: { PATH: process.env.PATH, ...env } });
+    child.on('close', (code) => resolve(code));
+    child.stdin.end(input);
+  });
+}
+
+describe('adversarial: the credential store', () => {
+  it('is 0600 in a 0700 folder under umask 000, also when a 0644 file was there', async () => {
+    const dir = join(state(), 'nested', 'tally');
+    const login = ['login', '--base-url', sandbox.baseUrl, '--with-token'];
+    expect(await withUmask('000', login, { TALLY_CONFIG_DIR: dir }, sandbox.demoKey)).toBe(0);
+    const file = join(dir, 'config.json');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    chmodSync(file, 0o644);
+    expect(await withUmask('000', login, { TALLY_CONFIG_DIR: dir }, sandbox.limitedKey)).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it.each([
+    ['truncated', Buffer.from('{"profiles": {"default": {"base_url": "http://x", "api_k')],
+    ['binary', Buffer.from([0x00, 0xff, 0xfe, 0x01, 0x7b, 0x22])],
+    ['not JSON', Buffer.from('profiles = default\n')],
+  ])('reports a %s config (exit 2), keeps its bytes, and still works from the environment', async (_name, bytes) => {
+    const dir = state();
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'config.json');
+    writeFileSync(file, bytes, { mode: 0o600 });
+    const stored = await runTally(['balance'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(stored.code).toBe(2);
+    expect(stored.stderr).toMatch(new RegExp(`^tally: config unreadable: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}; not modified`));
+    const login = await runTally(['login', '--base-url', sandbox.baseUrl, '--with-token'], { env: { TALLY_CONFIG_DIR: dir }, input: sandbox.demoKey });
+    expect(login.code).toBe(2);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+    const fromEnv = await runTally(['balance', '--json'], { env: { TALLY_CONFIG_DIR: dir, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey } });
+    expect(fromEnv.code).toBe(0);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
+  it('keeps both profiles when two logins run at the same time', async () => {
+    const dir = state();
+    const logins = ['alpha', 'beta', 'gamma'].map((profile) =>
+      runTally(['login', '--profile', profile, '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: dir }, input: sandbox.demoKey }),
+    );
+    const results = await Promise.all(logins);
+    expect(results.map((r) => r.code)).toEqual([0, 0, 0]);
+    const profiles = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles;
+    expect(Object.keys(profiles).sort()).toEqual(['alpha', 'beta', 'gamma']);
+  });
+
+  it('leaves the old or the new file, never half of one, when a writer is killed', async () => {
+    const dir = state();
+    await runTally(['login', '--profile', 'keep', '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: dir }, input: sandbox.demoKey });
+    for (let round = 0; round < 12; round++) {
+      const child = spawn(process.execPath, [BIN, 'login', '--profile', `p${round}`, '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir } });
+      child.stdin.end(sandbox.demoKey);
+      await new Promise((resolve) => setTimeout(resolve, 40 + round * 7));
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.on('close', resolve));
+      const profiles = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles;
+      expect(profiles.keep.api_key).toBe(sandbox.demoKey);
+    }
+    // A killed writer may leave its lock; the next run takes it over instead of hanging.
+    const after = await runTally(['login', '--profile', 'last', '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: dir }, input: sandbox.demoKey });
+    expect(after.code).toBe(0);
+    expect(existsSync(join(dir, 'config.lock'))).toBe(false);
+  });
+});
