@@ -5,6 +5,7 @@
 // node_modules and are loaded with import() only when those commands run.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -25,3 +26,6 @@ await build({
   external: ['undici', 'conf', 'env-paths'],
   logLevel: 'warning',
 });
+
+// V8's code cache for the bundle, read by bin/load-bundle.cjs (see there).
+createRequire(import.meta.url)('../bin/load-bundle.cjs').writeCache();

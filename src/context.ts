@@ -2,10 +2,10 @@
 // built only when first asked for, so `--help` touches no config and no network.
 import { Interrupted, TimeoutError, UsageError } from './errors.js';
 import type { IO } from './io.js';
-// The request path is imported statically: every command that runs needs it, and one module
-// graph loads faster than a chain of lazy chunks. conf, undici and the tables stay lazy.
+// Settings and the HTTP core are imported statically: every command that runs needs them.
+// The transport (node:http), conf, undici and the tables load only when used.
 import { HttpClient, type RetryPolicy } from './api/http.js';
-import { type Transport, defaultTransport } from './api/transport.js';
+import type { Transport } from './api/transport.js';
 import { type ResolvedSettings, profileName, resolveSettings } from './settings/resolve.js';
 import { stateDirFor } from './settings/state-dir.js';
 import type { SettingsStore } from './settings/store.js';
@@ -140,6 +140,8 @@ export class Context {
     if (!client) {
       client = (async () => {
         const { baseUrl, credential } = await target();
+        // node:http loads only for commands that talk to the service (not for --help).
+        const { defaultTransport } = await import('./api/transport.js');
         return new HttpClient({
           baseUrl,
           credential: credential && { kind: credential.kind, secret: credential.secret },

@@ -1,5 +1,6 @@
 // The streams a command talks to, and what we know about the terminal behind them.
 // Commands never touch process.stdout directly; tests swap in `createTestIO`.
+import { isatty } from 'node:tty';
 import { Interrupted } from './errors.js';
 
 export interface IO {
@@ -36,7 +37,8 @@ export function wantsColor({ noColorFlag, env, isTTY }: ColorChoice): boolean {
 }
 
 export function createProcessIO(options: { noColorFlag: boolean }): IO {
-  const { stdout, stderr, stdin } = process;
+  // process.stdin is built on first access (a few ms): touch it only to read from it.
+  const { stdout, stderr } = process;
   // A closed pipe (`tally pricing | head -1`) ends the run quietly instead of with EPIPE.
   const onPipeError = (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -49,10 +51,10 @@ export function createProcessIO(options: { noColorFlag: boolean }): IO {
     err: (text) => void stderr.write(text),
     stdoutIsTTY: Boolean(stdout.isTTY),
     stderrIsTTY: Boolean(stderr.isTTY),
-    stdinIsTTY: Boolean(stdin.isTTY),
+    stdinIsTTY: isatty(0),
     color: wantsColor({ noColorFlag: options.noColorFlag, env: process.env, isTTY: Boolean(stdout.isTTY) }),
     width: stdout.columns || Number(process.env.COLUMNS) || 80,
-    readStdin: () => readAll(stdin),
+    readStdin: () => readAll(process.stdin),
     promptHidden: (question) => promptHidden(question),
   };
 }

@@ -2,6 +2,8 @@
 // Transport; production uses node:http (its parser is built into Node, so a request costs
 // no start-up), tests use undici's MockAgent, and a configured proxy uses undici's agent.
 
+import { importExternal } from '../external.js';
+
 export interface TransportRequest {
   method: 'GET' | 'POST';
   url: URL;
@@ -31,9 +33,12 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 
 /** node:http / node:https, no keep-alive so that a finished command exits at once. */
 export async function nodeTransport(request: TransportRequest): Promise<TransportResponse> {
-  const lib = request.url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  // node:https pulls in TLS and crypto: load it only for https URLs.
+  const { request: send } = request.url.protocol === 'https:'
+    ? await importExternal<typeof import('node:https')>('node:https')
+    : await importExternal<typeof import('node:http')>('node:http');
   return new Promise((resolve, reject) => {
-    const req = lib.request(
+    const req = send(
       request.url,
       { method: request.method, headers: request.headers, signal: request.signal, agent: false },
       (res) => {
@@ -53,7 +58,7 @@ export async function nodeTransport(request: TransportRequest): Promise<Transpor
 /** A Transport over an undici Dispatcher (MockAgent in tests, a proxy agent in production). */
 export function undiciTransport(dispatcher: import('undici').Dispatcher): Transport {
   return async (request) => {
-    const { request: undiciRequest } = await import('undici');
+    const { request: undiciRequest } = await importExternal<typeof import('undici')>('undici');
     const res = await undiciRequest(request.url, {
       method: request.method,
       headers: request.headers,
@@ -74,6 +79,6 @@ export function undiciTransport(dispatcher: import('undici').Dispatcher): Transp
 export async function defaultTransport(env: NodeJS.ProcessEnv): Promise<Transport> {
   const proxy = env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy;
   if (!proxy) return nodeTransport;
-  const { EnvHttpProxyAgent } = await import('undici');
+  const { EnvHttpProxyAgent } = await importExternal<typeof import('undici')>('undici');
   return undiciTransport(new EnvHttpProxyAgent());
 }

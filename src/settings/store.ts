@@ -3,6 +3,7 @@ import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync, unl
 import { join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { ensurePrivateDir } from './state-dir.js';
+import { importExternal } from '../external.js';
 
 export interface DeviceToken {
   access_token: string;
@@ -43,7 +44,7 @@ export class SettingsStore {
 
   /** Opens the store; a corrupt file is reported and left exactly as it is. */
   static async open(dir: string): Promise<SettingsStore> {
-    const { default: Conf } = await import('conf');
+    const { default: Conf } = await importExternal<typeof import('conf')>('conf');
     const path = join(dir, `${CONFIG_NAME}.json`);
     try {
       if (!existsSync(dir)) ensurePrivateDir(dir);
