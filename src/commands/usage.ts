@@ -61,8 +61,8 @@ function usageCsv(series: UsageSeries) {
 }
 
 /** Bucket start as a wall-clock label on the grid's zone (days) or the display zone (hours). */
-function label(seconds: number, series: UsageSeries, displayOffset: number): string {
-  const wall = new Date((seconds + displayOffset) * 1000);
+function label(seconds: number, series: UsageSeries, displayOffset: number, wall = new Date(0)): string {
+  wall.setTime((seconds + displayOffset) * 1000);
   const date = `${wall.getUTCFullYear()}-${two(wall.getUTCMonth() + 1)}-${two(wall.getUTCDate())}`;
   if (series.bucket === 'day') return `${date} ${WEEKDAYS[wall.getUTCDay()]}`;
   return `${date} ${two(wall.getUTCHours())}:${two(wall.getUTCMinutes())}`;
@@ -92,16 +92,19 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
     if (isJsonNumber(value)) return groupDigits(numberText(value));
     return cellText(value);
   };
+  // Cells are tally's own text (time labels, validated numbers and decimals): only the
+  // headers, which are the service's field names, need escaping.
   const columns = [
-    { header: series.bucket === 'day' ? 'day' : 'hour', align: 'left' as const },
-    ...metrics.map((m, i) => ({ header: m.name === money ? `${m.name} (¥)` : m.name, align: 'right' as const, dropOrder: m.name === money ? 0 : i + 1 })),
+    { header: series.bucket === 'day' ? 'day' : 'hour', align: 'left' as const, trusted: true },
+    ...metrics.map((m, i) => ({ header: m.name === money ? `${m.name} (¥)` : m.name, align: 'right' as const, dropOrder: m.name === money ? 0 : i + 1, trusted: true })),
     ...(money ? [{ header: '', align: 'left' as const, dropOrder: metrics.length + 1, trusted: true }] : []),
   ];
+  const clock = new Date(0);
   const rows = series.buckets.map((bucket, index) => {
     const t = readTime(bucket[shape!.timeField])!.seconds;
     const amount = amounts[index];
     const share = amount ? shareOf(amount, largest) : 0;
-    return [label(t, series, displayOffset), ...metrics.map((m) => format(m.name, bucket[m.name])), ...(money ? [drawBar(share)] : [])];
+    return [label(t, series, displayOffset, clock), ...metrics.map((m) => format(m.name, bucket[m.name])), ...(money ? [drawBar(share)] : [])];
   });
   const footer = ['total', ...metrics.map((m) => format(m.name, series.totals[m.name])), ...(money ? [''] : [])];
   const table = await renderTable({ columns, rows, footer }, style);
@@ -129,6 +132,7 @@ function moneyScale(values: unknown[]): number {
 }
 
 function groupDigits(text: string): string {
+  if (text.length <= 3) return text;
   const [whole = '', fraction] = text.split('.');
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return fraction === undefined ? grouped : `${grouped}.${fraction}`;

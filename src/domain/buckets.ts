@@ -161,20 +161,27 @@ function normaliseOffset(value: number, size: number): number {
   return offset;
 }
 
+/** Builds zero buckets for a shape: same fields in the same order, zeros of the same type. */
+type FieldFiller = { name: string; time: TimeFormat; delta: number } | { name: string; zero: JsonValue };
+
+export function zeroBucketMaker(shape: BucketShape): (seconds: number) => JsonObject {
+  const fields = shape.fieldOrder.map((name): FieldFiller => {
+    if (name === shape.timeField) return { name, time: shape.timeFormat, delta: 0 };
+    const other = shape.otherTimeFields.find((f) => f.name === name);
+    if (other) return { name, time: other.format, delta: other.delta };
+    const metric = shape.metrics.find((m) => m.name === name);
+    return { name, zero: metric ? zeroOf(metric) : null };
+  });
+  return (seconds) => {
+    const bucket: JsonObject = {};
+    for (const field of fields) bucket[field.name] = 'time' in field ? writeTime(seconds + field.delta, field.time) : field.zero;
+    return bucket;
+  };
+}
+
 /** A bucket for a time the service had no calls in: same fields, zeros of the same type. */
 export function zeroBucket(shape: BucketShape, seconds: number): JsonObject {
-  const bucket: JsonObject = {};
-  for (const name of shape.fieldOrder) {
-    if (name === shape.timeField) bucket[name] = writeTime(seconds, shape.timeFormat);
-    else {
-      const other = shape.otherTimeFields.find((f) => f.name === name);
-      const metric = shape.metrics.find((m) => m.name === name);
-      if (other) bucket[name] = writeTime(seconds + other.delta, other.format);
-      else if (metric) bucket[name] = zeroOf(metric);
-      else bucket[name] = null;
-    }
-  }
-  return bucket;
+  return zeroBucketMaker(shape)(seconds);
 }
 
 function zeroOf(metric: MetricField): JsonValue {
@@ -188,17 +195,21 @@ function zeroOf(metric: MetricField): JsonValue {
  */
 export function fillMissingBuckets(buckets: JsonObject[], shape: BucketShape | undefined, window: UsageWindow, grid: BucketGrid): JsonObject[] {
   if (!shape) return buckets;
-  const byTime = new Map<number, JsonObject>();
-  const timed = buckets.map((bucket) => ({ bucket, t: readTime(bucket[shape.timeField])!.seconds }));
-  for (const { bucket, t } of timed) byTime.set(t, bucket);
-  const result: { bucket: JsonObject; t: number }[] = timed.filter(({ t }) => t < window.start || t >= window.end);
+  const timed = buckets.map((bucket) => ({ bucket, t: readTime(bucket[shape.timeField])!.seconds })).sort((a, b) => a.t - b.t);
+  const makeZero = zeroBucketMaker(shape);
+  const result: JsonObject[] = [];
+  let next = 0;
+  // Merge the sorted real buckets with the grid points they leave empty.
   for (let t = window.start; t < window.end; t += grid.size) {
-    const real = byTime.get(t);
-    if (real) continue;
-    result.push({ bucket: zeroBucket(shape, t), t });
+    let present = false;
+    while (next < timed.length && timed[next]!.t <= t) {
+      if (timed[next]!.t === t) present = true;
+      result.push(timed[next++]!.bucket);
+    }
+    if (!present) result.push(makeZero(t));
   }
-  for (const entry of timed) if (entry.t >= window.start && entry.t < window.end) result.push(entry);
-  return result.sort((a, b) => a.t - b.t).map(({ bucket }) => bucket);
+  while (next < timed.length) result.push(timed[next++]!.bucket);
+  return result;
 }
 
 const NON_ADDITIVE = /avg|mean|average|median|rate|ratio|percent|pct|share|p\d{2}|max|min|latency/i;

@@ -9,30 +9,50 @@ export interface JsonObject {
 }
 
 /**
- * Parses untrusted JSON. Numbers become LosslessNumber (exact text kept); a duplicate key
- * with a different value or any syntax error throws.
+ * Parses untrusted JSON without losing a digit. Numbers come back as LosslessNumber (their
+ * exact text kept), or as plain numbers when the text proves a double reproduces them
+ * exactly; a duplicate key or any syntax error throws.
  */
 export function parseJson(text: string): JsonValue {
-  return parse(text) as JsonValue;
+  return parseExactWithNative(text) ?? (parse(text) as JsonValue);
 }
 
-/**
- * Whether every number in a parsed document reads back exactly through a double, so that
- * the native parser would have produced the same values (true for most service responses).
- */
-export function numbersAreCanonical(value: unknown): boolean {
-  if (isLosslessNumber(value)) return String(Number(value.value)) === value.value;
-  if (Array.isArray(value)) return value.every(numbersAreCanonical);
-  if (value !== null && typeof value === 'object') return Object.values(value).every(numbersAreCanonical);
-  return true;
-}
+// A number token a double would not reproduce: an exponent, a trailing zero after the point,
+// 16 or more digits (on either side of the point), six zeros after the point (a double prints those with an exponent), or
+// minus zero. Only what stands before a delimiter (`,` `}` `]`) or the
+// end is a number token; text inside a string is followed by a quote. A match inside a string
+// is a false alarm, which only costs the slow path.
+const NON_CANONICAL = '(?:\\d[eE][+-]?\\d+|\\.\\d*0|\\d(?:\\.?\\d){15,}|\\.0{6,}\\d*|-0(?:\\.0+)?)';
+const NON_CANONICAL_NUMBER = new RegExp(`${NON_CANONICAL}\\s*(?:[,}\\]]|$)`);
+const KEY_END = /"\s*:/g;
 
 /**
- * Parses JSON that tally wrote itself. `canonical` says every number in it survives a double
- * (checked when it was written): then the native parser is exact and several times faster.
+ * JSON.parse, when it provably gives the same values as the lossless parser: no number that a
+ * double would alter, and no duplicate key (JSON.parse keeps the last silently). A duplicate
+ * leaves fewer keys in the result than key endings in the text, which sends it down the slow
+ * path, where it is rejected. Several times faster on large catalogs and usage series.
  */
-export function parseTrustedJson(text: string, canonical: boolean): JsonValue {
-  return canonical ? (JSON.parse(text) as JsonValue) : parseJson(text);
+function parseExactWithNative(text: string): JsonValue | undefined {
+  if (NON_CANONICAL_NUMBER.test(text)) return undefined;
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+  const keyEnds = text.match(KEY_END)?.length ?? 0;
+  return countKeys(value) === keyEnds ? value : undefined;
+}
+
+function countKeys(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) count += countKeys(item);
+    return count;
+  }
+  for (const key in value) count += 1 + countKeys((value as Record<string, unknown>)[key]);
+  return count;
 }
 
 /** Serialises with every number exactly as received. */

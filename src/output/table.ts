@@ -71,12 +71,16 @@ const GAP = '  ';
 export async function renderTable(spec: TableSpec, style: Style): Promise<string> {
   const paint = painter(style);
   // Text from the service is escaped: it must never drive the terminal.
-  const clean = (row: string[]) => row.map((cell, i) => (spec.columns[i]?.trusted ? cell : escapeControl(cell)));
+  const escaped = spec.columns.map((c) => !c.trusted);
+  const clean = (row: string[]) => (escaped.some(Boolean) ? row.map((cell, i) => (escaped[i] ? escapeControl(cell) : cell)) : row);
   const rows = spec.rows.map(clean);
   const footer = spec.footer && clean(spec.footer);
-  await measurer([...spec.columns.map((c) => c.header), ...rows.flat(), ...(footer ?? [])]);
-  const widths = spec.columns.map((column, i) => {
-    let width = displayWidth(column.header);
+  const headers = spec.columns.map((c) => escapeControl(c.header));
+  // Only text that may hold wide characters needs measuring: tally's own cells are narrow.
+  const untrusted = escaped.flatMap((e, i) => (e ? [i] : []));
+  await measurer([...headers, ...rows.flatMap((row) => untrusted.map((i) => row[i] ?? '')), ...(footer ?? [])]);
+  const widths = spec.columns.map((_, i) => {
+    let width = displayWidth(headers[i]!);
     for (const row of rows) width = Math.max(width, displayWidth(row[i] ?? ''));
     if (footer) width = Math.max(width, displayWidth(footer[i] ?? ''));
     return width;
@@ -99,7 +103,7 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
     return text.trimEnd();
   };
   const rule = paint.dim(keep.map((i) => (style.unicode ? '─' : '-').repeat(widths[i]!)).join(GAP));
-  const out = [paint.bold(line(spec.columns.map((c) => c.header))), rule];
+  const out = [paint.bold(line(headers)), rule];
   for (const row of rows) out.push(line(row));
   if (footer) out.push(rule, paint.bold(line(footer)));
   return `${out.join('\n')}\n`;
@@ -117,12 +121,13 @@ export async function renderPanel(rows: [label: string, value: string, trusted?:
 export function barMaker(width: number, style: Pick<Style, 'unicode' | 'color'>): (share: number) => string {
   const [full, empty] = style.unicode ? ['█', '░'] : ['#', '.'];
   const paint = painter(style);
-  return (share) => {
-    const clamped = Number.isFinite(share) ? Math.min(Math.max(share, 0), 1) : 0;
-    const filled = Math.round(clamped * width);
-    const color = clamped >= 0.9 ? paint.red : clamped >= 0.75 ? paint.yellow : paint.green;
+  // A bar has only width + 1 looks: draw each once.
+  const bars = Array.from({ length: width + 1 }, (_, filled) => {
+    const share = filled / width;
+    const color = share >= 0.9 ? paint.red : share >= 0.75 ? paint.yellow : paint.green;
     return color(full.repeat(filled)) + paint.dim(empty.repeat(width - filled));
-  };
+  });
+  return (share) => bars[Math.round((Number.isFinite(share) ? Math.min(Math.max(share, 0), 1) : 0) * width)]!;
 }
 
 /** One bar (a panel line). */

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type JsonValue, isJsonObject, numbersAreCanonical, parseTrustedJson, stringifyJson } from '../domain/json.js';
+import { type JsonValue, isJsonObject, parseJson, stringifyJson } from '../domain/json.js';
 import { ensurePrivateDir } from './state-dir.js';
 
 export interface CachedCatalog {
@@ -27,10 +27,7 @@ export function readCachedCatalog(stateDir: string, baseUrl: URL): CachedCatalog
     return undefined;
   }
   try {
-    // The first line says whether the numbers are canonical (see writeCachedCatalog).
-    const newline = text.indexOf('\n');
-    const header = JSON.parse(text.slice(0, newline)) as { canonical_numbers?: boolean };
-    const file = parseTrustedJson(text.slice(newline + 1), header.canonical_numbers === true);
+    const file = parseJson(text);
     if (!isJsonObject(file) || file.base_url !== baseUrl.href || typeof file.fetched_at !== 'string') return undefined;
     const fetchedAt = Date.parse(file.fetched_at);
     if (!Number.isFinite(fetchedAt) || file.catalog === undefined) return undefined;
@@ -46,13 +43,12 @@ export function writeCachedCatalog(stateDir: string, baseUrl: URL, catalog: { bo
   const path = cachePath(stateDir, baseUrl);
   ensurePrivateDir(stateDir);
   ensurePrivateDir(join(stateDir, 'cache'));
-  const header = JSON.stringify({ canonical_numbers: numbersAreCanonical(catalog.body) });
-  const text = `${header}\n${stringifyJson({
+  const text = stringifyJson({
     base_url: baseUrl.href,
     fetched_at: new Date(now).toISOString(),
     pricing_version: catalog.pricingVersion ?? null,
     catalog: catalog.body,
-  })}`;
+  });
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, text, { mode: 0o600 });
   renameSync(temporary, path);

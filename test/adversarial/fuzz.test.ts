@@ -102,3 +102,27 @@ describe('adversarial: fuzzing', () => {
   });
 });
 
+
+describe('adversarial: the fast JSON path', () => {
+  const numberText = fc.oneof(
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+    fc.stringMatching(/^-?(0|[1-9]\d{0,20})(\.\d{1,20})?([eE][+-]?\d{1,3})?$/),
+    fc.constantFrom('0.0000001', '1e21', '-0', '-0.0', '0.10', '123456789012345678', '9007199254740993', '1.5'),
+  );
+
+  it('gives back every number exactly as written, fast path or not', () => {
+    fc.assert(
+      fc.property(fc.array(numberText, { maxLength: 5 }), (numbers) => {
+        const text = `{"n":[${numbers.join(',')}],"s":"0.50"}`;
+        return stringifyJson(parseJson(text)) === text;
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('rejects a duplicate key even when nothing else would send it down the slow path', () => {
+    expect(() => parseJson('{"balance": "1.00", "balance": "2.00"}')).toThrow(/Duplicate key/);
+    expect(() => parseJson('{"a": {"b": 1, "b": 2}}')).toThrow(/Duplicate key/);
+    expect(stringifyJson(parseJson('{"a": "x\\":", "b": 1}'))).toBe('{"a":"x\\":","b":1}');
+  });
+});
