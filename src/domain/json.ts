@@ -17,13 +17,14 @@ export function parseJson(text: string): JsonValue {
   return parseExactWithNative(text) ?? (parse(text) as JsonValue);
 }
 
-// A number token a double would not reproduce: an exponent, a trailing zero after the point,
-// 16 or more digits (on either side of the point), six zeros after the point (a double prints those with an exponent), or
-// minus zero. Only what stands before a delimiter (`,` `}` `]`) or the
-// end is a number token; text inside a string is followed by a quote. A match inside a string
-// is a false alarm, which only costs the slow path.
-const NON_CANONICAL = '(?:\\d[eE][+-]?\\d+|\\.\\d*0|\\d(?:\\.?\\d){15,}|\\.0{6,}\\d*|-0(?:\\.0+)?)';
-const NON_CANONICAL_NUMBER = new RegExp(`${NON_CANONICAL}\\s*(?:[,}\\]]|$)`);
+// Number tokens a double cannot give back as written: an exponent, a trailing zero after the
+// point, six zeros after the point (a double prints those with an exponent), or minus zero.
+// Only what stands before a delimiter (`,` `}` `]`) or the end is a number token; text inside
+// a string is followed by a quote. A match inside a string is a false alarm, which only costs
+// the slow path.
+const ALTERED = /(?:\d[eE][+-]?\d+|\.\d*0|\.0{6,}\d*|-0(?:\.0+)?)\s*(?:[,}\]]|$)/;
+// Tokens of 16 or more digits may or may not survive a double: each is checked.
+const LONG_NUMBER = /-?\d(?:\.?\d){15,}(?=\s*(?:[,}\]]|$))/g;
 const KEY_END = /"\s*:/g;
 
 /**
@@ -33,7 +34,10 @@ const KEY_END = /"\s*:/g;
  * path, where it is rejected. Several times faster on large catalogs and usage series.
  */
 function parseExactWithNative(text: string): JsonValue | undefined {
-  if (NON_CANONICAL_NUMBER.test(text)) return undefined;
+  if (ALTERED.test(text)) return undefined;
+  for (const [token] of text.matchAll(LONG_NUMBER)) {
+    if (String(Number(token)) !== token) return undefined;
+  }
   let value: JsonValue;
   try {
     value = JSON.parse(text) as JsonValue;
