@@ -36,14 +36,19 @@ export function describeAge(ms: number): string {
   return `${Math.round(hours / 24)} days ago`;
 }
 
-export async function loadCatalog(ctx: Context, options: CatalogOptions, forceLive = false): Promise<LoadedCatalog> {
+/**
+ * `whole`: records exactly as the service sent them (--json, --diff); otherwise a cached
+ * catalog may come from the listing, whose records hold only what tables use.
+ */
+export async function loadCatalog(ctx: Context, options: CatalogOptions, need: { whole: boolean; forceLive?: boolean }): Promise<LoadedCatalog> {
+  const forceLive = need.forceLive === true;
   if (options.refresh && options.offline) throw new UsageError('--refresh and --offline contradict each other');
   const [client, settings, stateDir] = await Promise.all([ctx.client(), ctx.settings(), ctx.stateDir()]);
   const ttl = catalogTtl(options, settings.record?.pricing_ttl);
   const fail = (detail: string) => new ServiceError(`the cached price catalog is unusable (${detail}); run \`tally pricing --refresh\``);
   // A demo sandbox lives for one run: nothing of it is worth keeping in the state folder.
   const cacheable = !ctx.options.demo;
-  const cached = cacheable ? readCachedCatalog(stateDir, client.baseUrl) : undefined;
+  const cached = cacheable ? readCachedCatalog(stateDir, client.baseUrl, need.whole || forceLive ? 'whole' : 'listing') : undefined;
   const fromCache = () => ({ catalog: readCatalog(cached!.body, fail), source: 'cache' as const, fetchedAt: cached!.fetchedAt });
 
   if (options.offline) {

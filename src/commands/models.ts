@@ -34,7 +34,7 @@ function count(value: unknown): string {
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as unknown as ModelsOptions;
   const models = await fetchModels(await ctx.client(), options.format);
-  const catalog = options.prices ? await loadCatalog(ctx, options) : undefined;
+  const catalog = options.prices ? await loadCatalog(ctx, options, { whole: false }) : undefined;
   const priced = catalog ? new Map(catalog.catalog.models.map((m) => [modelName(m), m])) : undefined;
   const alt = options.format === 'alt';
   const header = alt ? ['id', 'created_at', 'display_name'] : ['id', 'context_window', 'max_output_tokens', 'reasoning'];

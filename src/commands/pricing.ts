@@ -33,7 +33,7 @@ export function configure(command: Command): void {
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as unknown as PricingOptions;
-  const loaded = await loadCatalog(ctx, options, options.diff === true);
+  const loaded = await loadCatalog(ctx, options, { whole: ctx.options.json || options.diff === true, forceLive: options.diff === true });
   if (options.diff) return showDiff(ctx, loaded);
   const models = sortCatalog(filterCatalog(loaded.catalog.models, options), options.sort);
   await emit(ctx, {
@@ -69,9 +69,10 @@ async function renderPricing(models: JsonObject[], loaded: LoadedCatalog, ctx: C
         { header: 'model' },
         { header: 'vendor', dropOrder: 2 },
         { header: 'endpoint types', dropOrder: 3 },
-        { header: 'input ¥/1M', align: 'right' },
-        { header: 'output ¥/1M', align: 'right' },
-        { header: 'cache read ¥/1M', align: 'right', dropOrder: 1 },
+        // Prices are tally's own formatting of validated decimals.
+        { header: 'input ¥/1M', align: 'right', trusted: true },
+        { header: 'output ¥/1M', align: 'right', trusted: true },
+        { header: 'cache read ¥/1M', align: 'right', dropOrder: 1, trusted: true },
         { header: 'other prices (¥)' },
       ],
       rows: models.map((m, i) => [modelName(m), vendorName(m) ?? '', stringList(m.supported_endpoint_types).join(', '), ...prices[i]!]),

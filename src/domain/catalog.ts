@@ -59,6 +59,15 @@ export function modelPrices(record: JsonObject): ModelPrices {
   };
 }
 
+/** The fields of a record that listings filter, sort and show (everything else stays in the whole catalog). */
+const LISTING_FIELDS = ['model_name', 'owner_by', 'vendor', 'supported_endpoint_types', 'enable_groups', 'billing_mode', 'service_pricing'];
+
+export function listingRecord(record: JsonObject): JsonObject {
+  const slim: JsonObject = {};
+  for (const field of LISTING_FIELDS) if (record[field] !== undefined) slim[field] = record[field]!;
+  return slim;
+}
+
 export function modelName(record: JsonObject): string {
   return typeof record.model_name === 'string' ? record.model_name : '';
 }

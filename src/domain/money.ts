@@ -69,13 +69,21 @@ export function decimalText(amount: Decimal): string {
  */
 export function formatYuan(amount: Decimal | string, symbol = '¥', minDecimals = 2): string {
   const text = typeof amount === 'string' && DECIMAL_STRING.test(amount) ? amount : new Decimal(amount).toFixed();
-  const negative = text.startsWith('-');
-  const [whole = '0', fraction = ''] = (negative ? text.slice(1) : text).split('.');
-  const decimals = fraction.replace(/0+$/, '').padEnd(minDecimals, '0');
-  const digits = whole.replace(/^0+(?=\d)/, '');
-  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const zero = /^0*$/.test(digits) && /^0*$/.test(decimals);
-  return `${negative && !zero ? '-' : ''}${symbol}${grouped}.${decimals}`;
+  const negative = text.charCodeAt(0) === 45; // '-'
+  const body = negative ? text.slice(1) : text;
+  const dot = body.indexOf('.');
+  let whole = dot < 0 ? body : body.slice(0, dot);
+  let fraction = dot < 0 ? '' : body.slice(dot + 1);
+  let end = fraction.length;
+  while (end > 0 && fraction.charCodeAt(end - 1) === 48) end--;
+  fraction = fraction.slice(0, end);
+  const zero = end === 0 && /^0+$/.test(whole);
+  if (fraction.length < minDecimals) fraction += '0'.repeat(minDecimals - fraction.length);
+  let start = 0;
+  while (start < whole.length - 1 && whole.charCodeAt(start) === 48) start++;
+  whole = whole.slice(start);
+  if (whole.length > 3) whole = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${negative && !zero ? '-' : ''}${symbol}${whole}.${fraction}`;
 }
 
 function describe(value: unknown): string {

@@ -32,7 +32,8 @@ export interface TableSpec {
 
 // Latin, general punctuation (dashes, ellipsis), arrows, box drawing and block elements:
 // one column per UTF-16 unit, no library call needed.
-const NARROW = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u205e\u2190-\u21ff\u2500-\u259f]*$/;
+// (Not U+2028-U+202F: line and paragraph separators and the bidirectional overrides.)
+const NARROW = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u259f]*$/;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -70,19 +71,46 @@ const GAP = '  ';
 /** A table that fits the terminal: optional columns are dropped, in dropOrder, until it fits. */
 export async function renderTable(spec: TableSpec, style: Style): Promise<string> {
   const paint = painter(style);
-  // Text from the service is escaped: it must never drive the terminal.
-  const escaped = spec.columns.map((c) => !c.trusted);
-  const clean = (row: string[]) => (escaped.some(Boolean) ? row.map((cell, i) => (escaped[i] ? escapeControl(cell) : cell)) : row);
-  const rows = spec.rows.map(clean);
-  const footer = spec.footer && clean(spec.footer);
-  const headers = spec.columns.map((c) => escapeControl(c.header));
-  // Only text that may hold wide characters needs measuring: tally's own cells are narrow.
-  const untrusted = escaped.flatMap((e, i) => (e ? [i] : []));
-  await measurer([...headers, ...rows.flatMap((row) => untrusted.map((i) => row[i] ?? '')), ...(footer ?? [])]);
-  const widths = spec.columns.map((_, i) => {
-    let width = displayWidth(headers[i]!);
-    for (const row of rows) width = Math.max(width, displayWidth(row[i] ?? ''));
-    if (footer) width = Math.max(width, displayWidth(footer[i] ?? ''));
+  const trusted = spec.columns.map((c) => c.trusted === true);
+  // One look at each cell: narrow text (most of it) needs neither escaping nor measuring;
+  // anything else from the service is escaped (it must never drive the terminal) and measured.
+  let wide = false;
+  const prepare = (row: string[], mayTrust: boolean) => {
+    const cells: string[] = [];
+    const widths: number[] = [];
+    for (let i = 0; i < row.length; i++) {
+      let cell = row[i] ?? '';
+      if (NARROW.test(cell)) {
+        widths.push(cell.length);
+      } else {
+        if (!(mayTrust && trusted[i])) cell = escapeControl(cell);
+        widths.push(-1);
+        wide = true;
+      }
+      cells.push(cell);
+    }
+    return { cells, widths };
+  };
+  const body = spec.rows.map((row) => prepare(row, true));
+  const head = prepare(spec.columns.map((c) => c.header), false);
+  const foot = spec.footer && prepare(spec.footer, true);
+  if (wide) {
+    await measurer(['\u3000']);
+    for (const row of [head, ...body, ...(foot ? [foot] : [])]) {
+      row.widths.forEach((w, i) => {
+        if (w < 0) row.widths[i] = displayWidth(row.cells[i]!);
+      });
+    }
+  }
+  const rows = body.map((r) => r.cells);
+  const rowWidths = body.map((r) => r.widths);
+  const headers = head.cells;
+  const headerWidths = head.widths;
+  const footer = foot?.cells;
+  const footerWidths = foot?.widths;
+  const widths = headerWidths.map((width, i) => {
+    for (const cells of rowWidths) if (cells[i]! > width) width = cells[i]!;
+    if (footerWidths && footerWidths[i]! > width) width = footerWidths[i]!;
     return width;
   });
   let keep = spec.columns.map((_, i) => i);
@@ -94,18 +122,21 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
     keep = keep.filter((i) => i !== drop);
   }
   const aligns = spec.columns.map((c) => c.align ?? 'left');
-  const line = (cells: string[]) => {
+  const line = (cells: string[], measured: number[]) => {
     let text = '';
     for (let k = 0; k < keep.length; k++) {
       const i = keep[k]!;
-      text += (k === 0 ? '' : GAP) + pad(cells[i] ?? '', widths[i]!, aligns[i]!);
+      const cell = cells[i] ?? '';
+      const gap = widths[i]! - (measured[i] ?? 0);
+      const padded = gap <= 0 ? cell : aligns[i] === 'right' ? SPACES.slice(0, gap) + cell : cell + SPACES.slice(0, gap);
+      text += (k === 0 ? '' : GAP) + padded;
     }
     return text.trimEnd();
   };
   const rule = paint.dim(keep.map((i) => (style.unicode ? '─' : '-').repeat(widths[i]!)).join(GAP));
-  const out = [paint.bold(line(headers)), rule];
-  for (const row of rows) out.push(line(row));
-  if (footer) out.push(rule, paint.bold(line(footer)));
+  const out = [paint.bold(line(headers, headerWidths)), rule];
+  for (let r = 0; r < rows.length; r++) out.push(line(rows[r]!, rowWidths[r]!));
+  if (footer) out.push(rule, paint.bold(line(footer, footerWidths!)));
   return `${out.join('\n')}\n`;
 }
 

@@ -80,10 +80,17 @@ describe('tally pricing', () => {
     expect(await version([], T + 2 * HOUR)).toBe('v2');
     expect(await version(['--refresh'], T + 2 * HOUR)).toBe('v3');
     expect(await version(['--max-age', '99999'], T + 20 * HOUR)).toBe('v3');
+    const files = readdirSync(join(dir, 'cache')).sort();
+    expect(files).toEqual([expect.stringMatching(/^pricing-[0-9a-f]{16}\.json$/), expect.stringMatching(/^pricing-[0-9a-f]{16}\.listing\.json$/)]);
+    const whole = JSON.parse(readFileSync(join(dir, 'cache', files[0]!), 'utf8'));
+    const listing = JSON.parse(readFileSync(join(dir, 'cache', files[1]!), 'utf8'));
+    expect(whole.pricing_version).toBe('v3');
+    expect(Object.keys(whole.catalog.data[0])).toContain('model_ratio');
+    expect(Object.keys(listing.catalog.data[0])).toEqual(['model_name', 'owner_by', 'vendor', 'supported_endpoint_types', 'enable_groups', 'billing_mode', 'service_pricing']);
+    // --json from the cache still prints every record exactly as the service sent it.
+    const cachedJson = await runCommand(['pricing', '--json'], { transport: gw.transport, env, now: () => T + 20 * HOUR + 1 });
+    expect(cachedJson.stdout).toContain('"extra_field": 1.50');
     gw.done();
-    const files = readdirSync(join(dir, 'cache'));
-    expect(files).toHaveLength(1);
-    expect(JSON.parse(readFileSync(join(dir, 'cache', files[0]!), 'utf8')).pricing_version).toBe('v3');
   });
 
   it('--offline uses the cache only, and fails clearly without one', async () => {
