@@ -34,36 +34,16 @@ const LOCK_WAIT_MS = 5_000;
 export class SettingsStore {
   readonly dir: string;
   readonly path: string;
-  readonly #conf: import('conf').default<{ profiles: Profiles }>;
+  #conf?: import('conf').default<{ profiles: Profiles }>;
 
-  private constructor(dir: string, conf: import('conf').default<{ profiles: Profiles }>) {
+  private constructor(dir: string) {
     this.dir = dir;
-    this.path = conf.path;
-    this.#conf = conf;
+    this.path = join(dir, `${CONFIG_NAME}.json`);
   }
 
-  /** Opens the store; a corrupt file is reported and left exactly as it is. */
+  /** Opens the store; a corrupt file is reported (on first read) and left exactly as it is. */
   static async open(dir: string): Promise<SettingsStore> {
-    const { default: Conf } = await importExternal<typeof import('conf')>('conf');
-    const path = join(dir, `${CONFIG_NAME}.json`);
-    try {
-      if (!existsSync(dir)) ensurePrivateDir(dir);
-      const conf = new Conf<{ profiles: Profiles }>({
-        cwd: dir,
-        configName: CONFIG_NAME,
-        projectName: 'tally',
-        // Profile names and URLs contain dots; they are keys, not paths into nested objects.
-        accessPropertiesByDotNotation: false,
-        // A corrupt file is the user's data: report it, never replace it with an empty one.
-        clearInvalidConfig: false,
-        // The file holds credentials.
-        configFileMode: 0o600,
-        watch: false,
-      });
-      return new SettingsStore(dir, conf);
-    } catch (error) {
-      throw new ConfigError(`config unreadable: ${path}; not modified (${(error as Error).message.split('\n')[0]})`, { cause: error });
-    }
+    return new SettingsStore(dir);
   }
 
   profileNames(): string[] {
@@ -76,29 +56,73 @@ export class SettingsStore {
 
   /** Read-modify-write of one profile under a lock, so concurrent logins keep each other's work. */
   async updateProfile(name: string, change: (current: ProfileRecord) => ProfileRecord | undefined): Promise<void> {
+    const conf = await this.#writer();
     await withLock(this.dir, () => {
       const profiles = { ...this.#profiles() };
       const next = change({ ...profiles[name] });
       if (next === undefined) delete profiles[name];
       else profiles[name] = next;
-      this.#conf.set('profiles', profiles);
+      conf.set('profiles', profiles);
       // conf writes with mode 0600 through a fresh file, but an older file may have been wider.
       if ((statSync(this.path).mode & 0o777) !== 0o600) chmodSync(this.path, 0o600);
     });
   }
 
-  #profiles(): Profiles {
-    let profiles: unknown;
+  /**
+   * conf writes the file (atomically, 0600). Reading does not need it: the file is plain JSON,
+   * and loading conf costs about 30 ms of start-up (ajv, atomically, dot-prop), which every
+   * command using a stored profile would pay.
+   */
+  async #writer(): Promise<import('conf').default<{ profiles: Profiles }>> {
+    if (this.#conf) return this.#conf;
+    const { default: Conf } = await importExternal<typeof import('conf')>('conf');
     try {
-      profiles = this.#conf.get('profiles');
+      if (!existsSync(this.dir)) ensurePrivateDir(this.dir);
+      this.#conf = new Conf<{ profiles: Profiles }>({
+        cwd: this.dir,
+        configName: CONFIG_NAME,
+        projectName: 'tally',
+        // Profile names and URLs contain dots; they are keys, not paths into nested objects.
+        accessPropertiesByDotNotation: false,
+        // A corrupt file is the user's data: report it, never replace it with an empty one.
+        clearInvalidConfig: false,
+        // The file holds credentials.
+        configFileMode: 0o600,
+        watch: false,
+      });
+      return this.#conf;
     } catch (error) {
-      throw new ConfigError(`config unreadable: ${this.path}; not modified (${(error as Error).message.split('\n')[0]})`, { cause: error });
+      throw this.#unreadable((error as Error).message, error);
     }
+  }
+
+  /** The profiles as they are on disk now (read fresh: another process may have written). */
+  #profiles(): Profiles {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw this.#unreadable((error as Error).message, error);
+    }
+    let data: unknown;
+    try {
+      // The same reading as conf's: JSON, with an empty file meaning no settings.
+      data = text.trim() === '' ? {} : JSON.parse(text);
+    } catch (error) {
+      throw this.#unreadable((error as Error).message, error);
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw this.#unreadable('not a JSON object');
+    const profiles = (data as { profiles?: unknown }).profiles;
     if (profiles === undefined) return {};
     if (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles)) {
-      throw new ConfigError(`config unreadable: ${this.path}; not modified ("profiles" is not an object)`);
+      throw this.#unreadable('"profiles" is not an object');
     }
     return profiles as Profiles;
+  }
+
+  #unreadable(reason: string, cause?: unknown): ConfigError {
+    return new ConfigError(`config unreadable: ${this.path}; not modified (${reason.split('\n')[0]})`, { cause });
   }
 }
 

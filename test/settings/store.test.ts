@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SettingsStore } from '../../src/settings/store.js';
@@ -45,11 +45,14 @@ describe('SettingsStore', () => {
     ['a non-object profiles', '{"profiles": [1, 2]}'],
   ])('reports %s as "config unreadable" and leaves its bytes alone', async (_name, content) => {
     const state = dir();
-    (await SettingsStore.open(state)).profileNames();
+    mkdirSync(state, { recursive: true });
     const path = join(state, 'config.json');
     writeFileSync(path, content, { mode: 0o600 });
-    const error = await SettingsStore.open(state).then((s) => s.profileNames()).catch((e: unknown) => e);
+    const store = await SettingsStore.open(state);
+    const error = await Promise.resolve().then(() => store.profileNames()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
+    const writing = await store.updateProfile('default', () => ({ api_key: 'k' })).catch((e: unknown) => e);
+    expect(writing).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exitCode).toBe(2);
     expect((error as Error).message.startsWith(`config unreadable: ${path}; not modified`)).toBe(true);
     expect(readFileSync(path, 'utf8')).toBe(content);
