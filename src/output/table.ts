@@ -80,7 +80,10 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
     const widths: number[] = [];
     for (let i = 0; i < row.length; i++) {
       let cell = row[i] ?? '';
-      if (NARROW.test(cell)) {
+      if (mayTrust && trusted[i] && !cell.includes('\u001b')) {
+        // tally's own cells (labels, amounts, bars) hold narrow characters only.
+        widths.push(cell.length);
+      } else if (NARROW.test(cell)) {
         widths.push(cell.length);
       } else {
         if (!(mayTrust && trusted[i])) cell = escapeControl(cell);
