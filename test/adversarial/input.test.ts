@@ -1,6 +1,16 @@
 // Bad input never reaches the network: exit 2, nothing sent, nothing stored.
-import { describe, expect, it } from 'vitest';
-import { GW, KEY, mockGateway, runCommand } from '../helpers.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GW, KEY, mockGateway, runCommand, tempDir } from '../helpers.js';
+
+const dirs: { path: string; remove: () => void }[] = [];
+function stateDir() {
+  const d = tempDir();
+  dirs.push(d);
+  return d.path;
+}
+afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
 
 const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY };
 
@@ -52,6 +62,32 @@ describe('adversarial: command-line input', () => {
     const result = await runCommand(['balance'], { transport: gw.transport, env: { TALLY_BASE_URL: GW, TALLY_API_KEY: `${KEY}\r\nX-Injected: 1` } });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('tally: TALLY_API_KEY contains a space, line break or other non-printable character\n');
+    gw.done();
+  });
+
+  it('trims a CRLF from a key on stdin', async () => {
+    const dir = stateDir();
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/v1/open/balance', headers: { authorization: `Bearer ${KEY}` } })
+      .reply(200, '{"currency": "CNY", "balance": "1", "lifetime_spend": "0", "plan": {"has_active_plan": false}, "api_key": null}');
+    const result = await runCommand(['login', '--base-url', GW, '--with-token'], { transport: gw.transport, env: { TALLY_CONFIG_DIR: dir }, stdin: `${KEY}\r\n` });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.default.api_key).toBe(KEY);
+    gw.done();
+  });
+
+  it.each([
+    ['an embedded line break', `${KEY.slice(0, 10)}\n${KEY.slice(10)}`],
+    ['a NUL', `${KEY}\u0000x`],
+    ['an escape sequence', `${KEY}\u001b[2J`],
+    ['nothing', '\r\n'],
+  ])('refuses a key with %s: exit 2, nothing stored or sent', async (_name, input) => {
+    const dir = stateDir();
+    const gw = mockGateway();
+    const result = await runCommand(['login', '--base-url', GW, '--with-token'], { transport: gw.transport, env: { TALLY_CONFIG_DIR: dir }, stdin: input });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^tally: (the key contains a space, line break, NUL or other non-printable character|no key was given); nothing was stored\n$/);
+    expect(() => readFileSync(join(dir, 'config.json'))).toThrow();
     gw.done();
   });
 });

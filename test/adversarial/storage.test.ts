@@ -66,6 +66,17 @@ describe('adversarial: the credential store', () => {
     expect(readFileSync(file).equals(bytes)).toBe(true);
   });
 
+  it('stores a dotted profile name and base URL as single keys, not nested objects', async () => {
+    const dir = state();
+    const result = await runTally(['login', '--profile', 'gw.example.com', '--base-url', sandbox.baseUrl, '--with-token'], { env: { TALLY_CONFIG_DIR: dir }, input: sandbox.demoKey });
+    expect(result.code).toBe(0);
+    const profiles = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles;
+    expect(Object.keys(profiles)).toEqual(['gw.example.com']);
+    expect(profiles['gw.example.com'].base_url).toBe(sandbox.baseUrl);
+    const balance = await runTally(['balance', '--json', '--profile', 'gw.example.com'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(balance.code).toBe(0);
+  });
+
   it('keeps both profiles when two logins run at the same time', async () => {
     const dir = state();
     const logins = ['alpha', 'beta', 'gamma'].map((profile) =>
