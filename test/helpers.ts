@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MockAgent } from 'undici';
+import { afterEach } from 'vitest';
 import { runCli } from '../src/cli.js';
 import { Context, type GlobalOptions } from '../src/context.js';
 import { createTestIO, type TestIO } from '../src/io.js';
@@ -60,6 +61,17 @@ export function testClient(transport: Transport, options: { credential?: Credent
 export function tempDir(): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), 'tally-test-'));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Makes temporary folders for the tests of the calling file, removing them after each test. */
+export function tempDirs(): () => string {
+  const made: { remove: () => void }[] = [];
+  afterEach(() => made.splice(0).forEach((d) => d.remove()));
+  return () => {
+    const dir = tempDir();
+    made.push(dir);
+    return dir.path;
+  };
 }
 
 export interface RunResult {

@@ -1,16 +1,10 @@
 // Bad input never reaches the network: exit 2, nothing sent, nothing stored.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GW, KEY, mockGateway, runCommand, tempDir } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { GW, KEY, mockGateway, runCommand, tempDirs } from '../helpers.js';
 
-const dirs: { path: string; remove: () => void }[] = [];
-function stateDir() {
-  const d = tempDir();
-  dirs.push(d);
-  return d.path;
-}
-afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
+const stateDir = tempDirs();
 
 const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY };
 

@@ -1,15 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GW, KEY, mockGateway, runCommand, tempDir } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { GW, KEY, mockGateway, runCommand, tempDirs } from '../helpers.js';
 
-const dirs: { path: string; remove: () => void }[] = [];
-function stateDir() {
-  const d = tempDir();
-  dirs.push(d);
-  return d.path;
-}
-afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
+const stateDir = tempDirs();
 
 const json = { headers: { 'content-type': 'application/json' } };
 const catalog = (version: string, gpt5Input = '0.00875000') => `{

@@ -1,16 +1,10 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GW, mockGateway, runCommand, tempDir } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { GW, mockGateway, runCommand, tempDirs } from '../helpers.js';
 
 const json = { headers: { 'content-type': 'application/json' } };
-const dirs: { path: string; remove: () => void }[] = [];
-function stateDir() {
-  const d = tempDir();
-  dirs.push(d);
-  return d.path;
-}
-afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
+const stateDir = tempDirs();
 
 const T = Date.UTC(2026, 10, 21, 12);
 

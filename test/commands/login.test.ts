@@ -1,15 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GW, KEY, mockGateway, runCommand, tempDir } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { GW, KEY, mockGateway, runCommand, tempDirs } from '../helpers.js';
 
-const dirs: { path: string; remove: () => void }[] = [];
-function state() {
-  const d = tempDir();
-  dirs.push(d);
-  return d.path;
-}
-afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
+const state = tempDirs();
 
 const balance = '{"currency":"CNY","balance":"1.00","lifetime_spend":"0.00","plan":{"has_active_plan":false},"api_key":{"name":"k","prefix":"gw-sk","daily_cost_limit":"1.00","daily_cost_used":"0.00"}}';
 
