@@ -160,7 +160,10 @@ function isStale(lockPath: string): boolean {
   try {
     const age = Date.now() - statSync(lockPath).mtimeMs;
     if (age > LOCK_STALE_MS) return true;
-    const pid = Number(readFileSync(lockPath, 'utf8'));
+    const text = readFileSync(lockPath, 'utf8');
+    // A writer puts its pid in at once: an empty lock is one that died in between.
+    if (text === '') return age > 1000;
+    const pid = Number(text);
     if (Number.isInteger(pid) && pid > 0) {
       try { process.kill(pid, 0); } catch (error) { return (error as NodeJS.ErrnoException).code === 'ESRCH'; }
     }
