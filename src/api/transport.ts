@@ -42,6 +42,9 @@ export async function nodeTransport(request: TransportRequest): Promise<Transpor
       request.url,
       { method: request.method, headers: request.headers, signal: request.signal, agent: false },
       (res) => {
+        // The connection is not reused (no keep-alive): once the body is in, close it now
+        // instead of waiting for the server, so a finished command exits at once.
+        res.once('end', () => res.socket?.destroy());
         resolve({
           status: res.statusCode ?? 0,
           headers: flattenHeaders(res.headers),

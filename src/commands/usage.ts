@@ -2,7 +2,7 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { readTime } from '../domain/buckets.js';
+import { timeOf } from '../domain/buckets.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
 import { Decimal, isDecimalString, shareOf } from '../domain/money.js';
 import { formatUtcOffset } from '../domain/offset.js';
@@ -101,7 +101,7 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   ];
   const clock = new Date(0);
   const rows = series.buckets.map((bucket, index) => {
-    const t = readTime(bucket[shape!.timeField])!.seconds;
+    const t = timeOf(bucket[shape!.timeField]);
     const amount = amounts[index];
     const share = amount ? shareOf(amount, largest) : 0;
     return [label(t, series, displayOffset, clock), ...metrics.map((m) => format(m.name, bucket[m.name])), ...(money ? [drawBar(share)] : [])];

@@ -78,11 +78,18 @@ function readIso(text: string): { seconds: number; format: TimeFormat } | undefi
   };
 }
 
+/** The Unix seconds a bucket's time value denotes (cheap: no format is worked out). */
+export function timeOf(value: JsonValue | undefined): number {
+  if (typeof value === 'number') return value >= SECONDS_RANGE[1]! ? value / 1000 : value;
+  return readTime(value)!.seconds;
+}
+
 /** Writes a time in a discovered format. */
 export function writeTime(seconds: number, format: TimeFormat): JsonValue {
   switch (format.kind) {
-    case 'unix-seconds': return format.asString ? String(seconds) : new LosslessNumber(String(seconds));
-    case 'unix-millis': return format.asString ? String(seconds * 1000) : new LosslessNumber(String(seconds * 1000));
+    // Whole seconds (and milliseconds) are safe integers: a plain number prints exactly.
+    case 'unix-seconds': return format.asString ? String(seconds) : seconds;
+    case 'unix-millis': return format.asString ? String(seconds * 1000) : seconds * 1000;
     case 'iso': {
       const { layout } = format;
       const wall = new Date((seconds + layout.zoneOffset) * 1000).toISOString();
@@ -145,7 +152,7 @@ export function discoverShape(buckets: JsonObject[]): BucketShape | undefined {
 export function inferGridOffset(buckets: JsonObject[], shape: BucketShape, size: number): number | undefined {
   const counts = new Map<number, number>();
   for (const bucket of buckets) {
-    const t = readTime(bucket[shape.timeField])!.seconds;
+    const t = timeOf(bucket[shape.timeField]);
     const offset = normaliseOffset(-t, size);
     counts.set(offset, (counts.get(offset) ?? 0) + 1);
   }
@@ -195,7 +202,7 @@ function zeroOf(metric: MetricField): JsonValue {
  */
 export function fillMissingBuckets(buckets: JsonObject[], shape: BucketShape | undefined, window: UsageWindow, grid: BucketGrid): JsonObject[] {
   if (!shape) return buckets;
-  const timed = buckets.map((bucket) => ({ bucket, t: readTime(bucket[shape.timeField])!.seconds })).sort((a, b) => a.t - b.t);
+  const timed = buckets.map((bucket) => ({ bucket, t: timeOf(bucket[shape.timeField]) })).sort((a, b) => a.t - b.t);
   const makeZero = zeroBucketMaker(shape);
   const result: JsonObject[] = [];
   let next = 0;
