@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { timeOf } from '../domain/buckets.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
-import { Decimal, isDecimalString, shareOf } from '../domain/money.js';
+import { isDecimalString } from '../domain/money.js';
 import { formatUtcOffset } from '../domain/offset.js';
 import { emit } from '../output/emit.js';
 import { type UsageSeries, addWindowOptions, loadUsageSeries } from './usage-series.js';
@@ -70,7 +70,7 @@ function label(seconds: number, series: UsageSeries, displayOffset: number, wall
 const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
-async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
+export async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   const [{ renderTable, barMaker, painter }, { yuan }, { styleFor }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
@@ -85,7 +85,8 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   // Day labels follow the service's day grid; hour labels the --utc-offset zone or this machine's.
   const displayOffset = series.bucket === 'day' || series.gridSource === 'flag' ? series.grid.offset : -new Date().getTimezoneOffset() * 60;
   const amounts = series.buckets.map((bucket) => (money && isDecimalString(bucket[money]) ? (bucket[money] as string) : undefined));
-  const largest = amounts.reduce<Decimal>((max, a) => (a && max.lt(a) ? new Decimal(a) : max), new Decimal(0));
+  // Bars only need the largest amount roughly (a bar is 20 cells); the amounts shown are exact.
+  const largest = amounts.reduce((max, a) => (a === undefined ? max : Math.max(max, Number(a))), 0);
   const scale = money ? moneyScale(amounts) : 2;
   const format = (name: string, value: unknown) => {
     if (name === money && isDecimalString(value)) return yuan(value, 'CNY', scale);
@@ -103,8 +104,10 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   const rows = series.buckets.map((bucket, index) => {
     const t = timeOf(bucket[shape!.timeField]);
     const amount = amounts[index];
-    const share = amount ? shareOf(amount, largest) : 0;
-    return [label(t, series, displayOffset, clock), ...metrics.map((m) => format(m.name, bucket[m.name])), ...(money ? [drawBar(share)] : [])];
+    const cells = [label(t, series, displayOffset, clock)];
+    for (const m of metrics) cells.push(m.name === money && amount !== undefined ? yuan(amount, 'CNY', scale) : format(m.name, bucket[m.name]));
+    if (money) cells.push(drawBar(amount === undefined || largest === 0 ? 0 : Number(amount) / largest));
+    return cells;
   });
   const footer = ['total', ...metrics.map((m) => format(m.name, series.totals[m.name])), ...(money ? [''] : [])];
   const table = await renderTable({ columns, rows, footer }, style);
@@ -121,12 +124,15 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
 }
 
 /** Decimals to show in a money column: as many as its most precise value, at least two. */
-function moneyScale(values: unknown[]): number {
+function moneyScale(values: (string | undefined)[]): number {
   let scale = 2;
   for (const value of values) {
-    if (typeof value !== 'string') continue;
-    const fraction = /\.(\d*?)0*$/.exec(value)?.[1]?.length ?? 0;
-    if (fraction > scale) scale = fraction;
+    if (value === undefined) continue;
+    const dot = value.indexOf('.');
+    if (dot < 0) continue;
+    let end = value.length;
+    while (end > dot + 1 && value.charCodeAt(end - 1) === 48) end--;
+    if (end - dot - 1 > scale) scale = end - dot - 1;
   }
   return scale;
 }
