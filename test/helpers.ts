@@ -84,9 +84,9 @@ export interface RunResult {
 /** Runs a command in-process with a test IO and a mock transport. */
 export async function runCommand(
   argv: string[],
-  options: { transport?: Transport; env?: NodeJS.ProcessEnv; tty?: boolean; stdin?: string; answers?: string[]; width?: number; sleep?: (ms: number, s?: AbortSignal) => Promise<void>; now?: () => number } = {},
+  options: { transport?: Transport; env?: NodeJS.ProcessEnv; tty?: boolean; color?: boolean; stdin?: string; answers?: string[]; width?: number; sleep?: (ms: number, s?: AbortSignal) => Promise<void>; now?: () => number } = {},
 ): Promise<RunResult> {
-  const io = createTestIO({ stdoutIsTTY: options.tty ?? false, stdinIsTTY: options.tty ?? false, color: false, width: options.width ?? 100, stdin: options.stdin, answers: options.answers });
+  const io = createTestIO({ stdoutIsTTY: options.tty ?? false, stdinIsTTY: options.tty ?? false, color: options.color ?? false, width: options.width ?? 100, stdin: options.stdin, answers: options.answers });
   const code = await runCli(argv, {
     io,
     env: { TALLY_CONFIG_DIR: '/nonexistent/tally-test', ...options.env },

@@ -51,7 +51,7 @@ export async function run(_options: Record<string, unknown>, ctx: Context): Prom
           rows.push(['Expires', expires ? `${expires}${expired ? ' (expired)' : ''}` : 'not given']);
         }
       }
-      return renderPanel(rows, styleFor(ctx));
+      return renderPanel(rows, await styleFor(ctx));
     },
   });
   if (!credential) throw new AuthError(`not logged in (profile "${settings.profile}")`);

@@ -21,7 +21,7 @@ export async function renderBalance(balance: Balance, ctx: Context): Promise<str
     import('../output/money.js'),
     import('../output/style.js'),
   ]);
-  const style = styleFor(ctx);
+  const style = await styleFor(ctx);
   const money = (amount: Parameters<typeof yuan>[0]) => yuan(amount, balance.currency);
   const rows: [string, string, boolean?][] = [
     ['Balance', money(balance.balance)],

@@ -56,13 +56,13 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
 }
 
 async function renderBilling(billing: CompatibleBilling, comparison: Comparison | undefined, ctx: Context): Promise<string> {
-  const [{ renderPanel, painter }, { yuan }, { styleFor }] = await Promise.all([
+  const [{ renderPanel }, { yuan }, { styleFor }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
     import('../output/style.js'),
   ]);
-  const style = styleFor(ctx);
-  const paint = painter(style);
+  const style = await styleFor(ctx);
+  const paint = style.paint;
   const rows: [string, string, boolean?][] = [
     ['Soft limit', `${yuan(billing.softLimit)}  (soft_limit_usd: yuan, despite the name)`],
   ];

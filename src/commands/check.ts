@@ -178,8 +178,8 @@ function describe(check: CheckResult, yuan: (text: string) => string): string {
 }
 
 async function renderChecks(checks: CheckResult[], ctx: Context, note: string | undefined): Promise<string> {
-  const [{ painter }, { styleFor }, { yuan }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/money.js')]);
-  const paint = painter(styleFor(ctx));
+  const [{ styleFor }, { yuan }] = await Promise.all([import('../output/style.js'), import('../output/money.js')]);
+  const paint = (await styleFor(ctx)).paint;
   const label = { pass: paint.green('PASS'), warn: paint.yellow('WARN'), fail: paint.red('FAIL') };
   const width = Math.max(...checks.map((c) => c.name.length));
   const lines = checks.map((c) => `${label[c.level]}  ${c.name.padEnd(width)}  ${escapeControl(describe(c, (t) => yuan(t)))}`);

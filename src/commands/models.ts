@@ -49,8 +49,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       rows: models.map((m) => (alt ? cells(m) : [String(m.id), isJsonNumber(m.context_window) ? numberText(m.context_window) : '', isJsonNumber(m.max_output_tokens) ? numberText(m.max_output_tokens) : '', stringList(m.reasoning_efforts).join(' ')])),
     }),
     human: async () => {
-      const [{ renderTable, painter }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
-      const style = styleFor(ctx);
+      const [{ renderTable }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
+      const style = await styleFor(ctx);
       const prices = priced ? await priceColumns(models.map((m) => priced.get(String(m.id)) ?? {})) : [];
       const columns = [
         { header: 'model' },
@@ -65,7 +65,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
         return priced.has(String(m.id)) ? [...row, ...prices[i]!] : [...row, '—', '—', '—', 'not in the price catalog'];
       });
       const note = `${models.length} model${models.length === 1 ? '' : 's'} this key may call${catalog ? ` · prices from catalog ${catalog.catalog.pricingVersion ?? ''} (${catalog.source === 'live' ? 'fetched now' : 'cached'})` : ''}`;
-      return `${await renderTable({ columns, rows }, style)}${painter(style).dim(note)}\n`;
+      return `${await renderTable({ columns, rows }, style)}${style.paint.dim(note)}\n`;
     },
   });
 }

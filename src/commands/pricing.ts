@@ -60,8 +60,8 @@ export async function priceColumns(models: JsonObject[]) {
 }
 
 async function renderPricing(models: JsonObject[], loaded: LoadedCatalog, ctx: Context): Promise<string> {
-  const [{ renderTable, painter }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
-  const style = styleFor(ctx);
+  const [{ renderTable }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
+  const style = await styleFor(ctx);
   const prices = await priceColumns(models);
   const table = await renderTable(
     {
@@ -81,7 +81,7 @@ async function renderPricing(models: JsonObject[], loaded: LoadedCatalog, ctx: C
   );
   const age = describeAge(ctx.now() - loaded.fetchedAt);
   const note = `${models.length} of ${loaded.catalog.models.length} models · catalog ${loaded.catalog.pricingVersion ?? '(no version)'} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · prices from service_pricing, yuan per 1M tokens; other prices as the catalog names them`;
-  return `${table}${painter(style).dim(note)}\n`;
+  return `${table}${style.paint.dim(note)}\n`;
 }
 
 async function showDiff(ctx: Context, loaded: LoadedCatalog): Promise<void> {
@@ -104,7 +104,7 @@ async function showDiff(ctx: Context, loaded: LoadedCatalog): Promise<void> {
         c.kind,
         Object.entries(c.prices ?? {}).map(([field, [a, b]]) => `${field} ${price(field, a)} → ${price(field, b)}`).join('; '),
       ]);
-      return renderTable({ columns: [{ header: 'model' }, { header: 'change' }, { header: 'details' }], rows }, styleFor(ctx));
+      return renderTable({ columns: [{ header: 'model' }, { header: 'change' }, { header: 'details' }], rows }, await styleFor(ctx));
     },
   });
 }

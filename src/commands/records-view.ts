@@ -112,12 +112,12 @@ function recordsCsv(records: JsonObject[]) {
 }
 
 async function renderRecords(records: JsonObject[], ctx: Context): Promise<string> {
-  const [{ renderTable, painter }, { yuan }, { styleFor }] = await Promise.all([
+  const [{ renderTable }, { yuan }, { styleFor }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
     import('../output/style.js'),
   ]);
-  const style = styleFor(ctx);
+  const style = await styleFor(ctx);
   const columns = describeColumns(records);
   const offset = -new Date().getTimezoneOffset() * 60;
   const cell = (kind: string, value: JsonValue | undefined): string => {
@@ -142,5 +142,5 @@ async function renderRecords(records: JsonObject[], ctx: Context): Promise<strin
     style,
   );
   const note = records.length === 0 ? 'no records in this window' : `${records.length} record${records.length === 1 ? '' : 's'}`;
-  return `${table}${painter(style).dim(note)}\n`;
+  return `${table}${style.paint.dim(note)}\n`;
 }

@@ -71,13 +71,13 @@ const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 export async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
-  const [{ renderTable, barMaker, painter }, { yuan }, { styleFor }] = await Promise.all([
+  const [{ renderTable, barMaker }, { yuan }, { styleFor }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
     import('../output/style.js'),
   ]);
-  const style = styleFor(ctx);
-  const paint = painter(style);
+  const style = await styleFor(ctx);
+  const paint = style.paint;
   const drawBar = barMaker(20, style);
   const shape = series.shape;
   const metrics = shape?.metrics ?? [];

@@ -1,17 +1,22 @@
 // Tables and key/value panels for people. Loaded only when a human view is rendered.
 // Columns are laid out directly (aligned, no per-cell box drawing): a 2,208-row usage table
 // renders in milliseconds, where a boxed-table library took over half a second.
-import { Chalk, type ChalkInstance } from 'chalk';
 import { escapeControl } from './escape.js';
+
+/** What tally paints with: chalk when there is colour, plain text otherwise. */
+export interface Painter {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+}
 
 export interface Style {
   color: boolean;
   width: number;
   unicode: boolean;
-}
-
-export function painter(style: Pick<Style, 'color'>): ChalkInstance {
-  return new Chalk({ level: style.color ? 1 : 0 });
+  paint: Painter;
 }
 
 export interface Column {
@@ -70,7 +75,7 @@ const GAP = '  ';
 
 /** A table that fits the terminal: optional columns are dropped, in dropOrder, until it fits. */
 export async function renderTable(spec: TableSpec, style: Style): Promise<string> {
-  const paint = painter(style);
+  const paint = style.paint;
   const trusted = spec.columns.map((c) => c.trusted === true);
   // One look at each cell: narrow text (most of it) needs neither escaping nor measuring;
   // anything else from the service is escaped (it must never drive the terminal) and measured.
@@ -145,16 +150,16 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
 
 /** Label/value lines, labels aligned. Values are escaped unless marked as drawn by tally (bars). */
 export async function renderPanel(rows: [label: string, value: string, trusted?: boolean][], style: Style): Promise<string> {
-  const paint = painter(style);
+  const paint = style.paint;
   await measurer(rows.map(([label]) => label));
   const width = Math.max(...rows.map(([label]) => displayWidth(label)));
   return rows.map(([label, value, trusted]) => `${paint.dim(pad(label, width, 'left'))}  ${trusted ? value : escapeControl(value)}`.trimEnd()).join('\n') + '\n';
 }
 
 /** Draws horizontal bars `width` columns wide for shares between 0 and 1. */
-export function barMaker(width: number, style: Pick<Style, 'unicode' | 'color'>): (share: number) => string {
+export function barMaker(width: number, style: Pick<Style, 'unicode' | 'paint'>): (share: number) => string {
   const [full, empty] = style.unicode ? ['█', '░'] : ['#', '.'];
-  const paint = painter(style);
+  const paint = style.paint;
   // A bar has only width + 1 looks: draw each once.
   const bars = Array.from({ length: width + 1 }, (_, filled) => {
     const share = filled / width;
@@ -165,6 +170,6 @@ export function barMaker(width: number, style: Pick<Style, 'unicode' | 'color'>)
 }
 
 /** One bar (a panel line). */
-export function bar(share: number, width: number, style: Pick<Style, 'unicode' | 'color'>): string {
+export function bar(share: number, width: number, style: Pick<Style, 'unicode' | 'paint'>): string {
   return barMaker(width, style)(share);
 }

@@ -68,6 +68,13 @@ describe('tally balance', () => {
     expect(result.stdout).toContain('Used today       ¥15.50  ████████████████░░░░  77.5%\n');
   });
 
+  it('colours the bar by how much of the limit is used, only when colour is on', async () => {
+    const result = await runCommand(['balance'], { transport: gatewayAnswering(200, withKey).transport, env, tty: true, color: true });
+    // 77.5% of the limit: a yellow bar, labels dimmed.
+    expect(result.stdout).toContain('\u001b[33m████████████████\u001b[39m\u001b[2m░░░░\u001b[22m');
+    expect(result.stdout).toContain('\u001b[2mBalance        \u001b[22m');
+  });
+
   it('says a device-token sign-in has no key-level limit, and shows plan fields it does not know', async () => {
     const gw = gatewayAnswering(200, '{"currency":"CNY","balance":"5.00000000","lifetime_spend":"0.00000000","plan":{"has_active_plan":true,"tier":"pro","quota_left":"12.5"},"api_key":null}');
     const result = await runCommand(['balance'], { transport: gw.transport, env });
