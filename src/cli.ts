@@ -56,7 +56,6 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     .option('--base-url <url>', 'gateway base URL (env TALLY_BASE_URL)')
     .option('--demo', 'run against the built-in sandbox gateway with a demo key')
     .option('--allow-http', 'allow plain http:// to a non-loopback host')
-    .showHelpAfterError('(run `tally --help` for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.out(text),
@@ -66,8 +65,11 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     .addHelpText('after', `\nExamples:\n${COMMANDS.map((c) => `  ${c.example.padEnd(70)} # ${c.name}`).join('\n')}\n\nExit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check failed, 130 interrupted.\n`);
 
   const wanted = commandPath(argv);
+  // Running a known command needs only that command; help and mistakes need them all.
+  const running = COMMANDS.find((entry) => isWanted(entry, wanted));
+  const needed = running && !argv.includes('--help') && !argv.includes('-h') ? [running] : COMMANDS;
   const groups = new Map<string, Command>();
-  for (const entry of COMMANDS) {
+  for (const entry of needed) {
     const [first, second] = entry.name.split(' ') as [string, string | undefined];
     let parent = program;
     if (second) {
@@ -146,7 +148,7 @@ function report(error: unknown, io: IO, how: { json: boolean; debug: boolean; se
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     if (error.code === 'commander.executeSubCommandAsync') return 0;
-    error = new UsageError(error.message.replace(/^error: /, ''));
+    error = new UsageError(`${error.message.replace(/^error: /, '')} (see \`tally --help\`)`);
   }
   const known = error instanceof TallyError ? error : undefined;
   const exitCode = known?.exitCode ?? 1;
