@@ -120,18 +120,21 @@ export function discoverShape(buckets: JsonObject[]): BucketShape | undefined {
       return { name, format: other.format, delta: other.seconds - start.seconds };
     });
   const metrics = new Map<string, MetricField>();
-  const order: string[] = [];
+  const order = new Set<string>();
+  const times = new Set(timeNames);
   for (const bucket of buckets) {
-    for (const [name, value] of Object.entries(bucket)) {
-      if (!order.includes(name)) order.push(name);
-      if (timeNames.includes(name)) continue;
+    for (const name in bucket) {
+      order.add(name);
+      if (times.has(name)) continue;
+      const value = bucket[name];
       const type = isJsonNumber(value) ? 'number' : isDecimalString(value) ? 'decimal-string' : undefined;
       if (!type) continue;
       const text = isJsonNumber(value) ? numberText(value) : (value as string);
-      const scale = /\.(\d+)$/.exec(text)?.[1]?.length ?? 0;
+      const dot = text.indexOf('.');
+      const scale = dot < 0 ? 0 : text.length - dot - 1;
       const known = metrics.get(name);
       if (!known) metrics.set(name, { name, type, scale });
-      else known.scale = Math.max(known.scale, scale);
+      else if (scale > known.scale) known.scale = scale;
     }
   }
   const list = [...metrics.values()];
@@ -141,7 +144,7 @@ export function discoverShape(buckets: JsonObject[]): BucketShape | undefined {
     otherTimeFields,
     metrics: list,
     moneyMetric: list.find((m) => m.type === 'decimal-string')?.name,
-    fieldOrder: order,
+    fieldOrder: [...order],
   };
 }
 
