@@ -91,8 +91,9 @@ export async function pollForToken(
       auth: 'none',
       acceptStatus: oauthStatus,
     });
-    if (response.status === 200) return readToken(client, response, clock.now());
     const error = isJsonObject(response.body) ? response.body.error : undefined;
+    // RFC 8628 answers pending and the like with 400; a server that says it with 200 is heard too.
+    if (response.status === 200 && typeof error !== 'string') return readToken(client, response, clock.now());
     switch (error) {
       case 'authorization_pending':
         reason = 'authorization pending';

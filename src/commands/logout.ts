@@ -1,6 +1,7 @@
 // tally logout: forget a profile's stored credential (its base URL stays).
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
 import { profileName } from '../settings/resolve.js';
 
@@ -9,6 +10,7 @@ export function configure(command: Command): void {
 }
 
 export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
+  if (ctx.options.demo) throw new UsageError('--demo never touches stored credentials; there is nothing to log out of');
   const { profile } = profileName({ flags: ctx.options, env: ctx.env });
   const store = await ctx.store();
   const current = store.profile(profile);

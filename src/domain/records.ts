@@ -5,12 +5,22 @@ import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, numberText
 
 const PREFERRED_ARRAYS = ['data', 'items', 'records', 'results', 'logs', 'models', 'list', 'rows', 'entries'];
 
-/** The array of records in a response: the response itself, a well-known field, or the largest array of objects. */
+/**
+ * The array of records in a response: the response itself, a well-known field, the largest
+ * array of objects, or the same one level down (`{"data": {"items": [...]}}`).
+ */
 export function findRecords(body: JsonValue): { key: string | undefined; records: JsonObject[] } | undefined {
   if (Array.isArray(body)) return body.every(isJsonObject) ? { key: undefined, records: body as JsonObject[] } : undefined;
   if (!isJsonObject(body)) return undefined;
   const arrays = Object.entries(body).filter((entry): entry is [string, JsonValue[]] => Array.isArray(entry[1]) && entry[1].every(isJsonObject));
-  if (arrays.length === 0) return undefined;
+  if (arrays.length === 0) {
+    for (const [key, value] of Object.entries(body)) {
+      if (!isJsonObject(value)) continue;
+      const inner = findRecords(value);
+      if (inner && inner.key !== undefined) return { key, records: inner.records };
+    }
+    return undefined;
+  }
   const preferred = arrays.find(([key]) => PREFERRED_ARRAYS.includes(key.toLowerCase()));
   const [key, records] = preferred ?? arrays.reduce((a, b) => (b[1].length > a[1].length ? b : a));
   return { key, records: records as JsonObject[] };
@@ -28,7 +38,9 @@ const CONTINUATIONS: [field: RegExp, param: (field: string) => string][] = [
   [/^next$/i, () => 'cursor'],
 ];
 
-/** An obvious way to the next page, if the response offers one. */
+const PAGINATION_OBJECTS = /^(pagination|paging|page_info|pageInfo|meta|links|data)$/;
+
+/** An obvious way to the next page, if the response offers one (at the top or in a pagination object). */
 export function findContinuation(body: JsonValue): Continuation | undefined {
   if (!isJsonObject(body)) return undefined;
   if (body.has_more === false || body.hasMore === false) return undefined;
@@ -40,6 +52,11 @@ export function findContinuation(body: JsonValue): Continuation | undefined {
       return { kind: 'param', name: rule[1](field), value, field };
     }
     if (isJsonNumber(value)) return { kind: 'param', name: rule[1](field), value: numberText(value), field };
+  }
+  for (const [field, value] of Object.entries(body)) {
+    if (!PAGINATION_OBJECTS.test(field) || !isJsonObject(value)) continue;
+    const inner = findContinuation(value);
+    if (inner) return { ...inner, field };
   }
   return undefined;
 }

@@ -61,6 +61,14 @@ describe('pollForToken', () => {
     gw.done();
   });
 
+  it('hears authorization_pending sent with HTTP 200 as well', async () => {
+    const clock = fakeClock();
+    const gw = tokenEndpoint([200, '{"error": "authorization_pending"}'], [200, '{"access_token": "at-2"}']);
+    const token = await pollForToken(testClient(gw.transport, { credential: null }), endpoints, authorization, clock);
+    expect(token.access_token).toBe('at-2');
+    expect(clock.sleeps).toEqual([5000, 5000]);
+  });
+
   it('adds 5 seconds to the interval on every slow_down', async () => {
     const clock = fakeClock();
     const gw = tokenEndpoint([400, '{"error": "slow_down"}'], [400, '{"error": "slow_down"}'], [400, '{"error": "authorization_pending"}'], [200, '{"access_token": "at"}']);
