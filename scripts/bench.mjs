@@ -61,6 +61,7 @@ const cases = [
   { name: 'tally usage 92d hourly --json', args: [bin, 'usage', '--json', ...window92], env: gateway },
   { name: 'tally pricing, 5000 models, cached', args: [bin, 'pricing'], env: catalogGateway, target: 2.0 },
   { name: 'tally pricing, 5000, filtered', args: [bin, 'pricing', '--vendor', 'OpenAI', '--sort', 'input'], env: catalogGateway, target: 2.0 },
+  { name: "tally pricing, 5000, 'gpt-5*'", args: [bin, 'pricing', '--model', 'gpt-5*'], env: catalogGateway, target: 2.0 },
   { name: 'tally pricing, 5000, fetched', args: [bin, 'pricing', '--refresh', '--model', 'gpt-5*'], env: catalogGateway, target: 2.0 },
 ];
 

@@ -106,7 +106,10 @@ export function discoverShape(buckets: JsonObject[]): BucketShape | undefined {
   const first = buckets[0];
   if (!first) return undefined;
   // Time fields: those whose value reads as a time in every bucket.
-  const timeNames = Object.keys(first).filter((name) => buckets.every((b) => readTime(b[name]) !== undefined));
+  // Candidates from the first bucket, then checked against the rest (usually just one).
+  const timeNames = Object.keys(first)
+    .filter((name) => readTime(first[name]) !== undefined)
+    .filter((name) => buckets.every((b) => readTime(b[name]) !== undefined));
   // The bucket start sits on the grid (whole minutes at least) and is the earliest of them
   // (an `end` field, if any, is later).
   const onGrid = timeNames.filter((name) => buckets.every((b) => readTime(b[name])!.seconds % 60 === 0));
