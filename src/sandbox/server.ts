@@ -111,7 +111,8 @@ export class Sandbox {
   #calls: Call[];
   #baseUrl = '';
   readonly #windows = new Map<string, { start: number; count: number }>();
-  readonly #cache = new Map<string, { body: unknown; expires: number }>();
+  /** Usage answers by window, serialised once (the gateway's cache). */
+  readonly #cache = new Map<string, { body: string; expires: number }>();
   readonly #grants = new Map<string, DeviceGrant>();
   readonly #deviceTokens = new Map<string, { expiresAt: number; refresh: string }>();
   readonly #refreshTokens = new Map<string, string>();
@@ -383,7 +384,7 @@ export class Sandbox {
     const cached = this.#cache.get(cacheKey);
     if (cached && cached.expires > this.options.now()) {
       res.setHeader('X-Cache', 'HIT');
-      return sendJson(res, 200, cached.body);
+      return send(res, 200, cached.body);
     }
     const size = bucket === 'hour' ? 3600 : DAY;
     const align = (t: number) => (bucket === 'day' ? this.#dayStart(t) : Math.floor(t / size) * size);
@@ -404,9 +405,10 @@ export class Sandbox {
       buckets: [...sums.entries()].sort(([a], [b]) => a - b).map(([at, sum]) => this.#bucketRecord(at, sum)),
       totals: this.#metrics(totals),
     };
-    this.#cache.set(cacheKey, { body, expires: this.options.now() + this.options.cacheMs });
+    const text = JSON.stringify(body);
+    this.#cache.set(cacheKey, { body: text, expires: this.options.now() + this.options.cacheMs });
     res.setHeader('X-Cache', 'MISS');
-    sendJson(res, 200, body);
+    send(res, 200, text);
   }
 
   #bucketRecord(at: number, sum: Sum): Record<string, unknown> {
