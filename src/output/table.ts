@@ -76,49 +76,40 @@ const GAP = '  ';
 /** A table that fits the terminal: optional columns are dropped, in dropOrder, until it fits. */
 export async function renderTable(spec: TableSpec, style: Style): Promise<string> {
   const paint = style.paint;
+  const columns = spec.columns.length;
   const trusted = spec.columns.map((c) => c.trusted === true);
+  const lines = [spec.columns.map((c) => c.header), ...spec.rows, ...(spec.footer ? [spec.footer] : [])];
   // One look at each cell: narrow text (most of it) needs neither escaping nor measuring;
   // anything else from the service is escaped (it must never drive the terminal) and measured.
+  // Headers are the service's field names: never trusted.
+  const measured = new Array<number>(lines.length * columns);
   let wide = false;
-  const prepare = (row: string[], mayTrust: boolean) => {
-    const cells: string[] = [];
-    const widths: number[] = [];
-    for (let i = 0; i < row.length; i++) {
-      let cell = row[i] ?? '';
+  for (let r = 0; r < lines.length; r++) {
+    const row = lines[r]!;
+    const mayTrust = r > 0;
+    for (let i = 0; i < columns; i++) {
+      const cell = row[i] ?? '';
       if (mayTrust && trusted[i] && !cell.includes('\u001b')) {
         // tally's own cells (labels, amounts, bars) hold narrow characters only.
-        widths.push(cell.length);
+        measured[r * columns + i] = cell.length;
       } else if (NARROW.test(cell)) {
-        widths.push(cell.length);
+        measured[r * columns + i] = cell.length;
       } else {
-        if (!(mayTrust && trusted[i])) cell = escapeControl(cell);
-        widths.push(-1);
+        if (!(mayTrust && trusted[i])) row[i] = escapeControl(cell);
+        measured[r * columns + i] = -1;
         wide = true;
       }
-      cells.push(cell);
-    }
-    return { cells, widths };
-  };
-  const body = spec.rows.map((row) => prepare(row, true));
-  const head = prepare(spec.columns.map((c) => c.header), false);
-  const foot = spec.footer && prepare(spec.footer, true);
-  if (wide) {
-    await measurer(['\u3000']);
-    for (const row of [head, ...body, ...(foot ? [foot] : [])]) {
-      row.widths.forEach((w, i) => {
-        if (w < 0) row.widths[i] = displayWidth(row.cells[i]!);
-      });
     }
   }
-  const rows = body.map((r) => r.cells);
-  const rowWidths = body.map((r) => r.widths);
-  const headers = head.cells;
-  const headerWidths = head.widths;
-  const footer = foot?.cells;
-  const footerWidths = foot?.widths;
-  const widths = headerWidths.map((width, i) => {
-    for (const cells of rowWidths) if (cells[i]! > width) width = cells[i]!;
-    if (footerWidths && footerWidths[i]! > width) width = footerWidths[i]!;
+  if (wide) {
+    await measurer(['\u3000']);
+    for (let k = 0; k < measured.length; k++) {
+      if (measured[k]! < 0) measured[k] = displayWidth(lines[Math.floor(k / columns)]![k % columns] ?? '');
+    }
+  }
+  const widths = spec.columns.map((_, i) => {
+    let width = 0;
+    for (let r = 0; r < lines.length; r++) if (measured[r * columns + i]! > width) width = measured[r * columns + i]!;
     return width;
   });
   let keep = spec.columns.map((_, i) => i);
@@ -130,21 +121,25 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
     keep = keep.filter((i) => i !== drop);
   }
   const aligns = spec.columns.map((c) => c.align ?? 'left');
-  const line = (cells: string[], measured: number[]) => {
+  const line = (r: number) => {
+    const row = lines[r]!;
     let text = '';
     for (let k = 0; k < keep.length; k++) {
       const i = keep[k]!;
-      const cell = cells[i] ?? '';
-      const gap = widths[i]! - (measured[i] ?? 0);
-      const padded = gap <= 0 ? cell : aligns[i] === 'right' ? SPACES.slice(0, gap) + cell : cell + SPACES.slice(0, gap);
-      text += (k === 0 ? '' : GAP) + padded;
+      const cell = row[i] ?? '';
+      const gap = widths[i]! - measured[r * columns + i]!;
+      if (k > 0) text += GAP;
+      if (gap <= 0) text += cell;
+      else if (aligns[i] === 'right') text += SPACES.slice(0, gap) + cell;
+      else text += k === keep.length - 1 ? cell : cell + SPACES.slice(0, gap);
     }
     return text.trimEnd();
   };
   const rule = paint.dim(keep.map((i) => (style.unicode ? '─' : '-').repeat(widths[i]!)).join(GAP));
-  const out = [paint.bold(line(headers, headerWidths)), rule];
-  for (let r = 0; r < rows.length; r++) out.push(line(rows[r]!, rowWidths[r]!));
-  if (footer) out.push(rule, paint.bold(line(footer, footerWidths!)));
+  const out = [paint.bold(line(0)), rule];
+  const bodyEnd = 1 + spec.rows.length;
+  for (let r = 1; r < bodyEnd; r++) out.push(line(r));
+  if (spec.footer) out.push(rule, paint.bold(line(bodyEnd)));
   return `${out.join('\n')}\n`;
 }
 
