@@ -2,8 +2,10 @@
 // the cache again (with a warning) when the service cannot be reached.
 import type { Context } from '../context.js';
 import { ServiceError, UsageError } from '../errors.js';
-import { type Catalog, fetchCatalog, readCatalog } from '../api/catalog.js';
-import { DEFAULT_PRICING_TTL_SECONDS, readCachedCatalog, writeCachedCatalog } from '../settings/pricing-cache.js';
+import { fetchCatalog, readCatalog } from '../api/catalog.js';
+import { type PriceRow, priceRow } from '../domain/catalog.js';
+import type { JsonObject } from '../domain/json.js';
+import { DEFAULT_PRICING_TTL_SECONDS, readCachedCatalog, readCachedListing, writeCachedCatalog } from '../settings/pricing-cache.js';
 
 export interface CatalogOptions {
   refresh?: boolean;
@@ -12,12 +14,16 @@ export interface CatalogOptions {
 }
 
 export interface LoadedCatalog {
-  catalog: Catalog;
+  pricingVersion: string | undefined;
+  /** One row per model: what listings filter, sort and show. */
+  rows: PriceRow[];
+  /** The records exactly as the service sent them, when asked for (`whole`) or fetched now. */
+  records?: JsonObject[];
   source: 'live' | 'cache';
   /** When the catalog was fetched (ms since epoch). */
   fetchedAt: number;
-  /** The catalog cached before this run fetched a new one (for --diff). */
-  previous?: Catalog;
+  /** The records cached before this run fetched new ones (for --diff). */
+  previous?: { pricingVersion: string | undefined; records: JsonObject[] };
 }
 
 export function catalogTtl(options: CatalogOptions, profileTtl: number | undefined): number {
@@ -37,8 +43,8 @@ export function describeAge(ms: number): string {
 }
 
 /**
- * `whole`: records exactly as the service sent them (--json, --diff); otherwise a cached
- * catalog may come from the listing, whose records hold only what tables use.
+ * `whole`: the records exactly as the service sent them (--json, --diff); otherwise a cached
+ * catalog may come from the listing, which holds only what tables use.
  */
 export async function loadCatalog(ctx: Context, options: CatalogOptions, need: { whole: boolean; forceLive?: boolean }): Promise<LoadedCatalog> {
   const forceLive = need.forceLive === true;
@@ -48,8 +54,14 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   const fail = (detail: string) => new ServiceError(`the cached price catalog is unusable (${detail}); run \`tally pricing --refresh\``);
   // A demo sandbox lives for one run: nothing of it is worth keeping in the state folder.
   const cacheable = !ctx.options.demo;
-  const cached = cacheable ? readCachedCatalog(stateDir, client.baseUrl, need.whole || forceLive ? 'whole' : 'listing') : undefined;
-  const fromCache = () => ({ catalog: readCatalog(cached!.body, fail), source: 'cache' as const, fetchedAt: cached!.fetchedAt });
+  const listing = cacheable && !need.whole && !forceLive ? readCachedListing(stateDir, client.baseUrl) : undefined;
+  const whole = cacheable && !listing ? readCachedCatalog(stateDir, client.baseUrl) : undefined;
+  const cached = listing ?? whole;
+  const fromCache = (): LoadedCatalog => {
+    if (listing) return { pricingVersion: listing.pricingVersion, rows: listing.rows, source: 'cache', fetchedAt: listing.fetchedAt };
+    const catalog = readCatalog(whole!.body, fail);
+    return { pricingVersion: catalog.pricingVersion, rows: catalog.models.map(priceRow), records: catalog.models, source: 'cache', fetchedAt: whole!.fetchedAt };
+  };
 
   if (options.offline) {
     if (!cached) throw new ServiceError(`no cached price catalog for ${client.baseUrl.origin}; run \`tally pricing\` once while online`);
@@ -58,9 +70,18 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   if (cached && !options.refresh && !forceLive && ctx.now() - cached.fetchedAt < ttl * 1000) return fromCache();
   try {
     const catalog = await fetchCatalog(client);
+    const rows = catalog.models.map(priceRow);
     const now = ctx.now();
-    if (cacheable) writeCachedCatalog(stateDir, client.baseUrl, catalog, now);
-    return { catalog, source: 'live', fetchedAt: now, previous: cached ? readCatalog(cached.body, fail) : undefined };
+    if (cacheable) writeCachedCatalog(stateDir, client.baseUrl, { ...catalog, rows }, now);
+    const previous = whole ? readCatalog(whole.body, fail) : undefined;
+    return {
+      pricingVersion: catalog.pricingVersion,
+      rows,
+      records: catalog.models,
+      source: 'live',
+      fetchedAt: now,
+      previous: previous && { pricingVersion: previous.pricingVersion, records: previous.models },
+    };
   } catch (error) {
     // Only an unreachable service falls back: a catalog that answered with an error is reported.
     const unreachable = error instanceof ServiceError && (error.kind === 'network' || error.kind === 'timeout' || (error.status ?? 0) >= 500);

@@ -2,7 +2,7 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { type ModelListFormat, fetchModels } from '../api/catalog.js';
-import { modelName, reasoningLabel, stringList } from '../domain/catalog.js';
+import { reasoningLabel, stringList } from '../domain/catalog.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
 import { emit } from '../output/emit.js';
 import { loadCatalog } from './catalog-source.js';
@@ -35,7 +35,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const options = raw as unknown as ModelsOptions;
   const models = await fetchModels(await ctx.client(), options.format);
   const catalog = options.prices ? await loadCatalog(ctx, options, { whole: false }) : undefined;
-  const priced = catalog ? new Map(catalog.catalog.models.map((m) => [modelName(m), m])) : undefined;
+  const priced = catalog ? new Map(catalog.rows.map((row) => [row.name, row])) : undefined;
   const alt = options.format === 'alt';
   const header = alt ? ['id', 'created_at', 'display_name'] : ['id', 'context_window', 'max_output_tokens', 'reasoning'];
   const cells = (m: JsonObject) =>
@@ -51,7 +51,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     human: async () => {
       const [{ renderTable }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
       const style = await styleFor(ctx);
-      const prices = priced ? await priceColumns(models.map((m) => priced.get(String(m.id)) ?? {})) : [];
+      const prices = priced ? await priceColumns(models.map((m) => priced.get(String(m.id)))) : [];
       const columns = [
         { header: 'model' },
         ...(alt
@@ -62,9 +62,9 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       const rows = models.map((m, i) => {
         const row = cells(m);
         if (!priced) return row;
-        return priced.has(String(m.id)) ? [...row, ...prices[i]!] : [...row, '—', '—', '—', 'not in the price catalog'];
+        return [...row, ...prices[i]!];
       });
-      const note = `${models.length} model${models.length === 1 ? '' : 's'} this key may call${catalog ? ` · prices from catalog ${catalog.catalog.pricingVersion ?? ''} (${catalog.source === 'live' ? 'fetched now' : 'cached'})` : ''}`;
+      const note = `${models.length} model${models.length === 1 ? '' : 's'} this key may call${catalog ? ` · prices from catalog ${catalog.pricingVersion ?? ''} (${catalog.source === 'live' ? 'fetched now' : 'cached'})` : ''}`;
       return `${await renderTable({ columns, rows }, style)}${style.paint.dim(note)}\n`;
     },
   });

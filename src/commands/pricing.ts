@@ -1,8 +1,7 @@
 // tally pricing: the public price catalog in yuan per 1M tokens (or per call), from service_pricing.
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
-import { type CatalogChange, type SortKey, diffCatalogs, filterCatalog, modelName, modelPrices, per1M, sortCatalog, stringList, vendorName } from '../domain/catalog.js';
-import type { JsonObject } from '../domain/json.js';
+import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, modelName, per1M, sortRows } from '../domain/catalog.js';
 import { emit } from '../output/emit.js';
 import { type LoadedCatalog, describeAge, loadCatalog } from './catalog-source.js';
 
@@ -35,34 +34,44 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const options = raw as unknown as PricingOptions;
   const loaded = await loadCatalog(ctx, options, { whole: ctx.options.json || options.diff === true, forceLive: options.diff === true });
   if (options.diff) return showDiff(ctx, loaded);
-  const models = sortCatalog(filterCatalog(loaded.catalog.models, options), options.sort);
+  const rows = sortRows(filterRows(loaded.rows, options), options.sort);
   await emit(ctx, {
-    json: { pricing_version: loaded.catalog.pricingVersion ?? null, models },
+    json: () => {
+      // The records exactly as sent, in the order and selection of the rows.
+      const byName = new Map((loaded.records ?? []).map((record) => [modelName(record), record]));
+      return { pricing_version: loaded.pricingVersion ?? null, models: rows.map((row) => byName.get(row.name)!) };
+    },
     csv: () => ({
       header: ['model', 'vendor', 'endpoint_types', 'billing_mode', 'input_per_1m', 'output_per_1m', 'cache_read_per_1m', 'other_prices'],
-      rows: models.map((m) => {
-        const p = modelPrices(m);
-        return [modelName(m), vendorName(m) ?? '', stringList(m.supported_endpoint_types).join(' '), typeof m.billing_mode === 'string' ? m.billing_mode : '', p.input ?? '', p.output ?? '', p.cacheRead ?? '', p.other.map((o) => `${o.name}=${o.value}`).join(' ')];
-      }),
+      rows: rows.map((row) => [
+        row.name,
+        row.vendor,
+        row.types.join(' '),
+        row.billingMode,
+        row.input && per1M(row.input),
+        row.output && per1M(row.output),
+        row.cacheRead && per1M(row.cacheRead),
+        row.other.map((o) => `${o.name}=${o.value}`).join(' '),
+      ]),
     }),
-    human: () => renderPricing(models, loaded, ctx),
+    human: () => renderPricing(rows, loaded, ctx),
   });
 }
 
-export async function priceColumns(models: JsonObject[]) {
+/** Input, output and cache-read prices per 1M tokens, and other prices by their names, in yuan. */
+export async function priceColumns(rows: (PriceRow | undefined)[]): Promise<string[][]> {
   const { yuan } = await import('../output/money.js');
-  return models.map((m) => {
-    const p = modelPrices(m);
-    const token = (value: string | undefined) => (p.perToken && value !== undefined ? yuan(value) : '—');
-    const other = p.other.map((o) => `${o.name} ${yuan(o.value)}`).join(', ');
-    return [token(p.input), token(p.output), token(p.cacheRead), other];
+  return rows.map((row) => {
+    if (!row) return ['—', '—', '—', 'not in the price catalog'];
+    const token = (per1K: string) => (row.perToken && per1K !== '' ? yuan(per1M(per1K)) : '—');
+    return [token(row.input), token(row.output), token(row.cacheRead), row.other.map((o) => `${o.name} ${yuan(o.value)}`).join(', ')];
   });
 }
 
-async function renderPricing(models: JsonObject[], loaded: LoadedCatalog, ctx: Context): Promise<string> {
+async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Context): Promise<string> {
   const [{ renderTable }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
   const style = await styleFor(ctx);
-  const prices = await priceColumns(models);
+  const prices = await priceColumns(rows);
   const table = await renderTable(
     {
       columns: [
@@ -75,28 +84,28 @@ async function renderPricing(models: JsonObject[], loaded: LoadedCatalog, ctx: C
         { header: 'cache read ¥/1M', align: 'right', dropOrder: 1, trusted: true },
         { header: 'other prices (¥)' },
       ],
-      rows: models.map((m, i) => [modelName(m), vendorName(m) ?? '', stringList(m.supported_endpoint_types).join(', '), ...prices[i]!]),
+      rows: rows.map((row, i) => [row.name, row.vendor, row.types.join(', '), ...prices[i]!]),
     },
     style,
   );
   const age = describeAge(ctx.now() - loaded.fetchedAt);
-  const note = `${models.length} of ${loaded.catalog.models.length} models · catalog ${loaded.catalog.pricingVersion ?? '(no version)'} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · prices from service_pricing, yuan per 1M tokens; other prices as the catalog names them`;
+  const note = `${rows.length} of ${loaded.rows.length} models · catalog ${loaded.pricingVersion ?? '(no version)'} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · prices from service_pricing, yuan per 1M tokens; other prices as the catalog names them`;
   return `${table}${style.paint.dim(note)}\n`;
 }
 
 async function showDiff(ctx: Context, loaded: LoadedCatalog): Promise<void> {
   const previous = loaded.previous;
-  const changes: CatalogChange[] = previous ? diffCatalogs(previous.models, loaded.catalog.models) : [];
+  const changes: CatalogChange[] = previous ? diffCatalogs(previous.records, loaded.records ?? []) : [];
   await emit(ctx, {
     json: {
       pricing_version_before: previous?.pricingVersion ?? null,
-      pricing_version_after: loaded.catalog.pricingVersion ?? null,
+      pricing_version_after: loaded.pricingVersion ?? null,
       compared: previous !== undefined,
       changes,
     },
     human: async () => {
-      if (!previous) return `No earlier catalog was cached; saved this one (${loaded.catalog.models.length} models, version ${loaded.catalog.pricingVersion ?? 'none'}) for the next --diff.\n`;
-      if (changes.length === 0) return `No changes since the cached catalog (version ${previous.pricingVersion ?? 'none'} → ${loaded.catalog.pricingVersion ?? 'none'}).\n`;
+      if (!previous) return `No earlier catalog was cached; saved this one (${loaded.rows.length} models, version ${loaded.pricingVersion ?? 'none'}) for the next --diff.\n`;
+      if (changes.length === 0) return `No changes since the cached catalog (version ${previous.pricingVersion ?? 'none'} → ${loaded.pricingVersion ?? 'none'}).\n`;
       const [{ renderTable }, { styleFor }, { yuan }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/money.js')]);
       const price = (field: string, value: string | null) => (value === null ? 'none' : field.endsWith('_unit_price') || field === 'cache_read_input_price' ? `${yuan(per1M(value))}/1M` : yuan(value));
       const rows = changes.map((c) => [

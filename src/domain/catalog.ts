@@ -59,15 +59,6 @@ export function modelPrices(record: JsonObject): ModelPrices {
   };
 }
 
-/** The fields of a record that listings filter, sort and show (everything else stays in the whole catalog). */
-const LISTING_FIELDS = ['model_name', 'owner_by', 'vendor', 'supported_endpoint_types', 'enable_groups', 'billing_mode', 'service_pricing'];
-
-export function listingRecord(record: JsonObject): JsonObject {
-  const slim: JsonObject = {};
-  for (const field of LISTING_FIELDS) if (record[field] !== undefined) slim[field] = record[field]!;
-  return slim;
-}
-
 export function modelName(record: JsonObject): string {
   return typeof record.model_name === 'string' ? record.model_name : '';
 }
@@ -102,6 +93,63 @@ export function globMatcher(glob: string): (name: string) => boolean {
   return (name) => regex.test(name);
 }
 
+/** What listings filter, sort and show of a catalog record, worked out once. */
+export interface PriceRow {
+  name: string;
+  /** Vendor name for display ('' when the record names none). */
+  vendor: string;
+  /** Lower-case names a --vendor filter matches: vendor.name, vendor.slug, owner_by. */
+  vendorKeys: string[];
+  types: string[];
+  groups: string[];
+  billingMode: string;
+  perToken: boolean;
+  /** service_pricing per 1,000 tokens, exactly as sent ('' when absent). */
+  input: string;
+  output: string;
+  cacheRead: string;
+  /** Other decimal-string prices (per call, second, image) under the catalog's names. */
+  other: { name: string; value: string }[];
+}
+
+export function priceRow(record: JsonObject): PriceRow {
+  const pricing = isJsonObject(record.service_pricing) ? record.service_pricing : {};
+  const price = (field: string) => (isDecimalString(pricing[field]) ? (pricing[field] as string) : '');
+  const prices = modelPrices(record);
+  const vendor = isJsonObject(record.vendor) ? record.vendor : {};
+  const vendorKeys = [...new Set([vendor.name, vendor.slug, record.owner_by].filter((n): n is string => typeof n === 'string' && n !== '').map((n) => n.toLowerCase()))];
+  return {
+    name: modelName(record),
+    vendor: vendorName(record) ?? '',
+    vendorKeys,
+    types: stringList(record.supported_endpoint_types),
+    groups: stringList(record.enable_groups),
+    billingMode: typeof record.billing_mode === 'string' ? record.billing_mode : '',
+    perToken: prices.perToken,
+    input: price('input_unit_price'),
+    output: price('output_unit_price'),
+    cacheRead: price('cache_read_input_price'),
+    other: prices.other,
+  };
+}
+
+type PriceTuple = [string, string, string[], string[], string[], string, number, string, string, string, [string, string][]];
+
+/** A row as compact JSON for the cached listing. */
+export function rowToTuple(row: PriceRow): PriceTuple {
+  return [row.name, row.vendor, row.vendorKeys, row.types, row.groups, row.billingMode, row.perToken ? 1 : 0, row.input, row.output, row.cacheRead, row.other.map((o) => [o.name, o.value])];
+}
+
+/** A row back from the cached listing; undefined when the entry is not one tally wrote. */
+export function rowFromTuple(value: unknown): PriceRow | undefined {
+  if (!Array.isArray(value) || value.length !== 11) return undefined;
+  const [name, vendor, vendorKeys, types, groups, billingMode, perToken, input, output, cacheRead, other] = value as PriceTuple;
+  const strings = (list: unknown) => Array.isArray(list) && list.every((x) => typeof x === 'string');
+  if (typeof name !== 'string' || typeof vendor !== 'string' || !strings(vendorKeys) || !strings(types) || !strings(groups)) return undefined;
+  if (typeof billingMode !== 'string' || typeof input !== 'string' || typeof output !== 'string' || typeof cacheRead !== 'string' || !Array.isArray(other)) return undefined;
+  return { name, vendor, vendorKeys, types, groups, billingMode, perToken: perToken === 1, input, output, cacheRead, other: other.map(([n, v]) => ({ name: n, value: v })) };
+}
+
 export interface CatalogFilter {
   model?: string;
   vendor?: string;
@@ -109,17 +157,14 @@ export interface CatalogFilter {
   group?: string;
 }
 
-export function filterCatalog(records: JsonObject[], filter: CatalogFilter): JsonObject[] {
+export function filterRows(rows: PriceRow[], filter: CatalogFilter): PriceRow[] {
   const model = filter.model ? globMatcher(filter.model) : undefined;
   const vendor = filter.vendor?.toLowerCase();
-  return records.filter((record) => {
-    if (model && !model(modelName(record))) return false;
-    if (vendor !== undefined) {
-      const names = [vendorName(record), isJsonObject(record.vendor) ? record.vendor.slug : undefined, record.owner_by];
-      if (!names.some((n) => typeof n === 'string' && n.toLowerCase() === vendor)) return false;
-    }
-    if (filter.type && !stringList(record.supported_endpoint_types).includes(filter.type)) return false;
-    if (filter.group && !stringList(record.enable_groups).includes(filter.group)) return false;
+  return rows.filter((row) => {
+    if (model && !model(row.name)) return false;
+    if (vendor !== undefined && !row.vendorKeys.includes(vendor)) return false;
+    if (filter.type && !row.types.includes(filter.type)) return false;
+    if (filter.group && !row.groups.includes(filter.group)) return false;
     return true;
   });
 }
@@ -127,19 +172,17 @@ export function filterCatalog(records: JsonObject[], filter: CatalogFilter): Jso
 export type SortKey = 'name' | 'input' | 'output';
 
 /** Sorted copy: by name, or by a price (cheapest first, models without that price last). */
-export function sortCatalog(records: JsonObject[], key: SortKey): JsonObject[] {
-  if (key === 'name') return [...records].sort((a, b) => compareText(modelName(a), modelName(b)));
-  const field = key === 'input' ? 'input_unit_price' : 'output_unit_price';
-  const keyed = records.map((record) => {
-    const pricing = isJsonObject(record.service_pricing) ? record.service_pricing : {};
-    const value = pricing[field];
-    return { record, price: isDecimalString(value) ? new Decimal(value) : undefined };
+export function sortRows(rows: PriceRow[], key: SortKey): PriceRow[] {
+  if (key === 'name') return [...rows].sort((a, b) => compareText(a.name, b.name));
+  const keyed = rows.map((row) => {
+    const value = key === 'input' ? row.input : row.output;
+    return { row, price: value === '' ? undefined : new Decimal(value) };
   });
   keyed.sort((a, b) => {
-    if (!a.price || !b.price) return a.price ? -1 : b.price ? 1 : compareText(modelName(a.record), modelName(b.record));
-    return a.price.comparedTo(b.price) || compareText(modelName(a.record), modelName(b.record));
+    if (!a.price || !b.price) return a.price ? -1 : b.price ? 1 : compareText(a.row.name, b.row.name);
+    return a.price.comparedTo(b.price) || compareText(a.row.name, b.row.name);
   });
-  return keyed.map((k) => k.record);
+  return keyed.map((k) => k.row);
 }
 
 function compareText(a: string, b: string): number {

@@ -9,7 +9,7 @@ export interface Csv {
 }
 
 export interface Result {
-  /** What --json prints: numbers exactly as received (lossless). */
+  /** What --json prints: numbers exactly as received (lossless); a function when costly to build. */
   json: unknown;
   /** What --csv prints, for tabular commands. */
   csv?: () => Csv;
@@ -19,7 +19,8 @@ export interface Result {
 
 export async function emit(ctx: Context, result: Result): Promise<void> {
   if (ctx.options.json) {
-    ctx.io.out(`${stringifyJson(result.json, 2)}\n`);
+    const value = typeof result.json === 'function' ? (result.json as () => unknown)() : result.json;
+    ctx.io.out(`${stringifyJson(value, 2)}\n`);
     return;
   }
   if (ctx.options.csv && result.csv) {

@@ -1,18 +1,24 @@
 // The price catalog cached whole under the state folder, one file per base URL (spec rule 4:
-// the catalog is the same for every caller and may be cached), and beside it a listing: the
-// same catalog with each record cut to the fields a table needs. A listing of thousands of
+// the catalog is the same for every caller and may be cached), and beside it a listing: one
+// compact row per model with what tables filter, sort and show. A listing of thousands of
 // models loads in a fraction of the time of the whole catalog.
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type JsonValue, isJsonObject, parseJson, stringifyJson } from '../domain/json.js';
-import { listingRecord } from '../domain/catalog.js';
+import { type PriceRow, rowFromTuple, rowToTuple } from '../domain/catalog.js';
 import { ensurePrivateDir } from './state-dir.js';
 
 export interface CachedCatalog {
   fetchedAt: number;
   pricingVersion: string | undefined;
   body: JsonValue;
+}
+
+export interface CachedListing {
+  fetchedAt: number;
+  pricingVersion: string | undefined;
+  rows: PriceRow[];
 }
 
 export const DEFAULT_PRICING_TTL_SECONDS = 3600;
@@ -24,13 +30,12 @@ function cachePath(stateDir: string, baseUrl: URL, view: CacheView): string {
   return join(stateDir, 'cache', view === 'whole' ? `pricing-${id}.json` : `pricing-${id}.listing.json`);
 }
 
-/** The cached catalog; with view `listing`, records hold only what tables show (falls back to whole). */
-export function readCachedCatalog(stateDir: string, baseUrl: URL, view: CacheView = 'whole'): CachedCatalog | undefined {
+function readCacheFile(stateDir: string, baseUrl: URL, view: CacheView): { fetchedAt: number; pricingVersion: string | undefined; body: JsonValue } | undefined {
   let text: string;
   try {
     text = readFileSync(cachePath(stateDir, baseUrl, view), 'utf8');
   } catch {
-    return view === 'listing' ? readCachedCatalog(stateDir, baseUrl, 'whole') : undefined;
+    return undefined;
   }
   try {
     const file = parseJson(text);
@@ -44,12 +49,30 @@ export function readCachedCatalog(stateDir: string, baseUrl: URL, view: CacheVie
   }
 }
 
+/** The whole cached catalog, records exactly as the service sent them. */
+export function readCachedCatalog(stateDir: string, baseUrl: URL): CachedCatalog | undefined {
+  return readCacheFile(stateDir, baseUrl, 'whole');
+}
+
+/** The cached listing; undefined when there is none or it is not one tally wrote. */
+export function readCachedListing(stateDir: string, baseUrl: URL): CachedListing | undefined {
+  const file = readCacheFile(stateDir, baseUrl, 'listing');
+  if (!file || !Array.isArray(file.body)) return undefined;
+  const rows: PriceRow[] = [];
+  for (const entry of file.body) {
+    const row = rowFromTuple(entry);
+    if (!row) return undefined;
+    rows.push(row);
+  }
+  return { fetchedAt: file.fetchedAt, pricingVersion: file.pricingVersion, rows };
+}
+
 /**
  * Writes the whole catalog and its listing, each through a temporary file and a rename, so a
  * reader never sees half a catalog. The listing goes first: a reader that finds a whole
  * catalog newer than its listing reads an older listing, never a mismatched one for long.
  */
-export function writeCachedCatalog(stateDir: string, baseUrl: URL, catalog: { body: JsonValue; pricingVersion: string | undefined }, now: number): void {
+export function writeCachedCatalog(stateDir: string, baseUrl: URL, catalog: { body: JsonValue; pricingVersion: string | undefined; rows: PriceRow[] }, now: number): void {
   ensurePrivateDir(stateDir);
   ensurePrivateDir(join(stateDir, 'cache'));
   const write = (view: CacheView, body: JsonValue) => {
@@ -64,12 +87,6 @@ export function writeCachedCatalog(stateDir: string, baseUrl: URL, catalog: { bo
     writeFileSync(temporary, text, { mode: 0o600 });
     renameSync(temporary, path);
   };
-  write('listing', listingOf(catalog.body));
+  write('listing', catalog.rows.map(rowToTuple) as unknown as JsonValue);
   write('whole', catalog.body);
-}
-
-/** The catalog with each record cut to the fields listings filter, sort and show. */
-function listingOf(body: JsonValue): JsonValue {
-  if (!isJsonObject(body) || !Array.isArray(body.data)) return body;
-  return { ...body, data: body.data.map((record) => (isJsonObject(record) ? listingRecord(record) : record)) };
 }

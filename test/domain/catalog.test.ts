@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffCatalogs, filterCatalog, globMatcher, modelPrices, per1M, reasoningLabel, sortCatalog } from '../../src/domain/catalog.js';
+import { type PriceRow, diffCatalogs, filterRows, globMatcher, modelPrices, per1M, priceRow, reasoningLabel, rowFromTuple, rowToTuple, sortRows } from '../../src/domain/catalog.js';
 import { type JsonObject, parseJson } from '../../src/domain/json.js';
 
 const record = (json: string) => parseJson(json) as JsonObject;
@@ -44,22 +44,29 @@ describe('catalog filters and order', () => {
     record('{"model_name": "sora-2", "owner_by": "OpenAI", "enable_groups": ["video"], "supported_endpoint_types": ["video-generation"], "service_pricing": {"video_price_per_second": "0.7"}}'),
     record('{"model_name": "glm-4.6", "owner_by": "Zhipu", "enable_groups": ["default"], "supported_endpoint_types": ["openai"], "service_pricing": {"input_unit_price": "0.002", "output_unit_price": "0.008"}}'),
   ];
-  const names = (list: JsonObject[]) => list.map((m) => m.model_name);
+  const rows = models.map(priceRow);
+  const names = (list: PriceRow[]) => list.map((r) => r.name);
 
   it('filters by glob, vendor (name, slug or owner_by), endpoint type and group', () => {
-    expect(names(filterCatalog(models, { model: 'gpt-5*' }))).toEqual(['gpt-5-mini', 'gpt-5']);
-    expect(names(filterCatalog(models, { model: 'GPT-?' }))).toEqual(['gpt-5']);
-    expect(names(filterCatalog(models, { vendor: 'zhipu' }))).toEqual(['glm-4.6']);
-    expect(names(filterCatalog(models, { vendor: 'openai' }))).toEqual(['gpt-5-mini', 'gpt-5', 'sora-2']);
-    expect(names(filterCatalog(models, { type: 'anthropic' }))).toEqual(['gpt-5']);
-    expect(names(filterCatalog(models, { group: 'default' }))).toEqual(['gpt-5-mini', 'glm-4.6']);
+    expect(names(filterRows(rows, { model: 'gpt-5*' }))).toEqual(['gpt-5-mini', 'gpt-5']);
+    expect(names(filterRows(rows, { model: 'GPT-?' }))).toEqual(['gpt-5']);
+    expect(names(filterRows(rows, { vendor: 'zhipu' }))).toEqual(['glm-4.6']);
+    expect(names(filterRows(rows, { vendor: 'openai' }))).toEqual(['gpt-5-mini', 'gpt-5', 'sora-2']);
+    expect(names(filterRows(rows, { type: 'anthropic' }))).toEqual(['gpt-5']);
+    expect(names(filterRows(rows, { group: 'default' }))).toEqual(['gpt-5-mini', 'glm-4.6']);
     expect(globMatcher('a.b')('axb')).toBe(false);
   });
 
   it('sorts by name or by price, models without that price last', () => {
-    expect(names(sortCatalog(models, 'name'))).toEqual(['glm-4.6', 'gpt-5', 'gpt-5-mini', 'sora-2']);
-    expect(names(sortCatalog(models, 'input'))).toEqual(['gpt-5-mini', 'glm-4.6', 'gpt-5', 'sora-2']);
-    expect(names(sortCatalog(models, 'output'))).toEqual(['glm-4.6', 'gpt-5-mini', 'gpt-5', 'sora-2']);
+    expect(names(sortRows(rows, 'name'))).toEqual(['glm-4.6', 'gpt-5', 'gpt-5-mini', 'sora-2']);
+    expect(names(sortRows(rows, 'input'))).toEqual(['gpt-5-mini', 'glm-4.6', 'gpt-5', 'sora-2']);
+    expect(names(sortRows(rows, 'output'))).toEqual(['glm-4.6', 'gpt-5-mini', 'gpt-5', 'sora-2']);
+  });
+
+  it('keeps every field of a row through the cached listing', () => {
+    for (const row of rows) expect(rowFromTuple(JSON.parse(JSON.stringify(rowToTuple(row))))).toEqual(row);
+    expect(rows[2]).toEqual({ name: 'sora-2', vendor: 'OpenAI', vendorKeys: ['openai'], types: ['video-generation'], groups: ['video'], billingMode: '', perToken: false, input: '', output: '', cacheRead: '', other: [{ name: 'video_price_per_second', value: '0.7' }] });
+    expect(rowFromTuple(['x', 1])).toBeUndefined();
   });
 
   it('lists models added, removed and re-priced', () => {
