@@ -38,7 +38,9 @@ function readCacheFile(stateDir: string, baseUrl: URL, view: CacheView): { fetch
     return undefined;
   }
   try {
-    const file = parseJson(text);
+    // The listing holds no amount as a number (prices are decimal strings): the native parser
+    // is exact for it. The whole catalog keeps the service's numbers and is parsed losslessly.
+    const file = view === 'listing' ? (JSON.parse(text) as JsonValue) : parseJson(text);
     if (!isJsonObject(file) || file.base_url !== baseUrl.href || typeof file.fetched_at !== 'string') return undefined;
     const fetchedAt = Date.parse(file.fetched_at);
     if (!Number.isFinite(fetchedAt) || file.catalog === undefined) return undefined;
