@@ -1,6 +1,6 @@
 // The price catalog's rules: prices come from `service_pricing` (yuan per 1,000 tokens, or per
 // call), never from the ratios; `owned_by` of the model list means nothing.
-import { Decimal, isDecimalString } from './money.js';
+import { Decimal, compareDecimalText, isDecimalString } from './money.js';
 import { type JsonObject, type JsonValue, isJsonObject } from './json.js';
 
 /** The published price fields of `service_pricing`, per 1,000 tokens. */
@@ -174,15 +174,13 @@ export type SortKey = 'name' | 'input' | 'output';
 /** Sorted copy: by name, or by a price (cheapest first, models without that price last). */
 export function sortRows(rows: PriceRow[], key: SortKey): PriceRow[] {
   if (key === 'name') return [...rows].sort((a, b) => compareText(a.name, b.name));
-  const keyed = rows.map((row) => {
-    const value = key === 'input' ? row.input : row.output;
-    return { row, price: value === '' ? undefined : new Decimal(value) };
+  const price = (row: PriceRow) => (key === 'input' ? row.input : row.output);
+  return [...rows].sort((a, b) => {
+    const x = price(a);
+    const y = price(b);
+    if (x === '' || y === '') return x !== '' ? -1 : y !== '' ? 1 : compareText(a.name, b.name);
+    return compareDecimalText(x, y) || compareText(a.name, b.name);
   });
-  keyed.sort((a, b) => {
-    if (!a.price || !b.price) return a.price ? -1 : b.price ? 1 : compareText(a.row.name, b.row.name);
-    return a.price.comparedTo(b.price) || compareText(a.row.name, b.row.name);
-  });
-  return keyed.map((k) => k.row);
 }
 
 function compareText(a: string, b: string): number {

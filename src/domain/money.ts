@@ -53,6 +53,35 @@ export function shareOf(part: Decimal | string, whole: Decimal | string): number
   return Number.isFinite(share) ? share : 0;
 }
 
+/**
+ * Orders two decimal strings by value, exactly and without building Decimals (sorting a
+ * catalog of thousands of models by price compares tens of thousands of pairs).
+ */
+export function compareDecimalText(a: string, b: string): number {
+  const negA = a.startsWith('-');
+  const negB = b.startsWith('-');
+  if (negA !== negB) {
+    const zero = (t: string) => /^-?0*\.?0*$/.test(t);
+    if (zero(a) && zero(b)) return 0;
+    return negA ? -1 : 1;
+  }
+  const magnitude = compareMagnitude(negA ? a.slice(1) : a, negB ? b.slice(1) : b);
+  return negA ? -magnitude : magnitude;
+}
+
+function compareMagnitude(a: string, b: string): number {
+  const [wa = '', fa = ''] = a.split('.');
+  const [wb = '', fb = ''] = b.split('.');
+  const ia = wa.replace(/^0+/, '');
+  const ib = wb.replace(/^0+/, '');
+  if (ia.length !== ib.length) return ia.length < ib.length ? -1 : 1;
+  if (ia !== ib) return ia < ib ? -1 : 1;
+  const length = Math.max(fa.length, fb.length);
+  const pa = fa.padEnd(length, '0');
+  const pb = fb.padEnd(length, '0');
+  return pa === pb ? 0 : pa < pb ? -1 : 1;
+}
+
 /** Fen (1/100 yuan) to yuan, exactly. */
 export function fenToYuan(fen: Decimal): Decimal {
   return fen.div(100);

@@ -126,3 +126,14 @@ describe('adversarial: the fast JSON path', () => {
     expect(stringifyJson(parseJson('{"a": "x\\":", "b": 1}'))).toBe('{"a":"x\\":","b":1}');
   });
 });
+
+describe('adversarial: ordering decimal text', () => {
+  it('orders decimal strings exactly as Decimal does', async () => {
+    const { compareDecimalText } = await import('../../src/domain/money.js');
+    const text = fc.tuple(fc.boolean(), fc.stringMatching(/^\d{1,6}$/), fc.stringMatching(/^\d{0,8}$/)).map(([neg, w, f]) => `${neg ? '-' : ''}${w}${f ? `.${f}` : ''}`);
+    fc.assert(
+      fc.property(text, text, (a, b) => Math.sign(compareDecimalText(a, b)) === new Decimal(a).comparedTo(new Decimal(b))),
+      { numRuns: 5000 },
+    );
+  });
+});
