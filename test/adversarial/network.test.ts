@@ -80,9 +80,12 @@ describe('adversarial: the network', () => {
     expect(code).toBe(0);
   });
 
-  it('stops a long chunked usage request on Ctrl-C with exit 130 and no partial output', async () => {
-    sandbox.faults.push({ kind: 'slow', path: '/v1/open/usage', delayMs: 5000, times: 10 });
-    const child = spawn(process.execPath, [BIN, 'usage', '--since', '200d', '--json'], { env: { PATH: process.env.PATH, ...env() } });
+  it.each([
+    ['a long chunked usage request', '/v1/open/usage', ['usage', '--since', '200d', '--json']],
+    ['paging through the logs', '/v1/open/logs', ['logs', '--since', '30d', '--all', '--param', 'limit=5']],
+  ])('stops %s on Ctrl-C with exit 130 and no partial output', async (_name, path, args) => {
+    sandbox.faults.push({ kind: 'slow', path, delayMs: 5000, times: 10 });
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env() } });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     const exit = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
