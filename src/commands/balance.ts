@@ -15,7 +15,7 @@ export async function run(_options: Record<string, unknown>, ctx: Context): Prom
   await emit(ctx, { json: balance.raw, human: () => renderBalance(balance, ctx) });
 }
 
-export async function renderBalance(balance: Balance, ctx: Context): Promise<string> {
+async function renderBalance(balance: Balance, ctx: Context): Promise<string> {
   const [{ renderPanel, bar }, { yuan, percent }, { styleFor }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),

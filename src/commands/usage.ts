@@ -70,7 +70,7 @@ function label(seconds: number, series: UsageSeries, displayOffset: number, wall
 const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
-export async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
+async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   const [{ renderTable, barMaker }, { yuan }, { styleFor }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),

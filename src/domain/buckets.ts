@@ -192,11 +192,6 @@ export function zeroBucketMaker(shape: BucketShape): (seconds: number) => JsonOb
   };
 }
 
-/** A bucket for a time the service had no calls in: same fields, zeros of the same type. */
-export function zeroBucket(shape: BucketShape, seconds: number): JsonObject {
-  return zeroBucketMaker(shape)(seconds);
-}
-
 function zeroOf(metric: MetricField): JsonValue {
   const text = metric.scale > 0 ? `0.${'0'.repeat(metric.scale)}` : '0';
   return metric.type === 'decimal-string' ? text : new LosslessNumber(text);

@@ -3,9 +3,6 @@
 import { Decimal, compareDecimalText, isDecimalString } from './money.js';
 import { type JsonObject, type JsonValue, isJsonObject } from './json.js';
 
-/** The published price fields of `service_pricing`, per 1,000 tokens. */
-export const TOKEN_PRICE_FIELDS = ['input_unit_price', 'output_unit_price', 'cache_read_input_price'] as const;
-
 export interface ModelPrices {
   /** Yuan per 1M tokens (decimal text), when published. */
   input: string | undefined;

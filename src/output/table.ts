@@ -46,14 +46,8 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 // that needs it (CJK, emoji, combining marks), which most tables never hold.
 let stringWidth: ((text: string) => number) | undefined;
 
-async function measurer(texts: Iterable<string>): Promise<(text: string) => number> {
-  for (const text of texts) {
-    if (!NARROW.test(text) && !stringWidth) {
-      stringWidth = (await import('string-width')).default;
-      break;
-    }
-  }
-  return displayWidth;
+async function loadStringWidth(): Promise<void> {
+  stringWidth ??= (await import('string-width')).default;
 }
 
 /** Columns a string occupies on a terminal (wide characters count two, colour codes none). */
@@ -102,7 +96,7 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
     }
   }
   if (wide) {
-    await measurer(['\u3000']);
+    await loadStringWidth();
     for (let k = 0; k < measured.length; k++) {
       if (measured[k]! < 0) measured[k] = displayWidth(lines[Math.floor(k / columns)]![k % columns] ?? '');
     }
@@ -146,7 +140,7 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
 /** Label/value lines, labels aligned. Values are escaped unless marked as drawn by tally (bars). */
 export async function renderPanel(rows: [label: string, value: string, trusted?: boolean][], style: Style): Promise<string> {
   const paint = style.paint;
-  await measurer(rows.map(([label]) => label));
+  if (rows.some(([label]) => !NARROW.test(label))) await loadStringWidth();
   const width = Math.max(...rows.map(([label]) => displayWidth(label)));
   return rows.map(([label, value, trusted]) => `${paint.dim(pad(label, width, 'left'))}  ${trusted ? value : escapeControl(value)}`.trimEnd()).join('\n') + '\n';
 }
