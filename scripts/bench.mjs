@@ -65,6 +65,9 @@ const cases = [
   { name: 'tally pricing, 5000, fetched', args: [bin, 'pricing', '--refresh', '--model', 'gpt-5*'], env: catalogGateway, target: 2.0 },
 ];
 
+// BENCH_ONLY=usage measures only the cases whose name contains it (and the baseline).
+const only = process.env.BENCH_ONLY;
+if (only) cases.splice(0, cases.length, ...cases.filter((c) => c.name === 'node -e 0' || c.name.includes(only)));
 for (const c of cases) timeOnce(c.args, c.env); // warm the file cache
 const samples = new Map(cases.map((c) => [c.name, []]));
 for (let round = 0; round < rounds; round++) {

@@ -74,9 +74,25 @@ function countKeys(value: unknown): number {
   return count;
 }
 
-/** Serialises with every number exactly as received. */
+/**
+ * Serialises with every number exactly as received. Values that hold no LosslessNumber (what
+ * the fast parse path gives) go through the native serialiser, which writes the same text
+ * several times faster.
+ */
 export function stringifyJson(value: unknown, indent?: number): string {
+  if (!holdsLosslessNumber(value)) return JSON.stringify(value, undefined, indent) ?? 'null';
   return stringify(value, undefined, indent) ?? 'null';
+}
+
+function holdsLosslessNumber(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (isLosslessNumber(value)) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsLosslessNumber(item)) return true;
+    return false;
+  }
+  for (const key in value) if (holdsLosslessNumber((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
 
 export function isJsonNumber(value: unknown): value is LosslessNumber | number {

@@ -137,3 +137,13 @@ describe('adversarial: ordering decimal text', () => {
     );
   });
 });
+
+describe('adversarial: the fast JSON writer', () => {
+  it('writes what the lossless writer writes', async () => {
+    const { stringify } = await import('lossless-json');
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.constantFrom(undefined, 2), (value, indent) => stringifyJson(value, indent) === (stringify(value, undefined, indent) ?? 'null')),
+      { numRuns: 3000 },
+    );
+  });
+});
