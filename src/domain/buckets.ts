@@ -194,7 +194,9 @@ export function zeroBucketMaker(shape: BucketShape): (seconds: number) => JsonOb
 
 function zeroOf(metric: MetricField): JsonValue {
   const text = metric.scale > 0 ? `0.${'0'.repeat(metric.scale)}` : '0';
-  return metric.type === 'decimal-string' ? text : new LosslessNumber(text);
+  if (metric.type === 'decimal-string') return text;
+  // A plain 0 prints as 0; a zero with decimals ("0.00") keeps them through LosslessNumber.
+  return metric.scale > 0 ? new LosslessNumber(text) : 0;
 }
 
 /**
