@@ -88,8 +88,15 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   // Bars only need the largest amount roughly (a bar is 20 cells); the amounts shown are exact.
   const largest = amounts.reduce((max, a) => (a === undefined ? max : Math.max(max, Number(a))), 0);
   const scale = money ? moneyScale(amounts) : 2;
+  // Most buckets of a long window are the same zero: format each distinct amount once.
+  const shown = new Map<string, string>();
+  const yuanOnce = (amount: string) => {
+    let text = shown.get(amount);
+    if (text === undefined) shown.set(amount, (text = yuan(amount, 'CNY', scale)));
+    return text;
+  };
   const format = (name: string, value: unknown) => {
-    if (name === money && isDecimalString(value)) return yuan(value, 'CNY', scale);
+    if (name === money && isDecimalString(value)) return yuanOnce(value);
     if (isJsonNumber(value)) return groupDigits(numberText(value));
     return cellText(value);
   };
@@ -105,7 +112,7 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
     const t = timeOf(bucket[shape!.timeField]);
     const amount = amounts[index];
     const cells = [label(t, series, displayOffset, clock)];
-    for (const m of metrics) cells.push(m.name === money && amount !== undefined ? yuan(amount, 'CNY', scale) : format(m.name, bucket[m.name]));
+    for (const m of metrics) cells.push(m.name === money && amount !== undefined ? yuanOnce(amount) : format(m.name, bucket[m.name]));
     if (money) cells.push(drawBar(amount === undefined || largest === 0 ? 0 : Number(amount) / largest));
     return cells;
   });
