@@ -61,9 +61,16 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 /** Input, output and cache-read prices per 1M tokens, and other prices by their names, in yuan. */
 export async function priceColumns(rows: (PriceRow | undefined)[]): Promise<string[][]> {
   const { yuan } = await import('../output/money.js');
+  // Prices repeat across a catalog: convert and format each distinct one once.
+  const shown = new Map<string, string>();
+  const perMillion = (per1K: string) => {
+    let text = shown.get(per1K);
+    if (text === undefined) shown.set(per1K, (text = yuan(per1M(per1K))));
+    return text;
+  };
   return rows.map((row) => {
     if (!row) return ['—', '—', '—', 'not in the price catalog'];
-    const token = (per1K: string) => (row.perToken && per1K !== '' ? yuan(per1M(per1K)) : '—');
+    const token = (per1K: string) => (row.perToken && per1K !== '' ? perMillion(per1K) : '—');
     return [token(row.input), token(row.output), token(row.cacheRead), row.other.map((o) => `${o.name} ${yuan(o.value)}`).join(', ')];
   });
 }

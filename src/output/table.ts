@@ -39,6 +39,7 @@ export interface TableSpec {
 // one column per UTF-16 unit, no library call needed.
 // (Not U+2028-U+202F: line and paragraph separators and the bidirectional overrides.)
 const NARROW = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u259f]*$/;
+const NARROW_OR_NUL = /^[\x00\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u259f]*$/;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -77,13 +78,18 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
   // anything else from the service is escaped (it must never drive the terminal) and measured.
   // Headers are the service's field names: never trusted.
   const measured = new Array<number>(lines.length * columns);
+  // A column whose cells are all narrow (most are) is seen in one look at its joined text.
+  const narrowColumns = spec.columns.map((_, i) => columnIsNarrow(spec.rows, i));
   let wide = false;
   for (let r = 0; r < lines.length; r++) {
     const row = lines[r]!;
     const mayTrust = r > 0;
+    const body = r > 0 && r <= spec.rows.length;
     for (let i = 0; i < columns; i++) {
       const cell = row[i] ?? '';
-      if (mayTrust && trusted[i] && !cell.includes('\u001b')) {
+      if (body && narrowColumns[i]) {
+        measured[r * columns + i] = cell.length;
+      } else if (mayTrust && trusted[i] && !cell.includes('\u001b')) {
         // tally's own cells (labels, amounts, bars) hold narrow characters only.
         measured[r * columns + i] = cell.length;
       } else if (NARROW.test(cell)) {
@@ -135,6 +141,19 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
   for (let r = 1; r < bodyEnd; r++) out.push(line(r));
   if (spec.footer) out.push(rule, paint.bold(line(bodyEnd)));
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * Whether every cell of a column is narrow text. The cells are joined with NUL, which no
+ * narrow text holds: the joined text is narrow apart from exactly one NUL per join, or not.
+ */
+function columnIsNarrow(rows: string[][], column: number): boolean {
+  if (rows.length === 0) return true;
+  const joined = rows.map((row) => row[column] ?? '').join('\u0000');
+  if (!NARROW_OR_NUL.test(joined)) return false;
+  let separators = 0;
+  for (let at = joined.indexOf('\u0000'); at !== -1; at = joined.indexOf('\u0000', at + 1)) separators++;
+  return separators === rows.length - 1;
 }
 
 /** Label/value lines, labels aligned. Values are escaped unless marked as drawn by tally (bars). */

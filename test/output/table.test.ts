@@ -17,6 +17,11 @@ describe('renderTable', () => {
     expect(text).toBe(['name\\e[2J  bar', '---------  ----', `a\\u0007b   ${bar}`, ''].join('\n'));
   });
 
+  it('escapes a NUL inside a cell even though NUL joins the column for the quick look', async () => {
+    const text = await renderTable({ columns: [{ header: 'id' }], rows: [['a'], ['b\u0000c'], ['d']] }, pipe);
+    expect(text).toBe('id\n--------\na\nb\\u0000c\nd\n');
+  });
+
   it('drops the optional columns with the highest drop order first when too wide', async () => {
     const spec = { columns: [{ header: 'a' }, { header: 'b', dropOrder: 1 }, { header: 'c', dropOrder: 2 }], rows: [['xxxx', 'yyyy', 'zzzz']] };
     expect(await renderTable(spec, { ...pipe, width: 11 })).toBe('a     b\n----  ----\nxxxx  yyyy\n');
