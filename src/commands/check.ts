@@ -152,15 +152,16 @@ async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount:
   const series = await loadUsageSeries(ctx, { bucket: 'day', since: options.since, until: options.until, utcOffset: options.utcOffset });
   const candidates = Object.entries(series.totals).filter(([, value]) => isDecimalString(value)).map(([name]) => name);
   const metric = options.metric ?? series.shape?.moneyMetric ?? (candidates.length === 1 ? candidates[0] : undefined);
-  if (options.metric !== undefined && series.totals[options.metric] === undefined && series.buckets.length > 0) {
+  if (options.metric !== undefined && series.totals[options.metric] === undefined && series.filled < series.buckets.length) {
     throw new UsageError(`--metric "${options.metric}" is not a field of the usage totals (they have: ${Object.keys(series.totals).join(', ') || 'none'})`);
   }
   if (metric === undefined) {
-    if (series.buckets.length === 0) return { amount: new Decimal(0), note: 'no usage in the window' };
+    if (series.filled === series.buckets.length) return { amount: new Decimal(0), note: 'no usage in the window' };
     throw new UsageError(`cannot tell which usage field holds money (${candidates.join(', ') || 'none is a decimal string'}); name it with --metric`);
   }
   const value = series.totals[metric];
-  if (value === undefined && series.buckets.length === 0) return { amount: new Decimal(0), note: 'no usage in the window' };
+  const noCalls = series.filled === series.buckets.length;
+  if (value === undefined && noCalls) return { amount: new Decimal(0), note: 'no usage in the window' };
   if (!isDecimalString(value)) throw new ServiceError(`usage totals.${metric} is not a decimal amount`);
   return { amount: new Decimal(value), note: `spend = totals.${metric} over ${new Date(series.window.start * 1000).toISOString().slice(0, 10)} to ${new Date(series.window.end * 1000).toISOString().slice(0, 10)} (end exclusive)` };
 }

@@ -10,6 +10,7 @@ import { parseUtcOffset } from '../domain/offset.js';
 import {
   BUCKET_SECONDS,
   type BucketGrid,
+  MAX_WINDOW_SECONDS,
   type BucketSize,
   type UsageWindow,
   alignDown,
@@ -44,6 +45,8 @@ export interface UsageSeries {
   buckets: JsonObject[];
   /** How many buckets were filled in. */
   filled: number;
+  /** The field names came from a wider window (this one had no calls at all). */
+  shapeFromWiderWindow: boolean;
   totals: JsonObject;
   cache: string | null;
   requests: number;
@@ -80,8 +83,13 @@ export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Pro
   if (parts.length > 1 && ctx.io.stderrIsTTY) ctx.io.err('\r\u001b[K');
 
   const received = pages.flatMap((page) => page.buckets);
-  const shape = discoverShape(received);
-  const inferred = shape ? inferGridOffset(received, shape, size) : undefined;
+  // The field names are learned from the buckets; a window without calls has none, so ask once
+  // for the longest window ending at the same point, only to learn how buckets are written.
+  const sample = received.length > 0 || requested.end - requested.start >= MAX_WINDOW_SECONDS
+    ? received
+    : (await fetchUsage(client, bucket, { start: requested.end - MAX_WINDOW_SECONDS, end: requested.end })).buckets;
+  const shape = discoverShape(sample);
+  const inferred = shape ? inferGridOffset(sample, shape, size) : undefined;
   const offset = flagOffset ?? inferred ?? 0;
   const grid: BucketGrid = { size, offset: ((offset % size) + size) % size };
   const window = { start: alignDown(requested.start, grid), end: alignDown(requested.end, grid) };
@@ -97,6 +105,7 @@ export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Pro
     shape,
     buckets,
     filled: buckets.length - received.length,
+    shapeFromWiderWindow: sample !== received && shape !== undefined,
     totals,
     cache: combineCache(pages.map((page) => page.cache)),
     requests: parts.length,

@@ -60,12 +60,25 @@ function usageCsv(series: UsageSeries) {
   return { header, rows: series.buckets.map((bucket) => header.map((name) => cellText(bucket[name]))) };
 }
 
-/** Bucket start as a wall-clock label on the grid's zone (days) or the display zone (hours). */
-function label(seconds: number, series: UsageSeries, displayOffset: number, wall = new Date(0)): string {
-  wall.setTime((seconds + displayOffset) * 1000);
-  const date = `${wall.getUTCFullYear()}-${two(wall.getUTCMonth() + 1)}-${two(wall.getUTCDate())}`;
-  if (series.bucket === 'day') return `${date} ${WEEKDAYS[wall.getUTCDay()]}`;
-  return `${date} ${two(wall.getUTCHours())}:${two(wall.getUTCMinutes())}`;
+/** Labels bucket starts with wall-clock time on the grid's zone (days) or the display zone (hours). */
+function labeller(series: UsageSeries, displayOffset: number): (seconds: number) => string {
+  const wall = new Date(0);
+  // A long hourly window covers few days: work each date out once.
+  const dates = new Map<number, string>();
+  return (seconds) => {
+    const local = seconds + displayOffset;
+    const day = Math.floor(local / 86_400);
+    let date = dates.get(day);
+    if (date === undefined) {
+      wall.setTime(day * 86_400_000);
+      date = `${wall.getUTCFullYear()}-${two(wall.getUTCMonth() + 1)}-${two(wall.getUTCDate())}`;
+      if (series.bucket === 'day') date += ` ${WEEKDAYS[wall.getUTCDay()]}`;
+      dates.set(day, date);
+    }
+    if (series.bucket === 'day') return date;
+    const minutes = Math.floor((local - day * 86_400) / 60);
+    return `${date} ${two(Math.floor(minutes / 60))}:${two(minutes % 60)}`;
+  };
 }
 const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -107,11 +120,11 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
     ...metrics.map((m, i) => ({ header: m.name === money ? `${m.name} (¥)` : m.name, align: 'right' as const, dropOrder: m.name === money ? 0 : i + 1, trusted: true })),
     ...(money ? [{ header: '', align: 'left' as const, dropOrder: metrics.length + 1, trusted: true }] : []),
   ];
-  const clock = new Date(0);
+  const label = labeller(series, displayOffset);
   const rows = series.buckets.map((bucket, index) => {
     const t = timeOf(bucket[shape!.timeField]);
     const amount = amounts[index];
-    const cells = [label(t, series, displayOffset, clock)];
+    const cells = [label(t)];
     for (const m of metrics) cells.push(m.name === money && amount !== undefined ? yuanOnce(amount) : format(m.name, bucket[m.name]));
     if (money) cells.push(drawBar(amount === undefined || largest === 0 ? 0 : Number(amount) / largest));
     return cells;
@@ -126,7 +139,8 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
       ? 'cached: the gateway answered from its cache; polls within its cache period get the same window'
       : series.cache === 'MISS' ? 'fresh: computed by the gateway for this request' : 'cache state not reported by the gateway',
   ];
-  if (!shape) notes.unshift('the gateway returned no buckets for this window');
+  if (!shape) notes.unshift('the gateway has no usage to show for this window (nor in the 92 days before its end), so not even its field names are known');
+  else if (series.shapeFromWiderWindow) notes.unshift('no calls in this window; field names learned from the 92 days before its end');
   return `${table}${notes.map((n) => paint.dim(n)).join('\n')}\n`;
 }
 

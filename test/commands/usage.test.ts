@@ -92,6 +92,8 @@ describe('tally usage', () => {
   it('asks on the --utc-offset grid when given', async () => {
     const start = DAY0 - 8 * 3600;
     const gw = usageStub({ bucket: 'day', start: String(start + D), end: String(start + 8 * D) }, '{"buckets": [], "totals": {}}');
+    // No calls in the window: one more request, over 92 days, to learn the field names.
+    gw.pool.intercept({ path: '/v1/open/usage', query: { bucket: 'day', start: String(start + 8 * D - 92 * D), end: String(start + 8 * D) } }).reply(200, '{"buckets": [], "totals": {}}', json());
     const result = await runCommand(['usage', '--json', '--utc-offset', '+08:00'], { transport: gw.transport, env, now: () => NOW });
     expect(result.code).toBe(0);
     gw.done();
@@ -115,11 +117,26 @@ describe('tally usage', () => {
     gw.done();
   });
 
-  it('prints an honest empty table when the window has no calls', async () => {
+  it('fills a window without calls using field names learned from the 92 days before its end', async () => {
     const gw = usageStub(query, '{"buckets": [], "totals": {"calls": 0, "cost": "0"}}');
+    const probe = { bucket: 'day', start: String(DAY0 + 7 * D + 23 * 3600 - 92 * D), end: query.end };
+    gw.pool.intercept({ path: '/v1/open/usage', query: probe }).reply(200, `{"buckets": [{"day": ${DAY0 - 40 * D}, "calls": 2, "cost": "1.50"}], "totals": {}}`, json());
+    const result = await runCommand(['usage', '--json'], { transport: gw.transport, env, now: () => NOW });
+    expect(result.code).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(out.buckets).toHaveLength(7);
+    expect(out.buckets[0]).toEqual({ day: DAY0, calls: 0, cost: '0.00' });
+    expect(out.totals).toEqual({ calls: 0, cost: '0' });
+    gw.done();
+  });
+
+  it('prints an honest empty table when there is no usage to learn from at all', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: (p) => p.startsWith('/v1/open/usage?') }).reply(200, '{"buckets": [], "totals": {"calls": 0, "cost": "0"}}', json()).times(2);
     const result = await runCommand(['usage'], { transport: gw.transport, env, now: () => NOW });
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('day\n-----\n-----\ntotal\nthe gateway returned no buckets for this window\n0 days, day grid UTC+00:00 (assumed: no buckets to infer it from)\ncache state not reported by the gateway\n');
+    expect(result.stdout).toBe('day\n-----\n-----\ntotal\nthe gateway has no usage to show for this window (nor in the 92 days before its end), so not even its field names are known\n0 days, day grid UTC+00:00 (assumed: no buckets to infer it from)\ncache state not reported by the gateway\n');
+    gw.done();
   });
 
   it.each([
