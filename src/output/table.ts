@@ -79,7 +79,8 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
   // Headers are the service's field names: never trusted.
   const measured = new Array<number>(lines.length * columns);
   // A column whose cells are all narrow (most are) is seen in one look at its joined text.
-  const narrowColumns = spec.columns.map((_, i) => columnIsNarrow(spec.rows, i));
+  // (tally's own columns are narrow by construction and need no look.)
+  const narrowColumns = spec.columns.map((_, i) => !trusted[i] && columnIsNarrow(spec.rows, i));
   let wide = false;
   for (let r = 0; r < lines.length; r++) {
     const row = lines[r]!;
