@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { ServiceError, UsageError } from '../errors.js';
 import { fetchRecordPage } from '../api/usage.js';
 import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, numberText } from '../domain/json.js';
-import { Decimal, isDecimalString } from '../domain/money.js';
+import { isDecimalString } from '../domain/decimal-text.js';
 import { describeColumns } from '../domain/records.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { parseTimeSpec, systemOffset } from '../domain/time.js';
@@ -122,7 +122,7 @@ async function renderRecords(records: JsonObject[], ctx: Context): Promise<strin
   const offset = -new Date().getTimezoneOffset() * 60;
   const cell = (kind: string, value: JsonValue | undefined): string => {
     if (value === null || value === undefined) return '';
-    if (kind === 'money' && isDecimalString(value)) return yuan(new Decimal(value));
+    if (kind === 'money' && isDecimalString(value)) return yuan(value);
     if (kind === 'time') {
       const n = isJsonNumber(value) ? Number(numberText(value)) : Date.parse(String(value)) / 1000;
       const seconds = n > 1e11 ? n / 1000 : n;

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchUsage } from '../api/usage.js';
-import { type BucketShape, discoverShape, fillMissingBuckets, inferGridOffset, mergeTotals } from '../domain/buckets.js';
+import { type BucketShape, discoverShape, fillMissingBuckets, inferGridOffset } from '../domain/buckets.js';
 import type { JsonObject } from '../domain/json.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import {
@@ -94,9 +94,7 @@ export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Pro
   const grid: BucketGrid = { size, offset: ((offset % size) + size) % size };
   const window = { start: alignDown(requested.start, grid), end: alignDown(requested.end, grid) };
   const buckets = fillMissingBuckets(received, shape, window, grid);
-  const totals = pages.length === 1
-    ? (pages[0]!.totals ?? mergeTotals(received.map((b) => metricsOf(b, shape))))
-    : mergeTotals(pages.map((page) => page.totals ?? mergeTotals(page.buckets.map((b) => metricsOf(b, shape)))));
+  const totals = pages.length === 1 && pages[0]!.totals ? pages[0]!.totals : await addTotals(pages, shape);
   return {
     bucket,
     window,
@@ -110,6 +108,12 @@ export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Pro
     cache: combineCache(pages.map((page) => page.cache)),
     requests: parts.length,
   };
+}
+
+/** Totals of several parts, or of buckets when the service sent none (decimal.js loads only here). */
+async function addTotals(pages: { buckets: JsonObject[]; totals: JsonObject | undefined }[], shape: BucketShape | undefined): Promise<JsonObject> {
+  const { mergeTotals } = await import('../domain/totals.js');
+  return mergeTotals(pages.map((page) => page.totals ?? mergeTotals(page.buckets.map((b) => metricsOf(b, shape)))));
 }
 
 /** A bucket's metrics only (for totals the service did not send). */

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { timeOf } from '../domain/buckets.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
-import { isDecimalString } from '../domain/money.js';
+import { isDecimalString } from '../domain/decimal-text.js';
 import { formatUtcOffset } from '../domain/offset.js';
 import { emit } from '../output/emit.js';
 import { type UsageSeries, addWindowOptions, loadUsageSeries } from './usage-series.js';

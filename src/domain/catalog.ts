@@ -1,6 +1,6 @@
 // The price catalog's rules: prices come from `service_pricing` (yuan per 1,000 tokens, or per
 // call), never from the ratios; `owned_by` of the model list means nothing.
-import { Decimal, compareDecimalText, isDecimalString } from './money.js';
+import { compareDecimalText, isDecimalString } from './decimal-text.js';
 import { type JsonObject, type JsonValue, isJsonObject } from './json.js';
 
 export interface ModelPrices {
@@ -208,7 +208,7 @@ export function diffCatalogs(before: JsonObject[], after: JsonObject[]): Catalog
     for (const field of new Set([...Object.keys(a), ...Object.keys(b)])) {
       const x = isDecimalString(a[field]) ? (a[field] as string) : null;
       const y = isDecimalString(b[field]) ? (b[field] as string) : null;
-      const same = x !== null && y !== null ? new Decimal(x).eq(y) : x === y;
+      const same = x !== null && y !== null ? compareDecimalText(x, y) === 0 : x === y;
       if (!same) prices[field] = [x, y];
     }
     if (Object.keys(prices).length > 0) changes.push({ model: name, kind: 'repriced', prices });

@@ -1,6 +1,6 @@
 // Records whose shape the service does not publish (per-model usage, per-call logs): find the
 // array that holds them and an obvious continuation, and describe their columns.
-import { isDecimalString } from './money.js';
+import { isDecimalString } from './decimal-text.js';
 import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, numberText } from './json.js';
 
 const PREFERRED_ARRAYS = ['data', 'items', 'records', 'results', 'logs', 'models', 'list', 'rows', 'entries'];

@@ -1,5 +1,6 @@
 // Amounts for people: always yuan, never a dollar sign, whatever a field is called.
-import { type Decimal, formatYuan } from '../domain/money.js';
+import { formatYuan } from '../domain/decimal-text.js';
+import type { Decimal } from '../domain/money.js';
 
 /** `¥1,234.50` for CNY; another currency code is shown as a code, never as `$`. */
 export function yuan(amount: Decimal | string, currency = 'CNY', minDecimals = 2): string {

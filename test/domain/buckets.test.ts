@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { discoverShape, fillMissingBuckets, inferGridOffset, mergeTotals, readTime } from '../../src/domain/buckets.js';
+import { discoverShape, fillMissingBuckets, inferGridOffset, readTime } from '../../src/domain/buckets.js';
+import { mergeTotals } from '../../src/domain/totals.js';
 import { type JsonObject, parseJson, stringifyJson } from '../../src/domain/json.js';
 
 const H = 3600;
