@@ -121,20 +121,23 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
     const drop = droppable.reduce((a, b) => (spec.columns[b]!.dropOrder! > spec.columns[a]!.dropOrder! ? b : a));
     keep = keep.filter((i) => i !== drop);
   }
-  const aligns = spec.columns.map((c) => c.align ?? 'left');
+  const right = spec.columns.map((c) => c.align === 'right');
+  const pads = Array.from({ length: Math.max(0, ...widths) + 1 }, (_, n) => ' '.repeat(n));
+  const last = keep.length - 1;
   const line = (r: number) => {
     const row = lines[r]!;
     let text = '';
-    for (let k = 0; k < keep.length; k++) {
+    for (let k = 0; k <= last; k++) {
       const i = keep[k]!;
       const cell = row[i] ?? '';
       const gap = widths[i]! - measured[r * columns + i]!;
       if (k > 0) text += GAP;
       if (gap <= 0) text += cell;
-      else if (aligns[i] === 'right') text += SPACES.slice(0, gap) + cell;
-      else text += k === keep.length - 1 ? cell : cell + SPACES.slice(0, gap);
+      else if (right[i]) text += pads[gap] + cell;
+      else text += k === last ? cell : cell + pads[gap];
     }
-    return text.trimEnd();
+    // Only an empty last cell leaves blanks at the end of a line.
+    return (row[keep[last]!] ?? '') === '' ? text.trimEnd() : text;
   };
   const rule = paint.dim(keep.map((i) => (style.unicode ? '─' : '-').repeat(widths[i]!)).join(GAP));
   const out = [paint.bold(line(0)), rule];
