@@ -1,2 +1,2 @@
 #!/usr/bin/env node
-require('./load-bundle.cjs').load().main(process.argv.slice(2)).then((code) => (process.exitCode = code));
+require('./load-bundle.cjs').run(process.argv.slice(2));
