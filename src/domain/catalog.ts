@@ -141,10 +141,21 @@ export function rowToTuple(row: PriceRow): PriceTuple {
 export function rowFromTuple(value: unknown): PriceRow | undefined {
   if (!Array.isArray(value) || value.length !== 11) return undefined;
   const [name, vendor, vendorKeys, types, groups, billingMode, perToken, input, output, cacheRead, other] = value as PriceTuple;
-  const strings = (list: unknown) => Array.isArray(list) && list.every((x) => typeof x === 'string');
-  if (typeof name !== 'string' || typeof vendor !== 'string' || !strings(vendorKeys) || !strings(types) || !strings(groups)) return undefined;
-  if (typeof billingMode !== 'string' || typeof input !== 'string' || typeof output !== 'string' || typeof cacheRead !== 'string' || !Array.isArray(other)) return undefined;
-  return { name, vendor, vendorKeys, types, groups, billingMode, perToken: perToken === 1, input, output, cacheRead, other: other.map(([n, v]) => ({ name: n, value: v })) };
+  if (typeof name !== 'string' || typeof vendor !== 'string' || typeof billingMode !== 'string') return undefined;
+  if (typeof input !== 'string' || typeof output !== 'string' || typeof cacheRead !== 'string') return undefined;
+  if (!isStrings(vendorKeys) || !isStrings(types) || !isStrings(groups) || !Array.isArray(other)) return undefined;
+  const prices: PriceRow['other'] = [];
+  for (const pair of other) {
+    if (!Array.isArray(pair) || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return undefined;
+    prices.push({ name: pair[0], value: pair[1] });
+  }
+  return { name, vendor, vendorKeys, types, groups, billingMode, perToken: perToken === 1, input, output, cacheRead, other: prices };
+}
+
+function isStrings(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (const item of value) if (typeof item !== 'string') return false;
+  return true;
 }
 
 export interface CatalogFilter {
