@@ -40,6 +40,8 @@ export interface UsageSeries {
   grid: BucketGrid;
   /** How the grid offset was decided. */
   gridSource: 'flag' | 'inferred' | 'utc';
+  /** Seconds east of UTC for wall-clock labels: the day grid's zone, or for hours --utc-offset or this machine's. */
+  labelOffset: number;
   shape: BucketShape | undefined;
   /** Complete and ascending; the service's buckets unchanged. */
   buckets: JsonObject[];
@@ -61,8 +63,11 @@ export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Pro
   const size = BUCKET_SECONDS[bucket];
   const flagOffset = options.utcOffset === undefined ? undefined : parseUtcOffset(options.utcOffset) * 60;
   const now = Math.floor(ctx.now() / 1000);
-  // Without a known day grid, ask on whole hours and let the service align days to its grid.
-  const requestGrid: BucketGrid = flagOffset === undefined ? { size: 3600, offset: 0 } : { size, offset: flagOffset % size };
+  // Hours are whole UTC hours (the service's fast path answers only those); --utc-offset is
+  // the day grid's. Without a known day grid, ask on whole hours and let the service align
+  // days to its grid.
+  const dayOffset = bucket === 'day' ? flagOffset : undefined;
+  const requestGrid: BucketGrid = dayOffset === undefined ? { size: 3600, offset: 0 } : { size, offset: dayOffset };
   const requested = requestWindow({
     bucket,
     since: options.since,
@@ -90,7 +95,7 @@ export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Pro
     : (await fetchUsage(client, bucket, { start: requested.end - MAX_WINDOW_SECONDS, end: requested.end })).buckets;
   const shape = discoverShape(sample);
   const inferred = shape ? inferGridOffset(sample, shape, size) : undefined;
-  const offset = flagOffset ?? inferred ?? 0;
+  const offset = dayOffset ?? inferred ?? 0;
   const grid: BucketGrid = { size, offset: ((offset % size) + size) % size };
   const window = { start: alignDown(requested.start, grid), end: alignDown(requested.end, grid) };
   const buckets = fillMissingBuckets(received, shape, window, grid);
@@ -99,7 +104,8 @@ export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Pro
     bucket,
     window,
     grid: { size, offset },
-    gridSource: flagOffset !== undefined ? 'flag' : inferred !== undefined ? 'inferred' : 'utc',
+    gridSource: dayOffset !== undefined ? 'flag' : inferred !== undefined ? 'inferred' : 'utc',
+    labelOffset: bucket === 'day' ? offset : flagOffset ?? systemOffset(now),
     shape,
     buckets,
     filled: buckets.length - received.length,

@@ -96,7 +96,7 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   const metrics = shape?.metrics ?? [];
   const money = shape?.moneyMetric;
   // Day labels follow the service's day grid; hour labels the --utc-offset zone or this machine's.
-  const displayOffset = series.bucket === 'day' || series.gridSource === 'flag' ? series.grid.offset : -new Date().getTimezoneOffset() * 60;
+  const displayOffset = series.labelOffset;
   const amounts = series.buckets.map((bucket) => (money && isDecimalString(bucket[money]) ? (bucket[money] as string) : undefined));
   // Bars only need the largest amount roughly (a bar is 20 cells); the amounts shown are exact.
   const largest = amounts.reduce((max, a) => (a === undefined ? max : Math.max(max, Number(a))), 0);

@@ -99,6 +99,16 @@ describe('tally usage', () => {
     gw.done();
   });
 
+  it('asks for whole hours even with a half-hour --utc-offset, which only labels the hours', async () => {
+    const end = Date.UTC(2026, 10, 22, 0) / 1000; // the end of the current hour, 23:18 -> 00:00
+    const gw = usageStub({ bucket: 'hour', start: String(end - 3 * 3600), end: String(end) }, `{"buckets": [{"t": "${new Date((end - 3600) * 1000).toISOString()}", "n": 1, "cost": "0.10"}], "totals": {"n": 1, "cost": "0.10"}}`);
+    const result = await runCommand(['usage', '--bucket', 'hour', '--since', '2h', '--utc-offset', '+05:30'], { transport: gw.transport, env, now: () => NOW });
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n').slice(2, 5)).toEqual(['2026-11-22 02:30  0     ¥0.00  ....................', '2026-11-22 03:30  0     ¥0.00  ....................', '2026-11-22 04:30  1     ¥0.10  ####################']);
+    expect(result.stdout).toContain('hours shown in UTC+05:30');
+    gw.done();
+  });
+
   it('splits a 120-day window into two requests and adds their totals exactly', async () => {
     const gw = mockGateway();
     const since = Date.UTC(2026, 6, 1) / 1000;
