@@ -31,7 +31,7 @@ export function addWindowOptions(command: Command): Command {
   return command
     .option('--since <time>', 'start: ISO date or date-time, Unix seconds, now, or a span back (90m, 36h, 7d, 2w)')
     .option('--until <time>', 'end (exclusive), same forms; default: the end of the current bucket')
-    .option('--utc-offset <+HH:MM>', "the gateway's day grid offset (default: inferred from the data, else UTC)");
+    .option('--utc-offset <+HH:MM>', "the gateway's day grid offset (default: inferred from the data, else UTC); hours are labelled in it");
 }
 
 export interface UsageSeries {
