@@ -78,10 +78,22 @@ export function undiciTransport(dispatcher: import('undici').Dispatcher): Transp
   };
 }
 
-/** The transport for a real run: undici's proxy agent when a proxy is configured. */
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * The transport for a real run: undici's proxy agent when HTTPS_PROXY/HTTP_PROXY is set
+ * (it honours NO_PROXY), loaded only then; loopback hosts are always reached directly.
+ */
 export async function defaultTransport(env: NodeJS.ProcessEnv): Promise<Transport> {
   const proxy = env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy;
   if (!proxy) return nodeTransport;
-  const { EnvHttpProxyAgent } = await importExternal<typeof import('undici')>('undici');
-  return undiciTransport(new EnvHttpProxyAgent());
+  let viaProxy: Transport | undefined;
+  return async (request) => {
+    if (LOOPBACK.test(request.url.hostname)) return nodeTransport(request);
+    if (!viaProxy) {
+      const { EnvHttpProxyAgent } = await importExternal<typeof import('undici')>('undici');
+      viaProxy = undiciTransport(new EnvHttpProxyAgent());
+    }
+    return viaProxy(request);
+  };
 }
