@@ -56,14 +56,9 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     .option('--base-url <url>', 'gateway base URL (env TALLY_BASE_URL)')
     .option('--demo', 'run against the built-in sandbox gateway with a demo key')
     .option('--allow-http', 'allow plain http:// to a non-loopback host')
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => io.out(text),
-      writeErr: (text) => io.err(text),
-      outputError: () => undefined,
-    })
     .addHelpText('after', `\nExamples:\n${COMMANDS.map((c) => `  ${c.example.padEnd(70)} # ${c.name}`).join('\n')}\n\nExit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check failed, 130 interrupted.\n`);
 
+  throughIO(program, io);
   const wanted = commandPath(argv);
   // Running a known command needs only that command; help and mistakes need them all.
   const running = COMMANDS.find((entry) => isWanted(entry, wanted));
@@ -74,15 +69,14 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     let parent = program;
     if (second) {
       parent = groups.get(first) ?? program.command(first).description(`${first} commands`);
-      parent.exitOverride().configureOutput({ writeOut: (t) => io.out(t), writeErr: (t) => io.err(t), outputError: () => undefined });
+      throughIO(parent, io);
       groups.set(first, parent);
     }
     const command = parent
       .command(second ?? first)
       .description(entry.summary)
-      .addHelpText('after', `\nExample:\n  ${entry.example}\n`)
-      .exitOverride()
-      .configureOutput({ writeOut: (t) => io.out(t), writeErr: (t) => io.err(t), outputError: () => undefined });
+      .addHelpText('after', `\nExample:\n  ${entry.example}\n`);
+    throughIO(command, io);
     if (isWanted(entry, wanted)) {
       const module = await entry.load();
       module.configure(command);
@@ -97,6 +91,11 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     }
   }
   return program;
+}
+
+/** Commander writes through tally's streams and throws instead of exiting; report() prints errors. */
+function throughIO(command: Command, io: IO): void {
+  command.exitOverride().configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text), outputError: () => undefined });
 }
 
 /** The command words in argv (skipping global options and their values). */
