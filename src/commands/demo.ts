@@ -1,12 +1,16 @@
 // tally demo: a short tour against an in-process sandbox gateway.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 
 export function configure(command: Command): void {
   command.description('a short tour against the built-in sandbox');
 }
 
 export async function run(_options: Record<string, unknown>, ctx: Context): Promise<void> {
+  if (ctx.options.json || ctx.options.csv) {
+    throw new UsageError('tally demo is a tour for people; for data, run a command with --demo (e.g. tally --demo usage --json)');
+  }
   ctx.useDemo();
   const client = await ctx.client();
   ctx.io.err(`Demo gateway running at ${client.baseUrl.origin} (a sandbox with seeded data; nothing real is touched).\n`);
