@@ -2,6 +2,7 @@
 // between JSON, CSV and a table.
 import type { Context } from '../context.js';
 import { stringifyJson } from '../domain/json.js';
+import { UsageError } from '../errors.js';
 
 export interface Csv {
   header: string[];
@@ -23,7 +24,8 @@ export async function emit(ctx: Context, result: Result): Promise<void> {
     ctx.io.out(`${stringifyJson(value, 2)}\n`);
     return;
   }
-  if (ctx.options.csv && result.csv) {
+  if (ctx.options.csv) {
+    if (!result.csv) throw new UsageError('--csv is for tabular commands (usage, logs, models, pricing); use --json here');
     ctx.io.out(formatCsv(result.csv()));
     return;
   }
