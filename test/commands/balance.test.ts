@@ -115,6 +115,13 @@ describe('tally balance', () => {
     expect(JSON.parse(result.stderr)).toEqual({ error: { kind: 'auth', message: 'gw.test rejected the credential (HTTP 401): invalid key; check it with `tally auth status`', status: 401 } });
   });
 
+  it('refuses --csv, which is for tabular commands', async () => {
+    const result = await runCommand(['balance', '--csv'], { transport: gatewayAnswering(200, withKey).transport, env });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('tally: --csv is for tabular commands (usage, logs, models, pricing); use --json here\n');
+  });
+
   it('exits 2 without a base URL and 3 without a credential', async () => {
     const noUrl = await runCommand(['balance'], { env: { TALLY_API_KEY: KEY } });
     expect(noUrl.code).toBe(2);
