@@ -140,12 +140,10 @@ export class Context {
     if (!client) {
       client = (async () => {
         const { baseUrl, credential } = await target();
-        // node:http loads only for commands that talk to the service (not for --help).
-        const { defaultTransport } = await import('./api/transport.js');
         return new HttpClient({
           baseUrl,
           credential: credential && { kind: credential.kind, secret: credential.secret },
-          transport: this.#init.transport ?? (await defaultTransport(this.env)),
+          transport: this.#init.transport ?? this.#lazyTransport(),
           signal: this.signal,
           deadline: this.deadline,
           timeoutSeconds: this.options.timeout,
@@ -160,6 +158,15 @@ export class Context {
       this.#clients.set(key, client);
     }
     return client;
+  }
+
+  /** node:http (or the proxy agent) loads on the first request, not before: a cached answer needs neither. */
+  #lazyTransport(): Transport {
+    let transport: Promise<Transport> | undefined;
+    return async (request) => {
+      transport ??= import('./api/transport.js').then(({ defaultTransport }) => defaultTransport(this.env));
+      return (await transport)(request);
+    };
   }
 
   debug(line: string): void {
