@@ -3,6 +3,7 @@
 // no start-up), tests use undici's MockAgent, and a configured proxy uses undici's agent.
 
 import { importExternal } from '../external.js';
+import { isLoopback } from '../domain/loopback.js';
 
 export interface TransportRequest {
   method: 'GET' | 'POST';
@@ -78,8 +79,6 @@ export function undiciTransport(dispatcher: import('undici').Dispatcher): Transp
   };
 }
 
-const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
 /**
  * The transport for a real run: undici's proxy agent when HTTPS_PROXY/HTTP_PROXY is set
  * (it honours NO_PROXY), loaded only then; loopback hosts are always reached directly.
@@ -89,7 +88,7 @@ export async function defaultTransport(env: NodeJS.ProcessEnv): Promise<Transpor
   if (!proxy) return nodeTransport;
   let viaProxy: Transport | undefined;
   return async (request) => {
-    if (LOOPBACK.test(request.url.hostname)) return nodeTransport(request);
+    if (isLoopback(request.url.hostname)) return nodeTransport(request);
     if (!viaProxy) {
       const { EnvHttpProxyAgent } = await importExternal<typeof import('undici')>('undici');
       viaProxy = undiciTransport(new EnvHttpProxyAgent());

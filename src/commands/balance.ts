@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { fetchBalance, type Balance } from '../api/balance.js';
 import { emit } from '../output/emit.js';
 import { stringifyJson } from '../domain/json.js';
-import { shareOf } from '../domain/money.js';
+import { shareOf } from '../domain/decimal-text.js';
 
 export function configure(command: Command): void {
   command.description('account balance, plan state and the key\'s daily limit');

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { ServiceError, UsageError } from '../errors.js';
 import { fetchRecordPage } from '../api/usage.js';
-import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, numberText } from '../domain/json.js';
+import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { describeColumns } from '../domain/records.js';
 import { parseUtcOffset } from '../domain/offset.js';
@@ -100,15 +100,9 @@ export async function runRecordCommand(ctx: Context, request: RecordRequest): Pr
   });
 }
 
-function plain(value: JsonValue | undefined): string {
-  if (value === null || value === undefined) return '';
-  if (isJsonNumber(value)) return numberText(value);
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
 function recordsCsv(records: JsonObject[]) {
   const header = describeColumns(records).map((c) => c.name);
-  return { header, rows: records.map((r) => header.map((name) => plain(r[name]))) };
+  return { header, rows: records.map((r) => header.map((name) => jsonText(r[name]))) };
 }
 
 async function renderRecords(records: JsonObject[], ctx: Context): Promise<string> {
@@ -128,7 +122,7 @@ async function renderRecords(records: JsonObject[], ctx: Context): Promise<strin
       const seconds = n > 1e11 ? n / 1000 : n;
       return new Date((seconds + offset) * 1000).toISOString().slice(0, 19).replace('T', ' ');
     }
-    return plain(value);
+    return jsonText(value);
   };
   const table = await renderTable(
     {

@@ -3,7 +3,7 @@ import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { timeOf } from '../domain/buckets.js';
-import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
+import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { formatUtcOffset } from '../domain/offset.js';
 import { emit } from '../output/emit.js';
@@ -49,15 +49,9 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   });
 }
 
-function cellText(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (isJsonNumber(value)) return numberText(value);
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
 function usageCsv(series: UsageSeries) {
   const header = series.shape?.fieldOrder ?? [];
-  return { header, rows: series.buckets.map((bucket) => header.map((name) => cellText(bucket[name]))) };
+  return { header, rows: series.buckets.map((bucket) => header.map((name) => jsonText(bucket[name]))) };
 }
 
 /** Labels bucket starts with wall-clock time on the grid's zone (days) or the display zone (hours). */
@@ -111,7 +105,7 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   const format = (name: string, value: unknown) => {
     if (name === money && isDecimalString(value)) return yuanOnce(value);
     if (isJsonNumber(value)) return groupDigits(numberText(value));
-    return cellText(value);
+    return jsonText(value);
   };
   // Cells are tally's own text (time labels, validated numbers and decimals): only the
   // headers, which are the service's field names, need escaping.

@@ -50,7 +50,7 @@ export function shareOf(part: { toString(): string } | string, whole: { toString
  * further decimal the ledger holds (never rounded away).
  */
 export function formatYuan(amount: { toFixed(): string } | string, symbol = '¥', minDecimals = 2): string {
-  const text = typeof amount === 'string' && DECIMAL_STRING.test(amount) ? amount : typeof amount === 'string' ? amount : amount.toFixed();
+  const text = typeof amount === 'string' ? amount : amount.toFixed();
   const negative = text.charCodeAt(0) === 45; // '-'
   const body = negative ? text.slice(1) : text;
   const dot = body.indexOf('.');

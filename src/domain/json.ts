@@ -111,6 +111,13 @@ export function safeInteger(value: unknown): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
+/** A JSON value as one cell of text: strings as they are, numbers exactly, the rest as JSON. */
+export function jsonText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (isJsonNumber(value)) return numberText(value);
+  return typeof value === 'string' ? value : stringifyJson(value);
+}
+
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
 }

@@ -3,8 +3,6 @@ import decimalImport from 'decimal.js';
 import { isJsonNumber, numberText } from './json.js';
 import { isDecimalString } from './decimal-text.js';
 
-export { compareDecimalText, formatYuan, isDecimalString, shareOf } from './decimal-text.js';
-
 // decimal.js ships one .d.ts for its CommonJS and ESM builds; TypeScript reads the default
 // import as the CommonJS namespace while Node's ESM build gives the class itself.
 const DecimalBase = ('clone' in decimalImport ? decimalImport : decimalImport.default) as typeof decimalImport.default;

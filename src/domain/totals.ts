@@ -1,5 +1,6 @@
 // Totals of several usage windows, added exactly.
-import { Decimal, isDecimalString } from './money.js';
+import { isDecimalString } from './decimal-text.js';
+import { Decimal } from './money.js';
 import { type JsonObject, LosslessNumber, isJsonNumber, numberText } from './json.js';
 
 const NON_ADDITIVE = /avg|mean|average|median|rate|ratio|percent|pct|share|p\d{2}|max|min|latency/i;

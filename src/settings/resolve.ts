@@ -1,5 +1,6 @@
 // Where each setting comes from: flag, then environment, then the stored profile.
 import { UsageError } from '../errors.js';
+import { isLoopback } from '../domain/loopback.js';
 import type { Credential } from '../api/http.js';
 import type { DeviceToken, ProfileRecord, SettingsStore } from './store.js';
 
@@ -57,8 +58,6 @@ export async function resolveSettings(input: SettingsInput): Promise<ResolvedSet
   return { profile, profileSource, baseUrl, baseUrlSource, credential, record };
 }
 
-const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
 /** Checks a base URL: https (http only for loopback or with --allow-http), no credentials in it. */
 export function parseBaseUrl(text: string, allowHttp = false, what = '--base-url'): URL {
   let url: URL;
@@ -73,7 +72,7 @@ export function parseBaseUrl(text: string, allowHttp = false, what = '--base-url
   if (url.username || url.password) {
     throw new UsageError(`${what} must not contain a user name or password; credentials go in \`tally login\` or TALLY_API_KEY`);
   }
-  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname) && !allowHttp) {
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !allowHttp) {
     throw new UsageError(`${what} uses plain http:// to ${url.hostname}; use https://, or pass --allow-http if you really mean it`);
   }
   if (url.search || url.hash) throw new UsageError(`${what} must not carry a query or fragment`);

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { UsageError } from '../../src/errors.js';
-import { Decimal, MalformedAmount, formatYuan, moneyFromNumber, moneyFromString } from '../../src/domain/money.js';
+import { formatYuan } from '../../src/domain/decimal-text.js';
+import { Decimal, MalformedAmount, moneyFromNumber, moneyFromString } from '../../src/domain/money.js';
 import { parseJson, stringifyJson } from '../../src/domain/json.js';
 import { parseTimeSpec, requestWindow } from '../../src/domain/time.js';
 import { per1M } from '../../src/domain/catalog.js';
@@ -129,7 +130,7 @@ describe('adversarial: the fast JSON path', () => {
 
 describe('adversarial: ordering decimal text', () => {
   it('orders decimal strings exactly as Decimal does', async () => {
-    const { compareDecimalText } = await import('../../src/domain/money.js');
+    const { compareDecimalText } = await import('../../src/domain/decimal-text.js');
     const text = fc.tuple(fc.boolean(), fc.stringMatching(/^\d{1,6}$/), fc.stringMatching(/^\d{0,8}$/)).map(([neg, w, f]) => `${neg ? '-' : ''}${w}${f ? `.${f}` : ''}`);
     fc.assert(
       fc.property(text, text, (a, b) => Math.sign(compareDecimalText(a, b)) === new Decimal(a).comparedTo(new Decimal(b))),
