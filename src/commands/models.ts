@@ -6,7 +6,7 @@ import { reasoningLabel, stringList } from '../domain/catalog.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
 import { emit } from '../output/emit.js';
 import { loadCatalog } from './catalog-source.js';
-import { priceColumns } from './pricing.js';
+import { priceCells } from './pricing.js';
 
 interface ModelsOptions {
   format: ModelListFormat;
@@ -51,7 +51,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     human: async () => {
       const [{ renderTable }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
       const style = await styleFor(ctx);
-      const prices = priced ? await priceColumns(models.map((m) => priced.get(String(m.id)))) : [];
+      const prices = priced && (await priceCells());
       const columns = [
         { header: 'model' },
         ...(alt
@@ -59,11 +59,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
           : [{ header: 'context', align: 'right' as const, dropOrder: 3 }, { header: 'max output', align: 'right' as const, dropOrder: 4 }, { header: 'reasoning', dropOrder: 5 }]),
         ...(priced ? [{ header: 'input ¥/1M', align: 'right' as const }, { header: 'output ¥/1M', align: 'right' as const }, { header: 'cache read ¥/1M', align: 'right' as const, dropOrder: 6 }, { header: 'other prices (¥)', dropOrder: 7 }] : []),
       ];
-      const rows = models.map((m, i) => {
-        const row = cells(m);
-        if (!priced) return row;
-        return [...row, ...prices[i]!];
-      });
+      const rows = models.map((m) => (prices ? [...cells(m), ...prices(priced.get(String(m.id)))] : cells(m)));
       const note = `${models.length} model${models.length === 1 ? '' : 's'} this key may call${catalog ? ` · prices from catalog ${catalog.pricingVersion ?? ''} (${catalog.source === 'live' ? 'fetched now' : 'cached'})` : ''}`;
       return `${await renderTable({ columns, rows }, style)}${style.paint.dim(note)}\n`;
     },

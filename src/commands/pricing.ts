@@ -58,27 +58,34 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   });
 }
 
-/** Input, output and cache-read prices per 1M tokens, and other prices by their names, in yuan. */
-export async function priceColumns(rows: (PriceRow | undefined)[]): Promise<string[][]> {
+/**
+ * Input, output and cache-read prices per 1M tokens, and other prices by their names, in yuan.
+ * A catalog repeats its prices (and a cached listing shares its lists of other prices across
+ * models): each distinct one is converted and formatted once.
+ */
+export async function priceCells(): Promise<(row: PriceRow | undefined) => string[]> {
   const { yuan } = await import('../output/money.js');
-  // Prices repeat across a catalog: convert and format each distinct one once.
-  const shown = new Map<string, string>();
-  const perMillion = (per1K: string) => {
-    let text = shown.get(per1K);
-    if (text === undefined) shown.set(per1K, (text = yuan(per1M(per1K))));
-    return text;
+  const perMillion = memo((per1K: string) => yuan(per1M(per1K)));
+  const others = memo((other: PriceRow['other']) => other.map((o) => `${o.name} ${yuan(o.value)}`).join(', '));
+  const token = (row: PriceRow, per1K: string) => (row.perToken && per1K !== '' ? perMillion(per1K) : '—');
+  return (row) => (row ? [token(row, row.input), token(row, row.output), token(row, row.cacheRead), others(row.other)] : ['—', '—', '—', 'not in the price catalog']);
+}
+
+/** One result per distinct argument (strings by value, arrays by identity). */
+function memo<K, V>(compute: (key: K) => V): (key: K) => V {
+  const seen = new Map<K, V>();
+  return (key) => {
+    let value = seen.get(key);
+    if (value === undefined) seen.set(key, (value = compute(key)));
+    return value;
   };
-  return rows.map((row) => {
-    if (!row) return ['—', '—', '—', 'not in the price catalog'];
-    const token = (per1K: string) => (row.perToken && per1K !== '' ? perMillion(per1K) : '—');
-    return [token(row.input), token(row.output), token(row.cacheRead), row.other.map((o) => `${o.name} ${yuan(o.value)}`).join(', ')];
-  });
 }
 
 async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Context): Promise<string> {
   const [{ renderTable }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
   const style = await styleFor(ctx);
-  const prices = await priceColumns(rows);
+  const prices = await priceCells();
+  const types = memo((list: string[]) => list.join(', '));
   const table = await renderTable(
     {
       columns: [
@@ -91,7 +98,10 @@ async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Conte
         { header: 'cache read ¥/1M', align: 'right', dropOrder: 1, trusted: true },
         { header: 'other prices (¥)' },
       ],
-      rows: rows.map((row, i) => [row.name, row.vendor, row.types.join(', '), ...prices[i]!]),
+      rows: rows.map((row) => {
+        const price = prices(row);
+        return [row.name, row.vendor, types(row.types), price[0]!, price[1]!, price[2]!, price[3]!];
+      }),
     },
     style,
   );

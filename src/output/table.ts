@@ -71,93 +71,99 @@ const GAP = '  ';
 /** A table that fits the terminal: optional columns are dropped, in dropOrder, until it fits. */
 export async function renderTable(spec: TableSpec, style: Style): Promise<string> {
   const paint = style.paint;
-  const columns = spec.columns.length;
-  const trusted = spec.columns.map((c) => c.trusted === true);
-  const lines = [spec.columns.map((c) => c.header), ...spec.rows, ...(spec.footer ? [spec.footer] : [])];
-  // One look at each cell: narrow text (most of it) needs neither escaping nor measuring;
-  // anything else from the service is escaped (it must never drive the terminal) and measured.
-  // Headers are the service's field names: never trusted.
-  const measured = new Array<number>(lines.length * columns);
-  // A column whose cells are all narrow (most are) is seen in one look at its joined text.
-  // (tally's own columns are narrow by construction and need no look.)
-  const narrowColumns = spec.columns.map((_, i) => !trusted[i] && columnIsNarrow(spec.rows, i));
-  let wide = false;
-  for (let r = 0; r < lines.length; r++) {
-    const row = lines[r]!;
-    const mayTrust = r > 0;
-    const body = r > 0 && r <= spec.rows.length;
-    for (let i = 0; i < columns; i++) {
+  const { columns, rows } = spec;
+  const count = columns.length;
+  const lines = [columns.map((c) => c.header), ...rows, ...(spec.footer ? [spec.footer] : [])];
+  const widths = new Array<number>(count).fill(0);
+  // Cells whose terminal width is not their length (wide characters, colour codes), by
+  // position (line * count + column) in `lines`: rare, so they are kept aside.
+  const odd = new Map<number, number>();
+  for (let i = 0; i < count; i++) {
+    const trusted = columns[i]!.trusted === true;
+    const look = (r: number) => {
+      const row = lines[r]!;
       const cell = row[i] ?? '';
-      if (body && narrowColumns[i]) {
-        measured[r * columns + i] = cell.length;
-      } else if (mayTrust && trusted[i] && !cell.includes('\u001b')) {
-        // tally's own cells (labels, amounts, bars) hold narrow characters only.
-        measured[r * columns + i] = cell.length;
-      } else if (NARROW.test(cell)) {
-        measured[r * columns + i] = cell.length;
+      // tally's own cells (labels, amounts, bars) hold narrow characters only.
+      const mine = trusted && r > 0;
+      if (NARROW.test(cell) || (mine && !cell.includes('\u001b'))) {
+        if (cell.length > widths[i]!) widths[i] = cell.length;
       } else {
-        if (!(mayTrust && trusted[i])) row[i] = escapeControl(cell);
-        measured[r * columns + i] = -1;
-        wide = true;
+        // Anything else from the service is escaped (it must never drive the terminal).
+        if (!mine) row[i] = escapeControl(cell);
+        odd.set(r * count + i, -1);
       }
-    }
+    };
+    // One look at a column's joined body text: narrow text (most of it) needs neither escaping
+    // nor measuring. The header (the service's field names) and the footer are looked at alone.
+    const bodyWidth = plainColumnWidth(rows, i, trusted);
+    if (bodyWidth === undefined) for (let r = 1; r <= rows.length; r++) look(r);
+    else widths[i] = bodyWidth;
+    look(0);
+    if (spec.footer) look(lines.length - 1);
   }
-  if (wide) {
+  if (odd.size > 0) {
     await loadStringWidth();
-    for (let k = 0; k < measured.length; k++) {
-      if (measured[k]! < 0) measured[k] = displayWidth(lines[Math.floor(k / columns)]![k % columns] ?? '');
+    for (const at of odd.keys()) {
+      const i = at % count;
+      const width = displayWidth(lines[(at - i) / count]![i] ?? '');
+      odd.set(at, width);
+      if (width > widths[i]!) widths[i] = width;
     }
   }
-  const widths = spec.columns.map((_, i) => {
-    let width = 0;
-    for (let r = 0; r < lines.length; r++) if (measured[r * columns + i]! > width) width = measured[r * columns + i]!;
-    return width;
-  });
-  let keep = spec.columns.map((_, i) => i);
+  let keep = columns.map((_, i) => i);
   const total = () => keep.reduce((sum, i) => sum + widths[i]!, 0) + GAP.length * (keep.length - 1);
   while (total() > style.width) {
-    const droppable = keep.filter((i) => (spec.columns[i]!.dropOrder ?? 0) > 0);
+    const droppable = keep.filter((i) => (columns[i]!.dropOrder ?? 0) > 0);
     if (droppable.length === 0) break;
-    const drop = droppable.reduce((a, b) => (spec.columns[b]!.dropOrder! > spec.columns[a]!.dropOrder! ? b : a));
+    const drop = droppable.reduce((a, b) => (columns[b]!.dropOrder! > columns[a]!.dropOrder! ? b : a));
     keep = keep.filter((i) => i !== drop);
   }
-  const right = spec.columns.map((c) => c.align === 'right');
+  const right = columns.map((c) => c.align === 'right');
   const pads = Array.from({ length: Math.max(0, ...widths) + 1 }, (_, n) => ' '.repeat(n));
-  const last = keep.length - 1;
+  const hasOdd = odd.size > 0;
   const line = (r: number) => {
     const row = lines[r]!;
+    // Empty cells at the end of a line leave no blanks behind.
+    let end = keep.length - 1;
+    while (end > 0 && (row[keep[end]!] ?? '') === '') end--;
     let text = '';
-    for (let k = 0; k <= last; k++) {
+    for (let k = 0; k <= end; k++) {
       const i = keep[k]!;
       const cell = row[i] ?? '';
-      const gap = widths[i]! - measured[r * columns + i]!;
+      const gap = widths[i]! - (hasOdd ? (odd.get(r * count + i) ?? cell.length) : cell.length);
       if (k > 0) text += GAP;
-      if (gap <= 0) text += cell;
+      if (gap <= 0 || (k === end && !right[i])) text += cell;
       else if (right[i]) text += pads[gap] + cell;
-      else text += k === last ? cell : cell + pads[gap];
+      else text += cell + pads[gap];
     }
-    // Only an empty last cell leaves blanks at the end of a line.
-    return (row[keep[last]!] ?? '') === '' ? text.trimEnd() : text;
+    return text;
   };
   const rule = paint.dim(keep.map((i) => (style.unicode ? '─' : '-').repeat(widths[i]!)).join(GAP));
   const out = [paint.bold(line(0)), rule];
-  const bodyEnd = 1 + spec.rows.length;
+  const bodyEnd = 1 + rows.length;
   for (let r = 1; r < bodyEnd; r++) out.push(line(r));
   if (spec.footer) out.push(rule, paint.bold(line(bodyEnd)));
   return `${out.join('\n')}\n`;
 }
 
 /**
- * Whether every cell of a column is narrow text. The cells are joined with NUL, which no
+ * The widest cell of a column whose body cells are all narrow text (or, for tally's own
+ * columns, free of colour codes); undefined otherwise. The cells are joined with NUL, which no
  * narrow text holds: the joined text is narrow apart from exactly one NUL per join, or not.
  */
-function columnIsNarrow(rows: string[][], column: number): boolean {
-  if (rows.length === 0) return true;
+function plainColumnWidth(rows: string[][], column: number, trusted: boolean): number | undefined {
+  if (rows.length === 0) return 0;
   const joined = rows.map((row) => row[column] ?? '').join('\u0000');
-  if (!NARROW_OR_NUL.test(joined)) return false;
+  if (trusted ? joined.includes('\u001b') : !NARROW_OR_NUL.test(joined)) return undefined;
+  let widest = 0;
   let separators = 0;
-  for (let at = joined.indexOf('\u0000'); at !== -1; at = joined.indexOf('\u0000', at + 1)) separators++;
-  return separators === rows.length - 1;
+  let from = 0;
+  for (let at = joined.indexOf('\u0000'); at !== -1; at = joined.indexOf('\u0000', (from = at + 1))) {
+    if (at - from > widest) widest = at - from;
+    separators++;
+  }
+  if (joined.length - from > widest) widest = joined.length - from;
+  return separators === rows.length - 1 ? widest : undefined;
 }
 
 /** Label/value lines, labels aligned. Values are escaped unless marked as drawn by tally (bars). */

@@ -1,12 +1,12 @@
 // The price catalog cached whole under the state folder, one file per base URL (spec rule 4:
-// the catalog is the same for every caller and may be cached), and beside it a listing: one
-// compact row per model with what tables filter, sort and show. A listing of thousands of
-// models loads in a fraction of the time of the whole catalog.
+// the catalog is the same for every caller and may be cached), and beside it a listing: what
+// tables filter, sort and show, stored compactly (see domain/catalog.ts toListing). A listing
+// of thousands of models loads in a fraction of the time of the whole catalog.
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type JsonValue, isJsonObject, parseJson, stringifyJson } from '../domain/json.js';
-import { type PriceRow, rowFromTuple, rowToTuple } from '../domain/catalog.js';
+import { type PriceRow, fromListing, sortRows, toListing } from '../domain/catalog.js';
 import { ensurePrivateDir } from './state-dir.js';
 
 export interface CachedCatalog {
@@ -59,14 +59,8 @@ export function readCachedCatalog(stateDir: string, baseUrl: URL): CachedCatalog
 /** The cached listing; undefined when there is none or it is not one tally wrote. */
 export function readCachedListing(stateDir: string, baseUrl: URL): CachedListing | undefined {
   const file = readCacheFile(stateDir, baseUrl, 'listing');
-  if (!file || !Array.isArray(file.body)) return undefined;
-  const rows: PriceRow[] = [];
-  for (const entry of file.body) {
-    const row = rowFromTuple(entry);
-    if (!row) return undefined;
-    rows.push(row);
-  }
-  return { fetchedAt: file.fetchedAt, pricingVersion: file.pricingVersion, rows };
+  const rows = file && fromListing(file.body);
+  return rows && { fetchedAt: file.fetchedAt, pricingVersion: file.pricingVersion, rows };
 }
 
 /**
@@ -89,6 +83,7 @@ export function writeCachedCatalog(stateDir: string, baseUrl: URL, catalog: { bo
     writeFileSync(temporary, text, { mode: 0o600 });
     renameSync(temporary, path);
   };
-  write('listing', catalog.rows.map(rowToTuple) as unknown as JsonValue);
+  // In name order, the order tables show by default: sorting it again is one pass.
+  write('listing', toListing(sortRows(catalog.rows, 'name')) as unknown as JsonValue);
   write('whole', catalog.body);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type PriceRow, diffCatalogs, filterRows, globMatcher, modelPrices, per1M, priceRow, reasoningLabel, rowFromTuple, rowToTuple, sortRows } from '../../src/domain/catalog.js';
+import { type PriceRow, diffCatalogs, filterRows, globMatcher, modelPrices, per1M, priceRow, reasoningLabel, fromListing, sortRows, toListing } from '../../src/domain/catalog.js';
 import { type JsonObject, parseJson } from '../../src/domain/json.js';
 
 const record = (json: string) => parseJson(json) as JsonObject;
@@ -64,9 +64,35 @@ describe('catalog filters and order', () => {
   });
 
   it('keeps every field of a row through the cached listing', () => {
-    for (const row of rows) expect(rowFromTuple(JSON.parse(JSON.stringify(rowToTuple(row))))).toEqual(row);
+    expect(fromListing(JSON.parse(JSON.stringify(toListing(rows))))).toEqual(rows);
     expect(rows[2]).toEqual({ name: 'sora-2', vendor: 'OpenAI', vendorKeys: ['openai'], types: ['video-generation'], groups: ['video'], billingMode: '', perToken: false, input: '', output: '', cacheRead: '', other: [{ name: 'video_price_per_second', value: '0.7' }] });
-    expect(rowFromTuple(['x', 1])).toBeUndefined();
+    expect(fromListing(toListing([]))).toEqual([]);
+  });
+
+  it('stores each distinct string and list once, and rejects a listing it did not write', () => {
+    const many = Array.from({ length: 50 }, (_, i) => ({ ...rows[i % rows.length]!, name: `model-${i}` }));
+    const listing = toListing(many);
+    expect(listing.names).toHaveLength(50);
+    expect(new Set(listing.strings).size).toBe(listing.strings.length);
+    expect(new Set(listing.lists.map((l) => l.join())).size).toBe(listing.lists.length);
+    expect(fromListing(JSON.parse(JSON.stringify(listing)))).toEqual(many);
+    // Whatever the file holds (hand-edited, truncated, written by another version) is checked.
+    const broken = (change: (l: Record<string, unknown[] | number>) => void) => {
+      const copy = JSON.parse(JSON.stringify(listing));
+      change(copy);
+      return fromListing(copy);
+    };
+    expect(broken(() => {})).toEqual(many);
+    expect(broken((l) => (l.format = 1))).toBeUndefined();
+    expect(broken((l) => (l.rows as number[]).pop())).toBeUndefined();
+    expect(broken((l) => ((l.rows as number[])[0] = listing.strings.length))).toBeUndefined();
+    expect(broken((l) => ((l.rows as number[])[1] = -1))).toBeUndefined();
+    expect(broken((l) => ((l.rows as number[])[5] = 2))).toBeUndefined();
+    expect(broken((l) => ((l.lists as number[][])[0] = [999]))).toBeUndefined();
+    expect(broken((l) => ((l.strings as unknown[])[0] = 7))).toBeUndefined();
+    // The listing of earlier versions: one array per model.
+    expect(fromListing([['x', 'OpenAI', [], [], [], 'per_token', 1, '1', '2', '3', []]])).toBeUndefined();
+    expect(fromListing(null)).toBeUndefined();
   });
 
   it('lists models added, removed and re-priced', () => {
