@@ -9,9 +9,14 @@ export interface Catalog {
   models: JsonObject[];
 }
 
-export async function fetchCatalog(client: HttpClient): Promise<Catalog> {
-  const { body } = await client.requestJson({ path: '/api/pricing', family: 'catalog', auth: 'none' });
-  return readCatalog(body, (detail) => client.unexpected(detail));
+/** A catalog from the service, with its text exactly as received (what the cache keeps). */
+export interface FetchedCatalog extends Catalog {
+  text: string;
+}
+
+export async function fetchCatalog(client: HttpClient): Promise<FetchedCatalog> {
+  const { body, text } = await client.requestJson({ path: '/api/pricing', family: 'catalog', auth: 'none' });
+  return { ...readCatalog(body, (detail) => client.unexpected(detail)), text };
 }
 
 /** Checks a catalog (from the wire or the cache). */

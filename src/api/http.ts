@@ -45,6 +45,8 @@ export interface JsonResponse {
   status: number;
   headers: Record<string, string | undefined>;
   body: JsonValue;
+  /** The body exactly as received. */
+  text: string;
   url: URL;
 }
 
@@ -184,11 +186,11 @@ export class HttpClient {
         await this.#wait(this.#backoff(this.#retry.transientBaseMs, attempt), request);
         continue;
       }
-      if (request.acceptStatus?.(status) && body !== undefined) return { status, headers, body: body.value, url };
+      if (request.acceptStatus?.(status) && body !== undefined) return { status, headers, body: body.value, text, url };
       if (status < 200 || status >= 300) throw this.#httpError(status, body, text, request);
       if (body === undefined) throw this.unexpected(`${'problem' in parsed ? parsed.problem : 'not JSON'} (${excerpt(text)})`, status);
       this.#checkBodyError(request, body.value, status);
-      return { status, headers, body: body.value, url };
+      return { status, headers, body: body.value, text, url };
     }
   }
 

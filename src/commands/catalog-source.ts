@@ -3,9 +3,9 @@
 import type { Context } from '../context.js';
 import { ServiceError, UsageError } from '../errors.js';
 import { fetchCatalog, readCatalog } from '../api/catalog.js';
-import { type PriceRow, priceRow } from '../domain/catalog.js';
+import { type PriceRow, priceRow, sortRows } from '../domain/catalog.js';
 import type { JsonObject } from '../domain/json.js';
-import { DEFAULT_PRICING_TTL_SECONDS, readCachedCatalog, readCachedListing, writeCachedCatalog } from '../settings/pricing-cache.js';
+import { type CachedCatalog, type CachedListing, DEFAULT_PRICING_TTL_SECONDS, readCachedCatalog, readCachedListing, writeCachedCatalog } from '../settings/pricing-cache.js';
 
 export interface CatalogOptions {
   refresh?: boolean;
@@ -54,23 +54,37 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   const fail = (detail: string) => new ServiceError(`the cached price catalog is unusable (${detail}); run \`tally pricing --refresh\``);
   // A demo sandbox lives for one run: nothing of it is worth keeping in the state folder.
   const cacheable = !ctx.options.demo;
-  const listing = cacheable && !need.whole && !forceLive ? readCachedListing(stateDir, client.baseUrl) : undefined;
-  const whole = cacheable && !listing ? readCachedCatalog(stateDir, client.baseUrl) : undefined;
-  const cached = listing ?? whole;
-  const fromCache = (): LoadedCatalog => {
+  // The cache is read when it may be used: not before a --refresh (only if the service then
+  // cannot be reached), and before any fetch for --diff (which compares against it).
+  let cache: { listing?: CachedListing; whole?: CachedCatalog } | undefined;
+  const readCache = () => {
+    if (cache) return cache;
+    const listing = cacheable && !need.whole && !forceLive ? readCachedListing(stateDir, client.baseUrl) : undefined;
+    return (cache = { listing, whole: cacheable && !listing ? readCachedCatalog(stateDir, client.baseUrl) : undefined });
+  };
+  const fromCache = (): LoadedCatalog | undefined => {
+    const { listing, whole } = readCache();
     if (listing) return { pricingVersion: listing.pricingVersion, rows: listing.rows, source: 'cache', fetchedAt: listing.fetchedAt };
-    const catalog = readCatalog(whole!.body, fail);
-    return { pricingVersion: catalog.pricingVersion, rows: catalog.models.map(priceRow), records: catalog.models, source: 'cache', fetchedAt: whole!.fetchedAt };
+    if (!whole) return undefined;
+    const catalog = readCatalog(whole.body, fail);
+    return { pricingVersion: catalog.pricingVersion, rows: catalog.models.map(priceRow), records: catalog.models, source: 'cache', fetchedAt: whole.fetchedAt };
   };
 
   if (options.offline) {
-    if (!cached) throw new ServiceError(`no cached price catalog for ${client.baseUrl.origin}; run \`tally pricing\` once while online`);
-    return fromCache();
+    const loaded = fromCache();
+    if (!loaded) throw new ServiceError(`no cached price catalog for ${client.baseUrl.origin}; run \`tally pricing\` once while online`);
+    return loaded;
   }
-  if (cached && !options.refresh && !forceLive && ctx.now() - cached.fetchedAt < ttl * 1000) return fromCache();
+  if (!options.refresh && !forceLive) {
+    const { listing, whole } = readCache();
+    const fetchedAt = (listing ?? whole)?.fetchedAt;
+    if (fetchedAt !== undefined && ctx.now() - fetchedAt < ttl * 1000) return fromCache()!;
+  }
+  const whole = forceLive ? readCache().whole : undefined;
   try {
     const catalog = await fetchCatalog(client);
-    const rows = catalog.models.map(priceRow);
+    // In name order, as the cached listing keeps them: sorting them again for a table is one pass.
+    const rows = sortRows(catalog.models.map(priceRow), 'name');
     const now = ctx.now();
     if (cacheable) writeCachedCatalog(stateDir, client.baseUrl, { ...catalog, rows }, now);
     const previous = whole ? readCatalog(whole.body, fail) : undefined;
@@ -85,8 +99,9 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   } catch (error) {
     // Only an unreachable service falls back: a catalog that answered with an error is reported.
     const unreachable = error instanceof ServiceError && (error.kind === 'network' || error.kind === 'timeout' || (error.status ?? 0) >= 500);
-    if (!cached || !unreachable || forceLive) throw error;
-    ctx.warn(`${(error as Error).message}; using the catalog cached ${describeAge(ctx.now() - cached.fetchedAt)}${cached.pricingVersion ? ` (version ${cached.pricingVersion})` : ''}`);
-    return fromCache();
+    const loaded = unreachable && !forceLive ? fromCache() : undefined;
+    if (!loaded) throw error;
+    ctx.warn(`${(error as Error).message}; using the catalog cached ${describeAge(ctx.now() - loaded.fetchedAt)}${loaded.pricingVersion ? ` (version ${loaded.pricingVersion})` : ''}`);
+    return loaded;
   }
 }

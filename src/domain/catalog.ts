@@ -3,17 +3,6 @@
 import { compareDecimalText, isDecimalString } from './decimal-text.js';
 import { type JsonObject, type JsonValue, isJsonObject } from './json.js';
 
-export interface ModelPrices {
-  /** Yuan per 1M tokens (decimal text), when published. */
-  input: string | undefined;
-  output: string | undefined;
-  cacheRead: string | undefined;
-  /** Other decimal-string prices (per call, per second, per image): name as sent, value as sent. */
-  other: { name: string; value: string }[];
-  /** billing_mode is per_token (or absent with no other prices). */
-  perToken: boolean;
-}
-
 /**
  * Multiplies a decimal string by 1,000 by moving the point: exact, and cheap enough for a
  * catalog of thousands of models.
@@ -34,26 +23,6 @@ export function per1M(per1K: string): string {
   while (end > 0 && rest.charCodeAt(end - 1) === 48) end--;
   rest = rest.slice(0, end);
   return `${negative ? '-' : ''}${intPart}${rest ? `.${rest}` : ''}`;
-}
-
-export function modelPrices(record: JsonObject): ModelPrices {
-  const pricing = isJsonObject(record.service_pricing) ? record.service_pricing : {};
-  const token = (field: string) => (isDecimalString(pricing[field]) ? per1M(pricing[field] as string) : undefined);
-  const other: ModelPrices['other'] = [];
-  for (const name in pricing) {
-    const value = pricing[name];
-    if (name !== 'input_unit_price' && name !== 'output_unit_price' && name !== 'cache_read_input_price' && isDecimalString(value)) {
-      other.push({ name, value });
-    }
-  }
-  const mode = record.billing_mode;
-  return {
-    input: token('input_unit_price'),
-    output: token('output_unit_price'),
-    cacheRead: token('cache_read_input_price'),
-    other,
-    perToken: mode === 'per_token' || (mode === undefined && other.length === 0),
-  };
 }
 
 export function modelName(record: JsonObject): string {
@@ -111,23 +80,44 @@ export interface PriceRow {
 
 export function priceRow(record: JsonObject): PriceRow {
   const pricing = isJsonObject(record.service_pricing) ? record.service_pricing : {};
-  const price = (field: string) => (isDecimalString(pricing[field]) ? (pricing[field] as string) : '');
-  const prices = modelPrices(record);
-  const vendor = isJsonObject(record.vendor) ? record.vendor : {};
-  const vendorKeys = [...new Set([vendor.name, vendor.slug, record.owner_by].filter((n): n is string => typeof n === 'string' && n !== '').map((n) => n.toLowerCase()))];
+  let input = '';
+  let output = '';
+  let cacheRead = '';
+  const other: PriceRow['other'] = [];
+  for (const name in pricing) {
+    const value = pricing[name];
+    if (!isDecimalString(value)) continue;
+    if (name === 'input_unit_price') input = value;
+    else if (name === 'output_unit_price') output = value;
+    else if (name === 'cache_read_input_price') cacheRead = value;
+    else other.push({ name, value });
+  }
+  const mode = record.billing_mode;
+  const vendor = isJsonObject(record.vendor) ? record.vendor : undefined;
   return {
     name: modelName(record),
     vendor: vendorName(record) ?? '',
-    vendorKeys,
+    vendorKeys: lowerCaseKeys([vendor?.name, vendor?.slug, record.owner_by]),
     types: stringList(record.supported_endpoint_types),
     groups: stringList(record.enable_groups),
-    billingMode: typeof record.billing_mode === 'string' ? record.billing_mode : '',
-    perToken: prices.perToken,
-    input: price('input_unit_price'),
-    output: price('output_unit_price'),
-    cacheRead: price('cache_read_input_price'),
-    other: prices.other,
+    billingMode: typeof mode === 'string' ? mode : '',
+    perToken: mode === 'per_token' || (mode === undefined && other.length === 0),
+    input,
+    output,
+    cacheRead,
+    other,
   };
+}
+
+/** The distinct non-empty names among these, lower-cased. */
+function lowerCaseKeys(names: (JsonValue | undefined)[]): string[] {
+  const keys: string[] = [];
+  for (const name of names) {
+    if (typeof name !== 'string' || name === '') continue;
+    const key = name.toLowerCase();
+    if (!keys.includes(key)) keys.push(key);
+  }
+  return keys;
 }
 
 /**
@@ -163,12 +153,12 @@ export function toListing(rows: PriceRow[]): Listing {
     return id;
   };
   const list = (texts: string[]) => {
-    const ids = texts.map(string);
-    const key = ids.join(',');
+    const key = JSON.stringify(texts);
     let id = listIds.get(key);
-    if (id === undefined) listIds.set(key, (id = lists.push(ids) - 1));
+    if (id === undefined) listIds.set(key, (id = lists.push(texts.map(string)) - 1));
     return id;
   };
+  const noOther = list([]);
   const indexes: number[] = [];
   for (const row of rows) {
     indexes.push(
@@ -181,7 +171,7 @@ export function toListing(rows: PriceRow[]): Listing {
       string(row.input),
       string(row.output),
       string(row.cacheRead),
-      list(row.other.flatMap((o) => [o.name, o.value])),
+      row.other.length === 0 ? noOther : list(row.other.flatMap((o) => [o.name, o.value])),
     );
   }
   return { format: LISTING_FORMAT, strings, lists, names: rows.map((row) => row.name), rows: indexes };

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type JsonValue, isJsonObject, parseJson, stringifyJson } from '../domain/json.js';
+import { type JsonValue, isJsonObject, parseJson } from '../domain/json.js';
 import { type PriceRow, fromListing, sortRows, toListing } from '../domain/catalog.js';
 import { ensurePrivateDir } from './state-dir.js';
 
@@ -64,26 +64,23 @@ export function readCachedListing(stateDir: string, baseUrl: URL): CachedListing
 }
 
 /**
- * Writes the whole catalog and its listing, each through a temporary file and a rename, so a
- * reader never sees half a catalog. The listing goes first: a reader that finds a whole
- * catalog newer than its listing reads an older listing, never a mismatched one for long.
+ * Writes the whole catalog (its text exactly as the service sent it: every number and key as
+ * it was, and no time spent writing 3 MB of JSON again) and its listing, each through a
+ * temporary file and a rename, so a reader never sees half a catalog. The listing goes first:
+ * a reader that finds a whole catalog newer than its listing reads an older listing, never a
+ * mismatched one for long.
  */
-export function writeCachedCatalog(stateDir: string, baseUrl: URL, catalog: { body: JsonValue; pricingVersion: string | undefined; rows: PriceRow[] }, now: number): void {
+export function writeCachedCatalog(stateDir: string, baseUrl: URL, catalog: { text: string; pricingVersion: string | undefined; rows: PriceRow[] }, now: number): void {
   ensurePrivateDir(stateDir);
   ensurePrivateDir(join(stateDir, 'cache'));
-  const write = (view: CacheView, body: JsonValue) => {
+  const head = JSON.stringify({ base_url: baseUrl.href, fetched_at: new Date(now).toISOString(), pricing_version: catalog.pricingVersion ?? null });
+  const write = (view: CacheView, catalogJson: string) => {
     const path = cachePath(stateDir, baseUrl, view);
-    const text = stringifyJson({
-      base_url: baseUrl.href,
-      fetched_at: new Date(now).toISOString(),
-      pricing_version: catalog.pricingVersion ?? null,
-      catalog: body,
-    });
     const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, text, { mode: 0o600 });
+    writeFileSync(temporary, `${head.slice(0, -1)},"catalog":${catalogJson}}`, { mode: 0o600 });
     renameSync(temporary, path);
   };
   // In name order, the order tables show by default: sorting it again is one pass.
-  write('listing', toListing(sortRows(catalog.rows, 'name')) as unknown as JsonValue);
-  write('whole', catalog.body);
+  write('listing', JSON.stringify(toListing(sortRows(catalog.rows, 'name'))));
+  write('whole', catalog.text);
 }

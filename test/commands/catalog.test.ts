@@ -112,6 +112,30 @@ describe('tally pricing', () => {
     expect(result.stderr).toBe('warning: cannot connect to gw.test: connection refused; using the catalog cached 3 h ago (version v1)\n');
   });
 
+  it('falls back to the cache on --refresh too, table from the listing and --json from the whole catalog', async () => {
+    const dir = stateDir();
+    const env = { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir };
+    await runCommand(['pricing'], { transport: pricingGateway(catalog('v1')).transport, env, now: () => T });
+    const down = mockGateway();
+    down.pool.intercept({ path: '/api/pricing' }).replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })).times(2);
+    const table = await runCommand(['pricing', '--refresh', '--model', 'gpt-5'], { transport: down.transport, env, now: () => T + 60_000, width: 300 });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('1 of 4 models · catalog v1 · cached 1 min ago');
+    expect(table.stderr).toBe('warning: cannot connect to gw.test: connection refused; using the catalog cached 1 min ago (version v1)\n');
+    const json = await runCommand(['pricing', '--refresh', '--json'], { transport: down.transport, env, now: () => T + 60_000 });
+    expect(JSON.parse(json.stdout).models).toHaveLength(4);
+  });
+
+  it('caches the catalog exactly as the service sent it, spacing and number spellings included', async () => {
+    const dir = stateDir();
+    const text = catalog('v1').replace('"extra_field": 1.50', '"extra_field" :  1.50e0');
+    await runCommand(['pricing'], { transport: pricingGateway(text).transport, env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir }, now: () => T });
+    const whole = readdirSync(join(dir, 'cache')).find((name) => !name.includes('listing'))!;
+    expect(readFileSync(join(dir, 'cache', whole), 'utf8')).toContain(text);
+    const cached = await runCommand(['pricing', '--json', '--model', 'gpt-5'], { env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir }, transport: mockGateway().transport, now: () => T + 1 });
+    expect(cached.stdout).toContain('"extra_field": 1.50e0');
+  });
+
   it('reports success: false as an error, never as an empty catalog', async () => {
     const gw = mockGateway();
     gw.pool.intercept({ path: '/api/pricing' }).reply(200, '{"success": false, "message": "catalog rebuilding"}', json);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type PriceRow, diffCatalogs, filterRows, globMatcher, modelPrices, per1M, priceRow, reasoningLabel, fromListing, sortRows, toListing } from '../../src/domain/catalog.js';
+import { type PriceRow, diffCatalogs, filterRows, globMatcher, per1M, priceRow, reasoningLabel, fromListing, sortRows, toListing } from '../../src/domain/catalog.js';
 import { type JsonObject, parseJson } from '../../src/domain/json.js';
 
 const record = (json: string) => parseJson(json) as JsonObject;
@@ -19,21 +19,23 @@ describe('per1M', () => {
   });
 });
 
-describe('modelPrices', () => {
+describe('priceRow', () => {
   it('follows service_pricing even when the ratios say otherwise', () => {
-    const prices = modelPrices(record('{"model_name": "m", "model_ratio": 99, "completion_ratio": 7, "billing_mode": "per_token", "service_pricing": {"input_unit_price": "0.00400000", "output_unit_price": "0.01600000", "cache_read_input_price": "0.00100000"}}'));
-    expect(prices).toEqual({ input: '4', output: '16', cacheRead: '1', other: [], perToken: true });
+    const row = priceRow(record('{"model_name": "m", "model_ratio": 99, "completion_ratio": 7, "billing_mode": "per_token", "service_pricing": {"input_unit_price": "0.00400000", "output_unit_price": "0.01600000", "cache_read_input_price": "0.00100000"}}'));
+    expect(row).toMatchObject({ input: '0.00400000', output: '0.01600000', cacheRead: '0.00100000', other: [], perToken: true });
+    expect([row.input, row.output, row.cacheRead].map(per1M)).toEqual(['4', '16', '1']);
   });
 
   it('keeps the output price of a model whose input price is 0', () => {
-    const prices = modelPrices(record('{"model_name": "free-in", "model_ratio": 0, "completion_ratio": 1, "billing_mode": "per_token", "service_pricing": {"input_unit_price": "0.00000000", "output_unit_price": "0.00420000", "cache_read_input_price": "0"}}'));
-    expect([prices.input, prices.output]).toEqual(['0', '4.2']);
+    const row = priceRow(record('{"model_name": "free-in", "model_ratio": 0, "completion_ratio": 1, "billing_mode": "per_token", "service_pricing": {"input_unit_price": "0.00000000", "output_unit_price": "0.00420000", "cache_read_input_price": "0"}}'));
+    expect([row.input, row.output].map(per1M)).toEqual(['0', '4.2']);
   });
 
   it.each(['price_per_call', 'per_request_price', 'call_price'])('shows a per-call price under whatever name it has (%s)', (name) => {
-    const prices = modelPrices(record(`{"model_name": "edit", "billing_mode": "per_call", "service_pricing": {"input_unit_price": "0", "output_unit_price": "0", "cache_read_input_price": "0", "${name}": "0.30000000", "note": "not a price"}}`));
-    expect(prices.perToken).toBe(false);
-    expect(prices.other).toEqual([{ name, value: '0.30000000' }]);
+    const row = priceRow(record(`{"model_name": "edit", "billing_mode": "per_call", "service_pricing": {"input_unit_price": "0", "output_unit_price": "0", "cache_read_input_price": "0", "${name}": "0.30000000", "note": "not a price"}}`));
+    expect(row.perToken).toBe(false);
+    expect(row.billingMode).toBe('per_call');
+    expect(row.other).toEqual([{ name, value: '0.30000000' }]);
   });
 });
 
