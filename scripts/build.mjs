@@ -11,6 +11,22 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 
 rmSync('dist', { recursive: true, force: true });
 
+// commander requires node:child_process when it loads (with net, dgram and streams behind it,
+// ~2 ms of every run), yet uses it only to spawn executable subcommands, which tally has
+// none of. Its copy is a getter that loads the module on first use.
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'lazy' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
+      contents: "module.exports = { get spawn() { return require('node:child_process').spawn; } };",
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   entryPoints: ['src/main.ts'],
   outfile: 'dist/main.cjs',
@@ -24,6 +40,7 @@ await build({
   legalComments: 'none',
   define: { __TALLY_VERSION__: JSON.stringify(version) },
   external: ['undici', 'conf', 'env-paths'],
+  plugins: [lazyChildProcess],
   logLevel: 'warning',
 });
 
