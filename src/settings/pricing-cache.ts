@@ -2,7 +2,6 @@
 // the catalog is the same for every caller and may be cached), and beside it a listing: what
 // tables filter, sort and show, stored compactly (see domain/catalog.ts toListing). A listing
 // of thousands of models loads in a fraction of the time of the whole catalog.
-import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type JsonValue, isJsonObject, parseJson } from '../domain/json.js';
@@ -26,8 +25,17 @@ export const DEFAULT_PRICING_TTL_SECONDS = 3600;
 export type CacheView = 'whole' | 'listing';
 
 function cachePath(stateDir: string, baseUrl: URL, view: CacheView): string {
-  const id = createHash('sha256').update(baseUrl.href).digest('hex').slice(0, 16);
+  const id = fileNameFor(baseUrl);
   return join(stateDir, 'cache', view === 'whole' ? `pricing-${id}.json` : `pricing-${id}.listing.json`);
+}
+
+/**
+ * The base URL as a readable file name, safe on any file system: `https://gw.example.com/`
+ * is `https_gw.example.com`. Two URLs that differ only in punctuation share a name, but the
+ * file records its URL, so neither ever reads the other's catalog (it is a cache miss).
+ */
+export function fileNameFor(baseUrl: URL): string {
+  return `${baseUrl.protocol}//${baseUrl.host}${baseUrl.pathname}`.replace(/[^A-Za-z0-9.-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 120);
 }
 
 function readCacheFile(stateDir: string, baseUrl: URL, view: CacheView): { fetchedAt: number; pricingVersion: string | undefined; body: JsonValue } | undefined {
