@@ -73,8 +73,8 @@ const samples = new Map(cases.map((c) => [c.name, []]));
 for (let round = 0; round < rounds; round++) {
   for (const c of cases) samples.get(c.name).push(timeOnce(c.args, c.env));
 }
-sandbox.child.kill('SIGINT');
-bigCatalog.child.kill('SIGINT');
+sandbox.child.kill('SIGTERM');
+bigCatalog.child.kill('SIGTERM');
 rmSync(stateDir, { recursive: true, force: true });
 rmSync(storedDir, { recursive: true, force: true });
 

@@ -248,7 +248,8 @@ export class HttpClient {
             { status: response.status },
           );
         }
-        chunks.push(Buffer.from(chunk));
+        // A view, not a copy: the chunk is not reused once read.
+        chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       }
     } catch (error) {
       if (error instanceof ServiceError) throw error;
