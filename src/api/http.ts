@@ -255,7 +255,9 @@ export class HttpClient {
       if (error instanceof ServiceError) throw error;
       throw this.#networkFailure(error, url);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    const text = Buffer.concat(chunks).toString('utf8');
+    // RFC 8259 lets a parser ignore a byte order mark, which some servers put first.
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
 
   #noteRateLimit(headers: Record<string, string | undefined>): void {

@@ -203,6 +203,14 @@ describe('HttpClient', () => {
     await expect(testClient(gw.transport).requestJson(native)).rejects.toThrow(message);
   });
 
+  it('ignores a byte order mark before the JSON text, as RFC 8259 allows', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: balancePath }).reply(200, '\ufeff{"currency": "CNY", "balance": "1.50"}', json);
+    const response = await testClient(gw.transport).requestJson(native);
+    expect(response.body).toEqual({ currency: 'CNY', balance: '1.50' });
+    expect(response.text).toBe('{"currency": "CNY", "balance": "1.50"}');
+  });
+
   it('masks the key when an error body echoes it', async () => {
     const gw = mockGateway();
     gw.pool.intercept({ path: balancePath }).reply(401, { error: { message: `invalid key ${KEY}` } }, json);
