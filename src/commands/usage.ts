@@ -57,8 +57,9 @@ function usageCsv(series: UsageSeries) {
 /** Labels bucket starts with wall-clock time on the grid's zone (days) or the display zone (hours). */
 function labeller(series: UsageSeries, displayOffset: number): (seconds: number) => string {
   const wall = new Date(0);
-  // A long hourly window covers few days: work each date out once.
+  // A long hourly window covers few days and repeats the same 24 hours: work each out once.
   const dates = new Map<number, string>();
+  const clocks: string[] = [];
   return (seconds) => {
     const local = seconds + displayOffset;
     const day = Math.floor(local / 86_400);
@@ -71,7 +72,7 @@ function labeller(series: UsageSeries, displayOffset: number): (seconds: number)
     }
     if (series.bucket === 'day') return date;
     const minutes = Math.floor((local - day * 86_400) / 60);
-    return `${date} ${two(Math.floor(minutes / 60))}:${two(minutes % 60)}`;
+    return `${date} ${(clocks[minutes] ??= `${two(Math.floor(minutes / 60))}:${two(minutes % 60)}`)}`;
   };
 }
 const two = (n: number) => (n < 10 ? `0${n}` : String(n));
@@ -92,19 +93,21 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   // Day labels follow the service's day grid; hour labels the --utc-offset zone or this machine's.
   const displayOffset = series.labelOffset;
   const amounts = series.buckets.map((bucket) => (money && isDecimalString(bucket[money]) ? (bucket[money] as string) : undefined));
+  // Most buckets of a long window hold the same zero: look at each distinct amount once.
+  const distinct = [...new Set(amounts)].filter((a): a is string => a !== undefined);
   // Bars only need the largest amount roughly (a bar is 20 cells); the amounts shown are exact.
-  const largest = amounts.reduce((max, a) => (a === undefined ? max : Math.max(max, Number(a))), 0);
-  const scale = money ? moneyScale(amounts) : 2;
-  // Most buckets of a long window are the same zero: format each distinct amount once.
-  const shown = new Map<string, string>();
-  const yuanOnce = (amount: string) => {
-    let text = shown.get(amount);
-    if (text === undefined) shown.set(amount, (text = yuan(amount, 'CNY', scale)));
-    return text;
-  };
+  const largest = distinct.reduce((max, a) => Math.max(max, Number(a)), 0);
+  const scale = moneyScale(distinct);
+  const shown = new Map<string, string>(distinct.map((a) => [a, yuan(a, 'CNY', scale)]));
+  const grouped = new Map<string, string>();
   const format = (name: string, value: unknown) => {
-    if (name === money && isDecimalString(value)) return yuanOnce(value);
-    if (isJsonNumber(value)) return groupDigits(numberText(value));
+    if (name === money && isDecimalString(value)) return shown.get(value) ?? yuan(value, 'CNY', scale);
+    if (isJsonNumber(value)) {
+      const text = numberText(value);
+      let cell = grouped.get(text);
+      if (cell === undefined) grouped.set(text, (cell = groupDigits(text)));
+      return cell;
+    }
     return jsonText(value);
   };
   // Cells are tally's own text (time labels, validated numbers and decimals): only the
@@ -119,7 +122,7 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
     const t = timeOf(bucket[shape!.timeField]);
     const amount = amounts[index];
     const cells = [label(t)];
-    for (const m of metrics) cells.push(m.name === money && amount !== undefined ? yuanOnce(amount) : format(m.name, bucket[m.name]));
+    for (const m of metrics) cells.push(m.name === money && amount !== undefined ? shown.get(amount)! : format(m.name, bucket[m.name]));
     if (money) cells.push(drawBar(amount === undefined || largest === 0 ? 0 : Number(amount) / largest));
     return cells;
   });
@@ -139,10 +142,9 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
 }
 
 /** Decimals to show in a money column: as many as its most precise value, at least two. */
-function moneyScale(values: (string | undefined)[]): number {
+function moneyScale(values: string[]): number {
   let scale = 2;
   for (const value of values) {
-    if (value === undefined) continue;
     const dot = value.indexOf('.');
     if (dot < 0) continue;
     let end = value.length;
