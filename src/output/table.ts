@@ -158,11 +158,14 @@ function plainColumnWidth(rows: string[][], column: number, trusted: boolean): n
   let widest = 0;
   let separators = 0;
   let from = 0;
-  for (let at = joined.indexOf('\u0000'); at !== -1; at = joined.indexOf('\u0000', (from = at + 1))) {
-    if (at - from > widest) widest = at - from;
+  for (;;) {
+    const at = joined.indexOf('\u0000', from);
+    const end = at === -1 ? joined.length : at;
+    if (end - from > widest) widest = end - from;
+    if (at === -1) break;
     separators++;
+    from = at + 1;
   }
-  if (joined.length - from > widest) widest = joined.length - from;
   return separators === rows.length - 1 ? widest : undefined;
 }
 

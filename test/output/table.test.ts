@@ -22,6 +22,20 @@ describe('renderTable', () => {
     expect(text).toBe('id\n--------\na\nb\\u0000c\nd\n');
   });
 
+  it('leaves no blanks after the last non-empty cell of a line, whatever the alignment', async () => {
+    const spec = {
+      columns: [{ header: 'name' }, { header: 'n', align: 'right' as const }, { header: 'note' }],
+      rows: [['a', '1', ''], ['bbbb', '', ''], ['c', '22', 'x'], ['d']],
+    };
+    expect(await renderTable(spec, pipe)).toBe(['name   n  note', '----  --  ----', 'a      1', 'bbbb', 'c     22  x', 'd', ''].join('\n'));
+  });
+
+  it('measures tally\'s coloured cells without their colour codes, and the widest cell of each column', async () => {
+    const green = (t: string) => `\u001b[32m${t}\u001b[39m`;
+    const spec = { columns: [{ header: 'k' }, { header: 'bar', trusted: true }], rows: [['long-name', green('##')], ['x', green('####')]], footer: ['total', ''] };
+    expect(await renderTable(spec, pipe)).toBe(['k          bar', '---------  ----', `long-name  ${green('##')}`, `x          ${green('####')}`, '---------  ----', 'total', ''].join('\n'));
+  });
+
   it('drops the optional columns with the highest drop order first when too wide', async () => {
     const spec = { columns: [{ header: 'a' }, { header: 'b', dropOrder: 1 }, { header: 'c', dropOrder: 2 }], rows: [['xxxx', 'yyyy', 'zzzz']] };
     expect(await renderTable(spec, { ...pipe, width: 11 })).toBe('a     b\n----  ----\nxxxx  yyyy\n');
