@@ -183,8 +183,10 @@ export function fromListing(value: unknown): PriceRow[] | undefined {
   const { format, strings, lists, names, rows } = value as Listing;
   if (format !== LISTING_FORMAT || !isStrings(strings) || !isStrings(names) || !Array.isArray(lists) || !Array.isArray(rows)) return undefined;
   if (rows.length !== names.length * FIELDS) return undefined;
+  if (!rows.every(Number.isInteger)) return undefined;
   const texts: string[][] = [];
-  const others: PriceRow['other'][] = [];
+  // Other prices as name, value pairs; undefined for a list that is not pairs.
+  const others: (PriceRow['other'] | undefined)[] = [];
   for (const ids of lists) {
     if (!Array.isArray(ids)) return undefined;
     const list = ids.map((id) => strings[id]!);
@@ -192,7 +194,7 @@ export function fromListing(value: unknown): PriceRow[] | undefined {
     const other: PriceRow['other'] = [];
     for (let i = 0; i + 1 < list.length; i += 2) other.push({ name: list[i]!, value: list[i + 1]! });
     texts.push(list);
-    others.push(other);
+    others.push(list.length % 2 === 0 ? other : undefined);
   }
   const result = new Array<PriceRow>(names.length);
   for (let m = 0, k = 0; m < names.length; m++, k += FIELDS) {
@@ -212,7 +214,7 @@ export function fromListing(value: unknown): PriceRow[] | undefined {
     // An index out of range reads undefined: not a listing tally wrote.
     if (row.vendor === undefined || row.vendorKeys === undefined || row.types === undefined || row.groups === undefined || row.billingMode === undefined) return undefined;
     if (row.input === undefined || row.output === undefined || row.cacheRead === undefined || row.other === undefined) return undefined;
-    if (texts[rows[k + 9]!]!.length % 2 !== 0 || (rows[k + 5] !== 0 && rows[k + 5] !== 1)) return undefined;
+    if (rows[k + 5] !== 0 && rows[k + 5] !== 1) return undefined;
     result[m] = row;
   }
   return result;

@@ -91,6 +91,11 @@ describe('catalog filters and order', () => {
     expect(broken((l) => ((l.rows as number[])[1] = -1))).toBeUndefined();
     expect(broken((l) => ((l.rows as number[])[5] = 2))).toBeUndefined();
     expect(broken((l) => ((l.lists as number[][])[0] = [999]))).toBeUndefined();
+    expect(broken((l) => ((l.rows as unknown[])[2] = 'length'))).toBeUndefined();
+    expect(broken((l) => ((l.rows as unknown[])[2] = '__proto__'))).toBeUndefined();
+    expect(broken((l) => ((l.rows as number[])[0] = 0.5))).toBeUndefined();
+    // Other prices must come in name, value pairs: the vendor-key list ['openai'] is not one.
+    expect(broken((l) => ((l.rows as number[])[9] = (l.rows as number[])[1]!))).toBeUndefined();
     expect(broken((l) => ((l.strings as unknown[])[0] = 7))).toBeUndefined();
     // The listing of earlier versions: one array per model.
     expect(fromListing([['x', 'OpenAI', [], [], [], 'per_token', 1, '1', '2', '3', []]])).toBeUndefined();
