@@ -2,6 +2,7 @@
 // Columns are laid out directly (aligned, no per-cell box drawing): a 2,208-row usage table
 // renders in milliseconds, where a boxed-table library took over half a second.
 import { escapeControl } from './escape.js';
+import { NARROW, NARROW_OR_NUL, displayWidth, prepareWidths } from './width.js';
 
 /** What tally paints with: chalk when there is colour, plain text otherwise. */
 export interface Painter {
@@ -33,30 +34,6 @@ export interface TableSpec {
   rows: string[][];
   /** A last row set apart (totals). */
   footer?: string[];
-}
-
-// Latin, general punctuation (dashes, ellipsis), arrows, box drawing and block elements:
-// one column per UTF-16 unit, no library call needed.
-// (Not U+2028-U+202F: line and paragraph separators and the bidirectional overrides.)
-const NARROW = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u259f]*$/;
-const NARROW_OR_NUL = /^[\x00\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u259f]*$/;
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*m/g;
-
-// string-width sets up Unicode segmentation when loaded (~30 ms here): load it only for text
-// that needs it (CJK, emoji, combining marks), which most tables never hold.
-let stringWidth: ((text: string) => number) | undefined;
-
-async function loadStringWidth(): Promise<void> {
-  stringWidth ??= (await import('string-width')).default;
-}
-
-/** Columns a string occupies on a terminal (wide characters count two, colour codes none). */
-export function displayWidth(text: string): number {
-  if (NARROW.test(text)) return text.length;
-  const plain = text.includes('\u001b') ? text.replace(ANSI, '') : text;
-  if (NARROW.test(plain)) return plain.length;
-  return stringWidth ? stringWidth(plain) : [...plain].length;
 }
 
 function pad(text: string, width: number, align: 'left' | 'right'): string {
@@ -102,12 +79,12 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
     if (spec.footer) look(lines.length - 1);
   }
   if (odd.size > 0) {
-    await loadStringWidth();
+    const cellAt = (at: number) => lines[Math.floor(at / count)]![at % count] ?? '';
+    await prepareWidths([...odd.keys()].map(cellAt));
     for (const at of odd.keys()) {
-      const i = at % count;
-      const width = displayWidth(lines[(at - i) / count]![i] ?? '');
+      const width = displayWidth(cellAt(at));
       odd.set(at, width);
-      if (width > widths[i]!) widths[i] = width;
+      if (width > widths[at % count]!) widths[at % count] = width;
     }
   }
   let keep = columns.map((_, i) => i);
@@ -172,7 +149,7 @@ function plainColumnWidth(rows: string[][], column: number, trusted: boolean): n
 /** Label/value lines, labels aligned. Values are escaped unless marked as drawn by tally (bars). */
 export async function renderPanel(rows: [label: string, value: string, trusted?: boolean][], style: Style): Promise<string> {
   const paint = style.paint;
-  if (rows.some(([label]) => !NARROW.test(label))) await loadStringWidth();
+  await prepareWidths(rows.map(([label]) => label));
   const width = Math.max(...rows.map(([label]) => displayWidth(label)));
   return rows.map(([label, value, trusted]) => `${paint.dim(pad(label, width, 'left'))}  ${trusted ? value : escapeControl(value)}`.trimEnd()).join('\n') + '\n';
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { barMaker, displayWidth, renderPanel, renderTable } from '../../src/output/table.js';
+import { barMaker, renderPanel, renderTable } from '../../src/output/table.js';
+import { displayWidth } from '../../src/output/width.js';
 
 const PLAIN = { bold: (t: string) => t, dim: (t: string) => t, red: (t: string) => t, green: (t: string) => t, yellow: (t: string) => t };
 const pipe = { color: false, width: Number.POSITIVE_INFINITY, unicode: false, paint: PLAIN };
