@@ -21,8 +21,13 @@ export const NARROW_OR_NUL = /^[\x00\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u2010-\u
 // control, format or default-ignorable character, not unassigned or private, not part of an
 // emoji (pictographs, skin tones, flags), not a Hangul jamo (jamo combine into syllables) and
 // not one of the letters that prefix the next character (Grapheme_Cluster_Break=Prepend).
-const SINGLES =
-  /^[^\p{M}\p{C}\p{Default_Ignorable_Code_Point}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0d4e\u{111c2}\u{111c3}\u{1193f}\u{11941}\u{11a3a}\u{11a84}-\u{11a89}\u{11d46}\u{11f02}]*$/u;
+// Built on first use: setting up these Unicode properties takes over a millisecond.
+let singles: RegExp | undefined;
+function isSingles(text: string): boolean {
+  singles ??=
+    /^[^\p{M}\p{C}\p{Default_Ignorable_Code_Point}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0d4e\u{111c2}\u{111c3}\u{1193f}\u{11941}\u{11a3a}\u{11a84}-\u{11a89}\u{11d46}\u{11f02}]*$/u;
+  return singles.test(text);
+}
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
@@ -35,7 +40,7 @@ export async function prepareWidths(texts: Iterable<string>): Promise<void> {
   for (const text of texts) {
     const plain = withoutColour(text);
     if (NARROW.test(plain)) continue;
-    if (SINGLES.test(plain)) eastAsianWidth ??= (await import('get-east-asian-width')).eastAsianWidth;
+    if (isSingles(plain)) eastAsianWidth ??= (await import('get-east-asian-width')).eastAsianWidth;
     else stringWidth ??= (await import('string-width')).default;
   }
 }
@@ -45,7 +50,7 @@ export function displayWidth(text: string): number {
   if (NARROW.test(text)) return text.length;
   const plain = withoutColour(text);
   if (NARROW.test(plain)) return plain.length;
-  if (eastAsianWidth && SINGLES.test(plain)) {
+  if (eastAsianWidth && isSingles(plain)) {
     let width = 0;
     for (const character of plain) width += eastAsianWidth(character.codePointAt(0)!);
     return width;
