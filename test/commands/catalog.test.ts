@@ -120,10 +120,18 @@ describe('tally pricing', () => {
     down.pool.intercept({ path: '/api/pricing' }).replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })).times(2);
     const table = await runCommand(['pricing', '--refresh', '--model', 'gpt-5'], { transport: down.transport, env, now: () => T + 60_000, width: 300 });
     expect(table.code).toBe(0);
-    expect(table.stdout).toContain('1 of 4 models · catalog v1 · cached 1 min ago');
+    expect(table.stdout).toBe(
+      [
+        'model  vendor  endpoint types  input ¥/1M  output ¥/1M  cache read ¥/1M  other prices (¥)',
+        '-----  ------  --------------  ----------  -----------  ---------------  ----------------',
+        'gpt-5  OpenAI  openai               ¥8.75       ¥70.00           ¥0.875',
+        '1 of 4 models · catalog v1 · cached 1 min ago · prices from service_pricing, yuan per 1M tokens; other prices as the catalog names them',
+        '',
+      ].join('\n'),
+    );
     expect(table.stderr).toBe('warning: cannot connect to gw.test: connection refused; using the catalog cached 1 min ago (version v1)\n');
     const json = await runCommand(['pricing', '--refresh', '--json'], { transport: down.transport, env, now: () => T + 60_000 });
-    expect(JSON.parse(json.stdout).models).toHaveLength(4);
+    expect(JSON.parse(json.stdout).models.map((m: { model_name: string }) => m.model_name)).toEqual(['deepseek-reasoner', 'gpt-5', 'gpt-oss-120b', 'qwen-image-edit']);
   });
 
   it('caches the catalog exactly as the service sent it, spacing and number spellings included', async () => {
@@ -131,7 +139,7 @@ describe('tally pricing', () => {
     const text = catalog('v1').replace('"extra_field": 1.50', '"extra_field" :  1.50e0');
     await runCommand(['pricing'], { transport: pricingGateway(text).transport, env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir }, now: () => T });
     const whole = readdirSync(join(dir, 'cache')).find((name) => !name.includes('listing'))!;
-    expect(readFileSync(join(dir, 'cache', whole), 'utf8')).toContain(text);
+    expect(readFileSync(join(dir, 'cache', whole), 'utf8')).toBe(`{"base_url":"https://gw.test/","fetched_at":"2026-11-21T12:00:00.000Z","pricing_version":"v1","catalog":${text}}`);
     const cached = await runCommand(['pricing', '--json', '--model', 'gpt-5'], { env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir }, transport: mockGateway().transport, now: () => T + 1 });
     expect(cached.stdout).toContain('"extra_field": 1.50e0');
   });
