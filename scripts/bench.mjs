@@ -46,6 +46,9 @@ spawnSync(process.execPath, [bin, 'login', '--base-url', sandbox.base_url, '--wi
 const bigCatalog = await startSandbox(['--catalog-size', '5000']);
 const catalogGateway = { TALLY_CONFIG_DIR: stateDir, TALLY_BASE_URL: bigCatalog.base_url };
 timeOnce([bin, 'pricing', '--refresh', '--json'], catalogGateway); // fills the catalog cache
+// The same catalog, but a new pricing_version with every request: each fetch is a new catalog.
+const churningCatalog = await startSandbox(['--catalog-size', '5000', '--catalog-churn']);
+const churningGateway = { TALLY_CONFIG_DIR: stateDir, TALLY_BASE_URL: churningCatalog.base_url };
 
 // Exactly 92 days of hours ending at the end of the current hour: one request, 2,208 buckets.
 const hourEnd = Math.ceil(Date.now() / 3_600_000) * 3600;
@@ -62,7 +65,8 @@ const cases = [
   { name: 'tally pricing, 5000 models, cached', args: [bin, 'pricing'], env: catalogGateway, target: 2.0 },
   { name: 'tally pricing, 5000, filtered', args: [bin, 'pricing', '--vendor', 'OpenAI', '--sort', 'input'], env: catalogGateway, target: 2.0 },
   { name: "tally pricing, 5000, 'gpt-5*'", args: [bin, 'pricing', '--model', 'gpt-5*'], env: catalogGateway, target: 2.0 },
-  { name: 'tally pricing, 5000, fetched', args: [bin, 'pricing', '--refresh', '--model', 'gpt-5*'], env: catalogGateway, target: 2.0 },
+  { name: 'tally pricing, 5000, fetched again', args: [bin, 'pricing', '--refresh', '--model', 'gpt-5*'], env: catalogGateway, target: 2.0 },
+  { name: 'tally pricing, 5000, fetched new', args: [bin, 'pricing', '--refresh', '--model', 'gpt-5*'], env: churningGateway, target: 2.0 },
 ];
 
 // BENCH_ONLY=usage measures only the cases whose name contains it (and the baseline).
@@ -75,6 +79,7 @@ for (let round = 0; round < rounds; round++) {
 }
 sandbox.child.kill('SIGTERM');
 bigCatalog.child.kill('SIGTERM');
+churningCatalog.child.kill('SIGTERM');
 rmSync(stateDir, { recursive: true, force: true });
 rmSync(storedDir, { recursive: true, force: true });
 

@@ -1,6 +1,6 @@
 // GET /api/pricing (public: no credential) and the model lists GET /v1/models, /alt/v1/models.
 import { type JsonObject, type JsonValue, isJsonObject } from '../domain/json.js';
-import type { HttpClient } from './http.js';
+import type { HttpClient, JsonRequest } from './http.js';
 
 export interface Catalog {
   pricingVersion: string | undefined;
@@ -14,9 +14,18 @@ export interface FetchedCatalog extends Catalog {
   text: string;
 }
 
+const CATALOG_REQUEST: JsonRequest = { path: '/api/pricing', family: 'catalog', auth: 'none' };
+
 export async function fetchCatalog(client: HttpClient): Promise<FetchedCatalog> {
-  const { body, text } = await client.requestJson({ path: '/api/pricing', family: 'catalog', auth: 'none' });
+  const { body, text } = await client.requestJson(CATALOG_REQUEST);
   return { ...readCatalog(body, (detail) => client.unexpected(detail)), text };
+}
+
+/** The catalog again; 'unchanged' when the service sends exactly the bytes cached before. */
+export async function refetchCatalog(client: HttpClient, cached: Uint8Array): Promise<FetchedCatalog | 'unchanged'> {
+  const response = await client.requestJsonUnlessKnown(CATALOG_REQUEST, cached);
+  if ('unchanged' in response) return 'unchanged';
+  return { ...readCatalog(response.body, (detail) => client.unexpected(detail)), text: response.text };
 }
 
 /** Checks a catalog (from the wire or the cache). */

@@ -50,6 +50,13 @@ export interface JsonResponse {
   url: URL;
 }
 
+/** A 2xx answer that was exactly the text the caller already held (see requestJsonUnlessKnown). */
+export interface UnchangedResponse {
+  unchanged: true;
+  status: number;
+  headers: Record<string, string | undefined>;
+}
+
 export interface RetryPolicy {
   /** Total attempts including the first. */
   attempts: number;
@@ -120,6 +127,20 @@ export class HttpClient {
   }
 
   async requestJson(request: JsonRequest): Promise<JsonResponse> {
+    // Without a known text there is no unchanged answer.
+    return (await this.#request(request, undefined)) as JsonResponse;
+  }
+
+  /**
+   * requestJson for a resource the caller already holds: a 2xx answer whose bytes are exactly
+   * `known` (a body accepted and cached before) is not decoded, parsed or checked again, which
+   * for a catalog of megabytes is most of the work.
+   */
+  async requestJsonUnlessKnown(request: JsonRequest, known: Uint8Array): Promise<JsonResponse | UnchangedResponse> {
+    return this.#request(request, known);
+  }
+
+  async #request(request: JsonRequest, known: Uint8Array | undefined): Promise<JsonResponse | UnchangedResponse> {
     this.#checkCredential(request);
     let url = this.#url(request);
     let redirects = 0;
@@ -165,7 +186,9 @@ export class HttpClient {
         continue;
       }
 
-      const text = await this.#readBody(response, url);
+      const bytes = await this.#readBody(response, url);
+      if (known !== undefined && status >= 200 && status < 300 && bytes.equals(known)) return { unchanged: true, status, headers };
+      const text = decodeBody(bytes);
       const parsed = parseBody(text);
       const body = 'value' in parsed ? parsed : undefined;
 
@@ -234,7 +257,7 @@ export class HttpClient {
     return headers;
   }
 
-  async #readBody(response: TransportResponse, url: URL): Promise<string> {
+  async #readBody(response: TransportResponse, url: URL): Promise<Buffer> {
     const limit = this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY;
     const chunks: Buffer[] = [];
     let size = 0;
@@ -255,9 +278,7 @@ export class HttpClient {
       if (error instanceof ServiceError) throw error;
       throw this.#networkFailure(error, url);
     }
-    const text = Buffer.concat(chunks).toString('utf8');
-    // RFC 8259 lets a parser ignore a byte order mark, which some servers put first.
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return Buffer.concat(chunks);
   }
 
   #noteRateLimit(headers: Record<string, string | undefined>): void {
@@ -384,6 +405,12 @@ export class HttpClient {
 
 interface ParsedBody {
   value: JsonValue;
+}
+
+function decodeBody(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  // RFC 8259 lets a parser ignore a byte order mark, which some servers put first.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function parseBody(text: string): ParsedBody | { problem: string } {

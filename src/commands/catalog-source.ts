@@ -2,10 +2,19 @@
 // the cache again (with a warning) when the service cannot be reached.
 import type { Context } from '../context.js';
 import { ServiceError, UsageError } from '../errors.js';
-import { fetchCatalog, readCatalog } from '../api/catalog.js';
+import { fetchCatalog, readCatalog, refetchCatalog } from '../api/catalog.js';
 import { type PriceRow, priceRow, sortRows } from '../domain/catalog.js';
-import type { JsonObject } from '../domain/json.js';
-import { type CachedCatalog, type CachedListing, DEFAULT_PRICING_TTL_SECONDS, readCachedCatalog, readCachedListing, writeCachedCatalog } from '../settings/pricing-cache.js';
+import { type JsonObject, parseJson } from '../domain/json.js';
+import {
+  type CachedCatalog,
+  type CachedListing,
+  DEFAULT_PRICING_TTL_SECONDS,
+  readCachedCatalog,
+  readCachedCatalogBytes,
+  readCachedListing,
+  touchCachedCatalog,
+  writeCachedCatalog,
+} from '../settings/pricing-cache.js';
 
 export interface CatalogOptions {
   refresh?: boolean;
@@ -52,6 +61,10 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   const [client, settings, stateDir] = await Promise.all([ctx.client(), ctx.settings(), ctx.stateDir()]);
   const ttl = catalogTtl(options, settings.record?.pricing_ttl);
   const fail = (detail: string) => new ServiceError(`the cached price catalog is unusable (${detail}); run \`tally pricing --refresh\``);
+  const fromBytes = (bytes: Buffer) => {
+    const text = bytes.toString('utf8');
+    return { ...readCatalog(parseJson(text), fail), text };
+  };
   // A demo sandbox lives for one run: nothing of it is worth keeping in the state folder.
   const cacheable = !ctx.options.demo;
   // The cache is read when it may be used: not before a --refresh (only if the service then
@@ -81,8 +94,21 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
     if (fetchedAt !== undefined && ctx.now() - fetchedAt < ttl * 1000) return fromCache()!;
   }
   const whole = forceLive ? readCache().whole : undefined;
+  // A table needs only the listing: when the service sends exactly the catalog cached before
+  // (the usual answer once the TTL has passed), the listing is kept instead of being rebuilt
+  // from megabytes of JSON.
+  const known = cacheable && !need.whole && !forceLive ? readCachedCatalogBytes(stateDir, client.baseUrl) : undefined;
   try {
-    const catalog = await fetchCatalog(client);
+    const fetched = known ? await refetchCatalog(client, known.bytes) : await fetchCatalog(client);
+    if (fetched === 'unchanged') {
+      const { listing } = readCache();
+      const now = ctx.now();
+      if (listing && listing.fetchedAt === known!.fetchedAt && touchCachedCatalog(stateDir, client.baseUrl, known!, now)) {
+        return { pricingVersion: listing.pricingVersion, rows: listing.rows, source: 'live', fetchedAt: now };
+      }
+    }
+    // Unchanged but without a listing to keep: the bytes are the ones the service just sent.
+    const catalog = fetched === 'unchanged' ? fromBytes(known!.bytes) : fetched;
     // In name order, as the cached listing keeps them: sorting them again for a table is one pass.
     const rows = sortRows(catalog.models.map(priceRow), 'name');
     const now = ctx.now();

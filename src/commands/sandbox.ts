@@ -15,6 +15,7 @@ export function configure(command: Command): void {
     .addOption(new Option('--naming <style>', 'field names inside usage buckets').choices(['compact', 'detailed', 'iso']).default('compact'))
     .option('--utc-offset <+HH:MM>', 'offset of the day grid from UTC', '+00:00')
     .option('--catalog-size <n>', 'pad the price catalog with generated models up to n')
+    .option('--catalog-churn', 'serve a new pricing_version with every catalog request')
     .option('--fault <kind[:times]>', `inject a fault (${FAULTS.join(', ')})`, (value: string, all: string[] = []) => [...all, value]);
 }
 
@@ -28,6 +29,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     naming: options.naming as BucketNaming,
     dayOffsetMinutes: parseUtcOffset(String(options.utcOffset)),
     catalogSize: options.catalogSize === undefined ? undefined : Number(options.catalogSize),
+    catalogChurn: options.catalogChurn === true,
   });
   sandbox.faults.push(...faults);
   ctx.onDispose(() => sandbox.close());

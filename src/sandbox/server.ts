@@ -48,6 +48,8 @@ export interface Fault {
   headers?: Record<string, string>;
 }
 
+const CATALOG_VERSION = 'sbx-2026.11.3';
+
 export interface SandboxOptions {
   port?: number;
   /** Clock of the gateway (ms since epoch). */
@@ -69,6 +71,8 @@ export interface SandboxOptions {
   accessTokenLifetime?: number;
   /** Pad the price catalog with generated models up to this many (for load tests). */
   catalogSize?: number;
+  /** Serve a new pricing_version with every catalog request (a catalog that keeps changing). */
+  catalogChurn?: boolean;
 }
 
 export interface LoggedRequest {
@@ -120,6 +124,7 @@ export class Sandbox {
   readonly overrides = new Map<string, () => { status?: number; body: string }>();
   /** The catalog's bytes, built once: like a real gateway's cached catalog, it is served without re-encoding 3 MB per request. */
   #catalogBytes?: Buffer;
+  #catalogServed = 0;
 
   constructor(options: SandboxOptions = {}) {
     this.options = {
@@ -135,6 +140,7 @@ export class Sandbox {
       autoApproveAfterPolls: options.autoApproveAfterPolls,
       accessTokenLifetime: options.accessTokenLifetime ?? 3600,
       catalogSize: options.catalogSize ?? CATALOG.length,
+      catalogChurn: options.catalogChurn ?? false,
     };
     this.#calls = seedCalls(Math.floor(this.options.now() / 1000), this.options.dayOffsetMinutes);
     this.#server = createServer((req, res) => void this.#handle(req, res));
@@ -268,7 +274,10 @@ export class Sandbox {
     if (method !== 'GET') return sendJson(res, 405, { error: { type: 'invalid_request_error', message: `${method} is not allowed here` } });
     if (path === '/api/pricing') {
       this.#catalogBytes ??= Buffer.from(JSON.stringify(this.#catalog()));
-      return send(res, 200, this.#catalogBytes);
+      if (!this.options.catalogChurn) return send(res, 200, this.#catalogBytes);
+      // The version is near the start: splice a new one in without re-encoding the rest.
+      const at = this.#catalogBytes.indexOf(CATALOG_VERSION) + CATALOG_VERSION.length;
+      return send(res, 200, Buffer.concat([this.#catalogBytes.subarray(0, at), Buffer.from(`.${++this.#catalogServed}`), this.#catalogBytes.subarray(at)]));
     }
     if (path === '/api/usage/token') {
       res.writeHead(301, { location: '/api/usage/token/' });
@@ -507,7 +516,7 @@ export class Sandbox {
     const groups = { default: 1, vip: 1.2, image: 1, video: 1 };
     return {
       success: true,
-      pricing_version: 'sbx-2026.11.3',
+      pricing_version: CATALOG_VERSION,
       auto_groups: ['default'],
       group_ratio: groups,
       usable_group: { default: 'standard models', vip: 'all text models', image: 'image generation', video: 'video generation' },

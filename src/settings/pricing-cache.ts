@@ -2,7 +2,7 @@
 // the catalog is the same for every caller and may be cached), and beside it a listing: what
 // tables filter, sort and show, stored compactly (see domain/catalog.ts toListing). A listing
 // of thousands of models loads in a fraction of the time of the whole catalog.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type JsonValue, isJsonObject, parseJson } from '../domain/json.js';
 import { type PriceRow, fromListing, sortRows, toListing } from '../domain/catalog.js';
@@ -72,6 +72,43 @@ export function readCachedListing(stateDir: string, baseUrl: URL): CachedListing
 }
 
 /**
+ * The cached catalog's bytes exactly as the service sent them, found without decoding or
+ * parsing them (a refetch compares the service's answer with them byte for byte).
+ */
+export function readCachedCatalogBytes(stateDir: string, baseUrl: URL): { fetchedAt: number; pricingVersion: string | undefined; bytes: Buffer } | undefined {
+  let file: Buffer;
+  try {
+    file = readFileSync(cachePath(stateDir, baseUrl, 'whole'));
+  } catch {
+    return undefined;
+  }
+  const at = file.indexOf(CATALOG_KEY);
+  if (at < 0 || file.at(-1) !== 0x7d /* } */) return undefined;
+  const head = readHead(file.subarray(0, at).toString('utf8'), baseUrl);
+  return head && { ...head, bytes: file.subarray(at + CATALOG_KEY.length, -1) };
+}
+
+/**
+ * Records that the service sent the cached catalog again, unchanged (its bytes are given), at
+ * `now`: both files get the new fetch time and keep their catalog as it is. False when the
+ * listing is missing or not one tally wrote (the caller then writes the catalog afresh).
+ */
+export function touchCachedCatalog(stateDir: string, baseUrl: URL, catalog: { bytes: Uint8Array; pricingVersion: string | undefined }, now: number): boolean {
+  let listing: string;
+  try {
+    listing = readFileSync(cachePath(stateDir, baseUrl, 'listing'), 'utf8');
+  } catch {
+    return false;
+  }
+  const at = listing.indexOf(CATALOG_KEY);
+  if (at < 0 || !listing.endsWith('}') || !readHead(listing.slice(0, at), baseUrl)) return false;
+  const head = cacheHead(baseUrl, now, catalog.pricingVersion);
+  writeCacheFile(stateDir, baseUrl, 'listing', [head, listing.slice(at + CATALOG_KEY.length)]);
+  writeCacheFile(stateDir, baseUrl, 'whole', [head, catalog.bytes, '}']);
+  return true;
+}
+
+/**
  * Writes the whole catalog (its text exactly as the service sent it: every number and key as
  * it was, and no time spent writing 3 MB of JSON again) and its listing, each through a
  * temporary file and a rename, so a reader never sees half a catalog. The listing goes first:
@@ -79,16 +116,51 @@ export function readCachedListing(stateDir: string, baseUrl: URL): CachedListing
  * mismatched one for long.
  */
 export function writeCachedCatalog(stateDir: string, baseUrl: URL, catalog: { text: string; pricingVersion: string | undefined; rows: PriceRow[] }, now: number): void {
+  const head = cacheHead(baseUrl, now, catalog.pricingVersion);
+  // In name order, the order tables show by default: sorting it again is one pass.
+  writeCacheFile(stateDir, baseUrl, 'listing', [head, JSON.stringify(toListing(sortRows(catalog.rows, 'name'))), '}']);
+  writeCacheFile(stateDir, baseUrl, 'whole', [head, catalog.text, '}']);
+}
+
+// A cache file is {"base_url", "fetched_at", "pricing_version", "catalog"}, the catalog last:
+// the head is everything before the catalog's text.
+const CATALOG_KEY = ',"catalog":';
+
+function cacheHead(baseUrl: URL, now: number, pricingVersion: string | undefined): string {
+  const head = JSON.stringify({ base_url: baseUrl.href, fetched_at: new Date(now).toISOString(), pricing_version: pricingVersion ?? null });
+  return `${head.slice(0, -1)}${CATALOG_KEY}`;
+}
+
+/** The head of a cache file (everything before its catalog, closed): its URL must be this one. */
+function readHead(text: string, baseUrl: URL): { fetchedAt: number; pricingVersion: string | undefined } | undefined {
+  let head: JsonValue;
+  try {
+    head = JSON.parse(`${text}}`) as JsonValue;
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(head) || head.base_url !== baseUrl.href || typeof head.fetched_at !== 'string') return undefined;
+  const fetchedAt = Date.parse(head.fetched_at);
+  if (!Number.isFinite(fetchedAt)) return undefined;
+  return { fetchedAt, pricingVersion: typeof head.pricing_version === 'string' ? head.pricing_version : undefined };
+}
+
+/** Writes a cache file from its parts through a temporary file and a rename. */
+function writeCacheFile(stateDir: string, baseUrl: URL, view: CacheView, parts: (string | Uint8Array)[]): void {
   ensurePrivateDir(stateDir);
   ensurePrivateDir(join(stateDir, 'cache'));
-  const head = JSON.stringify({ base_url: baseUrl.href, fetched_at: new Date(now).toISOString(), pricing_version: catalog.pricingVersion ?? null });
-  const write = (view: CacheView, catalogJson: string) => {
-    const path = cachePath(stateDir, baseUrl, view);
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${head.slice(0, -1)},"catalog":${catalogJson}}`, { mode: 0o600 });
-    renameSync(temporary, path);
-  };
-  // In name order, the order tables show by default: sorting it again is one pass.
-  write('listing', JSON.stringify(toListing(sortRows(catalog.rows, 'name'))));
-  write('whole', catalog.text);
+  const path = cachePath(stateDir, baseUrl, view);
+  const temporary = `${path}.${process.pid}.tmp`;
+  const fd = openSync(temporary, 'w', 0o600);
+  try {
+    for (const part of parts) writeAll(fd, part);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, path);
+}
+
+function writeAll(fd: number, part: string | Uint8Array): void {
+  const bytes = typeof part === 'string' ? Buffer.from(part) : part;
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
 }

@@ -211,6 +211,20 @@ describe('HttpClient', () => {
     expect(response.text).toBe('{"currency": "CNY", "balance": "1.50"}');
   });
 
+  it('does not parse again an answer that is exactly the text the caller holds, and handles any other as usual', async () => {
+    const known = '{"currency": "CNY", "balance": "1.50"}';
+    const knownBytes = Buffer.from(known);
+    const gw = mockGateway();
+    gw.pool.intercept({ path: balancePath }).reply(200, known, json);
+    gw.pool.intercept({ path: balancePath }).reply(200, '{"currency": "CNY", "balance": "2.00"}', json);
+    gw.pool.intercept({ path: balancePath }).reply(401, known, json);
+    const client = testClient(gw.transport);
+    expect(await client.requestJsonUnlessKnown(native, knownBytes)).toMatchObject({ unchanged: true, status: 200 });
+    expect(await client.requestJsonUnlessKnown(native, knownBytes)).toMatchObject({ body: { currency: 'CNY', balance: '2.00' } });
+    await expect(client.requestJsonUnlessKnown(native, knownBytes)).rejects.toThrow('gw.test rejected the credential (HTTP 401)');
+    gw.done();
+  });
+
   it('masks the key when an error body echoes it', async () => {
     const gw = mockGateway();
     gw.pool.intercept({ path: balancePath }).reply(401, { error: { message: `invalid key ${KEY}` } }, json);

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GW, KEY, mockGateway, runCommand, tempDirs } from '../helpers.js';
@@ -142,6 +142,47 @@ describe('tally pricing', () => {
     expect(readFileSync(join(dir, 'cache', whole), 'utf8')).toBe(`{"base_url":"https://gw.test/","fetched_at":"2026-11-21T12:00:00.000Z","pricing_version":"v1","catalog":${text}}`);
     const cached = await runCommand(['pricing', '--json', '--model', 'gpt-5'], { env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir }, transport: mockGateway().transport, now: () => T + 1 });
     expect(cached.stdout).toContain('"extra_field": 1.50e0');
+  });
+
+  it('keeps the cached listing when a refetch brings exactly the cached catalog, and restarts its TTL', async () => {
+    const dir = stateDir();
+    const env = { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir };
+    const gw = pricingGateway(catalog('v1'), catalog('v1'));
+    await runCommand(['pricing', '--model', 'gpt-5'], { transport: gw.transport, env, now: () => T, width: 300 });
+    // Mark the listing: a rebuilt one would lose the mark.
+    const listingPath = join(dir, 'cache', 'pricing-https_gw.test.listing.json');
+    writeFileSync(listingPath, readFileSync(listingPath, 'utf8').replace('"OpenAI"', '"OpenAI (kept)"'));
+    const again = await runCommand(['pricing', '--model', 'gpt-5'], { transport: gw.transport, env, now: () => T + 2 * HOUR, width: 300 });
+    gw.done();
+    expect(again.stdout).toBe(
+      [
+        'model  vendor         endpoint types  input ¥/1M  output ¥/1M  cache read ¥/1M  other prices (¥)',
+        '-----  -------------  --------------  ----------  -----------  ---------------  ----------------',
+        'gpt-5  OpenAI (kept)  openai               ¥8.75       ¥70.00           ¥0.875',
+        '1 of 4 models · catalog v1 · fetched now · prices from service_pricing, yuan per 1M tokens; other prices as the catalog names them',
+        '',
+      ].join('\n'),
+    );
+    const files = readdirSync(join(dir, 'cache')).map((name) => readFileSync(join(dir, 'cache', name), 'utf8'));
+    for (const file of files) expect(file.startsWith('{"base_url":"https://gw.test/","fetched_at":"2026-11-21T14:00:00.000Z","pricing_version":"v1","catalog":')).toBe(true);
+    // Within the new TTL the cache answers: the mock gateway has no more answers to give.
+    const cached = await runCommand(['pricing', '--model', 'gpt-5'], { transport: mockGateway().transport, env, now: () => T + 2.5 * HOUR, width: 300 });
+    expect(cached.stdout).toContain('gpt-5  OpenAI (kept)  openai');
+    expect(cached.stdout).toContain('1 of 4 models · catalog v1 · cached 30 min ago');
+  });
+
+  it('rebuilds a missing listing when a refetch brings the cached catalog unchanged', async () => {
+    const dir = stateDir();
+    const env = { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir };
+    const gw = pricingGateway(catalog('v1'), catalog('v1'));
+    await runCommand(['pricing'], { transport: gw.transport, env, now: () => T });
+    const listingPath = join(dir, 'cache', 'pricing-https_gw.test.listing.json');
+    const listing = readFileSync(listingPath, 'utf8');
+    rmSync(listingPath);
+    const again = await runCommand(['pricing', '--model', 'gpt-5', '--refresh'], { transport: gw.transport, env, now: () => T, width: 300 });
+    gw.done();
+    expect(again.stdout).toContain('gpt-5  OpenAI  openai               ¥8.75       ¥70.00           ¥0.875');
+    expect(readFileSync(listingPath, 'utf8')).toBe(listing);
   });
 
   it('reports success: false as an error, never as an empty catalog', async () => {

@@ -63,4 +63,24 @@ describe('tally models and pricing against the sandbox', () => {
     expect(fallback.stderr).toMatch(/^warning: connection to 127\.0\.0\.1:\d+ was reset; using the catalog cached just now \(version sbx-2026\.11\.3\)\n$/);
     sandbox.faults.length = 0;
   });
+
+  it('refreshes an unchanged catalog in place, and a changing one (sandbox --catalog-churn) afresh', async () => {
+    const churning = await startSandbox({ catalogChurn: true });
+    const dir = tempDir();
+    try {
+      for (const [gateway, versions] of [[sandbox, ['sbx-2026.11.3', 'sbx-2026.11.3']], [churning, ['sbx-2026.11.3.1', 'sbx-2026.11.3.2']]] as const) {
+        const seen: string[] = [];
+        for (let run = 0; run < 2; run++) {
+          const result = await runTally(['pricing', '--refresh', '--model', 'gpt-5'], { env: { TALLY_CONFIG_DIR: dir.path, TALLY_BASE_URL: gateway.baseUrl, COLUMNS: '300' } });
+          expect(result.code).toBe(0);
+          expect(result.stdout).toMatch(/^gpt-5 +OpenAI +openai, openai-response, openai-response-compact, anthropic +¥8\.75 +¥70\.00 +¥0\.875$/m);
+          seen.push(/catalog (\S+) · fetched now/.exec(result.stdout)![1]!);
+        }
+        expect(seen).toEqual(versions);
+      }
+    } finally {
+      await churning.close();
+      dir.remove();
+    }
+  });
 });

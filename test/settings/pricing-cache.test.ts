@@ -1,8 +1,8 @@
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PriceRow } from '../../src/domain/catalog.js';
-import { fileNameFor, readCachedCatalog, readCachedListing, writeCachedCatalog } from '../../src/settings/pricing-cache.js';
+import { fileNameFor, readCachedCatalog, readCachedCatalogBytes, readCachedListing, touchCachedCatalog, writeCachedCatalog } from '../../src/settings/pricing-cache.js';
 import { tempDirs } from '../helpers.js';
 
 const row = (name: string): PriceRow => ({ name, vendor: 'OpenAI', vendorKeys: ['openai'], types: ['openai'], groups: ['default'], billingMode: 'per_token', perToken: true, input: '0.001', output: '0.002', cacheRead: '', other: [] });
@@ -29,5 +29,24 @@ describe('the catalog cache files', () => {
     expect(readCachedListing(dir, b)).toBeUndefined();
     expect(readCachedCatalog(dir, b)).toBeUndefined();
     expect(readdirSync(join(dir, 'cache')).sort()).toEqual(['pricing-https_gw.example.com_a_b.json', 'pricing-https_gw.example.com_a_b.listing.json']);
+  });
+
+  it('give back the catalog bytes as sent, and take a new fetch time without touching them', () => {
+    const dir = stateDir();
+    const url = new URL('https://gw.example.com/');
+    const text = '{"pricing_version": "v7", "data": [{"model_name": "m", "note": "\\",\\"catalog\\":"}]}';
+    writeCachedCatalog(dir, url, { text, pricingVersion: 'v7', rows: [row('m')] }, T);
+    const cached = readCachedCatalogBytes(dir, url)!;
+    expect(cached).toMatchObject({ fetchedAt: T, pricingVersion: 'v7' });
+    expect(cached.bytes.toString()).toBe(text);
+    expect(touchCachedCatalog(dir, url, cached, T + 5000)).toBe(true);
+    expect(readCachedCatalogBytes(dir, url)).toMatchObject({ fetchedAt: T + 5000, pricingVersion: 'v7' });
+    expect(readCachedCatalogBytes(dir, url)!.bytes.toString()).toBe(text);
+    expect(readCachedListing(dir, url)).toEqual({ fetchedAt: T + 5000, pricingVersion: 'v7', rows: [row('m')] });
+    expect(readCachedCatalog(dir, url)?.body).toEqual({ pricing_version: 'v7', data: [{ model_name: 'm', note: '","catalog":' }] });
+    for (const name of readdirSync(join(dir, 'cache'))) expect(statSync(join(dir, 'cache', name)).mode & 0o777).toBe(0o600);
+    rmSync(join(dir, 'cache', 'pricing-https_gw.example.com.listing.json'));
+    expect(touchCachedCatalog(dir, url, cached, T + 9000)).toBe(false);
+    expect(readFileSync(join(dir, 'cache', 'pricing-https_gw.example.com.json'), 'utf8')).toContain('"fetched_at":"2026-11-22T00:00:05.000Z"');
   });
 });
