@@ -22,13 +22,17 @@ export function configure(command: Command): void {
 export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port "${String(options.port)}" is not a port number`);
+  const catalogSize = options.catalogSize === undefined ? undefined : Number(options.catalogSize);
+  if (catalogSize !== undefined && !(Number.isSafeInteger(catalogSize) && catalogSize >= 0)) {
+    throw new UsageError(`--catalog-size "${String(options.catalogSize)}" is not a number of models`);
+  }
   const faults = ((options.fault as string[] | undefined) ?? []).map(parseFault);
   const { startSandbox } = await import('../sandbox/server.js');
   const sandbox = await startSandbox({
     port,
     naming: options.naming as BucketNaming,
     dayOffsetMinutes: parseUtcOffset(String(options.utcOffset)),
-    catalogSize: options.catalogSize === undefined ? undefined : Number(options.catalogSize),
+    catalogSize,
     catalogChurn: options.catalogChurn === true,
   });
   sandbox.faults.push(...faults);

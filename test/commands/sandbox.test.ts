@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { runCommand } from '../helpers.js';
+
+describe('tally sandbox', () => {
+  it.each([
+    [['--port', '70000'], 'tally: --port "70000" is not a port number\n'],
+    [['--catalog-size', 'lots'], 'tally: --catalog-size "lots" is not a number of models\n'],
+    [['--catalog-size', '-5'], 'tally: --catalog-size "-5" is not a number of models\n'],
+    [['--fault', 'meteor'], 'tally: --fault "meteor": unknown kind (one of draining, rate-limit, error-200, success-false, unsupported, html, truncated, hang, stall, reset, slow)\n'],
+    [['--fault', 'reset:0'], 'tally: --fault "reset:0": times must be a positive number or "always"\n'],
+  ])('refuses %j before starting anything (exit 2)', async (args, message) => {
+    const result = await runCommand(['sandbox', ...args]);
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: message });
+  });
+});
