@@ -83,6 +83,10 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
       command.action(async (...args: unknown[]) => {
         const self = args[args.length - 1] as Command;
         const options = globalOptions(self.optsWithGlobals());
+        // Said before anything is asked of the service.
+        if (options.csv && !entry.tabular) {
+          throw new UsageError(`--csv is for the tabular commands (${COMMANDS.filter((c) => c.tabular).map((c) => c.name).join(', ')}); ${entry.name} prints no table of records`);
+        }
         const ctx = makeContext(options);
         await module.run(self.opts(), ctx, self.args);
       });

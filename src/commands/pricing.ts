@@ -1,6 +1,7 @@
 // tally pricing: the public price catalog in yuan per 1M tokens (or per call), from service_pricing.
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, modelName, per1M, sortRows } from '../domain/catalog.js';
 import { emit } from '../output/emit.js';
 import { type LoadedCatalog, describeAge, loadCatalog } from './catalog-source.js';
@@ -32,6 +33,8 @@ export function configure(command: Command): void {
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as unknown as PricingOptions;
+  // Before the fetch: --diff replaces the cached catalog it compares against.
+  if (options.diff && ctx.options.csv) throw new UsageError('--diff prints changes, not rows: use --json instead of --csv');
   const loaded = await loadCatalog(ctx, options, { whole: ctx.options.json || options.diff === true, forceLive: options.diff === true });
   if (options.diff) return showDiff(ctx, loaded);
   const rows = sortRows(filterRows(loaded.rows, options), options.sort);

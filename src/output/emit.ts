@@ -25,7 +25,8 @@ export async function emit(ctx: Context, result: Result): Promise<void> {
     return;
   }
   if (ctx.options.csv) {
-    if (!result.csv) throw new UsageError('--csv is for tabular commands (usage, logs, models, pricing); use --json here');
+    // Commands say so before any request (cli.ts, pricing --diff); this holds the rule for any other result without rows.
+    if (!result.csv) throw new UsageError('--csv has no rows to print here; use --json');
     ctx.io.out(formatCsv(result.csv()));
     return;
   }

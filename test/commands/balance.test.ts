@@ -115,11 +115,12 @@ describe('tally balance', () => {
     expect(JSON.parse(result.stderr)).toEqual({ error: { kind: 'auth', message: 'gw.test rejected the credential (HTTP 401): invalid key; check it with `tally auth status`', status: 401 } });
   });
 
-  it('refuses --csv, which is for tabular commands', async () => {
-    const result = await runCommand(['balance', '--csv'], { transport: gatewayAnswering(200, withKey).transport, env });
+  it('refuses --csv, which is for tabular commands, before asking the service anything', async () => {
+    const gw = mockGateway();
+    const result = await runCommand(['balance', '--csv'], { transport: gw.transport, env });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('tally: --csv is for tabular commands (usage, logs, models, pricing); use --json here\n');
+    expect(result.stderr).toBe('tally: --csv is for the tabular commands (usage, logs, models, pricing); balance prints no table of records\n');
   });
 
   it('exits 2 without a base URL and 3 without a credential', async () => {

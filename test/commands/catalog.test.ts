@@ -209,6 +209,9 @@ describe('tally pricing', () => {
         '',
       ].join('\n'),
     );
+    // --csv is refused before the fetch, so the cached catalog the next --diff compares with stays.
+    const refused = await runCommand(['pricing', '--diff', '--csv'], { transport: mockGateway().transport, env, now: () => T + 90_000 });
+    expect(refused).toMatchObject({ code: 2, stdout: '', stderr: 'tally: --diff prints changes, not rows: use --json instead of --csv\n' });
     const again = await runCommand(['pricing', '--diff', '--json'], { transport: pricingGateway(changed).transport, env, now: () => T + 120_000 });
     expect(JSON.parse(again.stdout)).toEqual({ pricing_version_before: 'v2', pricing_version_after: 'v2', compared: true, changes: [] });
   });
