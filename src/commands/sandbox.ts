@@ -16,6 +16,7 @@ export function configure(command: Command): void {
     .option('--utc-offset <+HH:MM>', 'offset of the day grid from UTC', '+00:00')
     .option('--catalog-size <n>', 'pad the price catalog with generated models up to n')
     .option('--catalog-churn', 'serve a new pricing_version with every catalog request')
+    .option('--account-limit <n>', 'requests a minute on account endpoints before 429 (default 120, as the spec)')
     .option('--fault <kind[:times]>', `inject a fault (${FAULTS.join(', ')})`, (value: string, all: string[] = []) => [...all, value]);
 }
 
@@ -26,6 +27,10 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   if (catalogSize !== undefined && !(Number.isSafeInteger(catalogSize) && catalogSize >= 0)) {
     throw new UsageError(`--catalog-size "${String(options.catalogSize)}" is not a number of models`);
   }
+  const accountLimit = options.accountLimit === undefined ? undefined : Number(options.accountLimit);
+  if (accountLimit !== undefined && !(Number.isSafeInteger(accountLimit) && accountLimit > 0)) {
+    throw new UsageError(`--account-limit "${String(options.accountLimit)}" is not a number of requests`);
+  }
   const faults = ((options.fault as string[] | undefined) ?? []).map(parseFault);
   const { startSandbox } = await import('../sandbox/server.js');
   const sandbox = await startSandbox({
@@ -34,6 +39,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     dayOffsetMinutes: parseUtcOffset(String(options.utcOffset)),
     catalogSize,
     catalogChurn: options.catalogChurn === true,
+    accountLimit,
   });
   sandbox.faults.push(...faults);
   ctx.onDispose(() => sandbox.close());

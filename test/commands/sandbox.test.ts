@@ -6,6 +6,7 @@ describe('tally sandbox', () => {
     [['--port', '70000'], 'tally: --port "70000" is not a port number\n'],
     [['--catalog-size', 'lots'], 'tally: --catalog-size "lots" is not a number of models\n'],
     [['--catalog-size', '-5'], 'tally: --catalog-size "-5" is not a number of models\n'],
+    [['--account-limit', '0'], 'tally: --account-limit "0" is not a number of requests\n'],
     [['--fault', 'meteor'], 'tally: --fault "meteor": unknown kind (one of draining, rate-limit, error-200, success-false, unsupported, html, truncated, hang, stall, reset, slow)\n'],
     [['--fault', 'reset:0'], 'tally: --fault "reset:0": times must be a positive number or "always"\n'],
   ])('refuses %j before starting anything (exit 2)', async (args, message) => {
