@@ -6,6 +6,7 @@ import { fetchCatalog, readCatalog, refetchCatalog } from '../api/catalog.js';
 import { type PriceRow, priceRow, sortRows } from '../domain/catalog.js';
 import { type JsonObject, parseJson } from '../domain/json.js';
 import {
+  type CachedBytes,
   type CachedCatalog,
   type CachedListing,
   DEFAULT_PRICING_TTL_SECONDS,
@@ -67,8 +68,9 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   };
   // A demo sandbox lives for one run: nothing of it is worth keeping in the state folder.
   const cacheable = !ctx.options.demo;
-  // The cache is read when it may be used: not before a --refresh (only if the service then
-  // cannot be reached), and before any fetch for --diff (which compares against it).
+  // The cache is parsed when it may be used: not before a --refresh (only if the service then
+  // cannot be reached, or sends the cached catalog again), and before any fetch for --diff
+  // (which compares against it).
   let cache: { listing?: CachedListing; whole?: CachedCatalog } | undefined;
   const readCache = () => {
     if (cache) return cache;
@@ -93,25 +95,27 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
     const fetchedAt = (listing ?? whole)?.fetchedAt;
     if (fetchedAt !== undefined && ctx.now() - fetchedAt < ttl * 1000) return fromCache()!;
   }
+  /** The cached listing, still current: the service sent the catalog of that listing again. */
+  const keptListing = (known: CachedBytes, now: number): LoadedCatalog | undefined => {
+    const { listing } = readCache();
+    if (!listing || listing.fetchedAt !== known.fetchedAt || !touchCachedCatalog(stateDir, client.baseUrl, known, now)) return undefined;
+    return { pricingVersion: listing.pricingVersion, rows: listing.rows, source: 'live', fetchedAt: now };
+  };
+
   const whole = forceLive ? readCache().whole : undefined;
-  // A table needs only the listing: when the service sends exactly the catalog cached before
-  // (the usual answer once the TTL has passed), the listing is kept instead of being rebuilt
-  // from megabytes of JSON.
+  // A table needs only the listing: when the service sends exactly the bytes cached before (the
+  // usual answer once the TTL has passed), the listing is kept instead of being rebuilt from
+  // megabytes of JSON.
   const known = cacheable && !need.whole && !forceLive ? readCachedCatalogBytes(stateDir, client.baseUrl) : undefined;
   try {
     const fetched = known ? await refetchCatalog(client, known.bytes) : await fetchCatalog(client);
-    if (fetched === 'unchanged') {
-      const { listing } = readCache();
-      const now = ctx.now();
-      if (listing && listing.fetchedAt === known!.fetchedAt && touchCachedCatalog(stateDir, client.baseUrl, known!, now)) {
-        return { pricingVersion: listing.pricingVersion, rows: listing.rows, source: 'live', fetchedAt: now };
-      }
-    }
+    const now = ctx.now();
+    const kept = fetched === 'unchanged' ? keptListing(known!, now) : undefined;
+    if (kept) return kept;
     // Unchanged but without a listing to keep: the bytes are the ones the service just sent.
     const catalog = fetched === 'unchanged' ? fromBytes(known!.bytes) : fetched;
     // In name order, as the cached listing keeps them: sorting them again for a table is one pass.
     const rows = sortRows(catalog.models.map(priceRow), 'name');
-    const now = ctx.now();
     if (cacheable) writeCachedCatalog(stateDir, client.baseUrl, { ...catalog, rows }, now);
     const previous = whole ? readCatalog(whole.body, fail) : undefined;
     return {

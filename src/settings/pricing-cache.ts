@@ -14,6 +14,13 @@ export interface CachedCatalog {
   body: JsonValue;
 }
 
+/** The cached catalog's bytes as the service sent them, not decoded. */
+export interface CachedBytes {
+  fetchedAt: number;
+  pricingVersion: string | undefined;
+  bytes: Buffer;
+}
+
 export interface CachedListing {
   fetchedAt: number;
   pricingVersion: string | undefined;
@@ -75,7 +82,7 @@ export function readCachedListing(stateDir: string, baseUrl: URL): CachedListing
  * The cached catalog's bytes exactly as the service sent them, found without decoding or
  * parsing them (a refetch compares the service's answer with them byte for byte).
  */
-export function readCachedCatalogBytes(stateDir: string, baseUrl: URL): { fetchedAt: number; pricingVersion: string | undefined; bytes: Buffer } | undefined {
+export function readCachedCatalogBytes(stateDir: string, baseUrl: URL): CachedBytes | undefined {
   let file: Buffer;
   try {
     file = readFileSync(cachePath(stateDir, baseUrl, 'whole'));
