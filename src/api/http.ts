@@ -50,7 +50,7 @@ export interface JsonResponse {
   url: URL;
 }
 
-/** A 2xx answer that was exactly the text the caller already held (see requestJsonUnlessKnown). */
+/** A 2xx answer whose bytes were exactly those the caller already held (see requestJsonUnlessKnown). */
 export interface UnchangedResponse {
   unchanged: true;
   status: number;
@@ -127,7 +127,7 @@ export class HttpClient {
   }
 
   async requestJson(request: JsonRequest): Promise<JsonResponse> {
-    // Without a known text there is no unchanged answer.
+    // Without known bytes there is no unchanged answer.
     return (await this.#request(request, undefined)) as JsonResponse;
   }
 

@@ -56,10 +56,9 @@ function readCacheFile(stateDir: string, baseUrl: URL, view: CacheView): { fetch
     // The listing holds no amount as a number (prices are decimal strings): the native parser
     // is exact for it. The whole catalog keeps the service's numbers and is parsed losslessly.
     const file = view === 'listing' ? (JSON.parse(text) as JsonValue) : parseJson(text);
-    if (!isJsonObject(file) || file.base_url !== baseUrl.href || typeof file.fetched_at !== 'string') return undefined;
-    const fetchedAt = Date.parse(file.fetched_at);
-    if (!Number.isFinite(fetchedAt) || file.catalog === undefined) return undefined;
-    return { fetchedAt, pricingVersion: typeof file.pricing_version === 'string' ? file.pricing_version : undefined, body: file.catalog };
+    const head = headOf(file, baseUrl);
+    if (!head || !isJsonObject(file) || file.catalog === undefined) return undefined;
+    return { ...head, body: file.catalog };
   } catch {
     // A damaged cache is only a cache: treat it as absent (it is replaced on the next fetch).
     return undefined;
@@ -140,16 +139,19 @@ function cacheHead(baseUrl: URL, now: number, pricingVersion: string | undefined
 
 /** The head of a cache file (everything before its catalog, closed): its URL must be this one. */
 function readHead(text: string, baseUrl: URL): { fetchedAt: number; pricingVersion: string | undefined } | undefined {
-  let head: JsonValue;
   try {
-    head = JSON.parse(`${text}}`) as JsonValue;
+    return headOf(JSON.parse(`${text}}`) as JsonValue, baseUrl);
   } catch {
     return undefined;
   }
-  if (!isJsonObject(head) || head.base_url !== baseUrl.href || typeof head.fetched_at !== 'string') return undefined;
-  const fetchedAt = Date.parse(head.fetched_at);
+}
+
+/** What a cache file says of itself, when it is one tally wrote for this base URL. */
+function headOf(file: JsonValue, baseUrl: URL): { fetchedAt: number; pricingVersion: string | undefined } | undefined {
+  if (!isJsonObject(file) || file.base_url !== baseUrl.href || typeof file.fetched_at !== 'string') return undefined;
+  const fetchedAt = Date.parse(file.fetched_at);
   if (!Number.isFinite(fetchedAt)) return undefined;
-  return { fetchedAt, pricingVersion: typeof head.pricing_version === 'string' ? head.pricing_version : undefined };
+  return { fetchedAt, pricingVersion: typeof file.pricing_version === 'string' ? file.pricing_version : undefined };
 }
 
 /** Writes a cache file from its parts through a temporary file and a rename. */
