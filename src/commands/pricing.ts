@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, modelName, per1M, sortRows } from '../domain/catalog.js';
 import { emit } from '../output/emit.js';
+import { memo } from '../output/memo.js';
 import { type LoadedCatalog, describeAge, loadCatalog } from './catalog-source.js';
 
 interface PricingOptions {
@@ -72,16 +73,6 @@ export async function priceCells(): Promise<(row: PriceRow | undefined) => strin
   const others = memo((other: PriceRow['other']) => other.map((o) => `${o.name} ${yuan(o.value)}`).join(', '));
   const token = (row: PriceRow, per1K: string) => (row.perToken && per1K !== '' ? perMillion(per1K) : '—');
   return (row) => (row ? [token(row, row.input), token(row, row.output), token(row, row.cacheRead), others(row.other)] : ['—', '—', '—', 'not in the price catalog']);
-}
-
-/** One result per distinct argument (strings by value, arrays by identity). */
-function memo<K, V>(compute: (key: K) => V): (key: K) => V {
-  const seen = new Map<K, V>();
-  return (key) => {
-    let value = seen.get(key);
-    if (value === undefined) seen.set(key, (value = compute(key)));
-    return value;
-  };
 }
 
 async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Context): Promise<string> {

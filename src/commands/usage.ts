@@ -7,6 +7,7 @@ import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { formatUtcOffset } from '../domain/offset.js';
 import { emit } from '../output/emit.js';
+import { memo } from '../output/memo.js';
 import { type UsageSeries, addWindowOptions, loadUsageSeries } from './usage-series.js';
 import { addRecordOptions, runRecordCommand } from './records-view.js';
 
@@ -99,15 +100,10 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   const largest = distinct.reduce((max, a) => Math.max(max, Number(a)), 0);
   const scale = moneyScale(distinct);
   const shown = new Map<string, string>(distinct.map((a) => [a, yuan(a, 'CNY', scale)]));
-  const grouped = new Map<string, string>();
+  const grouped = memo(groupDigits);
   const format = (name: string, value: unknown) => {
     if (name === money && isDecimalString(value)) return shown.get(value) ?? yuan(value, 'CNY', scale);
-    if (isJsonNumber(value)) {
-      const text = numberText(value);
-      let cell = grouped.get(text);
-      if (cell === undefined) grouped.set(text, (cell = groupDigits(text)));
-      return cell;
-    }
+    if (isJsonNumber(value)) return grouped(numberText(value));
     return jsonText(value);
   };
   // Cells are tally's own text (time labels, validated numbers and decimals): only the
