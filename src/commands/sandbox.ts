@@ -21,16 +21,9 @@ export function configure(command: Command): void {
 }
 
 export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
-  const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port "${String(options.port)}" is not a port number`);
-  const catalogSize = options.catalogSize === undefined ? undefined : Number(options.catalogSize);
-  if (catalogSize !== undefined && !(Number.isSafeInteger(catalogSize) && catalogSize >= 0)) {
-    throw new UsageError(`--catalog-size "${String(options.catalogSize)}" is not a number of models`);
-  }
-  const accountLimit = options.accountLimit === undefined ? undefined : Number(options.accountLimit);
-  if (accountLimit !== undefined && !(Number.isSafeInteger(accountLimit) && accountLimit > 0)) {
-    throw new UsageError(`--account-limit "${String(options.accountLimit)}" is not a number of requests`);
-  }
+  const port = wholeNumber(options.port, '--port', 'a port number', 0, 65535)!;
+  const catalogSize = wholeNumber(options.catalogSize, '--catalog-size', 'a number of models', 0);
+  const accountLimit = wholeNumber(options.accountLimit, '--account-limit', 'a number of requests', 1);
   const faults = ((options.fault as string[] | undefined) ?? []).map(parseFault);
   const { startSandbox } = await import('../sandbox/server.js');
   const sandbox = await startSandbox({
@@ -58,6 +51,14 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     ctx.interrupt.addEventListener('abort', () => resolve(), { once: true });
   });
   throw ctx.abortError();
+}
+
+/** A whole-number option in [min, max]; undefined when not given. */
+function wholeNumber(value: unknown, flag: string, what: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} "${String(value)}" is not ${what}`);
+  return n;
 }
 
 function parseFault(text: string): Fault {

@@ -13,9 +13,10 @@
 // one column per UTF-16 unit.
 // (Not U+00AD, the soft hyphen, which takes no column; not U+2028-U+202F, line and
 // paragraph separators and the bidirectional overrides.)
-export const NARROW = /^[\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u259f]*$/;
+const NARROW_CHARACTERS = '\\x20-\\x7e\\u00a0-\\u00ac\\u00ae-\\u02ff\\u2010-\\u2027\\u2030-\\u205e\\u2190-\\u21ff\\u2500-\\u259f';
+export const NARROW = new RegExp(`^[${NARROW_CHARACTERS}]*$`);
 /** The same, and NUL (which joins cells for a look at a whole column at once). */
-export const NARROW_OR_NUL = /^[\x00\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u259f]*$/;
+export const NARROW_OR_NUL = new RegExp(`^[\\x00${NARROW_CHARACTERS}]*$`);
 
 // Code points that are always a grapheme cluster of their own and always visible: not a mark,
 // control, format or default-ignorable character, not unassigned or private, not part of an
