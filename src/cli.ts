@@ -7,9 +7,10 @@ import { Interrupted, TallyError, UsageError } from './errors.js';
 import { type IO, createProcessIO } from './io.js';
 import { redact } from './domain/secrets.js';
 import { escapeControl } from './output/escape.js';
+import { errorJson, errorText } from './output/error-text.js';
 
 /** Options of the whole program that take a value (needed to find the command name). */
-const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout']);
+const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout', '--jq']);
 
 export interface CliDeps extends Partial<Omit<ContextInit, 'options' | 'io'>> {
   io?: IO;
@@ -25,70 +26,82 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
   if (standalone) process.on('SIGINT', onSigint);
   const io = deps.io ?? createProcessIO({ noColorFlag: argv.includes('--no-color') });
   let ctx: Context | undefined;
-  const wantsJson = argv.includes('--json');
+  const wantsJson = argv.includes('--json') || argv.includes('--jq');
   const wantsDebug = argv.includes('--debug');
+  const env = deps.env ?? process.env;
   try {
     const program = await buildProgram(argv, io, (options) => {
-      ctx = new Context({ ...deps, io, options, env: deps.env ?? process.env, interrupt: deps.interrupt ?? interrupt.signal });
+      ctx = new Context({ ...deps, io, options, env, interrupt: deps.interrupt ?? interrupt.signal });
       return ctx;
     });
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    return report(error, io, { json: wantsJson, debug: wantsDebug, secrets: secretsOf(deps.env ?? process.env) });
+    return report(error, io, { json: wantsJson, debug: wantsDebug, secrets: secretsOf(env) });
   } finally {
     await ctx?.dispose();
     if (standalone) process.off('SIGINT', onSigint);
   }
 }
 
+const EXIT_CODES = 'Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check failed, 130 interrupted.';
+
 async function buildProgram(argv: string[], io: IO, makeContext: (options: GlobalOptions) => Context): Promise<Command> {
+  const helpWidth = io.stdoutIsTTY ? io.width : 80;
+  const asksHelp = argv.includes('--help') || argv.includes('-h') || argv[0] === 'help';
+  // Help text after the options: examples and exit codes, wrapped to the terminal (wrap-ansi loads only if a line is too long).
+  const after = async (text: string) => {
+    if (!asksHelp) return text;
+    const { fitLines } = await import('./output/wrap.js');
+    return fitLines(text, helpWidth);
+  };
   const program = new Command('tally')
     .description('See what you spend on an LLM inference gateway: balance, limits, usage, models, prices.')
     .version(__TALLY_VERSION__, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
+    .configureHelp({ showGlobalOptions: true, helpWidth })
     .option('--json', 'print one JSON document on stdout')
-    .option('--csv', 'print CSV (tabular commands)')
-    .option('--no-color', 'no colour (also NO_COLOR; FORCE_COLOR forces it)')
+    .option('--jq <expression>', 'filter the JSON document with jq (implies --json; strings print raw)')
+    .option('--csv', 'print CSV (commands that list records)')
+    .option('--wide', 'tables: never hide or shorten a column to fit the terminal')
+    .option('--exact', 'tables: every digit the service sent, unrounded')
+    .option('--no-color', 'no colour (also NO_COLOR, CLICOLOR=0; FORCE_COLOR, CLICOLOR_FORCE=1 force it)')
     .addOption(new Option('--timeout <seconds>', 'deadline for the whole command').default('30'))
     .option('--debug', 'log each request to stderr (credentials redacted)')
     .option('--profile <name>', 'profile to use (env TALLY_PROFILE; default "default")')
     .option('--base-url <url>', 'gateway base URL (env TALLY_BASE_URL)')
     .option('--demo', 'run against the built-in sandbox gateway with a demo key')
     .option('--allow-http', 'allow plain http:// to a non-loopback host')
-    .addHelpText('after', `\nExamples:\n${COMMANDS.map((c) => `  ${c.example.padEnd(70)} # ${c.name}`).join('\n')}\n\nExit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check failed, 130 interrupted.\n`);
+    .addHelpText('after', `\n${await after(`Examples:\n${COMMANDS.map((c) => `  $ ${c.example}`).join('\n')}\n\n${EXIT_CODES}`)}\n`);
 
-  throughIO(program, io);
+  throughIO(program, io, 'tally');
   const wanted = commandPath(argv);
   // Running a known command needs only that command; help and mistakes need them all.
   const running = COMMANDS.find((entry) => isWanted(entry, wanted));
-  const needed = running && !argv.includes('--help') && !argv.includes('-h') ? [running] : COMMANDS;
+  const needed = running && !asksHelp ? [running] : COMMANDS;
   const groups = new Map<string, Command>();
   for (const entry of needed) {
     const [first, second] = entry.name.split(' ') as [string, string | undefined];
     let parent = program;
     if (second) {
       parent = groups.get(first) ?? program.command(first).description(`${first} commands`);
-      throughIO(parent, io);
+      throughIO(parent, io, `tally ${first}`);
       groups.set(first, parent);
     }
     const command = parent
       .command(second ?? first)
       .description(entry.summary)
-      .addHelpText('after', `\nExample:\n  ${entry.example}\n`);
-    throughIO(command, io);
+      .addHelpText('after', `\n${await after(`Example:\n  $ ${entry.example}\n\n${EXIT_CODES}`)}\n`);
+    throughIO(command, io, `tally ${entry.name}`);
     if (isWanted(entry, wanted)) {
       const module = await entry.load();
       module.configure(command);
       command.action(async (...args: unknown[]) => {
         const self = args[args.length - 1] as Command;
         const options = globalOptions(self.optsWithGlobals());
-        // Said before anything is asked of the service.
-        if (options.csv && !entry.tabular) {
-          throw new UsageError(`--csv is for the tabular commands (${COMMANDS.filter((c) => c.tabular).map((c) => c.name).join(', ')}); ${entry.name} prints no table of records`);
-        }
+        checkGlobalOptions(entry, options);
         const ctx = makeContext(options);
-        await module.run(self.opts(), ctx, self.args);
+        await module.run(self.opts(), ctx, self.args, (name) => self.getOptionValueSource(name) === 'cli');
       });
     } else {
       command.allowUnknownOption().allowExcessArguments();
@@ -97,9 +110,26 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
   return program;
 }
 
+/** Global options that do not fit the command or each other: said before anything is asked of the service. */
+function checkGlobalOptions(entry: CommandEntry, options: GlobalOptions): void {
+  if (options.csv && !entry.tabular) {
+    throw new UsageError(`--csv is for the commands that list records (${COMMANDS.filter((c) => c.tabular).map((c) => c.name).join(', ')}); ${entry.name} prints no table of records`);
+  }
+  if (options.csv && options.json) throw new UsageError(`--csv and --json${options.jq !== undefined ? ' (or --jq)' : ''} each print the whole result; choose one`);
+  for (const flag of ['wide', 'exact'] as const) {
+    if (options[flag] && (options.json || options.csv)) {
+      throw new UsageError(`--${flag} shapes tables for people; --${options.csv ? 'csv' : 'json'} always prints every field exactly as sent`);
+    }
+  }
+}
+
 /** Commander writes through tally's streams and throws instead of exiting; report() prints errors. */
-function throughIO(command: Command, io: IO): void {
-  command.exitOverride().configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text), outputError: () => undefined });
+function throughIO(command: Command, io: IO, path: string): void {
+  command
+    .exitOverride((error) => {
+      throw Object.assign(error, { commandPath: path });
+    })
+    .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text), outputError: () => undefined });
 }
 
 /** The command words in argv (skipping global options and their values). */
@@ -123,9 +153,13 @@ function isWanted(entry: CommandEntry, words: string[]): boolean {
 }
 
 function globalOptions(raw: Record<string, unknown>): GlobalOptions {
+  const jq = typeof raw.jq === 'string' ? raw.jq : undefined;
   return {
-    json: raw.json === true,
+    json: raw.json === true || jq !== undefined,
+    jq,
     csv: raw.csv === true,
+    wide: raw.wide === true,
+    exact: raw.exact === true,
     timeout: parseTimeout(String(raw.timeout ?? '30')),
     debug: raw.debug === true,
     profile: typeof raw.profile === 'string' ? raw.profile : undefined,
@@ -136,10 +170,10 @@ function globalOptions(raw: Record<string, unknown>): GlobalOptions {
 }
 
 export function parseTimeout(text: string): number {
-  const seconds = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : NaN;
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
-    throw new UsageError(`--timeout "${text}" is not a number of seconds between 0 and 86400`);
-  }
+  const seconds = /^\d+(?:\.\d+)?$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(seconds)) throw new UsageError(`--timeout "${text}" is not a number of seconds (e.g. 30 or 2.5)`);
+  if (seconds <= 0) throw new UsageError(`--timeout must be more than 0 seconds (got "${text}")`);
+  if (seconds > 86_400) throw new UsageError(`--timeout must be at most 86400 seconds, one day (got "${text}")`);
   return seconds;
 }
 
@@ -147,24 +181,27 @@ function secretsOf(env: NodeJS.ProcessEnv): string[] {
   return [env.TALLY_API_KEY].filter((s): s is string => Boolean(s));
 }
 
+/** A commander error in tally's words: the problem, then the suggestion and where help is, on lines of their own. */
+function fromCommander(error: CommanderError & { commandPath?: string }): UsageError {
+  const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
+  const suggestion = rest.map((line) => line.replace(/^\((.*)\)$/, '$1')).filter(Boolean);
+  const command = error.code === 'commander.unknownCommand' ? 'tally' : (error.commandPath ?? 'tally');
+  return new UsageError(first, { hint: [...suggestion, `See \`${command} --help\`.`].join('\n') });
+}
+
 function report(error: unknown, io: IO, how: { json: boolean; debug: boolean; secrets: string[] }): number {
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     if (error.code === 'commander.executeSubCommandAsync') return 0;
-    error = new UsageError(`${error.message.replace(/^error: /, '')} (see \`tally --help\`)`);
+    error = fromCommander(error);
   }
-  const known = error instanceof TallyError ? error : undefined;
-  const exitCode = known?.exitCode ?? 1;
-  const raw = known ? known.message : `internal error: ${error instanceof Error ? error.message : String(error)}`;
-  const message = escapeControl(redact(raw, how.secrets));
-  if (how.json) {
-    const body: Record<string, unknown> = { kind: known?.kind ?? 'internal', message };
-    if (known?.status !== undefined) body.status = known.status;
-    io.err(`${JSON.stringify({ error: body })}\n`);
-  } else {
-    io.err(`tally: ${message}\n`);
+  const text = errorText(error, how.secrets);
+  if (how.json) io.err(`${errorJson(text)}\n`);
+  else {
+    io.err(`tally: ${text.message}\n`);
+    if (text.hint) io.err(`${text.hint.join('\n')}\n`);
   }
-  if (how.debug && error instanceof Error && error.stack) io.err(`${redact(error.stack, how.secrets)}\n`);
-  else if (!known) io.err('(run with --debug for details)\n');
-  return exitCode;
+  if (how.debug && error instanceof Error && error.stack) io.err(`${escapeControl(redact(error.stack, how.secrets)).replace(/\\n/g, '\n')}\n`);
+  else if (!text.known) io.err('(run with --debug for details)\n');
+  return error instanceof TallyError ? error.exitCode : 1;
 }

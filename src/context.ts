@@ -9,13 +9,21 @@ import type { Transport } from './api/transport.js';
 import { type ResolvedSettings, profileName, resolveSettings } from './settings/resolve.js';
 import { stateDirFor } from './settings/state-dir.js';
 import type { SettingsStore } from './settings/store.js';
+import { type Zone, zoneFromEnv } from './domain/zone.js';
+import { escapeControl } from './output/escape.js';
 
 export interface GlobalOptions {
   json: boolean;
+  /** --jq EXPR: the JSON document through jq (json is true too). */
+  jq?: string;
   csv: boolean;
   /** Seconds for the whole command. */
   timeout: number;
   debug: boolean;
+  /** Tables: never drop or shorten a column to fit the terminal. */
+  wide: boolean;
+  /** Tables: every digit the service sent, unrounded. */
+  exact: boolean;
   profile?: string;
   baseUrl?: string;
   demo: boolean;
@@ -44,8 +52,9 @@ export class Context {
   readonly random: () => number;
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Aborts at the deadline (reason TimeoutError-like) or on Ctrl-C (reason Interrupted). */
-  readonly signal: AbortSignal;
-  readonly deadline: number;
+  signal!: AbortSignal;
+  /** Milliseconds since the epoch at which --timeout runs out. */
+  deadline!: number;
   /** Aborted on Ctrl-C only (long-running commands such as the sandbox wait on it). */
   readonly interrupt: AbortSignal;
   readonly #init: ContextInit;
@@ -55,7 +64,8 @@ export class Context {
   #settings?: Promise<ResolvedSettings>;
   #clients = new Map<string, Promise<HttpClient>>();
   #demo?: Promise<{ baseUrl: string; apiKey: string }>;
-  #deadlineTimer: NodeJS.Timeout;
+  #deadlineTimer?: NodeJS.Timeout;
+  #zone?: Zone;
 
   constructor(init: ContextInit) {
     this.#init = init;
@@ -66,12 +76,29 @@ export class Context {
     this.random = init.random ?? Math.random;
     const sleep = init.sleep ?? abortableSleep;
     this.sleep = (ms, signal) => sleep(ms, signal ?? this.signal);
-    this.deadline = this.now() + init.options.timeout * 1000;
-    const deadline = new AbortController();
-    this.#deadlineTimer = setTimeout(() => deadline.abort(new Error('deadline')), init.options.timeout * 1000);
-    this.#deadlineTimer.unref();
     this.interrupt = init.interrupt ?? new AbortController().signal;
+    this.renewDeadline();
+  }
+
+  /**
+   * Starts --timeout afresh (the whole command's deadline; under --watch, each refresh's). API
+   * clients are built again on next use, with the new deadline.
+   */
+  renewDeadline(): void {
+    clearTimeout(this.#deadlineTimer);
+    const timeout = this.options.timeout * 1000;
+    this.deadline = this.now() + timeout;
+    const deadline = new AbortController();
+    this.#deadlineTimer = setTimeout(() => deadline.abort(new Error('deadline')), timeout);
+    this.#deadlineTimer.unref();
     this.signal = AbortSignal.any([deadline.signal, this.interrupt]);
+    this.#clients.clear();
+  }
+
+  /** The zone of this run's environment (its TZ): labels and times written without an offset. */
+  get zone(): Zone {
+    this.#zone ??= zoneFromEnv(this.env);
+    return this.#zone;
   }
 
   /** Points this run at an in-process sandbox gateway (`tally demo`, `--demo`). */
@@ -84,6 +111,11 @@ export class Context {
   abortError(): Interrupted | TimeoutError {
     if (this.signal.reason instanceof Interrupted) return this.signal.reason;
     return new TimeoutError(`timed out after ${this.options.timeout}s`);
+  }
+
+  /** For work that never waits (and so is never aborted): throws once --timeout has run out or Ctrl-C was pressed. */
+  checkDeadline(): void {
+    if (this.signal.aborted || this.now() >= this.deadline) throw this.abortError();
   }
 
   stateDir(): Promise<string> {
@@ -169,12 +201,43 @@ export class Context {
     };
   }
 
+  /** A --debug line on stderr; text from the network in it is escaped. */
   debug(line: string): void {
-    if (this.options.debug) this.io.err(`[debug] ${line}\n`);
+    if (this.options.debug) this.io.err(`[debug] ${escapeControl(line)}\n`);
   }
 
+  /** A warning on stderr (the run goes on). */
   warn(message: string): void {
-    this.io.err(`warning: ${message}\n`);
+    this.#endProgress();
+    this.io.err(`warning: ${escapeControl(message)}\n`);
+  }
+
+  /** A line for the person at the terminal that is not a result (more pages to fetch, say). */
+  note(message: string): void {
+    this.#endProgress();
+    this.io.err(`${escapeControl(message)}\n`);
+  }
+
+  #progressSince: number | undefined;
+  #progressShown = false;
+
+  /**
+   * A progress line on a terminal's stderr, redrawn in place; shown only once the work has
+   * taken a second, so quick runs never flash. `undefined` clears it.
+   */
+  progress(text: string | undefined): void {
+    if (!this.io.stderrIsTTY) return;
+    if (text === undefined) return this.#endProgress();
+    this.#progressSince ??= this.now();
+    if (this.now() - this.#progressSince < 1000) return;
+    this.io.err(`\r\u001b[K${escapeControl(text)}`);
+    this.#progressShown = true;
+  }
+
+  #endProgress(): void {
+    if (this.#progressShown) this.io.err('\r\u001b[K');
+    this.#progressShown = false;
+    this.#progressSince = undefined;
   }
 
   onDispose(dispose: () => Promise<void> | void): void {
@@ -182,6 +245,7 @@ export class Context {
   }
 
   async dispose(): Promise<void> {
+    this.#endProgress();
     clearTimeout(this.#deadlineTimer);
     for (const dispose of this.#disposers.splice(0).reverse()) await dispose();
   }

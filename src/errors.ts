@@ -16,11 +16,14 @@ export abstract class TallyError extends Error {
   abstract readonly kind: ErrorKind;
   /** HTTP status of the response that caused the error, when there was one. */
   readonly status: number | undefined;
+  /** What to try instead, shown on lines of its own (a suggestion, where to find help). */
+  readonly hint: string | undefined;
 
-  constructor(message: string, options: { status?: number; cause?: unknown } = {}) {
+  constructor(message: string, options: { status?: number; cause?: unknown; hint?: string } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.status = options.status;
+    this.hint = options.hint;
   }
 }
 

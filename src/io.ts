@@ -15,6 +15,8 @@ export interface IO {
   readonly color: boolean;
   /** Terminal width in columns (80 when unknown). */
   readonly width: number;
+  /** Terminal height in rows (24 when unknown). */
+  readonly height: number;
   /** All of standard input as text. */
   readStdin(): Promise<string>;
   /** Ask for a secret on the terminal without echoing it. */
@@ -27,12 +29,18 @@ export interface ColorChoice {
   isTTY: boolean;
 }
 
-/** --no-color and NO_COLOR win; FORCE_COLOR forces; otherwise colour only on a TTY. */
+/**
+ * Whether results may carry colour: --no-color and NO_COLOR win; then FORCE_COLOR (0 or false
+ * turns it off, anything else on), CLICOLOR_FORCE (not 0: on), CLICOLOR=0 (off); otherwise colour
+ * only on a terminal that is not TERM=dumb.
+ */
 export function wantsColor({ noColorFlag, env, isTTY }: ColorChoice): boolean {
   if (noColorFlag) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   const force = env.FORCE_COLOR;
   if (force !== undefined) return force !== '0' && force !== 'false';
+  if (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0') return true;
+  if (env.CLICOLOR === '0') return false;
   return isTTY && env.TERM !== 'dumb';
 }
 
@@ -54,6 +62,7 @@ export function createProcessIO(options: { noColorFlag: boolean }): IO {
     stdinIsTTY: isatty(0),
     color: wantsColor({ noColorFlag: options.noColorFlag, env: process.env, isTTY: Boolean(stdout.isTTY) }),
     width: stdout.columns || Number(process.env.COLUMNS) || 80,
+    height: stdout.rows || Number(process.env.LINES) || 24,
     readStdin: () => readAll(process.stdin),
     promptHidden: (question) => promptHidden(question),
   };
@@ -99,7 +108,7 @@ export interface TestIO extends IO {
 }
 
 /** An IO that records what a command wrote; for tests. */
-export function createTestIO(options: Partial<Pick<IO, 'stdoutIsTTY' | 'stderrIsTTY' | 'stdinIsTTY' | 'color' | 'width'>> & { stdin?: string; answers?: string[] } = {}): TestIO {
+export function createTestIO(options: Partial<Pick<IO, 'stdoutIsTTY' | 'stderrIsTTY' | 'stdinIsTTY' | 'color' | 'width' | 'height'>> & { stdin?: string; answers?: string[] } = {}): TestIO {
   let stdout = '';
   let stderr = '';
   const answers = [...(options.answers ?? [])];
@@ -113,6 +122,7 @@ export function createTestIO(options: Partial<Pick<IO, 'stdoutIsTTY' | 'stderrIs
     stdinIsTTY: options.stdinIsTTY ?? false,
     color: options.color ?? false,
     width: options.width ?? 100,
+    height: options.height ?? 24,
     readStdin: async () => options.stdin ?? '',
     promptHidden: async (question) => {
       stderr += question + '\n';

@@ -58,6 +58,19 @@ export function testClient(transport: Transport, options: { credential?: Credent
   });
 }
 
+/** Folders made for runs that brought no state folder of their own, removed when the test process ends. */
+const runStates: string[] = [];
+process.on('exit', () => {
+  for (const dir of runStates) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh, empty state folder for one run (so one test never sees what another cached). */
+export function freshState(): string {
+  const path = mkdtempSync(join(tmpdir(), 'tally-run-'));
+  runStates.push(path);
+  return path;
+}
+
 export function tempDir(): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), 'tally-test-'));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
@@ -84,17 +97,18 @@ export interface RunResult {
 /** Runs a command in-process with a test IO and a mock transport. */
 export async function runCommand(
   argv: string[],
-  options: { transport?: Transport; env?: NodeJS.ProcessEnv; tty?: boolean; color?: boolean; stdin?: string; answers?: string[]; width?: number; sleep?: (ms: number, s?: AbortSignal) => Promise<void>; now?: () => number } = {},
+  options: { transport?: Transport; env?: NodeJS.ProcessEnv; tty?: boolean; color?: boolean; stdin?: string; answers?: string[]; width?: number; height?: number; sleep?: (ms: number, s?: AbortSignal) => Promise<void>; now?: () => number; interrupt?: AbortSignal } = {},
 ): Promise<RunResult> {
-  const io = createTestIO({ stdoutIsTTY: options.tty ?? false, stdinIsTTY: options.tty ?? false, color: options.color ?? false, width: options.width ?? 100, stdin: options.stdin, answers: options.answers });
+  const io = createTestIO({ stdoutIsTTY: options.tty ?? false, stderrIsTTY: options.tty ?? false, stdinIsTTY: options.tty ?? false, color: options.color ?? false, width: options.width ?? 100, height: options.height, stdin: options.stdin, answers: options.answers });
   const code = await runCli(argv, {
     io,
-    env: { TALLY_CONFIG_DIR: '/nonexistent/tally-test', ...options.env },
+    env: { TALLY_CONFIG_DIR: freshState(), ...options.env },
     transport: options.transport,
     retry: FAST_RETRY,
     sleep: options.sleep ?? (async () => undefined),
     now: options.now,
     random: () => 0.5,
+    interrupt: options.interrupt,
   });
   return { code, stdout: io.stdout, stderr: io.stderr, io };
 }
@@ -103,8 +117,8 @@ export function testContext(options: Partial<GlobalOptions> & { transport?: Tran
   const io = createTestIO({ stdoutIsTTY: options.tty ?? false });
   const ctx = new Context({
     io,
-    options: { json: false, csv: false, timeout: 30, debug: false, demo: false, allowHttp: false, ...options },
-    env: { TALLY_CONFIG_DIR: '/nonexistent/tally-test', ...options.env },
+    options: { json: false, csv: false, timeout: 30, debug: false, demo: false, allowHttp: false, wide: false, exact: false, ...options },
+    env: { TALLY_CONFIG_DIR: freshState(), ...options.env },
     transport: options.transport,
     retry: FAST_RETRY,
     sleep: async () => undefined,
@@ -112,13 +126,20 @@ export function testContext(options: Partial<GlobalOptions> & { transport?: Tran
   return { ctx, io };
 }
 
-const BIN = fileURLToPath(new URL('../bin/tally.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../bin/tally.js', import.meta.url));
+/** Preloaded to give the binary a fixed clock (see there). */
+export const FIXED_CLOCK = fileURLToPath(new URL('./support/fixed-clock.cjs', import.meta.url));
 
-/** Runs the built binary as a child process. */
-export function runTally(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+/** The node arguments that run the binary, on a fixed clock when `now` (ms) is given. */
+export function binaryArgs(args: string[], now?: number): string[] {
+  return now === undefined ? [BIN, ...args] : ['--require', FIXED_CLOCK, BIN, ...args];
+}
+
+/** Runs the built binary as a child process (at a fixed `now`, in ms, when given). */
+export function runTally(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; now?: number } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: '/nonexistent-home', NO_COLOR: '1', ...options.env },
+    const child = spawn(process.execPath, binaryArgs(args, options.now), {
+      env: { PATH: process.env.PATH, HOME: '/nonexistent-home', NO_COLOR: '1', ...(options.now === undefined ? {} : { TALLY_TEST_NOW: String(options.now) }), ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -37,6 +37,8 @@ export function readBalance(body: unknown): Balance {
   if (!isJsonObject(body)) throw new TypeError('balance response is not a JSON object');
   const { currency, plan } = body;
   if (typeof currency !== 'string' || currency === '') throw new TypeError('balance response has no currency');
+  // An ISO 4217 code: anything else is not a currency (and never reaches a terminal as one).
+  if (!/^[A-Z]{3}$/.test(currency)) throw new TypeError(`currency is not a currency code (got ${JSON.stringify(currency).slice(0, 40)})`);
   if (!isJsonObject(plan)) throw new TypeError('balance response has no plan object');
   if (typeof plan.has_active_plan !== 'boolean') throw new TypeError('plan.has_active_plan is not a boolean');
   const key = body.api_key;

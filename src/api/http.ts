@@ -332,7 +332,7 @@ export class HttpClient {
     const said = message ? `: ${this.#clean(message)}` : text.trim() && body === undefined ? ` (${excerpt(this.#clean(text))})` : '';
     const code = value === undefined ? undefined : errorCode(value);
     if (status === 401) {
-      return new AuthError(`${this.host} rejected the credential (HTTP 401)${said}; check it with \`tally auth status\``, { status });
+      return new AuthError(`${this.host} rejected the credential (HTTP 401)${said}`, { status, hint: 'Check which credential is in use with `tally auth status`.' });
     }
     if (status === 403) return new AuthError(`${this.host} denied access to ${request.path} (HTTP 403)${said}`, { status });
     if (status === 413) return new ServiceError(`request too large for ${this.host} (HTTP 413)${said}`, { status });

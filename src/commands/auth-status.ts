@@ -1,13 +1,17 @@
-// tally auth status: which base URL and credential a command would use, and where they come from.
+// tally auth status: every stored profile (the active one marked), the base URL and credential
+// each would use and where they come from, and whether the gateway accepts the credential (one
+// balance request per profile; --offline skips it). Exit 0 when the active credential is
+// accepted, 3 when it is rejected or missing, 1 when the gateway cannot be reached.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { AuthError } from '../errors.js';
+import { AuthError, ConfigError, TallyError } from '../errors.js';
+import { fetchBalance } from '../api/balance.js';
 import { maskSecret } from '../domain/secrets.js';
 import { emit } from '../output/emit.js';
-import type { Source } from '../settings/resolve.js';
+import { type ResolvedSettings, type Source, resolveSettings } from '../settings/resolve.js';
 
 export function configure(command: Command): void {
-  command.description('show base URL, credential kind and source, masked key');
+  command.option('--offline', 'do not ask the gateway whether the credential is accepted');
 }
 
 const SOURCE: Record<Source, string> = {
@@ -18,43 +22,122 @@ const SOURCE: Record<Source, string> = {
   demo: 'demo sandbox',
 };
 
-export async function run(_options: Record<string, unknown>, ctx: Context): Promise<void> {
-  const settings = await ctx.settings();
+type CheckState = 'accepted' | 'rejected' | 'unreachable' | 'no-credential' | 'no-base-url' | 'skipped';
+
+interface ProfileStatus {
+  profile: string;
+  active: boolean;
+  base_url: string | null;
+  base_url_source: string | null;
+  credential: 'api-key' | 'device-token' | null;
+  credential_source: string | null;
+  key: string | null;
+  expires_at?: string | null;
+  expired?: boolean;
+  refreshable?: boolean;
+  check: { state: CheckState; message: string };
+}
+
+export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
+  const offline = raw.offline === true;
+  const active = await ctx.settings();
+  let names: string[] = [];
+  try {
+    names = (await ctx.store()).profileNames();
+  } catch (error) {
+    // The environment still works when config.json cannot be read: say so, and go on.
+    if (!(error instanceof ConfigError) || active.credential === undefined) throw error;
+    ctx.warn(`${error.message}; only the profile from the environment is shown`);
+  }
+  const others = names.filter((name) => name !== active.profile);
+  const settings: ResolvedSettings[] = [active];
+  for (const name of others) settings.push(await resolveSettings({ flags: { ...ctx.options, profile: name }, env: ctx.env, openStore: () => ctx.store() }));
+  const checked = await Promise.all(settings.map((s, i) => status(ctx, s, i === 0, offline)));
+  const statuses = checked.map((c) => c.status);
+  const first = statuses[0]!;
+  await emit(ctx, {
+    json: {
+      profile: first.profile,
+      profile_source: SOURCE[active.profileSource],
+      ...withoutName(first),
+      profiles: statuses,
+    },
+    human: () => renderStatuses(statuses, active, ctx),
+  });
+  switch (first.check.state) {
+    case 'no-credential': throw new AuthError(`not logged in (profile "${active.profile}")`);
+    case 'rejected': throw new AuthError(`the credential of profile "${active.profile}" was rejected: ${first.check.message}`);
+    case 'unreachable': throw checked[0]!.error!;
+    default:
+  }
+}
+
+function withoutName(status: ProfileStatus) {
+  const { profile: _profile, active: _active, ...rest } = status;
+  return rest;
+}
+
+async function status(ctx: Context, settings: ResolvedSettings, active: boolean, offline: boolean): Promise<{ status: ProfileStatus; error?: TallyError }> {
   const credential = settings.credential;
   const expires = credential?.device?.expires_at;
-  const expired = expires !== undefined && Date.parse(expires) <= ctx.now();
-  const status = {
+  const base: ProfileStatus = {
     profile: settings.profile,
-    profile_source: SOURCE[settings.profileSource],
+    active,
     base_url: settings.baseUrl?.href.replace(/\/$/, '') ?? null,
     base_url_source: settings.baseUrlSource ? describeSource(settings.baseUrlSource, 'TALLY_BASE_URL') : null,
     credential: credential?.kind ?? null,
     credential_source: credential ? describeSource(credential.source, 'TALLY_API_KEY') : null,
     key: credential ? maskSecret(credential.secret) : null,
     ...(credential?.kind === 'device-token'
-      ? { expires_at: expires ?? null, expired, refreshable: Boolean(credential.device?.refresh_token) }
+      ? { expires_at: expires ?? null, expired: expires !== undefined && Date.parse(expires) <= ctx.now(), refreshable: Boolean(credential.device?.refresh_token) }
       : {}),
+    check: { state: 'skipped', message: 'not checked (--offline)' },
   };
-  await emit(ctx, {
-    json: status,
-    human: async () => {
-      const [{ renderPanel }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
-      const rows: [string, string][] = [
-        ['Profile', `${status.profile} (${status.profile_source})`],
-        ['Base URL', status.base_url ? `${status.base_url} (${status.base_url_source})` : 'not set'],
-      ];
-      if (!credential) rows.push(['Credential', 'none: run `tally login` or set TALLY_API_KEY']);
-      else {
-        rows.push(['Credential', `${credential.kind === 'api-key' ? 'API key' : 'device token (balance only)'} from ${status.credential_source}`]);
-        rows.push([credential.kind === 'api-key' ? 'Key' : 'Token', status.key!]);
-        if (credential.kind === 'device-token') {
-          rows.push(['Expires', expires ? `${expires}${expired ? ' (expired)' : ''}` : 'not given']);
-        }
-      }
-      return renderPanel(rows, await styleFor(ctx));
-    },
-  });
-  if (!credential) throw new AuthError(`not logged in (profile "${settings.profile}")`);
+  if (!credential) return { status: { ...base, check: { state: 'no-credential', message: 'no credential: run `tally login` or set TALLY_API_KEY' } } };
+  if (!settings.baseUrl) return { status: { ...base, check: { state: 'no-base-url', message: 'no base URL: run `tally login --base-url URL` or set TALLY_BASE_URL' } } };
+  if (offline) return { status: base };
+  try {
+    // The active profile's client renews an expired device token first, as any command would.
+    const client = active ? await ctx.client() : await ctx.clientFor(`auth-status:${settings.profile}`, settings.baseUrl, credential);
+    await fetchBalance(client);
+    return { status: { ...base, check: { state: 'accepted', message: `accepted by ${settings.baseUrl.host}` } } };
+  } catch (error) {
+    if (!(error instanceof TallyError)) throw error;
+    if (error instanceof AuthError) return { status: { ...base, check: { state: 'rejected', message: error.message } }, error };
+    if (error.kind === 'interrupted') throw error;
+    return { status: { ...base, check: { state: 'unreachable', message: error.message } }, error };
+  }
+}
+
+async function renderStatuses(statuses: ProfileStatus[], active: ResolvedSettings, ctx: Context): Promise<string> {
+  const [{ renderPanel, drawn }, { styleFor }, { escapeControl }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/escape.js')]);
+  const style = await styleFor(ctx);
+  const paint = style.paint;
+  const mark: Record<CheckState, (text: string) => string> = {
+    accepted: paint.green,
+    rejected: paint.red,
+    unreachable: paint.red,
+    'no-credential': paint.red,
+    'no-base-url': paint.red,
+    skipped: paint.dim,
+  };
+  const parts: string[] = [];
+  for (const s of statuses) {
+    const rows: Parameters<typeof renderPanel>[0] = [
+      ['Base URL', s.base_url ? `${s.base_url} (${s.base_url_source})` : 'not set'],
+    ];
+    if (s.credential === null) rows.push(['Credential', 'none']);
+    else {
+      rows.push(['Credential', `${s.credential === 'api-key' ? 'API key' : 'device token (balance only)'} from ${s.credential_source}`]);
+      rows.push([s.credential === 'api-key' ? 'Key' : 'Token', s.key!]);
+      if (s.credential === 'device-token') rows.push(['Expires', s.expires_at ? `${s.expires_at}${s.expired ? ' (expired)' : ''}` : 'not given']);
+    }
+    rows.push(['Check', drawn(mark[s.check.state](escapeControl(s.check.message)))]);
+    const heading = `Profile ${s.profile}${s.active ? ` (active${active.profileSource === 'default' ? '' : `, from ${SOURCE[active.profileSource]}`})` : ''}`;
+    const panel = await renderPanel(rows, { ...style, width: style.width - 2 });
+    parts.push(`${paint.bold(heading)}\n${panel.split('\n').map((line) => (line ? `  ${line}` : line)).join('\n')}`);
+  }
+  return parts.join('');
 }
 
 function describeSource(source: Source, variable: string): string {

@@ -1,7 +1,7 @@
 // Where the price catalog comes from: the cache while it is fresh, the service otherwise, and
 // the cache again (with a warning) when the service cannot be reached.
 import type { Context } from '../context.js';
-import { ServiceError, UsageError } from '../errors.js';
+import { ConfigError, ServiceError, UsageError } from '../errors.js';
 import { fetchCatalog, readCatalog, refetchCatalog } from '../api/catalog.js';
 import { type PriceRow, priceRow, sortRows } from '../domain/catalog.js';
 import { type JsonObject, parseJson } from '../domain/json.js';
@@ -13,6 +13,7 @@ import {
   readCachedCatalog,
   readCachedCatalogBytes,
   readCachedListing,
+  readPreviousCatalog,
   touchCachedCatalog,
   writeCachedCatalog,
 } from '../settings/pricing-cache.js';
@@ -33,7 +34,26 @@ export interface LoadedCatalog {
   /** When the catalog was fetched (ms since epoch). */
   fetchedAt: number;
   /** The records cached before this run fetched new ones (for --diff). */
-  previous?: { pricingVersion: string | undefined; records: JsonObject[] };
+  previous?: CatalogVersion;
+}
+
+/** A catalog as --diff compares it. */
+export interface CatalogVersion {
+  pricingVersion: string | undefined;
+  records: JsonObject[];
+  /** When it was fetched (ms since epoch), when known. */
+  fetchedAt?: number;
+}
+
+/** A cache write that failed (a full disk, a read-only folder) is a warning: the catalog is still shown. */
+function cacheWrite<T>(ctx: Context, write: () => T): T | false {
+  try {
+    return write();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    ctx.warn(`the price catalog was not cached: ${error.message}`);
+    return false;
+  }
 }
 
 export function catalogTtl(options: CatalogOptions, profileTtl: number | undefined): number {
@@ -98,11 +118,14 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   /** The cached listing, still current: the service sent the catalog of that listing again. */
   const keptListing = (known: CachedBytes, now: number): LoadedCatalog | undefined => {
     const { listing } = readCache();
-    if (!listing || listing.fetchedAt !== known.fetchedAt || !touchCachedCatalog(stateDir, client.baseUrl, known, now)) return undefined;
+    if (!listing || listing.fetchedAt !== known.fetchedAt || !cacheWrite(ctx, () => touchCachedCatalog(stateDir, client.baseUrl, known, now))) return undefined;
     return { pricingVersion: listing.pricingVersion, rows: listing.rows, source: 'live', fetchedAt: now };
   };
 
+  // --diff: the catalog cached now, and the one before it, read before the fetch replaces them.
   const whole = forceLive ? readCache().whole : undefined;
+  const wholeBytes = forceLive && cacheable ? readCachedCatalogBytes(stateDir, client.baseUrl) : undefined;
+  const older = forceLive && cacheable ? readPreviousCatalog(stateDir, client.baseUrl) : undefined;
   // A table needs only the listing: when the service sends exactly the bytes cached before (the
   // usual answer once the TTL has passed), the listing is kept instead of being rebuilt from
   // megabytes of JSON.
@@ -116,15 +139,18 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
     const catalog = fetched === 'unchanged' ? fromBytes(known!.bytes) : fetched;
     // In name order, as the cached listing keeps them: sorting them again for a table is one pass.
     const rows = sortRows(catalog.models.map(priceRow), 'name');
-    if (cacheable) writeCachedCatalog(stateDir, client.baseUrl, { ...catalog, rows }, now);
-    const previous = whole ? readCatalog(whole.body, fail) : undefined;
+    if (cacheable) cacheWrite(ctx, () => writeCachedCatalog(stateDir, client.baseUrl, { ...catalog, rows }, now));
+    // The baseline: the cached catalog when this one differs from it, else the one before that.
+    const changed = wholeBytes !== undefined && !wholeBytes.bytes.equals(Buffer.from(catalog.text));
+    const baseline = changed ? whole : (older ?? whole);
+    const previous = baseline ? readCatalog(baseline.body, fail) : undefined;
     return {
       pricingVersion: catalog.pricingVersion,
       rows,
       records: catalog.models,
       source: 'live',
       fetchedAt: now,
-      previous: previous && { pricingVersion: previous.pricingVersion, records: previous.models },
+      previous: previous && { pricingVersion: previous.pricingVersion, records: previous.models, fetchedAt: baseline!.fetchedAt },
     };
   } catch (error) {
     // Only an unreachable service falls back: a catalog that answered with an error is reported.

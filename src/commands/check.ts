@@ -8,9 +8,13 @@ import { type Balance, fetchBalance } from '../api/balance.js';
 import { fetchModels } from '../api/catalog.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { Decimal, decimalText } from '../domain/money.js';
+import { fixedZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
-import { escapeControl } from '../output/escape.js';
-import { addWindowOptions, loadUsageSeries } from './usage-series.js';
+import { describeWindow, plural } from '../output/window-text.js';
+import { wholeNumber } from './flag-values.js';
+import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
+import { loadUsageSeries } from './usage-series.js';
+import { addWindowOptions } from './window-options.js';
 
 interface CheckOptions {
   minBalance?: string;
@@ -19,6 +23,9 @@ interface CheckOptions {
   warnDailyUsed?: string;
   maxSpend?: string;
   metric?: string;
+  minRunway?: string;
+  warnRunway?: string;
+  days?: string;
   requireModel?: string[];
   since?: string;
   until?: string;
@@ -27,13 +34,18 @@ interface CheckOptions {
 }
 
 export type Level = 'pass' | 'warn' | 'fail';
+export type Unit = 'CNY' | 'percent' | 'days' | 'model';
 
 export interface CheckResult {
   name: string;
   ok: boolean;
   level: Level;
-  actual: string;
+  /** A decimal string (or the model's state); null when it could not be measured. */
+  actual: string | null;
   limit: string;
+  unit: Unit;
+  /** Why a check could not be measured, or what it measured over. */
+  detail?: string;
 }
 
 export function configure(command: Command): void {
@@ -42,10 +54,13 @@ export function configure(command: Command): void {
     .option('--warn-balance <amount>', 'warn when the balance is below this (yuan)')
     .option('--max-daily-used <amount|percent%>', "fail when the key's spend today exceeds this amount or share of its daily limit")
     .option('--warn-daily-used <amount|percent%>', "warn when the key's spend today exceeds this")
-    .option('--max-spend <amount>', 'fail when spend over --since/--until (default: the last 7 days) exceeds this (yuan)')
-    .option('--metric <name>', 'with --max-spend: the usage field holding money (default: discovered)');
-  addWindowOptions(command);
+    .option('--max-spend <amount>', 'fail when the spend over --since/--until exceeds this (yuan)')
+    .option('--metric <name>', 'with --max-spend or a runway check: the usage field holding money (default: discovered)');
+  addWindowOptions(command, 'the last 7 days, today included; with --max-spend only');
   command
+    .option('--min-runway <days>', 'fail when the balance lasts fewer days at the recent pace (see tally forecast)')
+    .option('--warn-runway <days>', 'warn when the balance lasts fewer days at the recent pace')
+    .option('--days <n>', 'with a runway check: the complete days the pace is taken from (default 7)')
     .option('--require-model <id>', 'fail unless this key may call the model (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--fail-open', 'an unreachable service is a warning (exit 0), not an error');
 }
@@ -53,19 +68,17 @@ export function configure(command: Command): void {
 /** An amount in yuan as a decimal; `¥` or `CNY` may precede it, `$` may not. */
 export function parseAmount(text: string, flag: string): Decimal {
   const cleaned = text.trim().replace(/^(?:¥|CNY\s*)/i, '');
-  if (!/^\d+(?:\.\d+)?$/.test(cleaned)) throw new UsageError(`${flag} "${text}" is not an amount in yuan (e.g. 100 or 12.50)`);
+  if (!/^\d{1,30}(?:\.\d{1,30})?$/.test(cleaned)) throw new UsageError(`${flag} "${text}" is not an amount in yuan (e.g. 100 or 12.50)`);
   return new Decimal(cleaned);
 }
 
 type Threshold = { kind: 'amount'; value: Decimal } | { kind: 'percent'; value: Decimal };
 
 export function parseThreshold(text: string, flag: string): Threshold {
-  const percent = /^(\d+(?:\.\d+)?)%$/.exec(text.trim());
+  const percent = /^(\d{1,30}(?:\.\d{1,30})?)%$/.exec(text.trim());
   if (percent) return { kind: 'percent', value: new Decimal(percent[1]!) };
   return { kind: 'amount', value: parseAmount(text, flag) };
 }
-
-const formatThreshold = (t: Threshold) => (t.kind === 'percent' ? `${decimalText(t.value)}%` : decimalText(t.value));
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as CheckOptions;
@@ -74,97 +87,126 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const maxDaily = options.maxDailyUsed === undefined ? undefined : parseThreshold(options.maxDailyUsed, '--max-daily-used');
   const warnDaily = options.warnDailyUsed === undefined ? undefined : parseThreshold(options.warnDailyUsed, '--warn-daily-used');
   const maxSpend = options.maxSpend === undefined ? undefined : parseAmount(options.maxSpend, '--max-spend');
+  const minRunway = options.minRunway === undefined ? undefined : wholeNumber(options.minRunway, '--min-runway', 0, 100_000);
+  const warnRunway = options.warnRunway === undefined ? undefined : wholeNumber(options.warnRunway, '--warn-runway', 0, 100_000);
   const models = options.requireModel ?? [];
-  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend].every((c) => c === undefined) && models.length === 0) {
-    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend or --require-model (see `tally check --help`)');
+  const runway = minRunway !== undefined || warnRunway !== undefined;
+  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway].every((c) => c === undefined) && models.length === 0) {
+    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway or --require-model (see `tally check --help`)');
   }
-  if (maxSpend === undefined && (options.since || options.until || options.metric)) {
-    throw new UsageError('--since, --until and --metric go with --max-spend');
-  }
+  if (maxSpend === undefined && (options.since || options.until)) throw new UsageError('--since and --until go with --max-spend (the window it adds spend over)');
+  if (maxSpend === undefined && !runway && (options.metric || options.utcOffset)) throw new UsageError('--metric and --utc-offset go with --max-spend or --min-runway/--warn-runway');
+  if (!runway && options.days !== undefined) throw new UsageError('--days goes with --min-runway or --warn-runway');
 
   const settings = await ctx.settings();
-  const needsKey = [maxDaily && '--max-daily-used', warnDaily && '--warn-daily-used', maxSpend && '--max-spend', models.length > 0 && '--require-model'].filter(Boolean);
+  const needsKey = [maxDaily && '--max-daily-used', warnDaily && '--warn-daily-used', maxSpend && '--max-spend', runway && '--min-runway/--warn-runway', models.length > 0 && '--require-model'].filter(Boolean);
   if (settings.credential?.kind === 'device-token' && needsKey.length > 0) {
     throw new AuthError(`${needsKey.join(', ')} need${needsKey.length === 1 ? 's' : ''} an API key; a device token can check the balance only (--min-balance, --warn-balance). Use \`tally login --with-token\` or TALLY_API_KEY`);
   }
 
   const checks: CheckResult[] = [];
-  const add = (name: string, level: Level, actual: string, limit: string) => checks.push({ name, ok: level !== 'fail', level, actual, limit });
-  const guard = async <T>(names: string[], load: () => Promise<T>): Promise<T | undefined> => {
+  const add = (check: Omit<CheckResult, 'ok'>) => checks.push({ ...check, ok: check.level !== 'fail' });
+  const skipped: string[] = [];
+  // --fail-open: a condition whose data could not be fetched is a warning, said on stderr too.
+  const guard = async <T>(names: { name: string; limit: string; unit: Unit }[], load: () => Promise<T>): Promise<T | undefined> => {
     try {
       return await load();
     } catch (error) {
       if (!options.failOpen || !isUnreachable(error)) throw error;
-      for (const name of names) add(name, 'warn', `service unreachable: ${(error as Error).message}`, '');
+      const reason = `service unreachable: ${(error as Error).message}`;
+      for (const { name, limit, unit } of names) add({ name, level: 'warn', actual: null, limit, unit, detail: `skipped, ${reason}` });
+      skipped.push(...names.map((n) => n.name));
+      ctx.warn(`--fail-open: skipped ${names.map((n) => n.name).join(', ')} because the service could not be reached (${(error as Error).message})`);
       return undefined;
     }
   };
 
   const client = await ctx.client();
-  const wantsBalance = [minBalance, warnBalance, maxDaily, warnDaily].some((c) => c !== undefined);
-  const balanceNames = [minBalance && 'min-balance', warnBalance && 'warn-balance', maxDaily && 'max-daily-used', warnDaily && 'warn-daily-used'].filter((n): n is string => Boolean(n));
-  const [balance, spend, available] = await Promise.all([
-    wantsBalance ? guard(balanceNames, () => fetchBalance(client)) : undefined,
-    maxSpend !== undefined ? guard(['max-spend'], () => loadSpend(ctx, options)) : undefined,
-    models.length > 0 ? guard(models.map((m) => `require-model:${m}`), () => fetchModels(client, 'native')) : undefined,
+  const thresholdLimit = (t: Threshold) => ({ limit: decimalText(t.value), unit: t.kind === 'percent' ? ('percent' as const) : ('CNY' as const) });
+  const balanceChecks = [
+    minBalance && { name: 'min-balance', limit: decimalText(minBalance), unit: 'CNY' as const },
+    warnBalance && { name: 'warn-balance', limit: decimalText(warnBalance), unit: 'CNY' as const },
+    maxDaily && { name: 'max-daily-used', ...thresholdLimit(maxDaily) },
+    warnDaily && { name: 'warn-daily-used', ...thresholdLimit(warnDaily) },
+  ].filter((c): c is { name: string; limit: string; unit: 'CNY' | 'percent' } => Boolean(c));
+  const runwayChecks = [
+    minRunway !== undefined && { name: 'min-runway', limit: String(minRunway), unit: 'days' as const },
+    warnRunway !== undefined && { name: 'warn-runway', limit: String(warnRunway), unit: 'days' as const },
+  ].filter((c): c is { name: string; limit: string; unit: 'days' } => Boolean(c));
+  const balanceRequest = balanceChecks.length > 0 || runway ? fetchBalance(client) : undefined;
+  balanceRequest?.catch(() => undefined);
+  const [balance, spend, forecast, available] = await Promise.all([
+    balanceRequest && balanceChecks.length > 0 ? guard(balanceChecks, () => balanceRequest) : undefined,
+    maxSpend !== undefined ? guard([{ name: 'max-spend', limit: decimalText(maxSpend), unit: 'CNY' }], () => loadSpend(ctx, options)) : undefined,
+    runway ? guard(runwayChecks, () => loadForecast(ctx, { days: options.days, metric: options.metric, utcOffset: options.utcOffset }, balanceRequest)) : undefined,
+    models.length > 0 ? guard(models.map((m) => ({ name: `require-model:${m}`, limit: m, unit: 'model' as const })), () => fetchModels(client, 'native')) : undefined,
   ]);
 
   if (balance) {
-    if (minBalance) add('min-balance', balance.balance.gte(minBalance) ? 'pass' : 'fail', decimalText(balance.balance), decimalText(minBalance));
-    if (warnBalance) add('warn-balance', balance.balance.gte(warnBalance) ? 'pass' : 'warn', decimalText(balance.balance), decimalText(warnBalance));
-    if (maxDaily) dailyCheck(add, 'max-daily-used', 'fail', balance, maxDaily);
-    if (warnDaily) dailyCheck(add, 'warn-daily-used', 'warn', balance, warnDaily);
+    const amount = (value: Decimal) => decimalText(value);
+    if (minBalance) add({ name: 'min-balance', level: balance.balance.gte(minBalance) ? 'pass' : 'fail', actual: amount(balance.balance), limit: amount(minBalance), unit: 'CNY' });
+    if (warnBalance) add({ name: 'warn-balance', level: balance.balance.gte(warnBalance) ? 'pass' : 'warn', actual: amount(balance.balance), limit: amount(warnBalance), unit: 'CNY' });
+    if (maxDaily) add(dailyCheck('max-daily-used', 'fail', balance, maxDaily));
+    if (warnDaily) add(dailyCheck('warn-daily-used', 'warn', balance, warnDaily));
   }
-  if (spend && maxSpend) add('max-spend', spend.amount.lte(maxSpend) ? 'pass' : 'fail', decimalText(spend.amount), decimalText(maxSpend));
+  if (spend && maxSpend) add({ name: 'max-spend', level: spend.amount.lte(maxSpend) ? 'pass' : 'fail', actual: decimalText(spend.amount), limit: decimalText(maxSpend), unit: 'CNY', detail: spend.detail });
+  if (forecast) {
+    if (minRunway !== undefined) add(runwayCheck('min-runway', 'fail', forecast, minRunway));
+    if (warnRunway !== undefined) add(runwayCheck('warn-runway', 'warn', forecast, warnRunway));
+  }
   if (available) {
     const ids = new Set(available.map((m) => String(m.id)));
-    for (const model of models) add(`require-model:${model}`, ids.has(model) ? 'pass' : 'fail', ids.has(model) ? 'available' : 'not available to this key', model);
+    for (const model of models) add({ name: `require-model:${model}`, level: ids.has(model) ? 'pass' : 'fail', actual: ids.has(model) ? 'available' : 'not available to this key', limit: model, unit: 'model' });
   }
 
   const failed = checks.filter((c) => c.level === 'fail');
   const ok = failed.length === 0;
+  const lines = await checkLines(checks);
   await emit(ctx, {
     json: { ok, checks },
-    human: () => renderChecks(checks, ctx, spend?.note),
+    human: () => renderChecks(checks, lines, ctx),
   });
-  reportToGitHub(ctx, checks);
+  reportToGitHub(ctx, checks, lines, skipped);
   if (!ok) throw new CheckFailed(`${failed.length} of ${checks.length} check${checks.length === 1 ? '' : 's'} failed`);
 }
 
-function dailyCheck(add: (name: string, level: Level, actual: string, limit: string) => void, name: string, level: Level, balance: Balance, threshold: Threshold): void {
+function dailyCheck(name: string, level: Level, balance: Balance, threshold: Threshold): Omit<CheckResult, 'ok'> {
   const key = balance.apiKey;
+  const limit = decimalText(threshold.value);
+  const unit = threshold.kind === 'percent' ? 'percent' : 'CNY';
   if (!key || key.dailyUsed === undefined) {
-    add(name, level, key ? 'the key reports no daily spend' : 'no key-level limit (device token)', formatThreshold(threshold));
-    return;
+    return { name, level, actual: null, limit, unit, detail: key ? 'the key reports no spend for today' : 'no key-level limit: signed in with a device token' };
   }
-  if (threshold.kind === 'amount') {
-    add(name, key.dailyUsed.lte(threshold.value) ? 'pass' : level, decimalText(key.dailyUsed), formatThreshold(threshold));
-    return;
-  }
+  if (threshold.kind === 'amount') return { name, level: key.dailyUsed.lte(threshold.value) ? 'pass' : level, actual: decimalText(key.dailyUsed), limit, unit };
   if (!key.dailyLimit || key.dailyLimit.isZero()) {
-    add(name, level, `${decimalText(key.dailyUsed)} (the key has no daily limit to take a share of)`, formatThreshold(threshold));
-    return;
+    return { name, level, actual: null, limit, unit, detail: `the key has no daily limit to take a share of (spent ${decimalText(key.dailyUsed)} today)` };
   }
   const share = key.dailyUsed.div(key.dailyLimit).mul(100);
-  add(name, share.lte(threshold.value) ? 'pass' : level, `${decimalText(share.toDecimalPlaces(2))}%`, formatThreshold(threshold));
+  return { name, level: share.lte(threshold.value) ? 'pass' : level, actual: share.toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(), limit, unit };
 }
 
-async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount: Decimal; note?: string }> {
+function runwayCheck(name: string, level: Level, loaded: LoadedForecast, days: number): Omit<CheckResult, 'ok'> {
+  const runway = loaded.forecast.runwayDays;
+  const basis = `at the pace of the last ${loaded.forecast.basis.days} complete days`;
+  if (runway === null) return { name, level: 'pass', actual: null, limit: String(days), unit: 'days', detail: `no spend ${basis}: the balance is not being used up` };
+  return { name, level: runway >= days ? 'pass' : level, actual: String(runway), limit: String(days), unit: 'days', detail: basis };
+}
+
+async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount: Decimal; detail: string }> {
   const series = await loadUsageSeries(ctx, { bucket: 'day', since: options.since, until: options.until, utcOffset: options.utcOffset });
-  const candidates = Object.entries(series.totals).filter(([, value]) => isDecimalString(value)).map(([name]) => name);
-  const metric = options.metric ?? series.shape?.moneyMetric ?? (candidates.length === 1 ? candidates[0] : undefined);
-  if (options.metric !== undefined && series.totals[options.metric] === undefined && series.filled < series.buckets.length) {
-    throw new UsageError(`--metric "${options.metric}" is not a field of the usage totals (they have: ${Object.keys(series.totals).join(', ') || 'none'})`);
-  }
+  const metric = spendMetric(series, options.metric);
+  const window = describeWindow(series.window, fixedZone(series.dayGrid.offset), plural(Math.round((series.window.end - series.window.start) / 86_400), 'day'));
   if (metric === undefined) {
-    if (series.filled === series.buckets.length) return { amount: new Decimal(0), note: 'no usage in the window' };
-    throw new UsageError(`cannot tell which usage field holds money (${candidates.join(', ') || 'none is a decimal string'}); name it with --metric`);
+    if (!series.shape) return { amount: new Decimal(0), detail: `no usage at all; ${window}` };
+    throw new UsageError(`cannot tell which usage field holds money (${series.shape.metrics.map((m) => m.name).join(', ') || 'no fields'}, none a decimal string); name it with --metric`);
   }
   const value = series.totals[metric];
-  const noCalls = series.filled === series.buckets.length;
-  if (value === undefined && noCalls) return { amount: new Decimal(0), note: 'no usage in the window' };
-  if (!isDecimalString(value)) throw new ServiceError(`usage totals.${metric} is not a decimal amount`);
-  return { amount: new Decimal(value), note: `spend = totals.${metric} over ${new Date(series.window.start * 1000).toISOString().slice(0, 10)} to ${new Date(series.window.end * 1000).toISOString().slice(0, 10)} (end exclusive)` };
+  if (value === undefined || value === null) {
+    if (series.filled === series.buckets.length) return { amount: new Decimal(0), detail: `no usage in the ${window}` };
+    throw new ServiceError(`usage totals carry no "${metric}" although the buckets do`);
+  }
+  if (!isDecimalString(value)) throw new ServiceError(`usage totals."${metric}" is not a decimal amount`);
+  return { amount: new Decimal(value), detail: `spend = usage totals."${metric}" over the ${window}` };
 }
 
 function isUnreachable(error: unknown): boolean {
@@ -172,34 +214,53 @@ function isUnreachable(error: unknown): boolean {
   return error instanceof ServiceError && (error.kind === 'network' || error.kind === 'timeout' || (error.status ?? 0) >= 500);
 }
 
-function describe(check: CheckResult, yuan: (text: string) => string): string {
-  const money = (text: string) => (isDecimalString(text) ? yuan(text) : text);
-  if (check.name.startsWith('require-model:')) return `${check.limit}: ${check.actual}`;
-  if (check.limit === '') return check.actual;
-  return `actual ${money(check.actual)}, limit ${money(check.limit)}`;
+interface CheckLine {
+  label: string;
+  /** `actual ¥5,770.95, limit ¥100.00`, amounts shown as tables show them. */
+  text: string;
 }
 
-async function renderChecks(checks: CheckResult[], ctx: Context, note: string | undefined): Promise<string> {
-  const [{ styleFor }, { yuan }] = await Promise.all([import('../output/style.js'), import('../output/money.js')]);
-  const paint = (await styleFor(ctx)).paint;
-  const label = { pass: paint.green('PASS'), warn: paint.yellow('WARN'), fail: paint.red('FAIL') };
+/** Each check in words, for the terminal, the annotations and the step summary alike. */
+async function checkLines(checks: CheckResult[]): Promise<CheckLine[]> {
+  const { formatAmount } = await import('../output/money.js');
+  const show = (value: string, unit: Unit) => (unit === 'CNY' ? formatAmount(value, 'account') : unit === 'percent' ? `${value}%` : unit === 'days' ? `${value} day${value === '1' ? '' : 's'}` : value);
+  return checks.map((c) => {
+    let text: string;
+    if (c.unit === 'model') text = `${c.limit}: ${c.actual ?? 'not checked'}`;
+    else if (c.actual === null) text = `limit ${show(c.limit, c.unit)}: not measured`;
+    else text = `actual ${show(c.actual, c.unit)}, limit ${show(c.limit, c.unit)}`;
+    if (c.detail) text += ` (${c.detail})`;
+    return { label: c.level.toUpperCase(), text };
+  });
+}
+
+async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Context): Promise<string> {
+  const [{ styleFor }, { fitLines }, { escapeControl }] = await Promise.all([import('../output/style.js'), import('../output/wrap.js'), import('../output/escape.js')]);
+  const style = await styleFor(ctx);
+  const paint = style.paint;
+  const color = { pass: paint.green, warn: paint.yellow, fail: paint.red };
   const width = Math.max(...checks.map((c) => c.name.length));
-  const lines = checks.map((c) => `${label[c.level]}  ${c.name.padEnd(width)}  ${escapeControl(describe(c, (t) => yuan(t)))}`);
-  if (note) lines.push(paint.dim(note));
-  return `${lines.join('\n')}\n`;
+  const out: string[] = [];
+  for (const [i, check] of checks.entries()) {
+    const head = `${color[check.level](lines[i]!.label)}  ${escapeControl(check.name).padEnd(width)}  `;
+    const body = await fitLines(escapeControl(lines[i]!.text), style.width - width - 8);
+    out.push(head + body.split('\n').join(`\n${' '.repeat(width + 8)}`));
+  }
+  return `${out.join('\n')}\n`;
 }
 
 /** GitHub Actions: annotations for failures and warnings, and a Markdown summary. */
-function reportToGitHub(ctx: Context, checks: CheckResult[]): void {
+function reportToGitHub(ctx: Context, checks: CheckResult[], lines: CheckLine[], skipped: string[]): void {
   if (ctx.env.GITHUB_ACTIONS !== 'true') return;
   const escape = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-  const text = (c: CheckResult) => (c.limit === '' ? `${c.name}: ${c.actual}` : `${c.name}: actual ${c.actual}, limit ${c.limit}`);
   // The runner reads workflow commands from both streams; keep a --json document on stdout clean.
   const write = (line: string) => (ctx.options.json ? ctx.io.err(line) : ctx.io.out(line));
-  for (const check of checks) {
-    if (check.level === 'fail') write(`::error title=tally check::${escape(text(check))}\n`);
-    if (check.level === 'warn') write(`::warning title=tally check::${escape(text(check))}\n`);
+  for (const [i, check] of checks.entries()) {
+    const text = `${check.name}: ${lines[i]!.text}`;
+    if (check.level === 'fail') write(`::error title=tally check::${escape(text)}\n`);
+    if (check.level === 'warn') write(`::warning title=tally check::${escape(text)}\n`);
   }
+  if (skipped.length > 0) write(`::warning title=tally check::${escape(`--fail-open: ${skipped.join(', ')} skipped because the service could not be reached`)}\n`);
   const summary = ctx.env.GITHUB_STEP_SUMMARY;
   if (!summary) return;
   const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -207,10 +268,14 @@ function reportToGitHub(ctx: Context, checks: CheckResult[]): void {
   const markdown = [
     '### tally check',
     '',
-    '| result | check | actual | limit |',
-    '| --- | --- | --- | --- |',
-    ...checks.map((c) => `| ${icon[c.level]} | ${cell(c.name)} | ${cell(c.actual)} | ${cell(c.limit)} |`),
+    '| result | check | measured |',
+    '| --- | --- | --- |',
+    ...checks.map((c, i) => `| ${icon[c.level]} | ${cell(c.name)} | ${cell(lines[i]!.text)} |`),
     '',
   ].join('\n');
-  appendFileSync(summary, `${markdown}\n`);
+  try {
+    appendFileSync(summary, `${markdown}\n`);
+  } catch (error) {
+    ctx.warn(`could not append to $GITHUB_STEP_SUMMARY (${(error as Error).message})`);
+  }
 }

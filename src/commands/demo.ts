@@ -14,12 +14,14 @@ export async function run(_options: Record<string, unknown>, ctx: Context): Prom
   ctx.useDemo();
   const client = await ctx.client();
   ctx.io.err(`Demo gateway running at ${client.baseUrl.origin} (a sandbox with seeded data; nothing real is touched).\n`);
-  const [balance, usage, models] = await Promise.all([import('./balance.js'), import('./usage.js'), import('./models.js')]);
+  const [status, usage, models, forecast] = await Promise.all([import('./status.js'), import('./usage.js'), import('./models.js'), import('./forecast.js')]);
   const heading = (command: string, what: string) => ctx.io.out(`\n$ ${command}    # ${what}\n`);
-  heading('tally balance', 'what is left, and the key\'s daily limit');
-  await balance.run({}, ctx);
+  heading('tally status', 'everything at a glance');
+  await status.run({}, ctx);
   heading('tally usage', 'the last 7 days, days without calls shown as zero');
   await usage.run({ bucket: 'day' }, ctx);
+  heading('tally forecast', 'how long the balance lasts at this pace');
+  await forecast.run({}, ctx);
   heading('tally models --prices', 'what this key may call, and what it costs');
   await models.run({ format: 'native', prices: true }, ctx);
   ctx.io.out('\nNext: `tally sandbox` serves this gateway for your own commands; `tally --help` lists everything.\n');

@@ -1,7 +1,9 @@
-// tally logout: forget a profile's stored credential (its base URL stays).
+// tally logout: forget a profile's stored credential (its base URL and settings stay), or with
+// --forget the whole profile; either way it says what it removed.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { maskSecret } from '../domain/secrets.js';
 import { emit } from '../output/emit.js';
 import { profileName } from '../settings/resolve.js';
 
@@ -14,17 +16,31 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   const { profile } = profileName({ flags: ctx.options, env: ctx.env });
   const store = await ctx.store();
   const current = store.profile(profile);
-  const had = Boolean(current?.api_key || current?.device_token);
-  if (current) {
-    await store.updateProfile(profile, (record) => {
-      if (options.forget === true) return undefined;
-      const { api_key: _key, device_token: _token, ...rest } = record;
-      return rest;
-    });
+  if (!current) {
+    const names = store.profileNames();
+    throw new UsageError(`there is no profile "${profile}"`, { hint: names.length ? `Stored profiles: ${names.join(', ')}.` : 'No profile is stored.' });
   }
-  const note = ctx.env.TALLY_API_KEY ? '\nTALLY_API_KEY is still set in this environment and will keep being used.' : '';
+  const forget = options.forget === true;
+  const removed: string[] = [];
+  if (current.api_key) removed.push(`its API key ${maskSecret(current.api_key)}`);
+  if (current.device_token) removed.push(`its device token ${maskSecret(current.device_token.access_token)}${current.device_token.refresh_token ? ' and refresh token' : ''}`);
+  if (forget) {
+    if (current.base_url) removed.push(`its base URL ${current.base_url}`);
+    const settings = Object.keys(current).filter((key) => !['api_key', 'device_token', 'base_url'].includes(key));
+    if (settings.length) removed.push(`its settings ${settings.join(', ')}`);
+  }
+  await store.updateProfile(profile, (record) => {
+    if (forget) return undefined;
+    const { api_key: _key, device_token: _token, ...rest } = record;
+    return rest;
+  });
+  const note = ctx.env.TALLY_API_KEY ? 'TALLY_API_KEY is still set in this environment and will keep being used.' : undefined;
   await emit(ctx, {
-    json: { profile, removed: had, forgotten: options.forget === true && current !== undefined },
-    human: () => (had ? `Removed the stored credential of profile "${profile}".${note}\n` : `Profile "${profile}" has no stored credential.${note}\n`),
+    json: { profile, removed, forgotten: forget },
+    human: () => {
+      const what = removed.length ? removed.join(', ') : 'nothing: it held no credential';
+      const head = forget ? `Removed profile "${profile}": ${what}.` : `Logged out of profile "${profile}": removed ${what}.`;
+      return `${head}\n${note ? `${note}\n` : ''}`;
+    },
   });
 }

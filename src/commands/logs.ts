@@ -2,17 +2,51 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { addWindowOptions } from './usage-series.js';
-import { addRecordOptions, runRecordCommand } from './records-view.js';
+import { resolveWindow } from '../domain/window.js';
+import { emit } from '../output/emit.js';
+import { describeWindow } from '../output/window-text.js';
+import { DEFAULT_MAX_PAGES, fetchAllPages, ndjsonWriter, parseParams, recordsCsv, recordsJson, renderRecords } from './records-view.js';
+import { addWindowOptions, timeSettings } from './window-options.js';
+import { wholeNumber } from './flag-values.js';
+
+interface LogsOptions {
+  since?: string;
+  until?: string;
+  utcOffset?: string;
+  param?: string[];
+  all?: boolean;
+  maxPages?: string;
+  ndjson?: boolean;
+}
 
 export function configure(command: Command): void {
-  addWindowOptions(command);
-  addRecordOptions(command);
-  command.option('--ndjson', 'one JSON record per line, written as pages arrive');
+  addWindowOptions(command, 'the last 7 days, today included; a span counts back from now');
+  command
+    .option('--param <key=value>', 'pass a query parameter through (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--all', 'follow the continuation cursor through every page')
+    .option('--max-pages <n>', `with --all: stop with an error after this many pages (default ${DEFAULT_MAX_PAGES})`)
+    .option('--ndjson', 'one JSON record per line, written as pages arrive');
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as { since?: string; until?: string; utcOffset?: string; param?: string[]; all?: boolean; ndjson?: boolean };
+  const options = raw as LogsOptions;
   if (options.ndjson && (ctx.options.json || ctx.options.csv)) throw new UsageError('--ndjson cannot be combined with --json or --csv');
-  return runRecordCommand(ctx, { ...options, path: '/v1/open/logs', defaultSpan: '24h', ndjson: options.ndjson === true });
+  if (options.maxPages !== undefined && !options.all) throw new UsageError('--max-pages goes with --all');
+  const maxPages = options.maxPages === undefined ? DEFAULT_MAX_PAGES : wholeNumber(options.maxPages, '--max-pages', 1);
+  const query = parseParams(options.param);
+  const time = await timeSettings(ctx, options);
+  // Entries are exact instants: the window is exactly what was asked, its default days on the gateway's grid when known.
+  const window = resolveWindow({ ...options, now: Math.floor(ctx.now() / 1000), zone: time.zone, bucket: undefined, dayOffset: time.known?.offset ?? 0 });
+  const client = await ctx.client();
+  const found = await fetchAllPages(ctx, client, '/v1/open/logs', { start: String(window.start), end: String(window.end), ...query }, {
+    all: options.all === true,
+    maxPages,
+    onPage: options.ndjson ? ndjsonWriter(ctx) : undefined,
+  });
+  if (options.ndjson) return;
+  await emit(ctx, {
+    json: () => recordsJson(found, window, time.zone),
+    csv: () => recordsCsv(found.records),
+    human: () => renderRecords(found.records, ctx, { amounts: 'per-call', zone: time.zone, notes: [describeWindow(window, time.zone), `times shown in ${time.zone.label}`] }),
+  });
 }

@@ -1,11 +1,15 @@
-// tally pricing: the public price catalog in yuan per 1M tokens (or per call), from service_pricing.
+// tally pricing: the public price catalog in yuan per 1M tokens (or per call, second, image),
+// from service_pricing, never from the ratios.
+import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
-import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, modelName, per1M, sortRows } from '../domain/catalog.js';
+import { ServiceError, UsageError } from '../errors.js';
+import { readCatalog } from '../api/catalog.js';
+import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, globMatcher, modelName, per1M, shownTokenPrice, sortRows } from '../domain/catalog.js';
+import { type JsonObject, isJsonObject, parseJson } from '../domain/json.js';
 import { emit } from '../output/emit.js';
 import { memo } from '../output/memo.js';
-import { type LoadedCatalog, describeAge, loadCatalog } from './catalog-source.js';
+import { type CatalogVersion, type LoadedCatalog, describeAge, loadCatalog } from './catalog-source.js';
 
 interface PricingOptions {
   model?: string;
@@ -17,6 +21,7 @@ interface PricingOptions {
   offline?: boolean;
   maxAge?: string;
   diff?: boolean;
+  against?: string;
 }
 
 export function configure(command: Command): void {
@@ -25,72 +30,105 @@ export function configure(command: Command): void {
     .option('--vendor <name>', 'only this vendor')
     .option('--type <endpoint-type>', 'only models with this endpoint type')
     .option('--group <group>', 'only models enabled in this group')
-    .addOption(new Option('--sort <key>', 'order').choices(['name', 'input', 'output']).default('name'))
+    .addOption(new Option('--sort <key>', 'order: by name, or by the input or output price shown').choices(['name', 'input', 'output']).default('name'))
     .option('--refresh', 'fetch the catalog even when the cached one is fresh')
     .option('--offline', 'use the cached catalog only')
     .option('--max-age <seconds>', 'reuse a cached catalog younger than this (default 3600)')
-    .option('--diff', 'list models added, removed and re-priced since the cached catalog');
+    .option('--diff', 'list models added, removed and re-priced since the previous catalog version')
+    .option('--against <version|file>', 'with --diff: compare with this cached pricing_version, or a saved catalog file');
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
+export async function run(raw: Record<string, unknown>, ctx: Context, _args: string[], given: (name: string) => boolean = () => false): Promise<void> {
   const options = raw as unknown as PricingOptions;
-  // Before the fetch: --diff replaces the cached catalog it compares against.
-  if (options.diff && ctx.options.csv) throw new UsageError('--diff prints changes, not rows: use --json instead of --csv');
-  const loaded = await loadCatalog(ctx, options, { whole: ctx.options.json || options.diff === true, forceLive: options.diff === true });
-  if (options.diff) return showDiff(ctx, loaded);
-  const rows = sortRows(filterRows(loaded.rows, options), options.sort);
+  if (options.against !== undefined && !options.diff) throw new UsageError('--against goes with --diff');
+  if (options.diff) {
+    // Before the fetch: --diff replaces the cached catalog it compares against.
+    if (ctx.options.csv) throw new UsageError('--diff prints changes, not rows: use --json instead of --csv');
+    for (const flag of ['vendor', 'type', 'group'] as const) if (options[flag] !== undefined) throw new UsageError(`--${flag} does not narrow --diff (a removed model has no ${flag} now); --model does`);
+    if (given('sort')) throw new UsageError('--diff lists changes by model name; --sort does not apply');
+    return showDiff(ctx, options);
+  }
+  const loaded = await loadCatalog(ctx, options, { whole: ctx.options.json });
+  const rows = sortRows(filterRows(loaded.rows, options, () => ctx.checkDeadline()), options.sort);
   await emit(ctx, {
     json: () => {
-      // The records exactly as sent, in the order and selection of the rows.
-      const byName = new Map((loaded.records ?? []).map((record) => [modelName(record), record]));
-      return { pricing_version: loaded.pricingVersion ?? null, models: rows.map((row) => byName.get(row.name)!) };
+      // The records exactly as sent, in the order and selection of the rows (two records with one name both kept).
+      const byName = new Map<string, JsonObject[]>();
+      for (const record of loaded.records ?? []) {
+        const list = byName.get(modelName(record));
+        if (list) list.push(record);
+        else byName.set(modelName(record), [record]);
+      }
+      const taken = new Map<string, number>();
+      return {
+        pricing_version: loaded.pricingVersion ?? null,
+        models: rows.map((row) => {
+          const index = taken.get(row.name) ?? 0;
+          taken.set(row.name, index + 1);
+          return byName.get(row.name)![index]!;
+        }),
+      };
     },
     csv: () => ({
-      header: ['model', 'vendor', 'endpoint_types', 'billing_mode', 'input_per_1m', 'output_per_1m', 'cache_read_per_1m', 'other_prices'],
-      rows: rows.map((row) => [
-        row.name,
-        row.vendor,
-        row.types.join(' '),
-        row.billingMode,
-        row.input && per1M(row.input),
-        row.output && per1M(row.output),
-        row.cacheRead && per1M(row.cacheRead),
-        row.other.map((o) => `${o.name}=${o.value}`).join(' '),
-      ]),
+      header: ['model', 'vendor', 'endpoint_types', 'billing_mode', ...PRICE_CSV_HEADER],
+      rows: rows.map((row) => [row.name, row.vendor, row.types.join(' '), row.billingMode, ...priceCsv(row)]),
     }),
     human: () => renderPricing(rows, loaded, ctx),
   });
 }
 
+export const PRICE_CSV_HEADER = ['input_per_1m', 'output_per_1m', 'cache_read_per_1m', 'other_prices'];
+
+/** The prices a table shows, exactly (yuan per 1M tokens, other prices as named), for CSV. */
+export function priceCsv(row: PriceRow | undefined): string[] {
+  if (!row) return ['', '', '', ''];
+  const token = (per1K: string) => {
+    const shown = shownTokenPrice(row, per1K);
+    return shown === '' ? '' : per1M(shown);
+  };
+  return [token(row.input), token(row.output), token(row.cacheRead), row.other.map((o) => `${o.name}=${o.value}`).join(' ')];
+}
+
+/** The same prices for JSON: decimal strings, null where the table shows none. */
+export function priceJson(row: PriceRow | undefined, pricingVersion: string | undefined) {
+  if (!row) return null;
+  const [input, output, cacheRead] = priceCsv(row);
+  const other: Record<string, string> = Object.create(null);
+  for (const o of row.other) other[o.name] = o.value;
+  return { pricing_version: pricingVersion ?? null, input_per_1m: input || null, output_per_1m: output || null, cache_read_per_1m: cacheRead || null, other };
+}
+
 /**
- * Input, output and cache-read prices per 1M tokens, and other prices by their names, in yuan.
- * A catalog repeats its prices (and a cached listing shares its lists of other prices across
- * models): each distinct one is converted and formatted once.
+ * Input, output and cache-read prices per 1M tokens, and other prices by their names, in yuan,
+ * as unit prices. A catalog repeats its prices (and a cached listing shares its lists of other
+ * prices across models): each distinct one is converted and formatted once.
  */
-export async function priceCells(): Promise<(row: PriceRow | undefined) => string[]> {
-  const { yuan } = await import('../output/money.js');
-  const perMillion = memo((per1K: string) => yuan(per1M(per1K)));
-  const others = memo((other: PriceRow['other']) => other.map((o) => `${o.name} ${yuan(o.value)}`).join(', '));
-  const token = (row: PriceRow, per1K: string) => (row.perToken && per1K !== '' ? perMillion(per1K) : '—');
+export async function priceCells(exact: boolean): Promise<(row: PriceRow | undefined) => string[]> {
+  const { formatAmount } = await import('../output/money.js');
+  const perMillion = memo((per1K: string) => formatAmount(per1M(per1K), 'unit-price', { exact }));
+  const others = memo((other: PriceRow['other']) => other.map((o) => `${o.name} ${formatAmount(o.value, 'unit-price', { exact })}`).join(', '));
+  const token = (row: PriceRow, per1K: string) => {
+    const shown = shownTokenPrice(row, per1K);
+    return shown === '' ? '—' : perMillion(shown);
+  };
   return (row) => (row ? [token(row, row.input), token(row, row.output), token(row, row.cacheRead), others(row.other)] : ['—', '—', '—', 'not in the price catalog']);
 }
 
 async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Context): Promise<string> {
-  const [{ renderTable }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
+  const [{ renderTable }, { styleFor }, { fitLines }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/wrap.js')]);
   const style = await styleFor(ctx);
-  const prices = await priceCells();
+  const prices = await priceCells(ctx.options.exact);
   const types = memo((list: string[]) => list.join(', '));
   const table = await renderTable(
     {
       columns: [
         { header: 'model' },
-        { header: 'vendor', dropOrder: 2 },
-        { header: 'endpoint types', dropOrder: 3 },
-        // Prices are tally's own formatting of validated decimals.
-        { header: 'input ¥/1M', align: 'right', trusted: true },
-        { header: 'output ¥/1M', align: 'right', trusted: true },
-        { header: 'cache read ¥/1M', align: 'right', dropOrder: 1, trusted: true },
-        { header: 'other prices (¥)' },
+        { header: 'vendor', dropOrder: 3 },
+        { header: 'endpoint types', dropOrder: 4 },
+        { header: 'input ¥/1M', align: 'decimal' },
+        { header: 'output ¥/1M', align: 'decimal' },
+        { header: 'cache read ¥/1M', align: 'decimal', dropOrder: 2 },
+        { header: 'other prices (¥)', dropOrder: 1 },
       ],
       rows: rows.map((row) => {
         const price = prices(row);
@@ -100,31 +138,81 @@ async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Conte
     style,
   );
   const age = describeAge(ctx.now() - loaded.fetchedAt);
-  const note = `${rows.length} of ${loaded.rows.length} models · catalog ${loaded.pricingVersion ?? '(no version)'} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · prices from service_pricing, yuan per 1M tokens; other prices as the catalog names them`;
-  return `${table}${style.paint.dim(note)}\n`;
+  const note = `${rows.length} of ${loaded.rows.length} models · catalog ${loaded.pricingVersion ?? '(no version)'} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · prices from service_pricing, yuan per 1M tokens; other prices (per call, second, image) as the catalog names them`;
+  return `${table}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }
 
-async function showDiff(ctx: Context, loaded: LoadedCatalog): Promise<void> {
-  const previous = loaded.previous;
-  const changes: CatalogChange[] = previous ? diffCatalogs(previous.records, loaded.records ?? []) : [];
+/** The catalog to compare with: a cached pricing_version, or a saved file (raw catalog, cache file, or `pricing --json`). */
+async function baselineFrom(ctx: Context, against: string, versions: (CatalogVersion | undefined)[]): Promise<CatalogVersion> {
+  const cached = versions.find((v) => v !== undefined && v.pricingVersion === against);
+  if (cached) return cached;
+  let text: string;
+  try {
+    text = readFileSync(against, 'utf8');
+  } catch (error) {
+    const known = versions.map((v) => v?.pricingVersion).filter(Boolean);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new UsageError(`--against "${against}" is neither a cached catalog version (${known.length ? `cached: ${known.join(', ')}` : 'none cached'}) nor a file`);
+    }
+    throw new UsageError(`--against "${against}": cannot read it (${(error as Error).message})`);
+  }
+  let body: unknown;
+  try {
+    body = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (error) {
+    throw new UsageError(`--against "${against}" is not JSON (${(error as Error).message})`);
+  }
+  const fail = (detail: string) => new UsageError(`--against "${against}": ${detail}`);
+  // tally's cache file holds the catalog under "catalog"; `pricing --json` lists models under "models".
+  const unwrapped = isJsonObject(body) && isJsonObject(body.catalog) ? body.catalog : isJsonObject(body) && Array.isArray(body.models) && !Array.isArray(body.data) ? { ...body, data: body.models } : body;
+  const catalog = readCatalog(unwrapped as JsonObject, fail);
+  ctx.debug(`--diff baseline: ${against} (${catalog.models.length} models)`);
+  return { pricingVersion: catalog.pricingVersion, records: catalog.models };
+}
+
+async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {
+  const loaded = await loadCatalog(ctx, options, { whole: true, forceLive: !options.offline });
+  const { readPreviousCatalog } = await import('../settings/pricing-cache.js');
+  const client = await ctx.client();
+  const stateDir = await ctx.stateDir();
+  const olderFile = ctx.options.demo ? undefined : readPreviousCatalog(stateDir, client.baseUrl);
+  const older = olderFile && (() => {
+    const catalog = readCatalog(olderFile.body, (detail) => new ServiceError(`the previous cached catalog is unusable (${detail})`));
+    return { pricingVersion: catalog.pricingVersion, records: catalog.models, fetchedAt: olderFile.fetchedAt };
+  })();
+  const current: CatalogVersion = { pricingVersion: loaded.pricingVersion, records: loaded.records ?? [], fetchedAt: loaded.fetchedAt };
+  let baseline: CatalogVersion | undefined;
+  if (options.against !== undefined) baseline = await baselineFrom(ctx, options.against, [options.offline ? current : undefined, loaded.previous, older]);
+  else baseline = options.offline ? older : loaded.previous;
+  const model = options.model ? globMatcher(options.model) : undefined;
+  const changes: CatalogChange[] = baseline ? diffCatalogs(baseline.records, current.records).filter((c) => !model || model(c.model)) : [];
   await emit(ctx, {
     json: {
-      pricing_version_before: previous?.pricingVersion ?? null,
-      pricing_version_after: loaded.pricingVersion ?? null,
-      compared: previous !== undefined,
+      pricing_version_before: baseline?.pricingVersion ?? null,
+      pricing_version_after: current.pricingVersion ?? null,
+      compared: baseline !== undefined,
       changes,
     },
     human: async () => {
-      if (!previous) return `No earlier catalog was cached; saved this one (${loaded.rows.length} models, version ${loaded.pricingVersion ?? 'none'}) for the next --diff.\n`;
-      if (changes.length === 0) return `No changes since the cached catalog (version ${previous.pricingVersion ?? 'none'} → ${loaded.pricingVersion ?? 'none'}).\n`;
-      const [{ renderTable }, { styleFor }, { yuan }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/money.js')]);
-      const price = (field: string, value: string | null) => (value === null ? 'none' : field.endsWith('_unit_price') || field === 'cache_read_input_price' ? `${yuan(per1M(value))}/1M` : yuan(value));
+      const version = (v: string | undefined) => v ?? '(no version)';
+      if (!baseline) {
+        return options.offline
+          ? `Only one catalog version is cached (${version(current.pricingVersion)}); --diff compares once a refresh brings a different one.\n`
+          : `No earlier catalog was cached; saved this one (${loaded.rows.length} models, version ${version(current.pricingVersion)}) for the next --diff.\n`;
+      }
+      const heading = `catalog ${version(baseline.pricingVersion)}${baseline.fetchedAt ? ` (fetched ${describeAge(ctx.now() - baseline.fetchedAt)})` : ''} → ${version(current.pricingVersion)}${options.offline ? ' (cached)' : ''}`;
+      if (changes.length === 0) return `No changes: ${heading}.\n`;
+      const [{ renderTable }, { styleFor }, { formatAmount }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/money.js')]);
+      const exact = ctx.options.exact;
+      const price = (field: string, value: string | null) =>
+        value === null ? 'none' : field.endsWith('_unit_price') || field === 'cache_read_input_price' ? `${formatAmount(per1M(value), 'unit-price', { exact })}/1M` : formatAmount(value, 'unit-price', { exact });
       const rows = changes.map((c) => [
         c.model,
         c.kind,
         Object.entries(c.prices ?? {}).map(([field, [a, b]]) => `${field} ${price(field, a)} → ${price(field, b)}`).join('; '),
       ]);
-      return renderTable({ columns: [{ header: 'model' }, { header: 'change' }, { header: 'details' }], rows }, await styleFor(ctx));
+      const style = await styleFor(ctx);
+      return `${await renderTable({ columns: [{ header: 'model' }, { header: 'change' }, { header: 'details' }], rows }, style)}${style.paint.dim(heading)}\n`;
     },
   });
 }

@@ -1,140 +1,203 @@
 // Record lists whose parameters and fields the service does not publish (`usage --by model`,
-// `logs`): the window goes as start/end, every --param is passed through, columns are discovered.
-import type { Command } from 'commander';
+// `logs`): the window goes as start/end, every --param is passed through, columns are
+// discovered, and continuation cursors are followed on the configured origin only.
 import type { Context } from '../context.js';
 import { ServiceError, UsageError } from '../errors.js';
-import { fetchRecordPage } from '../api/usage.js';
-import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, jsonText, numberText } from '../domain/json.js';
-import { isDecimalString } from '../domain/decimal-text.js';
-import { describeColumns } from '../domain/records.js';
-import { parseUtcOffset } from '../domain/offset.js';
-import { parseTimeSpec, systemOffset } from '../domain/time.js';
+import { type RecordPage, fetchRecordPage } from '../api/usage.js';
+import type { HttpClient } from '../api/http.js';
+import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, jsonText, newRecord, numberText } from '../domain/json.js';
+import { isDecimalString, plainDecimal } from '../domain/decimal-text.js';
+import { type RecordColumn, describeColumns } from '../domain/records.js';
+import type { UsageWindow } from '../domain/window.js';
+import type { Zone } from '../domain/zone.js';
+import type { AmountKind } from '../output/money.js';
 import { emit, emitNdjson } from '../output/emit.js';
+import { plural, windowJson } from '../output/window-text.js';
 
-/** Pages followed by --all before tally stops and says so. */
-const MAX_PAGES = 1000;
-
-export function addRecordOptions(command: Command): Command {
-  return command
-    .option('--param <key=value>', 'pass a query parameter through (repeatable)', (value: string, all: string[] = []) => [...all, value])
-    .option('--all', 'follow the continuation cursor through every page');
-}
-
-export interface RecordRequest {
-  path: string;
-  since?: string;
-  until?: string;
-  utcOffset?: string;
-  param?: string[];
-  all?: boolean;
-  ndjson: boolean;
-  /** Default start, back from now (e.g. 7d). */
-  defaultSpan: string;
-}
+/** Pages `--all` follows before it stops; `--max-pages` changes it. */
+export const DEFAULT_MAX_PAGES = 1000;
 
 export function parseParams(params: string[] = []): Record<string, string> {
   const query: Record<string, string> = {};
   for (const param of params) {
     const eq = param.indexOf('=');
     if (eq <= 0) throw new UsageError(`--param "${param}" is not of the form key=value`);
-    query[param.slice(0, eq)] = param.slice(eq + 1);
+    const key = param.slice(0, eq);
+    if (key === 'start' || key === 'end') throw new UsageError(`--param ${key}=… would replace the window; use --since/--until`);
+    query[key] = param.slice(eq + 1);
   }
   return query;
 }
 
-export async function runRecordCommand(ctx: Context, request: RecordRequest): Promise<void> {
-  const now = Math.floor(ctx.now() / 1000);
-  const localOffset = request.utcOffset === undefined ? systemOffset : () => parseUtcOffset(request.utcOffset!) * 60;
-  const start = parseTimeSpec(request.since ?? request.defaultSpan, now, localOffset, '--since');
-  const end = request.until === undefined ? now : parseTimeSpec(request.until, now, localOffset, '--until');
-  if (start >= end) throw new UsageError(`--since (${request.since ?? request.defaultSpan}) must be before --until (${request.until ?? 'now'})`);
-  const query = { start: String(start), end: String(end), ...parseParams(request.param) };
-  const client = await ctx.client();
+export interface PagedRecords {
+  records: JsonObject[];
+  /** The first page's other fields (kept in --json). */
+  extra: JsonObject;
+  pages: number;
+}
 
+export interface PagingOptions {
+  all: boolean;
+  maxPages: number;
+  /** Called with each page's records as it arrives (NDJSON streams them). */
+  onPage?: (records: JsonObject[]) => void;
+  /** Say nothing of pages not fetched (a summary that shows only the first page's top entries). */
+  quiet?: boolean;
+}
+
+/**
+ * Every page of a record list (or the first, without --all). A continuation is followed only
+ * on the configured origin; a cursor that repeats or leads elsewhere ends the run with exit 1,
+ * and so does reaching the page limit (the rest would be silently missing).
+ */
+export async function fetchAllPages(ctx: Context, client: HttpClient, path: string, query: Record<string, string>, paging: PagingOptions): Promise<PagedRecords> {
   const records: JsonObject[] = [];
-  let first: { body: JsonValue; recordsKey: string | undefined; continuationField: string | undefined } | undefined;
-  let path = request.path;
-  let pageQuery: Record<string, string> = query;
+  let first: RecordPage | undefined;
+  let url: string = path;
+  let pageQuery = query;
   let pages = 0;
   const seen = new Set<string>();
-  let more: string | undefined;
   for (;;) {
-    const page = await fetchRecordPage(client, path, pageQuery);
+    const page = await fetchRecordPage(client, url, pageQuery);
     pages++;
-    first ??= { body: page.body, recordsKey: page.recordsKey, continuationField: page.next?.field };
-    if (request.ndjson) for (const record of page.records) emitNdjson(ctx, record);
+    first ??= page;
+    if (paging.onPage) paging.onPage(page.records);
     else records.push(...page.records);
     const next = page.next;
     if (!next) break;
     const token = next.kind === 'url' ? next.url : next.value;
-    if (!request.all) {
-      more = next.kind === 'url' ? 'more records: add --all to follow every page' : `more records: add --all, or --param ${next.name}=${token}`;
+    if (!paging.all) {
+      if (!paging.quiet) ctx.note(next.kind === 'url' ? 'more records: add --all to follow every page' : `more records: add --all, or --param ${next.name}=${token}`);
       break;
     }
     if (seen.has(token)) throw new ServiceError(`${client.host} returned the same continuation (${next.field}) twice; stopped after ${pages} pages`);
     seen.add(token);
-    if (pages >= MAX_PAGES) {
-      more = `stopped after ${MAX_PAGES} pages; narrow the window to see the rest`;
-      break;
+    if (pages >= paging.maxPages) {
+      throw new ServiceError(`stopped after ${pages} pages (--max-pages ${paging.maxPages}) with more to come; narrow the window or raise --max-pages`);
     }
     if (next.kind === 'url') {
-      path = next.url;
+      const target = new URL(next.url, client.baseUrl);
+      if (target.origin !== client.baseUrl.origin) {
+        throw new ServiceError(`${client.host} pointed the next page (${next.field}) at another origin (${target.origin}); not followed`);
+      }
+      url = target.href;
       pageQuery = {};
     } else {
       pageQuery = { ...query, [next.name]: next.value };
     }
   }
-  if (more) ctx.io.err(`${more}\n`);
-  if (request.ndjson) return;
-
-  const extra: Record<string, JsonValue> = {};
+  const extra = newRecord();
   if (isJsonObject(first?.body)) {
-    for (const [key, value] of Object.entries(first.body)) {
-      if (key !== first.recordsKey && key !== first.continuationField) extra[key] = value;
+    for (const key of Object.keys(first.body)) {
+      if (key !== first.recordsKey && key !== first.next?.field) extra[key] = first.body[key]!;
     }
   }
-  await emit(ctx, {
-    json: { ...extra, start, end, records, ...(pages > 1 ? { pages } : {}) },
-    csv: () => recordsCsv(records),
-    human: () => renderRecords(records, ctx),
-  });
+  return { records, extra, pages };
 }
 
-function recordsCsv(records: JsonObject[]) {
+export function recordsCsv(records: JsonObject[]) {
   const header = describeColumns(records).map((c) => c.name);
   return { header, rows: records.map((r) => header.map((name) => jsonText(r[name]))) };
 }
 
-async function renderRecords(records: JsonObject[], ctx: Context): Promise<string> {
-  const [{ renderTable }, { yuan }, { styleFor }] = await Promise.all([
+/** A record list as a JSON document: the first page's other fields, the window, the records. */
+export function recordsJson(found: PagedRecords, window: UsageWindow, zone: Zone) {
+  const document = newRecord();
+  for (const key of Object.keys(found.extra)) document[key] = found.extra[key]!;
+  Object.assign(document, windowJson(window, zone));
+  document.records = found.records;
+  if (found.pages > 1) document.pages = found.pages;
+  return document;
+}
+
+// How much a column matters when a narrow terminal must lose some (lower: kept longer).
+function importance(column: RecordColumn): number {
+  if (column.kind === 'time') return 2;
+  if (column.kind === 'money') return 3;
+  if (/model|name/i.test(column.name)) return 1;
+  if (/token/i.test(column.name)) return 4;
+  if (/status|type|kind/i.test(column.name)) return 5;
+  return column.kind === 'number' ? 6 : 7;
+}
+
+const IDENTIFYING = /^(id|model|model_name|name|request_id|call_id|key)$/i;
+
+export interface RecordTableOptions {
+  /** What the money columns hold: the cost of one call (logs) or spend over the window (per model). */
+  amounts: AmountKind;
+  zone: Zone;
+  /** Lines under the table (the window, the zone of times). */
+  notes: string[];
+}
+
+/** The records as a table: money in yuan, counts grouped, times in the display zone, a totals row. */
+export async function renderRecords(records: JsonObject[], ctx: Context, options: RecordTableOptions): Promise<string> {
+  const [{ renderTable }, { formatAmount, formatCount }, { styleFor }, { fitLines }, { wallClock, dateText, two }, { isAdditive }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
     import('../output/style.js'),
+    import('../output/wrap.js'),
+    import('../domain/zone.js'),
+    import('../domain/totals.js'),
   ]);
   const style = await styleFor(ctx);
   const columns = describeColumns(records);
-  const offset = -new Date().getTimezoneOffset() * 60;
-  const cell = (kind: string, value: JsonValue | undefined): string => {
+  const exact = ctx.options.exact;
+  const identifying = Math.max(0, columns.findIndex((c) => IDENTIFYING.test(c.name)));
+  const ranked = columns.map((c, i) => ({ i, rank: i === identifying ? -1 : importance(c) })).sort((a, b) => a.rank - b.rank || a.i - b.i);
+  const dropOrder = new Map(ranked.map((r, order) => [r.i, r.rank < 0 ? 0 : order]));
+  const time = (value: JsonValue): string => {
+    const n = isJsonNumber(value) ? Number(numberText(value)) : Date.parse(String(value)) / 1000;
+    const seconds = n > 1e11 ? n / 1000 : n;
+    const c = wallClock(Math.floor(seconds), options.zone);
+    return `${dateText(c)} ${two(c.hour)}:${two(c.minute)}:${two(c.second)}`;
+  };
+  const cell = (column: RecordColumn, value: JsonValue | undefined): string => {
     if (value === null || value === undefined) return '';
-    if (kind === 'money' && isDecimalString(value)) return yuan(value);
-    if (kind === 'time') {
-      const n = isJsonNumber(value) ? Number(numberText(value)) : Date.parse(String(value)) / 1000;
-      const seconds = n > 1e11 ? n / 1000 : n;
-      return new Date((seconds + offset) * 1000).toISOString().slice(0, 19).replace('T', ' ');
-    }
+    if (column.kind === 'money' && isDecimalString(value)) return formatAmount(value, options.amounts, { exact });
+    if (column.kind === 'time') return time(value);
+    if (isJsonNumber(value)) return formatCount(numberText(value));
     return jsonText(value);
   };
+  // Totals of the additive columns: money and counts, not times, ids or averages.
+  const summed = columns.map((c) => (c.kind === 'money' || c.kind === 'number') && !IDENTIFYING.test(c.name) && isAdditive(c.name));
+  let footer: string[] | undefined;
+  if (records.length > 0 && summed.some(Boolean)) {
+    const { Decimal } = await import('../domain/money.js');
+    footer = columns.map((c, i) => {
+      if (!summed[i]) return '';
+      let sum = new Decimal(0);
+      for (const record of records) {
+        const value = record[c.name];
+        const text = isJsonNumber(value) ? plainDecimal(numberText(value)) : isDecimalString(value) ? value : undefined;
+        if (text !== undefined) sum = sum.plus(text);
+      }
+      // Money: the exact total, rounded once, as an amount over the whole list.
+      return c.kind === 'money' ? formatAmount(sum, 'account', { exact }) : formatCount(sum.toFixed());
+    });
+    const labelAt = summed[identifying] ? summed.indexOf(false) : identifying;
+    if (labelAt >= 0) footer[labelAt] = 'total';
+  }
   const table = await renderTable(
     {
       columns: columns.map((c, i) => ({
         header: c.kind === 'money' ? `${c.name} (¥)` : c.name,
-        align: c.kind === 'money' || c.kind === 'number' ? ('right' as const) : ('left' as const),
-        dropOrder: i < 2 ? 0 : columns.length - i,
+        align: c.kind === 'money' || c.kind === 'number' ? ('decimal' as const) : ('left' as const),
+        dropOrder: dropOrder.get(i) ?? 0,
       })),
-      rows: records.map((r) => columns.map((c) => cell(c.kind, r[c.name]))),
+      rows: records.map((r) => columns.map((c) => cell(c, r[c.name]))),
+      footer,
     },
     style,
   );
-  const note = records.length === 0 ? 'no records in this window' : `${records.length} record${records.length === 1 ? '' : 's'}`;
-  return `${table}${style.paint.dim(note)}\n`;
+  const count = records.length === 0 ? 'no records in this window' : plural(records.length, 'record');
+  const notes = [count, ...options.notes];
+  return `${table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
+}
+
+/** For NDJSON: one record per line as pages arrive. */
+export function ndjsonWriter(ctx: Context): (records: JsonObject[]) => void {
+  return (records) => {
+    for (const record of records) emitNdjson(ctx, record);
+  };
 }

@@ -6,7 +6,8 @@ import type { Context } from '../context.js';
 export interface CommandModule {
   /** Adds the command's own flags and arguments. */
   configure(command: Command): void;
-  run(options: Record<string, unknown>, ctx: Context, args: string[]): Promise<void>;
+  /** `given(name)`: whether the flag was on the command line (not a default). */
+  run(options: Record<string, unknown>, ctx: Context, args: string[], given?: (name: string) => boolean): Promise<void>;
 }
 
 export interface CommandEntry {
@@ -24,11 +25,13 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'logout', summary: "remove a profile's stored credential", example: 'tally logout --profile work', load: () => import('./logout.js') },
   { name: 'auth status', summary: 'show base URL, credential kind and source, masked key', example: 'tally auth status', load: () => import('./auth-status.js') },
   { name: 'balance', summary: 'account balance, plan state and the key\'s daily limit', example: 'tally balance --json', load: () => import('./balance.js') },
-  { name: 'usage', tabular: true, summary: 'spend over time by hour or day (or per model with --by model)', example: 'tally usage --bucket hour --since 36h', load: () => import('./usage.js') },
+  { name: 'usage', tabular: true, summary: 'spend over time by hour, day, week or month (or per model with --by model)', example: 'tally usage --bucket hour --since 36h', load: () => import('./usage.js') },
   { name: 'logs', tabular: true, summary: 'the per-call log, any fields, every page with --all', example: 'tally logs --since 2h --ndjson', load: () => import('./logs.js') },
   { name: 'models', tabular: true, summary: 'the models this key may call, with --prices what they cost', example: 'tally models --prices', load: () => import('./models.js') },
   { name: 'pricing', tabular: true, summary: 'the public price catalog in yuan per 1M tokens (cached)', example: "tally pricing --model 'gpt-5*' --sort input", load: () => import('./pricing.js') },
   { name: 'billing', summary: 'the compatible billing figures third-party tools read, in yuan', example: 'tally billing --compare', load: () => import('./billing.js') },
+  { name: 'forecast', summary: 'average daily spend, runway, the month projected, today against the daily limit', example: 'tally forecast --days 14', load: () => import('./forecast.js') },
+  { name: 'status', summary: 'one screen: balance, today, the last 7 days, top models, runway', example: 'tally status --watch', load: () => import('./status.js') },
   { name: 'check', summary: 'budget gates for CI: exit 5 when a condition fails', example: 'tally check --min-balance 100 --max-daily-used 80%', load: () => import('./check.js') },
   { name: 'sandbox', summary: 'serve the built-in fake gateway on 127.0.0.1', example: 'tally sandbox --port 8787', load: () => import('./sandbox.js') },
   { name: 'demo', summary: 'a short tour against the built-in sandbox', example: 'tally demo', load: () => import('./demo.js') },

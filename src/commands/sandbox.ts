@@ -5,44 +5,53 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
 import type { BucketNaming, Fault, FaultKind } from '../sandbox/server.js';
+import { FAULT_KINDS } from '../sandbox/faults.js';
 import { parseUtcOffset } from '../domain/offset.js';
-
-const FAULTS: FaultKind[] = ['draining', 'rate-limit', 'error-200', 'success-false', 'unsupported', 'html', 'truncated', 'hang', 'stall', 'reset', 'slow'];
+import { wholeNumber } from './flag-values.js';
 
 export function configure(command: Command): void {
   command
     .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', '0')
+    .option('--now <iso>', "the gateway's clock starts at this time (ISO 8601) and runs on; its seeded history ends there")
     .addOption(new Option('--naming <style>', 'field names inside usage buckets').choices(['compact', 'detailed', 'iso']).default('compact'))
     .option('--utc-offset <+HH:MM>', 'offset of the day grid from UTC', '+00:00')
     .option('--catalog-size <n>', 'pad the price catalog with generated models up to n')
     .option('--catalog-churn', 'serve a new pricing_version with every catalog request')
+    .option('--compat-wrap', 'wrap the token-usage record as {"code", "message", "data"}, as gateways of that family often do')
+    .option('--log-size <n>', 'serve this many generated log entries (over the last six days) instead of the seeded calls')
     .option('--account-limit <n>', 'requests a minute on account endpoints before 429 (default 120, as the spec)')
-    .option('--fault <kind[:times]>', `inject a fault (${FAULTS.join(', ')})`, (value: string, all: string[] = []) => [...all, value]);
+    .option('--fault <kind[:times]>', `inject a fault (${FAULT_KINDS.join(', ')})`, (value: string, all: string[] = []) => [...all, value]);
 }
 
 export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
-  const port = wholeNumber(options.port, '--port', 'a port number', 0, 65535)!;
-  const catalogSize = wholeNumber(options.catalogSize, '--catalog-size', 'a number of models', 0);
-  const accountLimit = wholeNumber(options.accountLimit, '--account-limit', 'a number of requests', 1);
+  const port = wholeNumber(options.port, '--port', 0, 65535);
+  const catalogSize = options.catalogSize === undefined ? undefined : wholeNumber(options.catalogSize, '--catalog-size', 0, 1_000_000);
+  const accountLimit = options.accountLimit === undefined ? undefined : wholeNumber(options.accountLimit, '--account-limit', 1);
+  const logSize = options.logSize === undefined ? undefined : wholeNumber(options.logSize, '--log-size', 0, 10_000_000);
   const faults = ((options.fault as string[] | undefined) ?? []).map(parseFault);
-  const { startSandbox } = await import('../sandbox/server.js');
+  const now = options.now === undefined ? undefined : parseNow(String(options.now));
+  const { startSandbox, clockStartingAt } = await import('../sandbox/server.js');
   const sandbox = await startSandbox({
     port,
+    now: now === undefined ? undefined : clockStartingAt(now),
     naming: options.naming as BucketNaming,
     dayOffsetMinutes: parseUtcOffset(String(options.utcOffset)),
     catalogSize,
     catalogChurn: options.catalogChurn === true,
+    compatWrap: options.compatWrap === true,
+    logSize,
     accountLimit,
   });
   sandbox.faults.push(...faults);
   ctx.onDispose(() => sandbox.close());
   await emit(ctx, {
-    json: { base_url: sandbox.baseUrl, api_key: sandbox.demoKey, limited_api_key: sandbox.limitedKey },
+    json: { base_url: sandbox.baseUrl, api_key: sandbox.demoKey, limited_api_key: sandbox.limitedKey, unlimited_api_key: sandbox.unlimitedKey },
     human: () =>
-      `Sandbox gateway on ${sandbox.baseUrl}\n\n` +
+      `Sandbox gateway on ${sandbox.baseUrl}${now === undefined ? '' : ` (its clock started at ${new Date(now).toISOString()})`}\n\n` +
       `  export TALLY_BASE_URL=${sandbox.baseUrl}\n` +
       `  export TALLY_API_KEY=${sandbox.demoKey}\n\n` +
       `A key that sees fewer models: ${sandbox.limitedKey}\n` +
+      `A key with an unlimited quota: ${sandbox.unlimitedKey}\n` +
       `Device logins are approved at ${sandbox.baseUrl}/device\n` +
       'Press Ctrl-C to stop.\n',
   });
@@ -53,17 +62,19 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   throw ctx.abortError();
 }
 
-/** A whole-number option in [min, max]; undefined when not given. */
-function wholeNumber(value: unknown, flag: string, what: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} "${String(value)}" is not ${what}`);
-  return n;
+/** --now: an ISO 8601 date or date-time (UTC unless it says otherwise), as milliseconds. */
+function parseNow(text: string): number {
+  const iso = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
+  const ms = iso.test(text) ? Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) || text.length === 10 ? text : `${text}Z`) : Number.NaN;
+  if (!Number.isFinite(ms) || ms < Date.UTC(2000, 0, 1) || ms >= Date.UTC(2100, 0, 1)) {
+    throw new UsageError(`--now "${text}" is not a time between 2000 and 2099 in ISO 8601 (e.g. 2026-11-22T10:00:00Z)`);
+  }
+  return ms;
 }
 
 function parseFault(text: string): Fault {
   const [kind, times] = text.split(':');
-  if (!FAULTS.includes(kind as FaultKind)) throw new UsageError(`--fault "${text}": unknown kind (one of ${FAULTS.join(', ')})`);
+  if (!FAULT_KINDS.includes(kind as FaultKind)) throw new UsageError(`--fault "${text}": unknown kind (one of ${FAULT_KINDS.join(', ')})`);
   const count = times === undefined ? 1 : times === 'always' ? Number.POSITIVE_INFINITY : Number(times);
   if (!(count > 0)) throw new UsageError(`--fault "${text}": times must be a positive number or "always"`);
   return { kind: kind as FaultKind, times: count };

@@ -1,56 +1,45 @@
-// The usage time series shared by `tally usage` and `tally check --max-spend`: ask for the
-// window (split into parts of at most 92 days), learn the buckets' shape and day grid from
-// what came back, and fill the gaps.
-import type { Command } from 'commander';
+// The usage time series shared by `usage`, `check --max-spend`, `forecast` and `status`: ask
+// for the window (split into parts of at most 92 days), learn the buckets' shape and day grid
+// from what came back, fill the gaps, and for weeks and months add the days up.
 import type { Context } from '../context.js';
-import { fetchUsage } from '../api/usage.js';
-import { type BucketShape, discoverShape, fillMissingBuckets, inferGridOffset } from '../domain/buckets.js';
-import type { JsonObject } from '../domain/json.js';
-import { parseUtcOffset } from '../domain/offset.js';
+import { type CacheState, type UsagePage, fetchUsage } from '../api/usage.js';
+import type { HttpClient } from '../api/http.js';
+import { type BucketShape, MalformedUsage, checkTotals, discoverShape, fillMissingBuckets, inferGridOffset } from '../domain/buckets.js';
+import { type JsonObject, newRecord } from '../domain/json.js';
+import { type Zone, fixedZone } from '../domain/zone.js';
 import {
   BUCKET_SECONDS,
-  type BucketGrid,
-  MAX_WINDOW_SECONDS,
   type BucketSize,
+  MAX_WINDOW_SECONDS,
   type UsageWindow,
-  alignDown,
+  alignedByService,
+  bucketStarts,
+  nextBucketStart,
   parseBucket,
-  requestWindow,
+  resolveWindow,
   splitWindow,
-  systemOffset,
-} from '../domain/time.js';
-
-export interface WindowOptions {
-  since?: string;
-  until?: string;
-  utcOffset?: string;
-}
-
-/** --since / --until / --utc-offset, shared by every command that takes a window. */
-export function addWindowOptions(command: Command): Command {
-  return command
-    .option('--since <time>', 'start: ISO date or date-time, Unix seconds, now, or a span back (90m, 36h, 7d, 2w)')
-    .option('--until <time>', 'end (exclusive), same forms; default: the end of the current bucket')
-    .option('--utc-offset <+HH:MM>', "the gateway's day grid offset (default: inferred from the data, else UTC); hours are labelled in it");
-}
+} from '../domain/window.js';
+import { type DayGrid, type TimeSettings, type WindowOptions, rememberInferredGrid, timeSettings } from './window-options.js';
 
 export interface UsageSeries {
   bucket: BucketSize;
+  /** The window covered, aligned to the bucket grid. */
   window: UsageWindow;
-  grid: BucketGrid;
-  /** How the grid offset was decided. */
-  gridSource: 'flag' | 'inferred' | 'utc';
-  /** Seconds east of UTC for wall-clock labels: the day grid's zone, or for hours --utc-offset or this machine's. */
-  labelOffset: number;
+  /** The gateway's day grid and where tally learned it. */
+  dayGrid: DayGrid;
+  /** The zone bucket labels are in: the day grid's for days, weeks and months; the display zone for hours. */
+  labelZone: Zone;
   shape: BucketShape | undefined;
   /** Complete and ascending; the service's buckets unchanged. */
   buckets: JsonObject[];
-  /** How many buckets were filled in. */
+  /** The grid point (period start) each bucket stands for, parallel to `buckets`. */
+  slots: number[];
+  /** How many buckets were filled in (weeks and months: periods without a single call). */
   filled: number;
   /** The field names came from a wider window (this one had no calls at all). */
   shapeFromWiderWindow: boolean;
   totals: JsonObject;
-  cache: string | null;
+  cache: CacheState;
   requests: number;
 }
 
@@ -60,78 +49,123 @@ export interface SeriesRequest extends WindowOptions {
 
 export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Promise<UsageSeries> {
   const bucket = parseBucket(options.bucket ?? 'day');
-  const size = BUCKET_SECONDS[bucket];
-  const flagOffset = options.utcOffset === undefined ? undefined : parseUtcOffset(options.utcOffset) * 60;
-  const now = Math.floor(ctx.now() / 1000);
-  // Hours are whole UTC hours (the service's fast path answers only those); --utc-offset is
-  // the day grid's. Without a known day grid, ask on whole hours and let the service align
-  // days to its grid.
-  const dayOffset = bucket === 'day' ? flagOffset : undefined;
-  const requestGrid: BucketGrid = dayOffset === undefined ? { size: 3600, offset: 0 } : { size, offset: dayOffset };
-  const requested = requestWindow({
-    bucket,
-    since: options.since,
-    until: options.until,
-    now,
-    localOffset: flagOffset === undefined ? systemOffset : () => flagOffset,
-    grid: requestGrid,
-  });
-  const parts = splitWindow(requested);
+  const time = await timeSettings(ctx, options);
   const client = await ctx.client();
-  const pages = [];
+  const now = Math.floor(ctx.now() / 1000);
+  // Weeks and months are whole periods of the day grid: it must be known before asking.
+  const known = bucket === 'week' || bucket === 'month' ? (time.known ?? (await probeDayGrid(ctx, client, time, now))) : time.known;
+  const requested = resolveWindow({ ...options, bucket, now, zone: time.zone, dayOffset: known?.offset });
+  const serviceBucket = bucket === 'hour' ? 'hour' : 'day';
+  const parts = splitWindow(requested, requested.final);
+  const pages: UsagePage[] = [];
   for (const [index, part] of parts.entries()) {
-    if (parts.length > 1 && ctx.io.stderrIsTTY) {
-      ctx.io.err(`\rfetching part ${index + 1} of ${parts.length}…`);
-    }
-    pages.push(await fetchUsage(client, bucket, part));
+    if (parts.length > 1) ctx.progress(`fetching part ${index + 1} of ${parts.length}…`);
+    pages.push(await fetchUsage(client, serviceBucket, part));
   }
-  if (parts.length > 1 && ctx.io.stderrIsTTY) ctx.io.err('\r\u001b[K');
+  ctx.progress(undefined);
 
   const received = pages.flatMap((page) => page.buckets);
   // The field names are learned from the buckets; a window without calls has none, so ask once
   // for the longest window ending at the same point, only to learn how buckets are written.
   const sample = received.length > 0 || requested.end - requested.start >= MAX_WINDOW_SECONDS
     ? received
-    : (await fetchUsage(client, bucket, { start: requested.end - MAX_WINDOW_SECONDS, end: requested.end })).buckets;
-  const shape = discoverShape(sample);
-  const inferred = shape ? inferGridOffset(sample, shape, size) : undefined;
-  const offset = dayOffset ?? inferred ?? 0;
-  const grid: BucketGrid = { size, offset: ((offset % size) + size) % size };
-  const window = { start: alignDown(requested.start, grid), end: alignDown(requested.end, grid) };
-  const buckets = fillMissingBuckets(received, shape, window, grid);
+    : (await fetchUsage(client, serviceBucket, { start: requested.end - MAX_WINDOW_SECONDS, end: requested.end })).buckets;
+  const shape = readable(client, () => discoverShape(sample));
+  const inferred = shape && serviceBucket === 'day' ? inferGridOffset(sample, shape, 86_400) : undefined;
+  const dayGrid: DayGrid =
+    known && known.source !== 'learned' ? known
+    : inferred !== undefined ? { offset: inferred, source: 'inferred' }
+    : known ?? { offset: 0, source: 'assumed' };
+  if (dayGrid.source === 'inferred') await rememberInferredGrid(ctx, time, dayGrid.offset);
+  const window = requested.final ? requested : alignedByService(requested, 'day', dayGrid.offset);
+  const size = BUCKET_SECONDS[serviceBucket];
+  // Hours are whole UTC hours; days follow the day grid.
+  const grid = { size, offset: serviceBucket === 'hour' ? 0 : dayGrid.offset };
+  const days = fillMissingBuckets(received, shape, window, grid);
   const totals = pages.length === 1 && pages[0]!.totals ? pages[0]!.totals : await addTotals(pages, shape);
-  return {
+  readable(client, () => checkTotals(totals, shape));
+  const series = {
     bucket,
     window,
-    grid: { size, offset },
-    gridSource: dayOffset !== undefined ? 'flag' : inferred !== undefined ? 'inferred' : 'utc',
-    labelOffset: bucket === 'day' ? offset : flagOffset ?? systemOffset(now),
+    dayGrid,
+    labelZone: bucket === 'hour' ? time.zone : fixedZone(dayGrid.offset),
     shape,
-    buckets,
-    filled: buckets.length - received.length,
+    buckets: days.buckets,
+    slots: days.slots,
+    filled: days.filled,
     shapeFromWiderWindow: sample !== received && shape !== undefined,
     totals,
     cache: combineCache(pages.map((page) => page.cache)),
     requests: parts.length,
   };
+  if (bucket === 'hour' || bucket === 'day' || !shape) return series;
+  // Weeks and months: add the days up, period by period.
+  const { rollUp } = await import('../domain/rollup.js');
+  const real = new Set<number>();
+  const sent = new Set(received);
+  days.buckets.forEach((b, i) => sent.has(b) && real.add(i));
+  const periods = bucketStarts(window, bucket, dayGrid.offset).map((start) => ({ start, end: nextBucketStart(start, bucket, dayGrid.offset) }));
+  const rolled = rollUp(days, real, shape, periods);
+  return { ...series, buckets: rolled.buckets, slots: rolled.slots, filled: rolled.empty };
+}
+
+/** Runs a reading of the service's buckets; a MalformedUsage becomes "unexpected response from HOST: ...". */
+function readable<T>(client: HttpClient, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof MalformedUsage) throw client.unexpected(error.message);
+    throw error;
+  }
+}
+
+/**
+ * The day grid from one request over the last 92 days, for what must know it before asking
+ * (weeks, months, spend per model per period); UTC when there is no usage to tell.
+ */
+export async function probeDayGrid(ctx: Context, client: HttpClient, time: TimeSettings, now: number): Promise<DayGrid> {
+  const end = now + 86_400;
+  const page = await fetchUsage(client, 'day', { start: end - MAX_WINDOW_SECONDS, end });
+  const shape = readable(client, () => discoverShape(page.buckets));
+  const offset = shape ? inferGridOffset(page.buckets, shape, 86_400) : undefined;
+  if (offset === undefined) return { offset: 0, source: 'assumed' };
+  await rememberInferredGrid(ctx, time, offset);
+  return { offset, source: 'inferred' };
+}
+
+/** The day grid known before any request, or learned with one (see probeDayGrid). */
+export async function knownDayGrid(ctx: Context, time: TimeSettings): Promise<DayGrid> {
+  return time.known ?? probeDayGrid(ctx, await ctx.client(), time, Math.floor(ctx.now() / 1000));
+}
+
+/** The totals of some buckets' metrics, added exactly (decimal.js loads only here). */
+export async function totalsOf(buckets: JsonObject[], shape: BucketShape | undefined): Promise<JsonObject> {
+  const { mergeTotals } = await import('../domain/totals.js');
+  return mergeTotals(buckets.map((b) => metricsOf(b, shape)));
 }
 
 /** Totals of several parts, or of buckets when the service sent none (decimal.js loads only here). */
-async function addTotals(pages: { buckets: JsonObject[]; totals: JsonObject | undefined }[], shape: BucketShape | undefined): Promise<JsonObject> {
+async function addTotals(pages: UsagePage[], shape: BucketShape | undefined): Promise<JsonObject> {
   const { mergeTotals } = await import('../domain/totals.js');
   return mergeTotals(pages.map((page) => page.totals ?? mergeTotals(page.buckets.map((b) => metricsOf(b, shape)))));
 }
 
 /** A bucket's metrics only (for totals the service did not send). */
 function metricsOf(bucket: JsonObject, shape: BucketShape | undefined): JsonObject {
-  const metrics: JsonObject = {};
+  const metrics = newRecord();
   for (const metric of shape?.metrics ?? []) if (bucket[metric.name] !== undefined) metrics[metric.name] = bucket[metric.name]!;
   return metrics;
 }
 
 /** MISS if any part missed, HIT if all hit, null when the service did not say. */
-export function combineCache(values: (string | null)[]): string | null {
+export function combineCache(values: CacheState[]): CacheState {
   if (values.includes('MISS')) return 'MISS';
   if (values.length > 0 && values.every((v) => v === 'HIT')) return 'HIT';
-  return values.find((v) => v !== null) ?? null;
+  if (values.includes('unrecognised')) return 'unrecognised';
+  return null;
+}
+
+/** The usage fields that are money (decimal strings), for --metric errors. */
+export function metricNames(series: UsageSeries): string[] {
+  return series.shape?.metrics.map((m) => m.name) ?? Object.keys(series.totals);
 }

@@ -2,52 +2,69 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { timeOf } from '../domain/buckets.js';
 import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
-import { formatUtcOffset } from '../domain/offset.js';
-import { emit } from '../output/emit.js';
+import { BUCKET_SIZES } from '../domain/window.js';
+import { dateText, formatOffset, two, wallClock } from '../domain/zone.js';
 import { memo } from '../output/memo.js';
-import { type UsageSeries, addWindowOptions, loadUsageSeries } from './usage-series.js';
-import { addRecordOptions, runRecordCommand } from './records-view.js';
+import { describeWindow, plural, windowJson } from '../output/window-text.js';
+import { type UsageSeries, loadUsageSeries } from './usage-series.js';
+import { addWindowOptions } from './window-options.js';
+import { addWatchOption, watchOrRun } from './watch.js';
 
 interface UsageOptions {
-  bucket?: string;
+  bucket: string;
   since?: string;
   until?: string;
   utcOffset?: string;
   by?: string;
   param?: string[];
   all?: boolean;
+  top?: string;
 }
 
 export function configure(command: Command): void {
-  command.addOption(new Option('--bucket <size>', 'bucket size: hour or day').default('day'));
-  addWindowOptions(command);
-  command.addOption(new Option('--by <dimension>', 'break down by model (GET /v1/open/usage/models)'));
-  addRecordOptions(command);
+  command.addOption(new Option('--bucket <size>', 'bucket size').choices(BUCKET_SIZES as string[]).default('day'));
+  addWindowOptions(command, 'the last 7 days; 24 hours for --bucket hour, 8 weeks for week, 6 months for month; the current one included');
+  command
+    .addOption(new Option('--by <dimension>', 'break spend down by model (GET /v1/open/usage/models)').choices(['model']))
+    .option('--top <n>', 'with --by model and --bucket: the models shown as columns (the rest add up as "other")')
+    .option('--param <key=value>', 'with --by model: pass a query parameter through (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--all', 'with --by model: follow the continuation cursor through every page');
+  addWatchOption(command);
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as UsageOptions;
-  if (options.by !== undefined) {
-    if (options.by !== 'model') throw new UsageError(`--by "${options.by}" is not supported (use --by model)`);
-    return runRecordCommand(ctx, { ...options, path: '/v1/open/usage/models', defaultSpan: '7d', ndjson: false });
+export async function run(raw: Record<string, unknown>, ctx: Context, _args: string[] = [], given: (name: string) => boolean = () => false): Promise<void> {
+  const options = raw as unknown as UsageOptions;
+  if (options.by === 'model') {
+    if (raw.watch !== undefined) throw new UsageError('--watch goes with the usage series, not --by model (one request per period)');
+    if (options.bucket === 'hour') throw new UsageError('--by model works per day, week or month, not per hour (drop --bucket hour)');
+    const { runModelUsage } = await import('./usage-models.js');
+    return runModelUsage(ctx, { ...options, bucket: given('bucket') ? options.bucket : undefined });
   }
-  if (options.param?.length) throw new UsageError('--param goes with --by model or `tally logs`; /v1/open/usage takes bucket, start and end only');
-  const series = await loadUsageSeries(ctx, options);
-  await emit(ctx, {
-    json: {
-      bucket: series.bucket,
-      start: series.window.start,
-      end: series.window.end,
-      buckets: series.buckets,
-      totals: series.totals,
-      cache: series.cache,
-    },
-    csv: () => usageCsv(series),
-    human: () => renderUsage(series, ctx),
+  for (const flag of ['param', 'all', 'top'] as const) {
+    if (options[flag] !== undefined) throw new UsageError(`--${flag} goes with --by model; /v1/open/usage takes bucket, start and end only`);
+  }
+  await watchOrRun(ctx, raw, 'tally usage', async () => {
+    const series = await loadUsageSeries(ctx, options);
+    return {
+      json: () => usageJson(series),
+      csv: () => usageCsv(series),
+      human: () => renderUsage(series, ctx),
+      note: series.cache === 'HIT' ? "the gateway's cached window" : undefined,
+    };
   });
+}
+
+/** The usage document: the window, every bucket, the totals and the cache state. */
+export function usageJson(series: UsageSeries) {
+  return {
+    bucket: series.bucket,
+    ...windowJson(series.window, series.labelZone),
+    buckets: series.buckets,
+    totals: series.totals,
+    cache: series.cache === 'unrecognised' ? null : series.cache,
+  };
 }
 
 function usageCsv(series: UsageSeries) {
@@ -55,35 +72,44 @@ function usageCsv(series: UsageSeries) {
   return { header, rows: series.buckets.map((bucket) => header.map((name) => jsonText(bucket[name]))) };
 }
 
-/** Labels bucket starts with wall-clock time on the grid's zone (days) or the display zone (hours). */
-function labeller(series: UsageSeries, displayOffset: number): (seconds: number) => string {
-  const wall = new Date(0);
-  // A long hourly window covers few days and repeats the same 24 hours: work each out once.
-  const dates = new Map<number, string>();
-  const clocks: string[] = [];
-  return (seconds) => {
-    const local = seconds + displayOffset;
-    const day = Math.floor(local / 86_400);
-    let date = dates.get(day);
-    if (date === undefined) {
-      wall.setTime(day * 86_400_000);
-      date = `${wall.getUTCFullYear()}-${two(wall.getUTCMonth() + 1)}-${two(wall.getUTCDate())}`;
-      if (series.bucket === 'day') date += ` ${WEEKDAYS[wall.getUTCDay()]}`;
-      dates.set(day, date);
+/**
+ * Labels for bucket starts: hours in the display zone (with the offset in force at each hour
+ * when it changes within the window: the hour after clocks go back repeats its wall time);
+ * days, weeks and months on the day grid.
+ */
+export function bucketLabeller(series: Pick<UsageSeries, 'bucket' | 'labelZone'> & { window?: UsageSeries['window'] }): (seconds: number) => string {
+  const zone = series.labelZone;
+  const window = series.window;
+  const offsetChanges = series.bucket === 'hour' && window !== undefined && zone.fixedOffset === undefined && zone.offsetAt(window.start) !== zone.offsetAt(window.end - 1);
+  // A long hourly window repeats the same days and hours: work each label out once.
+  return memo((seconds: number) => {
+    const c = wallClock(seconds, zone);
+    switch (series.bucket) {
+      case 'hour': return `${dateText(c)} ${two(c.hour)}:${two(c.minute)}${offsetChanges ? ` ${formatOffset(c.offset)}` : ''}`;
+      case 'day': return `${dateText(c)} ${WEEKDAYS[c.weekday]}`;
+      case 'week': return `${dateText(c)} W${two(isoWeek(c))}`;
+      case 'month': return dateText(c).slice(0, 7);
     }
-    if (series.bucket === 'day') return date;
-    const minutes = Math.floor((local - day * 86_400) / 60);
-    return `${date} ${(clocks[minutes] ??= `${two(Math.floor(minutes / 60))}:${two(minutes % 60)}`)}`;
-  };
+  });
 }
-const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
+/** The ISO 8601 week number of a date (weeks start on Monday; week 1 holds January 4th). */
+function isoWeek(c: { year: number; month: number; day: number }): number {
+  const date = Date.UTC(c.year, c.month - 1, c.day);
+  const weekday = (new Date(date).getUTCDay() + 6) % 7;
+  const thursday = date + (3 - weekday) * 86_400_000;
+  const firstThursday = new Date(thursday);
+  const yearStart = Date.UTC(firstThursday.getUTCFullYear(), 0, 1);
+  return 1 + Math.floor((thursday - yearStart) / (7 * 86_400_000));
+}
+
 async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
-  const [{ renderTable, barMaker }, { yuan }, { styleFor }] = await Promise.all([
+  const [{ renderTable, barMaker }, { formatAmount, formatCount }, { styleFor }, { fitLines }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
     import('../output/style.js'),
+    import('../output/wrap.js'),
   ]);
   const style = await styleFor(ctx);
   const paint = style.paint;
@@ -91,69 +117,72 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   const shape = series.shape;
   const metrics = shape?.metrics ?? [];
   const money = shape?.moneyMetric;
-  // Day labels follow the service's day grid; hour labels the --utc-offset zone or this machine's.
-  const displayOffset = series.labelOffset;
+  const exact = ctx.options.exact;
   const amounts = series.buckets.map((bucket) => (money && isDecimalString(bucket[money]) ? (bucket[money] as string) : undefined));
-  // Most buckets of a long window hold the same zero: look at each distinct amount once.
+  // Most buckets of a long window hold the same zero: each distinct amount is looked at once.
   const distinct = [...new Set(amounts)].filter((a): a is string => a !== undefined);
   // Bars only need the largest amount roughly (a bar is 20 cells); the amounts shown are exact.
   const largest = distinct.reduce((max, a) => Math.max(max, Number(a)), 0);
-  const scale = moneyScale(distinct);
-  const shown = new Map<string, string>(distinct.map((a) => [a, yuan(a, 'CNY', scale)]));
-  const grouped = memo(groupDigits);
-  const format = (name: string, value: unknown) => {
-    if (name === money && isDecimalString(value)) return shown.get(value) ?? yuan(value, 'CNY', scale);
-    if (isJsonNumber(value)) return grouped(numberText(value));
+  const amount = memo((text: string) => formatAmount(text, 'account', { exact }));
+  const count = memo(formatCount);
+  const cell = (name: string, value: unknown): string => {
+    if (value === null || value === undefined) return '';
+    if (name === money && isDecimalString(value)) return amount(value);
+    if (isJsonNumber(value)) return count(numberText(value));
+    if (isDecimalString(value)) return count(value);
     return jsonText(value);
   };
-  // Cells are tally's own text (time labels, validated numbers and decimals): only the
-  // headers, which are the service's field names, need escaping.
   const columns = [
-    { header: series.bucket === 'day' ? 'day' : 'hour', align: 'left' as const, trusted: true },
-    ...metrics.map((m, i) => ({ header: m.name === money ? `${m.name} (¥)` : m.name, align: 'right' as const, dropOrder: m.name === money ? 0 : i + 1, trusted: true })),
-    ...(money ? [{ header: '', align: 'left' as const, dropOrder: metrics.length + 1, trusted: true }] : []),
+    { header: series.bucket },
+    ...metrics.map((m, i) => ({ header: m.name === money ? `${m.name} (¥)` : m.name, align: 'decimal' as const, dropOrder: m.name === money ? 0 : i + 1 })),
+    ...(money ? [{ header: '', name: 'bar', drawn: true, dropOrder: metrics.length + 1 }] : []),
   ];
-  const label = labeller(series, displayOffset);
+  const label = bucketLabeller(series);
+  const now = Math.floor(ctx.now() / 1000);
+  const last = series.slots.length - 1;
   const rows = series.buckets.map((bucket, index) => {
-    const t = timeOf(bucket[shape!.timeField]);
-    const amount = amounts[index];
-    const cells = [label(t)];
-    for (const m of metrics) cells.push(m.name === money && amount !== undefined ? shown.get(amount)! : format(m.name, bucket[m.name]));
-    if (money) cells.push(drawBar(amount === undefined || largest === 0 ? 0 : Number(amount) / largest));
+    const slot = series.slots[index]!;
+    // A week or month not yet over says so.
+    const toDate = (series.bucket === 'week' || series.bucket === 'month') && index === last && now < series.window.end && now >= slot;
+    const cells = [toDate ? `${label(slot)} (to date)` : label(slot)];
+    for (const m of metrics) cells.push(cell(m.name, bucket[m.name]));
+    if (money) {
+      const a = amounts[index];
+      cells.push(drawBar(a === undefined || largest === 0 ? 0 : Number(a) / largest));
+    }
     return cells;
   });
-  const footer = ['total', ...metrics.map((m) => format(m.name, series.totals[m.name])), ...(money ? [''] : [])];
+  const footer = ['total', ...metrics.map((m) => cell(m.name, series.totals[m.name])), ...(money ? [''] : [])];
   const table = await renderTable({ columns, rows, footer }, style);
-  const zone = `UTC${formatUtcOffset(Math.round(displayOffset / 60))}`;
-  const grid = series.bucket === 'day' ? `day grid ${zone} (${series.gridSource === 'inferred' ? 'inferred from the data' : series.gridSource === 'flag' ? '--utc-offset' : 'assumed: no buckets to infer it from'})` : `hours shown in ${zone}`;
-  const notes = [
-    `${series.buckets.length} ${series.bucket}s, ${grid}${series.filled > 0 ? `; ${series.filled} without calls shown as zero` : ''}${series.requests > 1 ? `; fetched in ${series.requests} requests of at most 92 days` : ''}`,
-    series.cache === 'HIT'
-      ? 'cached: the gateway answered from its cache; polls within its cache period get the same window'
-      : series.cache === 'MISS' ? 'fresh: computed by the gateway for this request' : 'cache state not reported by the gateway',
-  ];
-  if (!shape) notes.unshift('the gateway has no usage to show for this window (nor in the 92 days before its end), so not even its field names are known');
-  else if (series.shapeFromWiderWindow) notes.unshift('no calls in this window; field names learned from the 92 days before its end');
-  return `${table}${notes.map((n) => paint.dim(n)).join('\n')}\n`;
+  const unit = series.bucket;
+  const notes: string[] = [];
+  if (!shape) notes.push('the gateway has no usage to show for this window (nor in the 92 days before its end), so not even its field names are known');
+  else if (series.shapeFromWiderWindow) notes.push('no calls in this window; field names learned from the 92 days before its end');
+  notes.push(`${describeWindow(series.window, series.labelZone, plural(series.buckets.length, unit))}${unit === 'hour' ? '' : `, ${describeGrid(series)}`}`);
+  const details: string[] = [];
+  if (series.filled > 0) details.push(`${plural(series.filled, unit)} without calls shown as zero`);
+  if (series.requests > 1) details.push(`fetched in ${series.requests} requests of at most 92 days`);
+  details.push(describeCache(series.cache));
+  notes.push(details.join('; '));
+  return `${table}${paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }
 
-/** Decimals to show in a money column: as many as its most precise value, at least two. */
-function moneyScale(values: string[]): number {
-  let scale = 2;
-  for (const value of values) {
-    const dot = value.indexOf('.');
-    if (dot < 0) continue;
-    let end = value.length;
-    while (end > dot + 1 && value.charCodeAt(end - 1) === 48) end--;
-    if (end - dot - 1 > scale) scale = end - dot - 1;
+/** Where the day grid came from, for a footer. */
+export function describeGrid(series: Pick<UsageSeries, 'dayGrid'>): string {
+  switch (series.dayGrid.source) {
+    case 'flag': return 'day grid from --utc-offset';
+    case 'profile': return "day grid from the profile's utc_offset";
+    case 'inferred': return "the gateway's day grid, inferred from the data";
+    case 'learned': return "the gateway's day grid, as seen before";
+    case 'assumed': return 'day grid assumed UTC: no buckets to infer it from (set --utc-offset)';
   }
-  return scale;
 }
 
-function groupDigits(text: string): string {
-  if (text.length <= 3) return text;
-  const [whole = '', fraction] = text.split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+export function describeCache(cache: UsageSeries['cache']): string {
+  switch (cache) {
+    case 'HIT': return 'cached: the gateway answered from its cache (polls within its cache period get the same window)';
+    case 'MISS': return 'fresh: computed by the gateway for this request';
+    case 'unrecognised': return 'cache state unknown (the gateway sent an X-Cache value tally does not know)';
+    default: return 'cache state not reported by the gateway';
+  }
 }
-

@@ -1,9 +1,14 @@
 // Usage buckets whose field names the service does not publish: find the time field by its
 // value, treat other numeric and decimal-string fields as metrics, infer the day grid, and
-// fill the buckets the service left out without touching the ones it sent.
-import { isDecimalString } from './decimal-text.js';
-import { type JsonObject, type JsonValue, LosslessNumber, isJsonNumber, numberText } from './json.js';
-import type { BucketGrid, UsageWindow } from './time.js';
+// fill the buckets the service left out without touching the ones it sent. Anything that does
+// not fit (no time field, a metric that is sometimes text, an amount beyond range) is a
+// MalformedUsage naming the field, never data and never a crash.
+import { isDecimalString, plainDecimal } from './decimal-text.js';
+import { type JsonObject, type JsonValue, LosslessNumber, isJsonNumber, newRecord, numberText } from './json.js';
+import { EARLIEST, LATEST, type UsageWindow } from './window.js';
+
+/** A usage response that cannot be read as a series; the api layer names the host. */
+export class MalformedUsage extends Error {}
 
 export type TimeFormat =
   | { kind: 'unix-seconds'; asString: boolean }
@@ -38,7 +43,7 @@ export interface BucketShape {
   metrics: MetricField[];
   /** The first decimal-string metric: what money the buckets hold. */
   moneyMetric: string | undefined;
-  /** Field order of the first bucket, for filled ones. */
+  /** Every field name in first-seen order, for filled buckets. */
   fieldOrder: string[];
 }
 
@@ -50,27 +55,37 @@ export function readTime(value: JsonValue | undefined): { seconds: number; forma
   return readIso(value);
 }
 
-const SECONDS_RANGE = [946_684_800, 4_102_444_800]; // 2000-01-01 .. 2100-01-01
 function readEpoch(text: string, asString: boolean): { seconds: number; format: TimeFormat } | undefined {
-  if (!/^\d+$/.test(text)) return undefined;
+  if (!/^\d{9,13}$/.test(text)) return undefined;
   const n = Number(text);
-  if (n >= SECONDS_RANGE[0]! && n < SECONDS_RANGE[1]!) return { seconds: n, format: { kind: 'unix-seconds', asString } };
-  if (n >= SECONDS_RANGE[0]! * 1000 && n < SECONDS_RANGE[1]! * 1000 && n % 1000 === 0) {
+  if (n >= EARLIEST && n < LATEST) return { seconds: n, format: { kind: 'unix-seconds', asString } };
+  if (n >= EARLIEST * 1000 && n < LATEST * 1000 && n % 1000 === 0) {
     return { seconds: n / 1000, format: { kind: 'unix-millis', asString } };
   }
   return undefined;
 }
 
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:([T ])(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:([T ])(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 function readIso(text: string): { seconds: number; format: TimeFormat } | undefined {
   const m = ISO_TIME.exec(text);
   if (!m) return undefined;
-  const [, y, mo, d, sep, h, mi, s, frac, zone] = m;
-  const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0)) / 1000;
-  if (!Number.isFinite(utc)) return undefined;
-  const zoneOffset = zone === undefined || zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.replace(':', '').slice(1, 3)) * 3600 + Number(zone.replace(':', '').slice(3, 5)) * 60);
+  const [, y, mo, d, sep, h = '0', mi = '0', s, frac, zone] = m;
+  const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)] as const;
+  const utc = Date.UTC(...fields) / 1000;
+  const check = new Date(utc * 1000);
+  if (check.getUTCMonth() !== fields[1] || check.getUTCDate() !== fields[2] || fields[3] > 23 || fields[4] > 59 || fields[5] > 59) return undefined;
+  let zoneOffset = 0;
+  if (zone !== undefined && zone !== 'Z') {
+    const digits = zone.replace(':', '');
+    const hours = Number(digits.slice(1, 3));
+    const minutes = Number(digits.slice(3, 5));
+    if (hours > 14 || minutes > 59) return undefined;
+    zoneOffset = (zone.startsWith('-') ? -1 : 1) * (hours * 3600 + minutes * 60);
+  }
+  const seconds = utc - zoneOffset;
+  if (!(seconds >= EARLIEST && seconds < LATEST)) return undefined;
   return {
-    seconds: utc - zoneOffset,
+    seconds,
     format: {
       kind: 'iso',
       layout: { dateOnly: sep === undefined, separator: (sep as 'T' | ' ') ?? 'T', seconds: s !== undefined, fraction: frac?.length ?? 0, zone: zone ?? '', zoneOffset },
@@ -80,7 +95,7 @@ function readIso(text: string): { seconds: number; format: TimeFormat } | undefi
 
 /** The Unix seconds a bucket's time value denotes (cheap: no format is worked out). */
 export function timeOf(value: JsonValue | undefined): number {
-  if (typeof value === 'number') return value >= SECONDS_RANGE[1]! ? value / 1000 : value;
+  if (typeof value === 'number') return value >= LATEST ? value / 1000 : value;
   return readTime(value)!.seconds;
 }
 
@@ -93,7 +108,7 @@ export function writeTime(seconds: number, format: TimeFormat): JsonValue {
     case 'iso': {
       const { layout } = format;
       const wall = new Date((seconds + layout.zoneOffset) * 1000).toISOString();
-      if (layout.dateOnly) return wall.slice(0, 10);
+      if (layout.dateOnly) return wall.slice(0, 10) + layout.zone;
       let text = `${wall.slice(0, 10)}${layout.separator}${wall.slice(11, layout.seconds ? 19 : 16)}`;
       if (layout.fraction > 0) text += `.${'0'.repeat(layout.fraction)}`;
       return text + layout.zone;
@@ -101,20 +116,44 @@ export function writeTime(seconds: number, format: TimeFormat): JsonValue {
   }
 }
 
-/** Finds the time field and the metrics of a set of buckets; undefined when there are none. */
+/** A short, printable excerpt of a value for an error message. */
+export function describeValue(value: JsonValue | undefined): string {
+  if (value === undefined) return 'nothing';
+  const text = isJsonNumber(value) ? numberText(value) : JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+type ValueKind = 'number' | 'decimal-string' | 'absent' | 'other';
+
+function kindOf(value: JsonValue | undefined): ValueKind {
+  if (value === undefined || value === null) return 'absent';
+  if (isJsonNumber(value)) return 'number';
+  if (isDecimalString(value)) return 'decimal-string';
+  return 'other';
+}
+
+/**
+ * Finds the time field and the metrics of a set of buckets (of one response, or of every part
+ * of a long window together); undefined when there are none. Throws MalformedUsage when the
+ * buckets share no readable time field or a metric holds something that is not a number.
+ */
 export function discoverShape(buckets: JsonObject[]): BucketShape | undefined {
   const first = buckets[0];
   if (!first) return undefined;
   // Time fields: those whose value reads as a time in every bucket.
-  // Candidates from the first bucket, then checked against the rest (usually just one).
-  const timeNames = Object.keys(first)
-    .filter((name) => readTime(first[name]) !== undefined)
-    .filter((name) => buckets.every((b) => readTime(b[name]) !== undefined));
-  // The bucket start sits on the grid (whole minutes at least) and is the earliest of them
-  // (an `end` field, if any, is later).
-  const onGrid = timeNames.filter((name) => buckets.every((b) => readTime(b[name])!.seconds % 60 === 0));
-  if (onGrid.length === 0) return undefined;
-  const timeField = onGrid.reduce((a, b) => (readTime(first[b])!.seconds < readTime(first[a])!.seconds ? b : a));
+  const timeNames = Object.keys(first).filter((name) => buckets.every((b) => readTime(b[name]) !== undefined));
+  if (timeNames.length === 0) {
+    const candidates = Object.keys(first).filter((name) => readTime(first[name]) !== undefined);
+    throw new MalformedUsage(
+      candidates.length > 0
+        ? `usage buckets do not all carry the time field "${candidates[0]}" (a bucket has ${describeValue(buckets.find((b) => readTime(b[candidates[0]!]) === undefined)?.[candidates[0]!])} there)`
+        : `usage buckets carry no time field tally can read (Unix seconds or milliseconds, or ISO 8601), e.g. ${describeValue(first)}`,
+    );
+  }
+  // The bucket start is the earliest of them (a bucket end, if any, is later); whole minutes first.
+  const onMinutes = timeNames.filter((name) => buckets.every((b) => readTime(b[name])!.seconds % 60 === 0));
+  const pool = onMinutes.length > 0 ? onMinutes : timeNames;
+  const timeField = pool.reduce((a, b) => (readTime(first[b])!.seconds < readTime(first[a])!.seconds ? b : a));
   const start = readTime(first[timeField])!;
   const otherTimeFields = timeNames
     .filter((name) => name !== timeField)
@@ -123,21 +162,35 @@ export function discoverShape(buckets: JsonObject[]): BucketShape | undefined {
       return { name, format: other.format, delta: other.seconds - start.seconds };
     });
   const metrics = new Map<string, MetricField>();
-  const order = new Set<string>();
+  const order: string[] = [];
+  const seen = new Set<string>();
   const times = new Set(timeNames);
   for (const bucket of buckets) {
-    for (const name in bucket) {
-      order.add(name);
+    for (const name of Object.keys(bucket)) {
+      if (!seen.has(name)) {
+        seen.add(name);
+        order.push(name);
+      }
       if (times.has(name)) continue;
       const value = bucket[name];
-      const type = isJsonNumber(value) ? 'number' : isDecimalString(value) ? 'decimal-string' : undefined;
-      if (!type) continue;
-      const text = isJsonNumber(value) ? numberText(value) : (value as string);
+      const kind = kindOf(value);
+      if (kind === 'absent' || kind === 'other') continue;
+      const text = plainDecimal(kind === 'number' ? numberText(value as LosslessNumber | number) : (value as string));
+      if (text === undefined) throw new MalformedUsage(`usage bucket field "${name}" holds ${describeValue(value)}, beyond the range tally reads`);
       const dot = text.indexOf('.');
       const scale = dot < 0 ? 0 : text.length - dot - 1;
       const known = metrics.get(name);
-      if (!known) metrics.set(name, { name, type, scale });
+      if (!known) metrics.set(name, { name, type: kind, scale });
+      else if (known.type !== kind) throw new MalformedUsage(`usage bucket field "${name}" is a ${describeKind(known.type)} in one bucket and a ${describeKind(kind)} in another`);
       else if (scale > known.scale) known.scale = scale;
+    }
+  }
+  // A metric is numeric wherever it is present: text in its place is a malformed value.
+  for (const bucket of buckets) {
+    for (const name of metrics.keys()) {
+      if (kindOf(bucket[name]) === 'other') {
+        throw new MalformedUsage(`usage bucket at ${describeValue(bucket[timeField])}: "${name}" is not a number or decimal amount (got ${describeValue(bucket[name])})`);
+      }
     }
   }
   const list = [...metrics.values()];
@@ -147,13 +200,35 @@ export function discoverShape(buckets: JsonObject[]): BucketShape | undefined {
     otherTimeFields,
     metrics: list,
     moneyMetric: list.find((m) => m.type === 'decimal-string')?.name,
-    fieldOrder: [...order],
+    fieldOrder: order,
   };
 }
 
+function describeKind(kind: ValueKind): string {
+  return kind === 'decimal-string' ? 'decimal string' : kind === 'number' ? 'JSON number' : 'text';
+}
+
+/** Throws MalformedUsage unless every total of a bucket metric has that metric's type (or is absent). */
+export function checkTotals(totals: JsonObject, shape: BucketShape | undefined): void {
+  for (const name of Object.keys(totals)) {
+    const value = totals[name];
+    const kind = kindOf(value);
+    if (kind === 'absent') continue;
+    const metric = shape?.metrics.find((m) => m.name === name);
+    if (kind === 'other') {
+      if (metric) throw new MalformedUsage(`usage totals."${name}" is not a number or decimal amount (got ${describeValue(value)})`);
+      continue;
+    }
+    if (plainDecimal(isJsonNumber(value) ? numberText(value) : (value as string)) === undefined) {
+      throw new MalformedUsage(`usage totals."${name}" holds ${describeValue(value)}, beyond the range tally reads`);
+    }
+    if (metric && metric.type !== kind) throw new MalformedUsage(`usage totals."${name}" is a ${describeKind(kind)}, but a ${describeKind(metric.type)} in the buckets`);
+  }
+}
+
 /**
- * The grid the buckets sit on: their start times modulo the bucket size give the offset.
- * Undefined when no bucket says (the caller falls back to --utc-offset or UTC).
+ * The offset of the grid the buckets sit on: the most common remainder of their start times
+ * (a grid that follows daylight saving has two). Undefined when no bucket says.
  */
 export function inferGridOffset(buckets: JsonObject[], shape: BucketShape, size: number): number | undefined {
   const counts = new Map<number, number>();
@@ -174,50 +249,89 @@ function normaliseOffset(value: number, size: number): number {
   return offset;
 }
 
-/** Builds zero buckets for a shape: same fields in the same order, zeros of the same type. */
-type FieldFiller = { name: string; time: TimeFormat; delta: number } | { name: string; zero: JsonValue };
+type FieldFiller = { name: string; time: 'start' | { format: TimeFormat; delta: number } } | { name: string; zero: JsonValue };
 
-export function zeroBucketMaker(shape: BucketShape): (seconds: number) => JsonObject {
+/** Builds zero buckets for a shape: same fields in the same order, zeros of the same type. */
+export function zeroBucketMaker(shape: BucketShape): (seconds: number, timeFormat: TimeFormat) => JsonObject {
   const fields = shape.fieldOrder.map((name): FieldFiller => {
-    if (name === shape.timeField) return { name, time: shape.timeFormat, delta: 0 };
+    if (name === shape.timeField) return { name, time: 'start' };
     const other = shape.otherTimeFields.find((f) => f.name === name);
-    if (other) return { name, time: other.format, delta: other.delta };
+    if (other) return { name, time: { format: other.format, delta: other.delta } };
     const metric = shape.metrics.find((m) => m.name === name);
     return { name, zero: metric ? zeroOf(metric) : null };
   });
-  return (seconds) => {
-    const bucket: JsonObject = {};
-    for (const field of fields) bucket[field.name] = 'time' in field ? writeTime(seconds + field.delta, field.time) : field.zero;
+  return (seconds, timeFormat) => {
+    const bucket = newRecord();
+    for (const field of fields) {
+      bucket[field.name] = 'zero' in field ? field.zero : field.time === 'start' ? writeTime(seconds, timeFormat) : writeTime(seconds + field.time.delta, field.time.format);
+    }
     return bucket;
   };
 }
 
-function zeroOf(metric: MetricField): JsonValue {
+export function zeroOf(metric: MetricField): JsonValue {
   const text = metric.scale > 0 ? `0.${'0'.repeat(metric.scale)}` : '0';
   if (metric.type === 'decimal-string') return text;
   // A plain 0 prints as 0; a zero with decimals ("0.00") keeps them through LosslessNumber.
   return metric.scale > 0 ? new LosslessNumber(text) : 0;
 }
 
+/** A grid of buckets: `size` seconds long, starting `offset` seconds after UTC midnight. */
+export interface BucketGrid {
+  size: number;
+  /** Seconds east of UTC (a day grid that starts at 16:00 UTC has offset +28800). */
+  offset: number;
+}
+
+export interface FilledSeries {
+  /** In time order: the service's buckets exactly as sent, zero buckets where it sent none. */
+  buckets: JsonObject[];
+  /** The grid point each bucket stands for (its label), parallel to `buckets`. */
+  slots: number[];
+  filled: number;
+}
+
 /**
- * Every bucket of [start, end) on the grid, in time order: the service's buckets exactly as
- * sent, zero buckets where it sent none. Buckets it sent outside the window are kept too.
+ * Every bucket of [start, end) on the grid. Each bucket the service sent stands for the grid
+ * point nearest its time (a day grid that follows daylight saving is an hour off the grid half
+ * the year); grid points without one get a zero bucket, its time written like its nearest earlier
+ * neighbour's (same layout and zone, same distance from the grid). Buckets outside the window
+ * are kept too.
  */
-export function fillMissingBuckets(buckets: JsonObject[], shape: BucketShape | undefined, window: UsageWindow, grid: BucketGrid): JsonObject[] {
-  if (!shape) return buckets;
-  const timed = buckets.map((bucket) => ({ bucket, t: timeOf(bucket[shape.timeField]) })).sort((a, b) => a.t - b.t);
+export function fillMissingBuckets(buckets: JsonObject[], shape: BucketShape | undefined, window: UsageWindow, grid: BucketGrid): FilledSeries {
+  if (!shape) return { buckets, slots: buckets.map(() => window.start), filled: 0 };
+  const slotOf = (t: number) => Math.round((t - window.start) / grid.size) * grid.size + window.start;
+  const timed = buckets.map((bucket, index) => {
+    const t = readTime(bucket[shape.timeField])!;
+    return { bucket, t: t.seconds, slot: slotOf(t.seconds), format: t.format, index };
+  });
+  timed.sort((a, b) => a.t - b.t || a.index - b.index);
   const makeZero = zeroBucketMaker(shape);
   const result: JsonObject[] = [];
+  const slots: number[] = [];
+  let filled = 0;
   let next = 0;
-  // Merge the sorted real buckets with the grid points they leave empty.
+  // The nearest earlier real bucket: how far off the grid it sits and how it writes its time.
+  let model = timed[0] ? { deviation: timed[0].t - timed[0].slot, format: timed[0].format } : { deviation: 0, format: shape.timeFormat };
   for (let t = window.start; t < window.end; t += grid.size) {
     let present = false;
-    while (next < timed.length && timed[next]!.t <= t) {
-      if (timed[next]!.t === t) present = true;
-      result.push(timed[next++]!.bucket);
+    while (next < timed.length && timed[next]!.slot <= t) {
+      const real = timed[next++]!;
+      if (real.slot === t) present = true;
+      result.push(real.bucket);
+      slots.push(real.slot);
+      model = { deviation: real.t - real.slot, format: real.format };
     }
-    if (!present) result.push(makeZero(t));
+    if (!present) {
+      result.push(makeZero(t + model.deviation, model.format));
+      slots.push(t);
+      filled++;
+    }
   }
-  while (next < timed.length) result.push(timed[next++]!.bucket);
-  return result;
+  while (next < timed.length) {
+    const real = timed[next++]!;
+    result.push(real.bucket);
+    slots.push(real.slot);
+  }
+  return { buckets: result, slots, filled };
 }

@@ -39,24 +39,89 @@ export function stringList(value: JsonValue | undefined): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** A shell-style glob (`*`, `?`, `[abc]`) as a whole-name, case-insensitive matcher. */
+type GlobToken = { kind: 'star' } | { kind: 'any' } | { kind: 'char'; char: string } | { kind: 'set'; negated: boolean; ranges: [string, string][] };
+
+/**
+ * A shell-style glob (`*`, `?`, `[abc]`, `[!a-z]`, `\` escapes) as a whole-name,
+ * case-insensitive matcher that runs in time linear in the name's length (times the pattern's).
+ * Not a regular expression: a backtracking regex takes seconds on `*a*a*b*` against a long name,
+ * and the glob libraries (picomatch, zeptomatch) compile to one; minimatch treats `/`, common in
+ * model names, as a path separator.
+ */
 export function globMatcher(glob: string): (name: string) => boolean {
-  let pattern = '';
-  for (let i = 0; i < glob.length; i++) {
-    const char = glob[i]!;
-    if (char === '*') pattern += '.*';
-    else if (char === '?') pattern += '.';
+  const tokens: GlobToken[] = [];
+  const chars = Array.from(glob.toLowerCase());
+  for (let i = 0; i < chars.length; i++) {
+    const char = chars[i]!;
+    if (char === '*') {
+      if (tokens.at(-1)?.kind !== 'star') tokens.push({ kind: 'star' });
+    } else if (char === '?') tokens.push({ kind: 'any' });
+    else if (char === '\\' && i + 1 < chars.length) tokens.push({ kind: 'char', char: chars[++i]! });
     else if (char === '[') {
-      const close = glob.indexOf(']', i + 1);
-      if (close < 0) pattern += '\\[';
-      else {
-        pattern += `[${glob.slice(i + 1, close).replace(/\\/g, '\\\\')}]`;
-        i = close;
-      }
-    } else pattern += char.replace(/[.+^${}()|\\\]]/g, '\\$&');
+      const set = readSet(chars, i + 1);
+      if (set) {
+        tokens.push(set.token);
+        i = set.end;
+      } else tokens.push({ kind: 'char', char });
+    } else tokens.push({ kind: 'char', char });
   }
-  const regex = new RegExp(`^${pattern}$`, 'i');
-  return (name) => regex.test(name);
+  return (name) => matchTokens(tokens, Array.from(name.toLowerCase()));
+}
+
+/** `[...]` from just after the bracket: its ranges and where it ends, or undefined when it never closes. */
+function readSet(chars: string[], from: number): { token: GlobToken; end: number } | undefined {
+  let i = from;
+  const negated = chars[i] === '!' || chars[i] === '^';
+  if (negated) i++;
+  const ranges: [string, string][] = [];
+  // A ] right after the bracket (or its negation) is a member.
+  for (let first = true; i < chars.length; first = false) {
+    const char = chars[i]!;
+    if (char === ']' && !first) return { token: { kind: 'set', negated, ranges }, end: i };
+    if (chars[i + 1] === '-' && i + 2 < chars.length && chars[i + 2] !== ']') {
+      ranges.push([char, chars[i + 2]!]);
+      i += 3;
+    } else {
+      ranges.push([char, char]);
+      i++;
+    }
+  }
+  return undefined;
+}
+
+function matchOne(token: GlobToken, char: string): boolean {
+  switch (token.kind) {
+    case 'any': return true;
+    case 'char': return token.char === char;
+    case 'set': return token.ranges.some(([low, high]) => char >= low && char <= high) !== token.negated;
+    case 'star': return false;
+  }
+}
+
+/**
+ * The two-pointer wildcard match: on a mismatch, the last star takes one more character. Each
+ * character of the name is looked at once per pattern position at most.
+ */
+function matchTokens(tokens: GlobToken[], name: string[]): boolean {
+  let t = 0;
+  let n = 0;
+  let star = -1;
+  let resume = 0;
+  while (n < name.length) {
+    const token = tokens[t];
+    if (token && token.kind !== 'star' && matchOne(token, name[n]!)) {
+      t++;
+      n++;
+    } else if (token?.kind === 'star') {
+      star = t++;
+      resume = n;
+    } else if (star >= 0) {
+      t = star + 1;
+      n = ++resume;
+    } else return false;
+  }
+  while (tokens[t]?.kind === 'star') t++;
+  return t === tokens.length;
 }
 
 /** What listings filter, sort and show of a catalog record, worked out once. */
@@ -215,9 +280,24 @@ export function fromListing(value: unknown): PriceRow[] | undefined {
     if (row.vendor === undefined || row.vendorKeys === undefined || row.types === undefined || row.groups === undefined || row.billingMode === undefined) return undefined;
     if (row.input === undefined || row.output === undefined || row.cacheRead === undefined || row.other === undefined) return undefined;
     if (rows[k + 5] !== 0 && rows[k + 5] !== 1) return undefined;
+    // Read back from a file: its prices are checked as strictly as the service's.
+    if (!isPriceText(row.input) || !isPriceText(row.output) || !isPriceText(row.cacheRead) || !row.other.every((o) => isDecimalString(o.value))) return undefined;
     result[m] = row;
   }
   return result;
+}
+
+function isPriceText(text: string): boolean {
+  return text === '' || isDecimalString(text);
+}
+
+/**
+ * A token price as listings show it: per-token models show all three (a zero is free); models
+ * billed otherwise (per call, second, image) show a token price only when it is not zero.
+ */
+export function shownTokenPrice(row: PriceRow, per1K: string): string {
+  if (per1K === '') return '';
+  return row.perToken || !/^-?[0.]*$/.test(per1K) ? per1K : '';
 }
 
 function isStrings(value: unknown): value is string[] {
@@ -233,10 +313,13 @@ export interface CatalogFilter {
   group?: string;
 }
 
-export function filterRows(rows: PriceRow[], filter: CatalogFilter): PriceRow[] {
+/** The rows that pass every filter; `checkDeadline` is called now and then (a glob over long names is real work). */
+export function filterRows(rows: PriceRow[], filter: CatalogFilter, checkDeadline: () => void = () => undefined): PriceRow[] {
   const model = filter.model ? globMatcher(filter.model) : undefined;
   const vendor = filter.vendor?.toLowerCase();
+  let seen = 0;
   return rows.filter((row) => {
+    if ((++seen & 255) === 0) checkDeadline();
     if (model && !model(row.name)) return false;
     if (vendor !== undefined && !row.vendorKeys.includes(vendor)) return false;
     if (filter.type && !row.types.includes(filter.type)) return false;
@@ -250,7 +333,8 @@ export type SortKey = 'name' | 'input' | 'output';
 /** Sorted copy: by name, or by a price (cheapest first, models without that price last). */
 export function sortRows(rows: PriceRow[], key: SortKey): PriceRow[] {
   if (key === 'name') return [...rows].sort((a, b) => compareText(a.name, b.name));
-  const price = (row: PriceRow) => (key === 'input' ? row.input : row.output);
+  // By the price shown: a model without one (or billed otherwise, at zero) goes last.
+  const price = (row: PriceRow) => shownTokenPrice(row, key === 'input' ? row.input : row.output);
   return [...rows].sort((a, b) => {
     const x = price(a);
     const y = price(b);

@@ -45,25 +45,45 @@ export function shareOf(part: { toString(): string } | string, whole: { toString
   return Number.isFinite(share) ? share : 0;
 }
 
+/** The largest amounts tally does arithmetic on exactly: this many digits before and after the point. */
+export const MAX_INTEGER_DIGITS = 100;
+export const MAX_FRACTION_DIGITS = 100;
+
+const NUMBER_PARTS = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
 /**
- * A yuan amount for people: thousands separators, at least `minDecimals` decimals, and every
- * further decimal the ledger holds (never rounded away).
+ * The exact plain decimal text of a JSON number or decimal string (`1.5e3` is `1500`,
+ * `2.50E-2` is `0.0250`), without loading decimal.js; undefined when it is not one, or holds more
+ * than MAX_INTEGER_DIGITS digits before the point or MAX_FRACTION_DIGITS after it.
  */
-export function formatYuan(amount: { toFixed(): string } | string, symbol = '¥', minDecimals = 2): string {
-  const text = typeof amount === 'string' ? amount : amount.toFixed();
-  const negative = text.charCodeAt(0) === 45; // '-'
-  const body = negative ? text.slice(1) : text;
-  const dot = body.indexOf('.');
-  let whole = dot < 0 ? body : body.slice(0, dot);
-  let fraction = dot < 0 ? '' : body.slice(dot + 1);
-  let end = fraction.length;
-  while (end > 0 && fraction.charCodeAt(end - 1) === 48) end--;
-  fraction = fraction.slice(0, end);
-  const zero = end === 0 && /^0+$/.test(whole);
-  if (fraction.length < minDecimals) fraction += '0'.repeat(minDecimals - fraction.length);
-  let start = 0;
-  while (start < whole.length - 1 && whole.charCodeAt(start) === 48) start++;
-  whole = whole.slice(start);
-  if (whole.length > 3) whole = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${negative && !zero ? '-' : ''}${symbol}${whole}.${fraction}`;
+export function plainDecimal(text: string): string | undefined {
+  const parts = NUMBER_PARTS.exec(text);
+  if (!parts) return undefined;
+  const [, sign = '', whole = '', fraction = '', exponentText] = parts;
+  if (exponentText === undefined) {
+    const digits = whole.replace(/^0+(?=\d)/, '');
+    if (digits.length > MAX_INTEGER_DIGITS || fraction.length > MAX_FRACTION_DIGITS) return undefined;
+    return text;
+  }
+  if (exponentText.replace(/^[+-]?0*/, '').length > 4) return undefined;
+  const exponent = Number(exponentText);
+  const digits = whole + fraction;
+  let point = whole.length + exponent;
+  let integer: string;
+  let rest: string;
+  if (point <= 0) {
+    integer = '0';
+    rest = '0'.repeat(-point) + digits;
+    point = 0;
+  } else if (point >= digits.length) {
+    integer = digits + '0'.repeat(point - digits.length);
+    rest = '';
+  } else {
+    integer = digits.slice(0, point);
+    rest = digits.slice(point);
+  }
+  integer = integer.replace(/^0+(?=\d)/, '');
+  if (integer.length > MAX_INTEGER_DIGITS || rest.length > MAX_FRACTION_DIGITS) return undefined;
+  const zero = /^0*$/.test(integer + rest);
+  return `${sign && !zero ? '-' : ''}${integer}${rest ? `.${rest}` : ''}`;
 }

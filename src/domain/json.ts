@@ -121,3 +121,11 @@ export function jsonText(value: unknown): string {
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
 }
+
+/**
+ * An empty object for fields named by the service: without a prototype, a field called
+ * `__proto__` is an ordinary key (on a plain object, assigning it would replace the prototype).
+ */
+export function newRecord(): JsonObject {
+  return Object.create(null) as JsonObject;
+}

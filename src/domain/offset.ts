@@ -1,19 +1,13 @@
 // UTC offsets written as +HH:MM / -HH:MM (also Z, +HH, +HHMM).
 import { UsageError } from '../errors.js';
 
-/** Minutes east of UTC. */
-export function parseUtcOffset(text: string): number {
+/** Minutes east of UTC; `what` names the flag or setting in the error. */
+export function parseUtcOffset(text: string, what = '--utc-offset'): number {
   if (text === 'Z' || text === 'z') return 0;
   const match = /^([+-])(\d{2}):?(\d{2})?$/.exec(text);
-  if (!match) throw new UsageError(`UTC offset "${text}" is not of the form +HH:MM`);
+  if (!match) throw new UsageError(`${what} "${text}" is not a UTC offset of the form +HH:MM`);
   const hours = Number(match[2]);
   const minutes = Number(match[3] ?? 0);
-  if (hours > 14 || minutes > 59) throw new UsageError(`UTC offset "${text}" is out of range`);
+  if (hours > 14 || minutes > 59 || (match[1] === '-' && hours * 60 + minutes > 12 * 60)) throw new UsageError(`${what} "${text}" is out of range (-12:00 to +14:00)`);
   return (match[1] === '-' ? -1 : 1) * (hours * 60 + minutes);
-}
-
-export function formatUtcOffset(minutes: number): string {
-  const sign = minutes < 0 ? '-' : '+';
-  const abs = Math.abs(minutes);
-  return `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }

@@ -1,7 +1,7 @@
-// Totals of several usage windows, added exactly.
-import { isDecimalString } from './decimal-text.js';
+// Totals of several usage windows (or of the days of a week or month), added exactly.
+import { isDecimalString, plainDecimal } from './decimal-text.js';
 import { Decimal } from './money.js';
-import { type JsonObject, LosslessNumber, isJsonNumber, numberText } from './json.js';
+import { type JsonObject, type JsonValue, LosslessNumber, isJsonNumber, newRecord, numberText } from './json.js';
 
 const NON_ADDITIVE = /avg|mean|average|median|rate|ratio|percent|pct|share|p\d{2}|max|min|latency/i;
 
@@ -11,22 +11,25 @@ export function isAdditive(name: string): boolean {
 }
 
 /**
- * Totals of several windows: additive metrics added exactly; max/min kept as such; other
- * non-additive values (averages) cannot be combined and become null.
+ * Totals of several windows: additive metrics added exactly, keeping their type (a JSON
+ * number stays one, a decimal string keeps the largest scale it was written with); max and min
+ * kept as such; other non-additive values (averages) cannot be combined and become null, and
+ * so does any other field whose parts disagree.
  */
 export function mergeTotals(parts: JsonObject[]): JsonObject {
-  const merged: JsonObject = {};
+  const merged = newRecord();
   const names: string[] = [];
-  for (const part of parts) for (const name of Object.keys(part)) if (!names.includes(name)) names.push(name);
+  const seen = new Set<string>();
+  for (const part of parts) for (const name of Object.keys(part)) if (!seen.has(name)) seen.add(name), names.push(name);
   for (const name of names) {
-    const values = parts.map((p) => p[name]).filter((v) => v !== undefined);
-    const numeric = values.every((v) => isJsonNumber(v) || isDecimalString(v));
-    if (!numeric || values.length === 0) {
-      merged[name] = values.length === 1 ? values[0]! : null;
+    const values = parts.map((p) => p[name]).filter((v): v is JsonValue => v !== undefined && v !== null);
+    const texts = values.map((v) => (isJsonNumber(v) ? plainDecimal(numberText(v)) : isDecimalString(v) ? v : undefined));
+    if (values.length === 0 || texts.some((t) => t === undefined)) {
+      merged[name] = values.length > 0 && values.every((v) => JSON.stringify(v) === JSON.stringify(values[0])) ? values[0]! : null;
       continue;
     }
-    const decimals = values.map((v) => new Decimal(isJsonNumber(v) ? numberText(v) : (v as string)));
-    const scale = Math.max(...values.map((v) => /\.(\d+)$/.exec(isJsonNumber(v) ? numberText(v) : (v as string))?.[1]?.length ?? 0));
+    const decimals = (texts as string[]).map((t) => new Decimal(t));
+    const scale = Math.max(...(texts as string[]).map((t) => (t.includes('.') ? t.length - t.indexOf('.') - 1 : 0)));
     let result: Decimal | undefined;
     if (isAdditive(name)) result = decimals.reduce((a, b) => a.plus(b));
     else if (/max/i.test(name)) result = Decimal.max(...decimals);
@@ -37,4 +40,3 @@ export function mergeTotals(parts: JsonObject[]): JsonObject {
   }
   return merged;
 }
-

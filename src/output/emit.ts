@@ -1,8 +1,9 @@
 // The one place results reach stdout. A command hands over its records once; this decides
-// between JSON, CSV and a table.
+// between JSON, CSV and a table, and escapes what is written to a terminal.
 import type { Context } from '../context.js';
 import { stringifyJson } from '../domain/json.js';
 import { UsageError } from '../errors.js';
+import { escapeControl, escapeJsonForTerminal, guardTerminalText } from './escape.js';
 
 export interface Csv {
   header: string[];
@@ -19,23 +20,37 @@ export interface Result {
 }
 
 export async function emit(ctx: Context, result: Result): Promise<void> {
+  const tty = ctx.io.stdoutIsTTY;
   if (ctx.options.json) {
     const value = typeof result.json === 'function' ? (result.json as () => unknown)() : result.json;
-    ctx.io.out(`${stringifyJson(value, 2)}\n`);
+    await writeJson(ctx, value, 2);
     return;
   }
   if (ctx.options.csv) {
     // Commands say so before any request (cli.ts, pricing --diff); this holds the rule for any other result without rows.
     if (!result.csv) throw new UsageError('--csv has no rows to print here; use --json');
-    ctx.io.out(formatCsv(result.csv()));
+    ctx.io.out(formatCsv(result.csv(), tty));
     return;
   }
-  ctx.io.out(await result.human());
+  const text = await result.human();
+  ctx.io.out(tty ? guardTerminalText(text) : text);
 }
 
-/** RFC 4180: quote cells holding a comma, quote, or line break. */
-export function formatCsv({ header, rows }: Csv): string {
-  const line = (cells: string[]) => cells.map(csvCell).join(',');
+/** One JSON document on stdout (through --jq when given), escaped for a terminal. */
+export async function writeJson(ctx: Context, value: unknown, indent?: number): Promise<void> {
+  if (ctx.options.jq !== undefined) {
+    const { applyJq } = await import('./jq.js');
+    ctx.io.out(await applyJq(ctx, value));
+    return;
+  }
+  const text = `${stringifyJson(value, indent)}\n`;
+  ctx.io.out(ctx.io.stdoutIsTTY ? escapeJsonForTerminal(text) : text);
+}
+
+/** RFC 4180: quote cells holding a comma, quote, or line break; on a terminal, control characters escaped. */
+export function formatCsv({ header, rows }: Csv, terminal = false): string {
+  const cell = terminal ? (text: string) => csvCell(escapeControl(text)) : csvCell;
+  const line = (cells: string[]) => cells.map(cell).join(',');
   return [line(header), ...rows.map(line)].join('\r\n') + '\r\n';
 }
 
@@ -43,7 +58,8 @@ function csvCell(cell: string): string {
   return /[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
 }
 
-/** One JSON document per line (logs --ndjson). */
+/** One JSON document per line (logs --ndjson), escaped on a terminal. */
 export function emitNdjson(ctx: Context, record: unknown): void {
-  ctx.io.out(`${stringifyJson(record)}\n`);
+  const text = `${stringifyJson(record)}\n`;
+  ctx.io.out(ctx.io.stdoutIsTTY ? escapeJsonForTerminal(text) : text);
 }

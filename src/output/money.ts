@@ -1,14 +1,123 @@
-// Amounts for people: always yuan, never a dollar sign, whatever a field is called.
-import { formatYuan } from '../domain/decimal-text.js';
+// How numbers look to people: the one rule for every table, panel, check line, annotation and
+// step summary. A column's precision follows what it holds, never the data or the window:
+//
+//   account amounts (balances, limits, spend over a period, totals)   2 decimals   ¥5,770.95
+//   unit prices (per 1M tokens, per call, per second, per image)      4 decimals   ¥0.8750
+//   the cost of one call (log entries)                                4 decimals   ¥0.0123
+//   counts (calls, tokens)                                            as sent      271,979
+//
+// Amounts are rounded half up from their exact decimal text, once (a total is the exact total,
+// rounded); a nonzero amount that rounds to zero is shown as `<¥0.01`, never as zero. Digits are
+// grouped in threes. `--exact` shows every digit the service sent. Everything here works on
+// decimal text: no amount ever passes through a binary float.
+import { plainDecimal } from '../domain/decimal-text.js';
 import type { Decimal } from '../domain/money.js';
+import { escapeControl } from './escape.js';
 
-/** `¥1,234.50` for CNY; another currency code is shown as a code, never as `$`. */
-export function yuan(amount: Decimal | string, currency = 'CNY', minDecimals = 2): string {
-  return currency === 'CNY' ? formatYuan(amount, '¥', minDecimals) : `${formatYuan(amount, '', minDecimals)} ${currency}`;
+export type AmountKind = 'account' | 'unit-price' | 'per-call';
+
+/** Decimal places shown for each kind of amount. */
+export const AMOUNT_DECIMALS: Record<AmountKind, number> = { account: 2, 'unit-price': 4, 'per-call': 4 };
+
+export interface AmountOptions {
+  /** Every digit the service sent, unrounded (`--exact`). */
+  exact?: boolean;
+  /** The currency code the amount is in (default CNY, shown as ¥); another is shown as a code after the amount, never as `$`. */
+  currency?: string;
 }
 
-/** A share as a percentage with one decimal, computed in decimal. */
-export function percent(part: Decimal, whole: Decimal): string {
+/** An amount for people, e.g. `¥5,770.95`, `<¥0.01`, `-¥12.30`, or `12.30 USD`. */
+export function formatAmount(amount: Decimal | string, kind: AmountKind, options: AmountOptions = {}): string {
+  const text = typeof amount === 'string' ? (plainDecimal(amount) ?? amount) : amount.toFixed();
+  const currency = options.currency ?? 'CNY';
+  const symbol = currency === 'CNY' ? '¥' : '';
+  const suffix = currency === 'CNY' ? '' : ` ${escapeControl(currency)}`;
+  if (options.exact) return withSymbol(text, symbol) + suffix;
+  const decimals = AMOUNT_DECIMALS[kind];
+  const rounded = padDecimals(roundHalfUp(text, decimals), decimals);
+  if (isZeroText(rounded) && !isZeroText(text)) {
+    return `${text.startsWith('-') ? '-' : ''}<${symbol}0.${'0'.repeat(decimals - 1)}1${suffix}`;
+  }
+  return withSymbol(rounded, symbol) + suffix;
+}
+
+/** `-1234.5` as `-¥1,234.5`: the sign first, digits grouped, the fraction as it is, no leading zeros. */
+function withSymbol(text: string, symbol: string): string {
+  const negative = text.startsWith('-');
+  const body = negative ? text.slice(1) : text;
+  const dot = body.indexOf('.');
+  const whole = (dot < 0 ? body : body.slice(0, dot)).replace(/^0+(?=\d)/, '');
+  return `${negative && !isZeroText(body) ? '-' : ''}${symbol}${groupDigits(whole)}${dot < 0 ? '' : body.slice(dot)}`;
+}
+
+/** Decimal text with exactly `decimals` places (it has at most that many). */
+function padDecimals(text: string, decimals: number): string {
+  if (decimals === 0) return text;
+  const dot = text.indexOf('.');
+  const have = dot < 0 ? 0 : text.length - dot - 1;
+  return `${text}${dot < 0 ? '.' : ''}${'0'.repeat(decimals - have)}`;
+}
+
+/** A count (calls, tokens) with its digits grouped: `271,979`; a fraction as sent (`1,234.5`). */
+export function formatCount(text: string): string {
+  const plain = plainDecimal(text) ?? text;
+  const negative = plain.startsWith('-');
+  const body = negative ? plain.slice(1) : plain;
+  const dot = body.indexOf('.');
+  const whole = dot < 0 ? body : body.slice(0, dot);
+  const grouped = groupDigits(whole);
+  return `${negative ? '-' : ''}${grouped}${dot < 0 ? '' : body.slice(dot)}`;
+}
+
+/** `271979` as `271,979`. */
+export function groupDigits(digits: string): string {
+  if (digits.length <= 3) return digits;
+  let out = '';
+  const head = digits.length % 3 || 3;
+  out = digits.slice(0, head);
+  for (let i = head; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return out;
+}
+
+/** part / whole as a percentage with one decimal, computed in decimal; `<0.1%` for a sliver. */
+export function formatPercent(part: Decimal, whole: Decimal): string {
   if (whole.isZero()) return '—';
-  return `${part.div(whole).mul(100).toDecimalPlaces(1).toFixed(1)}%`;
+  const share = part.div(whole).mul(100);
+  const shown = share.toDecimalPlaces(1);
+  if (shown.isZero() && !share.isZero()) return share.isNegative() ? '>-0.1%' : '<0.1%';
+  return `${shown.toFixed(1)}%`;
+}
+
+/** Decimal text rounded half up (away from zero at .5) to `decimals` places, exactly. */
+export function roundHalfUp(text: string, decimals: number): string {
+  const negative = text.startsWith('-');
+  const body = negative ? text.slice(1) : text;
+  const dot = body.indexOf('.');
+  const whole = dot < 0 ? body : body.slice(0, dot);
+  const fraction = dot < 0 ? '' : body.slice(dot + 1);
+  if (fraction.length <= decimals) return text;
+  const kept = whole + fraction.slice(0, decimals);
+  const up = fraction.charCodeAt(decimals) >= 53; // '5'
+  let digits = up ? incrementDigits(kept) : kept;
+  if (digits.length < decimals + 1) digits = digits.padStart(decimals + 1, '0');
+  const intPart = digits.slice(0, digits.length - decimals) || '0';
+  const fracPart = digits.slice(digits.length - decimals);
+  const result = decimals > 0 ? `${intPart}.${fracPart}` : intPart;
+  return negative && !isZeroText(result) ? `-${result}` : result;
+}
+
+function incrementDigits(digits: string): string {
+  const chars = digits.split('');
+  for (let i = chars.length - 1; i >= 0; i--) {
+    if (chars[i] === '9') chars[i] = '0';
+    else {
+      chars[i] = String.fromCharCode(chars[i]!.charCodeAt(0) + 1);
+      return chars.join('');
+    }
+  }
+  return `1${chars.join('')}`;
+}
+
+function isZeroText(text: string): boolean {
+  return /^-?[0.]*$/.test(text);
 }

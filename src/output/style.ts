@@ -8,5 +8,6 @@ export async function styleFor(ctx: Context): Promise<Style> {
   const tty = ctx.io.stdoutIsTTY;
   // chalk loads only when there is colour to paint.
   const paint = ctx.io.color ? new (await import('chalk')).Chalk({ level: 1 }) : PLAIN;
-  return { color: ctx.io.color, width: tty ? ctx.io.width : Number.POSITIVE_INFINITY, unicode: tty, paint };
+  const wide = ctx.options.wide;
+  return { color: ctx.io.color, width: tty && !wide ? ctx.io.width : Number.POSITIVE_INFINITY, unicode: tty, paint, wide };
 }

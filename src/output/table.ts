@@ -1,8 +1,15 @@
-// Tables and key/value panels for people. Loaded only when a human view is rendered.
-// Columns are laid out directly (aligned, no per-cell box drawing): a 2,208-row usage table
-// renders in milliseconds, where a boxed-table library took over half a second.
+// Tables and key/value panels for people: the one place that fits output to the terminal.
+// - Every cell is escaped (nothing from the network or a file drives the terminal) except the
+//   ones tally drew itself (bars), which a column or a panel value says with `drawn`.
+// - On a terminal, a table wider than the terminal drops its least important columns first
+//   (highest dropOrder; 0 never: the identifying column), then shortens text cells with `…`,
+//   and says below it what it hid. `--wide` never drops or shortens.
+// - Amount columns align on the decimal point.
+// Columns are laid out directly (no per-cell box drawing): a 2,208-row usage table renders in
+// milliseconds, where a boxed-table library (cli-table3) took over half a second.
 import { escapeControl } from './escape.js';
 import { NARROW, NARROW_OR_NUL, displayWidth, prepareWidths } from './width.js';
+import { fitLines } from './wrap.js';
 
 /** What tally paints with: chalk when there is colour, plain text otherwise. */
 export interface Painter {
@@ -15,18 +22,24 @@ export interface Painter {
 
 export interface Style {
   color: boolean;
+  /** Columns to fit (Infinity on a pipe or with --wide). */
   width: number;
   unicode: boolean;
   paint: Painter;
+  /** --wide: never drop or shorten a column. */
+  wide?: boolean;
 }
 
 export interface Column {
   header: string;
-  align?: 'left' | 'right';
-  /** Columns with a higher number are dropped first when the terminal is too narrow; 0 never. */
+  /** What the column is called when it has to be hidden and its header is empty (a bar). */
+  name?: string;
+  /** `decimal`: right-aligned, decimal points in one column. */
+  align?: 'left' | 'right' | 'decimal';
+  /** Columns with a higher number are dropped first when the terminal is too narrow; 0 (the default) never. */
   dropOrder?: number;
-  /** Cells tally drew itself (bars): not escaped. Everything else may come from the service. */
-  trusted?: boolean;
+  /** Cells tally drew itself (bars, with colour codes): not escaped. Everything else may come from the service. */
+  drawn?: boolean;
 }
 
 export interface TableSpec {
@@ -36,14 +49,18 @@ export interface TableSpec {
   footer?: string[];
 }
 
-function pad(text: string, width: number, align: 'left' | 'right'): string {
-  const gap = width - displayWidth(text);
-  if (gap <= 0) return text;
-  return align === 'right' ? SPACES.slice(0, gap) + text : text + SPACES.slice(0, gap);
+/** Text tally made itself (a bar, a coloured mark): shown as it is, not escaped. */
+export interface Drawn {
+  drawn: string;
 }
-const SPACES = ' '.repeat(512);
 
+export function drawn(text: string): Drawn {
+  return { drawn: text };
+}
+
+const SPACES = ' '.repeat(512);
 const GAP = '  ';
+const ELLIPSIS = '…';
 
 /** A table that fits the terminal: optional columns are dropped, in dropOrder, until it fits. */
 export async function renderTable(spec: TableSpec, style: Style): Promise<string> {
@@ -56,23 +73,22 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
   // position (line * count + column) in `lines`: rare, so they are kept aside.
   const odd = new Map<number, number>();
   for (let i = 0; i < count; i++) {
-    const trusted = columns[i]!.trusted === true;
+    const drawnColumn = columns[i]!.drawn === true;
     const look = (r: number) => {
       const row = lines[r]!;
       const cell = row[i] ?? '';
-      // tally's own cells (labels, amounts, bars) hold narrow characters only.
-      const mine = trusted && r > 0;
+      const mine = drawnColumn && r > 0;
       if (NARROW.test(cell) || (mine && !cell.includes('\u001b'))) {
         if (cell.length > widths[i]!) widths[i] = cell.length;
       } else {
-        // Anything else from the service is escaped (it must never drive the terminal).
+        // Anything else is escaped (it must never drive the terminal).
         if (!mine) row[i] = escapeControl(cell);
         odd.set(r * count + i, -1);
       }
     };
     // One look at a column's joined body text: narrow text (most of it) needs neither escaping
     // nor measuring. The header (the service's field names) and the footer are looked at alone.
-    const bodyWidth = plainColumnWidth(rows, i, trusted);
+    const bodyWidth = plainColumnWidth(rows, i, drawnColumn);
     if (bodyWidth === undefined) for (let r = 1; r <= rows.length; r++) look(r);
     else widths[i] = bodyWidth;
     look(0);
@@ -87,16 +103,36 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
       if (width > widths[at % count]!) widths[at % count] = width;
     }
   }
+  // Decimal columns: cells with fewer decimals than the longest get blanks after them.
+  const tails = columns.map((c, i) => (c.align === 'decimal' ? decimalTails(lines, i) : undefined));
+  for (let i = 0; i < count; i++) if (tails[i]) widths[i] = Math.max(widths[i]!, tails[i]!.width);
+
   let keep = columns.map((_, i) => i);
   const total = () => keep.reduce((sum, i) => sum + widths[i]!, 0) + GAP.length * (keep.length - 1);
-  while (total() > style.width) {
-    const droppable = keep.filter((i) => (columns[i]!.dropOrder ?? 0) > 0);
-    if (droppable.length === 0) break;
-    const drop = droppable.reduce((a, b) => (columns[b]!.dropOrder! > columns[a]!.dropOrder! ? b : a));
-    keep = keep.filter((i) => i !== drop);
+  const hidden: string[] = [];
+  if (!style.wide) {
+    while (total() > style.width) {
+      const droppable = keep.filter((i) => (columns[i]!.dropOrder ?? 0) > 0);
+      if (droppable.length === 0) break;
+      const drop = droppable.reduce((a, b) => (columns[b]!.dropOrder! > columns[a]!.dropOrder! ? b : a));
+      keep = keep.filter((i) => i !== drop);
+      hidden.push(escapeControl(columns[drop]!.header || columns[drop]!.name || `column ${drop + 1}`));
+    }
   }
-  const right = columns.map((c) => c.align === 'right');
-  const pads = Array.from({ length: Math.max(0, ...widths) + 1 }, (_, n) => ' '.repeat(n));
+  // Still too wide: shorten the widest text column (never an amount, a count or a bar).
+  const shortened = new Map<number, number>();
+  if (!style.wide) {
+    for (let guard = 0; total() > style.width && guard < count; guard++) {
+      const text = keep.filter((i) => columns[i]!.align !== 'right' && columns[i]!.align !== 'decimal' && !columns[i]!.drawn);
+      if (text.length === 0) break;
+      const widest = text.reduce((a, b) => (widths[b]! > widths[a]! ? b : a));
+      const target = Math.max(widths[widest]! - (total() - style.width), Math.min(widths[widest]!, 8));
+      if (target >= widths[widest]!) break;
+      widths[widest] = target;
+      shortened.set(widest, target);
+    }
+  }
+  const right = columns.map((c) => c.align === 'right' || c.align === 'decimal');
   const hasOdd = odd.size > 0;
   const line = (r: number) => {
     const row = lines[r]!;
@@ -106,12 +142,22 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
     let text = '';
     for (let k = 0; k <= end; k++) {
       const i = keep[k]!;
-      const cell = row[i] ?? '';
-      const gap = widths[i]! - (hasOdd ? (odd.get(r * count + i) ?? cell.length) : cell.length);
+      let cell = row[i] ?? '';
+      let width = hasOdd ? (odd.get(r * count + i) ?? cell.length) : cell.length;
+      const limit = shortened.get(i);
+      if (limit !== undefined && width > limit) {
+        cell = shorten(cell, limit);
+        width = displayWidth(cell);
+      }
+      // Blanks after a cell with fewer decimals line its point up; at the end of a line they stay unwritten.
+      const tail = tails[i];
+      const pad = tail?.pad && r > 0 ? tail.pad(cell) : 0;
+      const gap = widths[i]! - width - pad;
       if (k > 0) text += GAP;
       if (gap <= 0 || (k === end && !right[i])) text += cell;
-      else if (right[i]) text += pads[gap] + cell;
-      else text += cell + pads[gap];
+      else if (right[i]) text += SPACES.slice(0, gap) + cell;
+      else text += cell + SPACES.slice(0, gap);
+      if (pad > 0 && k < end) text += SPACES.slice(0, pad);
     }
     return text;
   };
@@ -120,7 +166,54 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
   const bodyEnd = 1 + rows.length;
   for (let r = 1; r < bodyEnd; r++) out.push(line(r));
   if (spec.footer) out.push(rule, paint.bold(line(bodyEnd)));
-  return `${out.join('\n')}\n`;
+  let text = `${out.join('\n')}\n`;
+  if (hidden.length > 0) {
+    const note = `${hidden.length === 1 ? 'column' : 'columns'} hidden to fit ${style.width} columns: ${hidden.join(', ')} (--wide shows every column; --csv or --json every field)`;
+    text += `${paint.dim(await fitLines(note, style.width))}\n`;
+  }
+  return text;
+}
+
+/** A cell cut to `width` columns, ending in `…`. */
+function shorten(cell: string, width: number): string {
+  let out = '';
+  let used = 0;
+  for (const char of cell) {
+    const w = displayWidth(char);
+    if (used + w > width - 1) break;
+    out += char;
+    used += w;
+  }
+  return out + ELLIPSIS;
+}
+
+/**
+ * For a decimal column: the widest cell once decimal points are lined up, and how many blanks
+ * each cell needs after it; no padding at all when every cell has as many decimals (the usual
+ * case, where right alignment alone lines the points up).
+ */
+function decimalTails(lines: string[][], column: number): { width: number; pad?: (cell: string) => number } {
+  const tailOf = (cell: string) => {
+    const dot = cell.lastIndexOf('.');
+    return dot < 0 || !/\d/.test(cell.charAt(dot + 1)) ? 0 : cell.length - dot;
+  };
+  let most = 0;
+  let least = Number.POSITIVE_INFINITY;
+  for (let r = 1; r < lines.length; r++) {
+    const cell = lines[r]![column] ?? '';
+    if (cell === '' || !/\d/.test(cell)) continue;
+    const tail = tailOf(cell);
+    if (tail > most) most = tail;
+    if (tail < least) least = tail;
+  }
+  if (most === least || most === 0) return { width: 0 };
+  let width = 0;
+  for (let r = 1; r < lines.length; r++) {
+    const cell = lines[r]![column] ?? '';
+    width = Math.max(width, displayWidth(cell) + (/\d/.test(cell) ? most - tailOf(cell) : 0));
+  }
+  // A cell without digits (a dash for "none") is not a number: it sits at the column's right edge.
+  return { width, pad: (cell) => (cell === '' || !/\d/.test(cell) ? 0 : most - tailOf(cell)) };
 }
 
 /**
@@ -128,10 +221,10 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
  * columns, free of colour codes); undefined otherwise. The cells are joined with NUL, which no
  * narrow text holds: the joined text is narrow apart from exactly one NUL per join, or not.
  */
-function plainColumnWidth(rows: string[][], column: number, trusted: boolean): number | undefined {
+function plainColumnWidth(rows: string[][], column: number, drawnColumn: boolean): number | undefined {
   if (rows.length === 0) return 0;
   const joined = rows.map((row) => row[column] ?? '').join('\u0000');
-  if (trusted ? joined.includes('\u001b') : !NARROW_OR_NUL.test(joined)) return undefined;
+  if (drawnColumn ? joined.includes('\u001b') : !NARROW_OR_NUL.test(joined)) return undefined;
   let widest = 0;
   let separators = 0;
   let from = 0;
@@ -146,12 +239,27 @@ function plainColumnWidth(rows: string[][], column: number, trusted: boolean): n
   return separators === rows.length - 1 ? widest : undefined;
 }
 
-/** Label/value lines, labels aligned. Values are escaped unless marked as drawn by tally (bars). */
-export async function renderPanel(rows: [label: string, value: string, trusted?: boolean][], style: Style): Promise<string> {
+export type PanelValue = string | Drawn;
+
+/**
+ * Label/value lines, labels aligned. Values are escaped unless drawn by tally; on a terminal a
+ * long value wraps under itself.
+ */
+export async function renderPanel(rows: [label: string, value: PanelValue][], style: Style): Promise<string> {
   const paint = style.paint;
-  await prepareWidths(rows.map(([label]) => label));
-  const width = Math.max(...rows.map(([label]) => displayWidth(label)));
-  return rows.map(([label, value, trusted]) => `${paint.dim(pad(label, width, 'left'))}  ${trusted ? value : escapeControl(value)}`.trimEnd()).join('\n') + '\n';
+  const labels = rows.map(([label]) => escapeControl(label));
+  await prepareWidths(labels);
+  const width = Math.max(...labels.map((label) => displayWidth(label)));
+  const lines = await Promise.all(
+    rows.map(async ([, value], i) => {
+      const label = labels[i]!;
+      const text = typeof value === 'string' ? escapeControl(value) : value.drawn;
+      const head = `${paint.dim(label)}${SPACES.slice(0, width - displayWidth(label))}  `;
+      const body = await fitLines(text, style.width - width - 2);
+      return `${head}${body.split('\n').join(`\n${SPACES.slice(0, width + 2)}`)}`.trimEnd();
+    }),
+  );
+  return `${lines.join('\n')}\n`;
 }
 
 /** Draws horizontal bars `width` columns wide for shares between 0 and 1. */

@@ -14,8 +14,6 @@ export function randomSource(seed: number): () => number {
   };
 }
 
-export type EndpointType = 'openai' | 'openai-response' | 'openai-response-compact' | 'anthropic' | 'gemini' | 'image-generation' | 'video-generation' | 'embeddings' | 'audio-speech';
-
 export interface CatalogModel {
   name: string;
   vendor: string;
@@ -33,8 +31,6 @@ export interface CatalogModel {
   /** A catalog whose ratios were not updated with the price (the table must ignore ratios). */
   staleRatio?: number;
 }
-
-const TEXT_ENDPOINTS: EndpointType[] = ['openai', 'openai-response', 'openai-response-compact', 'anthropic'];
 
 export const VENDORS = [
   { id: '6f1c2b9e-1d0a-4c55-9f3e-0a5b2c1d7e01', name: 'OpenAI', slug: 'openai' },
@@ -88,17 +84,6 @@ export const CATALOG: CatalogModel[] = [
   { name: 'wan-2.5-t2v', vendor: 'Alibaba', kind: 'video', input: '0.00000000', output: '0.00000000', cacheRead: '0.00000000', extraPrices: { video_price_per_second: '0.35000000' }, groups: ['video'], contextWindow: 0, maxOutput: 0, efforts: ['none'] },
 ];
 
-export function endpointTypes(model: CatalogModel): EndpointType[] {
-  switch (model.kind) {
-    case 'video': return ['video-generation'];
-    case 'image':
-    case 'per-call': return ['image-generation'];
-    case 'embedding': return ['embeddings'];
-    case 'speech': return ['audio-speech'];
-    default: return model.vendor === 'Google' ? [...TEXT_ENDPOINTS, 'gemini'] : TEXT_ENDPOINTS;
-  }
-}
-
 export interface SandboxKey {
   secret: string;
   name: string;
@@ -109,14 +94,21 @@ export interface SandboxKey {
   totalCostLimit: string | null;
   /** Share of the account's calls made with this key (deterministic split). */
   share: number;
+  /** The token-usage record's quota is unlimited. */
+  unlimitedQuota: boolean;
+  /** The token-usage record's expires_at (Unix seconds; 0 is never). */
+  expiresAt: number;
 }
 
 export const DEMO_KEY = 'sbx-sk-demo7f3a9c2e5b8d1f4a6c0e2b7d9f1a3c5e';
 export const LIMITED_KEY = 'sbx-sk-ltd4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8';
+export const UNLIMITED_KEY = 'sbx-sk-unl9e1c3a5e7b9d1f3a5c7e9b1d3f5a7c9e1b';
 
 export const KEYS: SandboxKey[] = [
-  { secret: DEMO_KEY, name: 'demo', prefix: DEMO_KEY.slice(0, 11), groups: ['default', 'vip', 'image', 'video'], dailyCostLimit: '50.00000000', totalCostLimit: null, share: 0.8 },
-  { secret: LIMITED_KEY, name: 'ci-runner', prefix: LIMITED_KEY.slice(0, 11), groups: ['default'], dailyCostLimit: '5.00000000', totalCostLimit: '200.00000000', share: 0.2 },
+  { secret: DEMO_KEY, name: 'demo', prefix: DEMO_KEY.slice(0, 11), groups: ['default', 'vip', 'image', 'video'], dailyCostLimit: '50.00000000', totalCostLimit: null, share: 0.8, unlimitedQuota: false, expiresAt: 0 },
+  { secret: LIMITED_KEY, name: 'ci-runner', prefix: LIMITED_KEY.slice(0, 11), groups: ['default'], dailyCostLimit: '5.00000000', totalCostLimit: '200.00000000', share: 0.2, unlimitedQuota: false, expiresAt: 1_830_297_600 },
+  // Makes no calls of its own: a key without quota limits, as some keys of the compatible family are.
+  { secret: UNLIMITED_KEY, name: 'unlimited', prefix: UNLIMITED_KEY.slice(0, 11), groups: ['default'], dailyCostLimit: null, totalCostLimit: null, share: 0, unlimitedQuota: true, expiresAt: -1 },
 ];
 
 export interface Call {

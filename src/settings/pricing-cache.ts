@@ -2,11 +2,11 @@
 // the catalog is the same for every caller and may be cached), and beside it a listing: what
 // tables filter, sort and show, stored compactly (see domain/catalog.ts toListing). A listing
 // of thousands of models loads in a fraction of the time of the whole catalog.
-import { closeSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { type JsonValue, isJsonObject, parseJson } from '../domain/json.js';
 import { type PriceRow, fromListing, sortRows, toListing } from '../domain/catalog.js';
-import { ensurePrivateDir } from './state-dir.js';
+import { ensurePrivateDir, fileNameFor, writeError, writeFileAtomic } from './files.js';
 
 export interface CachedCatalog {
   fetchedAt: number;
@@ -29,21 +29,14 @@ export interface CachedListing {
 
 export const DEFAULT_PRICING_TTL_SECONDS = 3600;
 
-export type CacheView = 'whole' | 'listing';
+/** The whole catalog, its listing, and the catalog before the last change (the --diff baseline). */
+export type CacheView = 'whole' | 'listing' | 'previous';
 
 function cachePath(stateDir: string, baseUrl: URL, view: CacheView): string {
   const id = fileNameFor(baseUrl);
-  return join(stateDir, 'cache', view === 'whole' ? `pricing-${id}.json` : `pricing-${id}.listing.json`);
+  return join(stateDir, 'cache', view === 'whole' ? `pricing-${id}.json` : view === 'listing' ? `pricing-${id}.listing.json` : `pricing-${id}.previous.json`);
 }
 
-/**
- * The base URL as a readable file name, safe on any file system: `https://gw.example.com/`
- * is `https_gw.example.com`. Two URLs that differ only in punctuation share a name, but the
- * file records its URL, so neither ever reads the other's catalog (it is a cache miss).
- */
-export function fileNameFor(baseUrl: URL): string {
-  return `${baseUrl.protocol}//${baseUrl.host}${baseUrl.pathname}`.replace(/[^A-Za-z0-9.-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 120);
-}
 
 function readCacheFile(stateDir: string, baseUrl: URL, view: CacheView): { fetchedAt: number; pricingVersion: string | undefined; body: JsonValue } | undefined {
   let text: string;
@@ -68,6 +61,11 @@ function readCacheFile(stateDir: string, baseUrl: URL, view: CacheView): { fetch
 /** The whole cached catalog, records exactly as the service sent them. */
 export function readCachedCatalog(stateDir: string, baseUrl: URL): CachedCatalog | undefined {
   return readCacheFile(stateDir, baseUrl, 'whole');
+}
+
+/** The catalog cached before the last one that differed from it (what --diff compares with). */
+export function readPreviousCatalog(stateDir: string, baseUrl: URL): CachedCatalog | undefined {
+  return readCacheFile(stateDir, baseUrl, 'previous');
 }
 
 /** The cached listing; undefined when there is none or it is not one tally wrote. */
@@ -123,6 +121,15 @@ export function touchCachedCatalog(stateDir: string, baseUrl: URL, catalog: { by
  */
 export function writeCachedCatalog(stateDir: string, baseUrl: URL, catalog: { text: string; pricingVersion: string | undefined; rows: PriceRow[] }, now: number): void {
   const head = cacheHead(baseUrl, now, catalog.pricingVersion);
+  // A different catalog replaces the cached one: that one becomes the baseline of the next --diff.
+  const cached = readCachedCatalogBytes(stateDir, baseUrl);
+  if (cached && !cached.bytes.equals(Buffer.from(catalog.text))) {
+    try {
+      renameSync(cachePath(stateDir, baseUrl, 'whole'), cachePath(stateDir, baseUrl, 'previous'));
+    } catch (error) {
+      throw writeError(cachePath(stateDir, baseUrl, 'previous'), error);
+    }
+  }
   // In name order, the order tables show by default: sorting it again is one pass.
   writeCacheFile(stateDir, baseUrl, 'listing', [head, JSON.stringify(toListing(sortRows(catalog.rows, 'name'))), '}']);
   writeCacheFile(stateDir, baseUrl, 'whole', [head, catalog.text, '}']);
@@ -156,20 +163,6 @@ function headOf(file: JsonValue, baseUrl: URL): { fetchedAt: number; pricingVers
 
 /** Writes a cache file from its parts through a temporary file and a rename. */
 function writeCacheFile(stateDir: string, baseUrl: URL, view: CacheView, parts: (string | Uint8Array)[]): void {
-  ensurePrivateDir(stateDir);
   ensurePrivateDir(join(stateDir, 'cache'));
-  const path = cachePath(stateDir, baseUrl, view);
-  const temporary = `${path}.${process.pid}.tmp`;
-  const fd = openSync(temporary, 'w', 0o600);
-  try {
-    for (const part of parts) writeAll(fd, part);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, path);
-}
-
-function writeAll(fd: number, part: string | Uint8Array): void {
-  const bytes = typeof part === 'string' ? Buffer.from(part) : part;
-  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
+  writeFileAtomic(cachePath(stateDir, baseUrl, view), parts);
 }

@@ -23,8 +23,10 @@ export interface ResolvedSettings {
 export interface SettingsInput {
   flags: { profile?: string; baseUrl?: string; allowHttp?: boolean };
   env: NodeJS.ProcessEnv;
-  /** Opens the store only when a setting is not given by flag or environment. */
+  /** Opens the store only when a setting is not given by flag or environment, or a profile is named. */
   openStore: () => Promise<SettingsStore>;
+  /** A profile named by --profile or TALLY_PROFILE must be stored (not for `login`, which creates it). */
+  mustExist?: boolean;
 }
 
 export function profileName(input: Pick<SettingsInput, 'flags' | 'env'>): { profile: string; profileSource: Source } {
@@ -40,8 +42,16 @@ export async function resolveSettings(input: SettingsInput): Promise<ResolvedSet
   const envKey = input.env.TALLY_API_KEY || undefined;
 
   // A corrupt config must not stop a run that needs nothing from it.
-  const needsStore = !(flagUrl ?? envUrl) || !envKey;
-  const record = needsStore ? (await input.openStore()).profile(profile) : undefined;
+  const named = profileSource !== 'default' && profile !== 'default' && input.mustExist !== false;
+  const needsStore = !(flagUrl ?? envUrl) || !envKey || named;
+  const store = needsStore ? await input.openStore() : undefined;
+  const record = store?.profile(profile);
+  if (named && !record) {
+    const names = store!.profileNames();
+    throw new UsageError(`there is no profile "${profile}"${profileSource === 'env' ? ' (named by TALLY_PROFILE)' : ''}`, {
+      hint: names.length ? `Stored profiles: ${names.join(', ')}.` : `No profile is stored yet: \`tally --profile ${profile} login\` creates it.`,
+    });
+  }
 
   let baseUrl: URL | undefined;
   let baseUrlSource: Source | undefined;
@@ -79,10 +89,14 @@ export function parseBaseUrl(text: string, allowHttp = false, what = '--base-url
   return url;
 }
 
+/** Names that are not profiles: they belong to every JavaScript object. */
+const RESERVED_PROFILE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
 export function checkProfileName(name: string): string {
   if (!/^[\w.@-]{1,64}$/.test(name)) {
     throw new UsageError(`profile name "${name}" may only use letters, digits, ".", "_", "-" and "@" (at most 64)`);
   }
+  if (RESERVED_PROFILE_NAMES.has(name)) throw new UsageError(`profile name "${name}" is reserved; choose another`);
   return name;
 }
 

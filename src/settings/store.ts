@@ -2,7 +2,7 @@
 import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
-import { ensurePrivateDir } from './state-dir.js';
+import { ensurePrivateDir } from './files.js';
 import { importExternal } from '../external.js';
 
 export interface DeviceToken {
@@ -23,6 +23,8 @@ export interface ProfileRecord {
   client_id?: string;
   /** Pricing cache lifetime in seconds. */
   pricing_ttl?: number;
+  /** The gateway's day grid and the zone of times, as --utc-offset takes it. */
+  utc_offset?: string;
 }
 
 type Profiles = Record<string, ProfileRecord>;
@@ -51,7 +53,8 @@ export class SettingsStore {
   }
 
   profile(name: string): ProfileRecord | undefined {
-    return this.#profiles()[name];
+    const profiles = this.#profiles();
+    return Object.hasOwn(profiles, name) ? profiles[name] : undefined;
   }
 
   /** Read-modify-write of one profile under a lock, so concurrent logins keep each other's work. */
@@ -59,7 +62,7 @@ export class SettingsStore {
     const conf = await this.#writer();
     await withLock(this.dir, () => {
       const profiles = { ...this.#profiles() };
-      const next = change({ ...profiles[name] });
+      const next = change({ ...(Object.hasOwn(profiles, name) ? profiles[name] : {}) });
       if (next === undefined) delete profiles[name];
       else profiles[name] = next;
       conf.set('profiles', profiles);

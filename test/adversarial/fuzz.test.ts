@@ -2,10 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { UsageError } from '../../src/errors.js';
-import { formatYuan } from '../../src/domain/decimal-text.js';
+import { formatAmount } from '../../src/output/money.js';
 import { Decimal, MalformedAmount, moneyFromNumber, moneyFromString } from '../../src/domain/money.js';
 import { parseJson, stringifyJson } from '../../src/domain/json.js';
-import { parseTimeSpec, requestWindow } from '../../src/domain/time.js';
+import { parseTimeSpec, resolveWindow } from '../../src/domain/window.js';
+import { UTC } from '../../src/domain/zone.js';
 import { per1M } from '../../src/domain/catalog.js';
 import { parseAmount } from '../../src/commands/check.js';
 import { mockGateway, testClient } from '../helpers.js';
@@ -51,7 +52,7 @@ describe('adversarial: fuzzing', () => {
   it('formatting and per-1M conversion never lose a digit', () => {
     fc.assert(
       fc.property(decimalText, (text) => {
-        const shown = formatYuan(text).replace(/[¥,]/g, '');
+        const shown = formatAmount(text, 'account', { exact: true }).replace(/[¥,]/g, '');
         return new Decimal(shown).eq(text) && new Decimal(per1M(text)).eq(new Decimal(text).mul(1000));
       }),
       { numRuns: 3000 },
@@ -76,9 +77,9 @@ describe('adversarial: fuzzing', () => {
 
   it('window parsing gives an ordered, aligned window or a UsageError', () => {
     fc.assert(
-      fc.property(fc.option(fc.string()), fc.option(fc.oneof(fc.string(), fc.constantFrom('now', '7d', '2026-11-01', '1790000000'))), fc.constantFrom('hour', 'day') as fc.Arbitrary<'hour' | 'day'>, (since, until, bucket) => {
+      fc.property(fc.option(fc.string()), fc.option(fc.oneof(fc.string(), fc.constantFrom('now', '7d', '2026-11-01', '1790000000'))), fc.constantFrom('hour', 'day', 'week', 'month') as fc.Arbitrary<'hour' | 'day' | 'week' | 'month'>, (since, until, bucket) => {
         try {
-          const w = requestWindow({ bucket, since: since ?? undefined, until: until ?? undefined, now: NOW, localOffset: () => 0, grid: { size: 3600, offset: 0 } });
+          const w = resolveWindow({ bucket, since: since ?? undefined, until: until ?? undefined, now: NOW, zone: UTC, dayOffset: 0 });
           return w.start < w.end && w.start % 3600 === 0 && w.end % 3600 === 0;
         } catch (error) {
           return error instanceof UsageError;
@@ -86,7 +87,7 @@ describe('adversarial: fuzzing', () => {
       }),
       { numRuns: 3000 },
     );
-    expect(() => parseTimeSpec('\u0000', NOW, () => 0)).toThrow(UsageError);
+    expect(() => parseTimeSpec('\u0000', { now: NOW, anchor: NOW, zone: UTC })).toThrow(UsageError);
   });
 
   it('check amounts are decimals or a UsageError', () => {

@@ -11,9 +11,10 @@ const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY };
 describe('adversarial: command-line input', () => {
   it.each([
     [['--timeout', 'abc', 'balance'], '--timeout "abc" is not a number of seconds'],
-    [['--timeout', '-5', 'balance'], '--timeout "-5" is not a number of seconds'],
+    [['--timeout', '-5', 'balance'], '--timeout "-5" is not a number of seconds (e.g. 30 or 2.5)'],
     [['--timeout', '1e309', 'balance'], '--timeout "1e309" is not a number of seconds'],
-    [['--timeout', '0', 'balance'], '--timeout "0" is not a number of seconds'],
+    [['--timeout', '0', 'balance'], '--timeout must be more than 0 seconds (got "0")'],
+    [['--timeout', '90000', 'balance'], '--timeout must be at most 86400 seconds, one day (got "90000")'],
     [['usage', '--since', 'garbage'], '--since "garbage" is not a time'],
     [['usage', '--until', '2026-02-30'], '--until "2026-02-30" is not a valid date'],
     [['balance', '--frobnicate'], "unknown option '--frobnicate'"],

@@ -56,7 +56,8 @@ describe('HttpClient', () => {
     expect(error).toBeInstanceOf(AuthError);
     expect((error as AuthError).exitCode).toBe(3);
     expect((error as AuthError).status).toBe(401);
-    expect((error as Error).message).toBe('gw.test rejected the credential (HTTP 401): key revoked; check it with `tally auth status`');
+    expect((error as Error).message).toBe('gw.test rejected the credential (HTTP 401): key revoked');
+    expect((error as AuthError).hint).toBe('Check which credential is in use with `tally auth status`.');
   });
 
   it('turns a native 500 {error: string} into a ServiceError without retrying', async () => {

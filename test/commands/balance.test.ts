@@ -50,7 +50,7 @@ describe('tally balance', () => {
     expect(result.stdout).toBe(
       [
         'Balance          ¥1,234.50',
-        'Lifetime spend   ¥98,765.4321',
+        'Lifetime spend   ¥98,765.43',
         'Plan             no active plan (billing from balance)',
         'Key              ci (gw-sk-ci…)',
         'Daily limit      ¥20.00',
@@ -72,7 +72,7 @@ describe('tally balance', () => {
     const result = await runCommand(['balance'], { transport: gatewayAnswering(200, withKey).transport, env, tty: true, color: true });
     // 77.5% of the limit: a yellow bar, labels dimmed.
     expect(result.stdout).toContain('\u001b[33m████████████████\u001b[39m\u001b[2m░░░░\u001b[22m');
-    expect(result.stdout).toContain('\u001b[2mBalance        \u001b[22m');
+    expect(result.stdout).toContain('\u001b[2mBalance\u001b[22m          ¥1,234.50');
   });
 
   it('says a device-token sign-in has no key-level limit, and shows plan fields it does not know', async () => {
@@ -95,7 +95,7 @@ describe('tally balance', () => {
   });
 
   it.each([
-    [401, '{"error":{"type":"authentication_error","message":"invalid key"}}', 3, 'tally: gw.test rejected the credential (HTTP 401): invalid key; check it with `tally auth status`\n'],
+    [401, '{"error":{"type":"authentication_error","message":"invalid key"}}', 3, 'tally: gw.test rejected the credential (HTTP 401): invalid key\nCheck which credential is in use with `tally auth status`.\n'],
     [500, '{"error":"ledger offline"}', 1, 'tally: gw.test answered HTTP 500 for /v1/open/balance: ledger offline\n'],
     [200, '{"currency":"CNY","balance":12.5,"lifetime_spend":"1","plan":{"has_active_plan":false},"api_key":null}', 1, 'tally: unexpected response from gw.test: balance is not a decimal string (got 12.5)\n'],
     [200, '{"currency":"CNY","balance":"12.3.4","lifetime_spend":"1","plan":{"has_active_plan":false},"api_key":null}', 1, 'tally: unexpected response from gw.test: balance is not a decimal string (got "12.3.4")\n'],
@@ -112,7 +112,7 @@ describe('tally balance', () => {
     const result = await runCommand(['balance', '--json'], { transport: gatewayAnswering(401, '{"error":{"message":"invalid key"}}').transport, env });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
-    expect(JSON.parse(result.stderr)).toEqual({ error: { kind: 'auth', message: 'gw.test rejected the credential (HTTP 401): invalid key; check it with `tally auth status`', status: 401 } });
+    expect(JSON.parse(result.stderr)).toEqual({ error: { kind: 'auth', message: 'gw.test rejected the credential (HTTP 401): invalid key (Check which credential is in use with `tally auth status`.)', status: 401 } });
   });
 
   it('refuses --csv, which is for tabular commands, before asking the service anything', async () => {
@@ -120,7 +120,7 @@ describe('tally balance', () => {
     const result = await runCommand(['balance', '--csv'], { transport: gw.transport, env });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('tally: --csv is for the tabular commands (usage, logs, models, pricing); balance prints no table of records\n');
+    expect(result.stderr).toBe('tally: --csv is for the commands that list records (usage, logs, models, pricing); balance prints no table of records\n');
   });
 
   it('exits 2 without a base URL and 3 without a credential', async () => {

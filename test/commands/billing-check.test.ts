@@ -36,21 +36,22 @@ describe('tally billing', () => {
     gw.done();
   });
 
-  it('labels every amount in yuan, never $, and explains what usage means', async () => {
+  it('labels every amount in yuan, never $, as account amounts; an expiry of 0 reads never; explains what usage means', async () => {
     const gw = billingGateway();
     const result = await runCommand(['billing'], { transport: gw.transport, env });
     expect(result.stdout).toBe(
       [
-        'Soft limit                 ¥12,345,678,901.234567891  (soft_limit_usd: yuan, despite the name)',
-        'Hard limit                 ¥12,345,678,901.234567891  (hard_limit_usd)',
+        'Soft limit                 ¥12,345,678,901.23  (soft_limit_usd: yuan, despite the name)',
+        'Hard limit                 ¥12,345,678,901.23  (hard_limit_usd)',
         'System hard limit          ¥100,000,000,000.00  (system_hard_limit_usd)',
-        'Usage                      ¥1,234.56789  (total_usage 123456.789 fen, cumulative)',
-        'Remaining                  ¥12,345,677,666.666677891  (soft_limit_usd − total_usage / 100)',
+        'Usage                      ¥1,234.57  (total_usage 123456.789 fen, cumulative)',
+        'Remaining                  ¥12,345,677,666.67  (soft_limit_usd − total_usage / 100)',
         'Token (/api/usage/token/)',
+        '  name                     ci',
         '  granted_credits          ¥500.50',
         '  spent                    ¥100.25',
         '  left                     ¥400.25',
-        '  expires_at               0',
+        '  expires_at               never',
         '  currency                 CNY',
         '  model groups             default, vip',
         "Usage is the key's spend when the key carries a total cost limit, the account's otherwise; it is always the all-time total (the service ignores date ranges).",
@@ -58,6 +59,22 @@ describe('tally billing', () => {
       ].join('\n'),
     );
     expect(result.stdout).not.toContain('$');
+    const exact = await runCommand(['billing', '--exact'], { transport: billingGateway().transport, env });
+    expect(exact.stdout).toContain('Remaining                  ¥12,345,677,666.666677891  (soft_limit_usd − total_usage / 100)');
+  });
+
+  it('reads a record wrapped as {code, message, data}, shows "unlimited" for an unlimited quota and a date for an expiry', async () => {
+    const wrapped = '{"code": 0, "message": "ok", "data": {"object": "token_usage", "name": "team", "total_granted": 0, "total_used": 12.5, "total_available": 0, "unlimited_quota": true, "expires_at": 1830297600, "model_limits": []}}';
+    const gw = billingGateway({ token: wrapped });
+    const result = await runCommand(['billing'], { transport: gw.transport, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  name                     team\n  quota                    unlimited (the key has no quota; its amounts mean nothing)\n  expires_at               2028-01-01T00:00:00+00:00\n');
+    const asJson = await runCommand(['billing', '--json'], { transport: billingGateway({ token: wrapped }).transport, env });
+    expect(JSON.parse(asJson.stdout).token).toEqual(JSON.parse(wrapped));
+    const failed = billingGateway({ token: '{"code": 1, "message": "token not found", "data": null}' });
+    const error = await runCommand(['billing'], { transport: failed.transport, env });
+    expect(error.code).toBe(1);
+    expect(error.stderr).toBe('tally: gw.test reported an error for /api/usage/token/ (code 1): token not found\n');
   });
 
   it('treats an HTTP 200 carrying error as an error (exit 1), never as zero', async () => {
@@ -79,7 +96,7 @@ describe('tally billing', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('tally: unexpected response from gw.test: total_usage is not a number (got "12")\n');
     const huge = billingGateway({ usage: '{"total_usage": 1e400}' });
-    expect((await runCommand(['billing'], { transport: huge.transport, env })).stderr).toBe('tally: unexpected response from gw.test: total_usage is out of range (got 1e400)\n');
+    expect((await runCommand(['billing'], { transport: huge.transport, env })).stderr).toBe('tally: unexpected response from gw.test: total_usage is out of range (at most 100 digits before the point and 100 after; got 1e400)\n');
   });
 
   it('--compare flags a mismatch with the native balance', async () => {
@@ -87,12 +104,12 @@ describe('tally billing', () => {
     gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, '{"currency": "CNY", "balance": "940.00000000", "lifetime_spend": "50.00000000", "plan": {"has_active_plan": false}, "api_key": null}', json);
     const result = await runCommand(['billing', '--compare', '--json'], { transport: gw.transport, env });
     expect(JSON.parse(result.stdout).compare).toEqual({
-      native_balance: '940',
-      native_lifetime_spend: '50',
-      native_total: '990',
-      soft_limit: '1000',
+      native_balance: '940.00000000',
+      native_lifetime_spend: '50.00000000',
+      native_total: '990.00000000',
+      soft_limit: '1000.00000000',
       matches: false,
-      usage_yuan: '50',
+      usage_yuan: '50.00000000',
       usage_is_account_spend: true,
     });
     const again = billingGateway({ subscription: '{"soft_limit_usd": 1000.00}', usage: '{"total_usage": 5000}' });
@@ -115,7 +132,7 @@ function checkGateway(balance = balanceBody('5.00000000')) {
 }
 
 describe('tally check', () => {
-  it('passes every kind of condition (exit 0) and prints one line each', async () => {
+  it('passes every kind of condition (exit 0) and prints one line each, amounts as tables show them', async () => {
     const result = await runCommand(
       ['check', '--min-balance', '100', '--max-daily-used', '50%', '--max-spend', '10', '--since', '7d', '--require-model', 'gpt-5'],
       { transport: checkGateway().transport, env, now: () => Date.UTC(2026, 10, 21, 12) },
@@ -125,15 +142,14 @@ describe('tally check', () => {
       [
         'PASS  min-balance          actual ¥150.00, limit ¥100.00',
         'PASS  max-daily-used       actual 25%, limit 50%',
-        'PASS  max-spend            actual ¥7.50, limit ¥10.00',
+        'PASS  max-spend            actual ¥7.50, limit ¥10.00 (spend = usage totals."amount" over the window 2026-11-15 00:00 → 2026-11-22 00:00 UTC+00:00 (7 days))',
         'PASS  require-model:gpt-5  gpt-5: available',
-        'spend = totals.amount over 2026-11-14 to 2026-11-22 (end exclusive)',
         '',
       ].join('\n'),
     );
   });
 
-  it('fails with exit 5, warns without failing, and prints the JSON report', async () => {
+  it('fails with exit 5, warns without failing, and prints the JSON report: decimal strings with a unit', async () => {
     const result = await runCommand(
       ['check', '--json', '--min-balance', '200', '--warn-balance', '500', '--max-daily-used', '4.99', '--warn-daily-used', '20%', '--require-model', 'o3'],
       { transport: checkGateway().transport, env },
@@ -142,14 +158,20 @@ describe('tally check', () => {
     expect(JSON.parse(result.stdout)).toEqual({
       ok: false,
       checks: [
-        { name: 'min-balance', ok: false, level: 'fail', actual: '150', limit: '200' },
-        { name: 'warn-balance', ok: true, level: 'warn', actual: '150', limit: '500' },
-        { name: 'max-daily-used', ok: false, level: 'fail', actual: '5', limit: '4.99' },
-        { name: 'warn-daily-used', ok: true, level: 'warn', actual: '25%', limit: '20%' },
-        { name: 'require-model:o3', ok: false, level: 'fail', actual: 'not available to this key', limit: 'o3' },
+        { name: 'min-balance', ok: false, level: 'fail', actual: '150', limit: '200', unit: 'CNY' },
+        { name: 'warn-balance', ok: true, level: 'warn', actual: '150', limit: '500', unit: 'CNY' },
+        { name: 'max-daily-used', ok: false, level: 'fail', actual: '5', limit: '4.99', unit: 'CNY' },
+        { name: 'warn-daily-used', ok: true, level: 'warn', actual: '25', limit: '20', unit: 'percent' },
+        { name: 'require-model:o3', ok: false, level: 'fail', actual: 'not available to this key', limit: 'o3', unit: 'model' },
       ],
     });
     expect(JSON.parse(result.stderr)).toEqual({ error: { kind: 'check', message: '3 of 5 checks failed' } });
+  });
+
+  it('reports a share of a key without a daily limit as not measured, never as 0%', async () => {
+    const result = await runCommand(['check', '--json', '--max-daily-used', '80%'], { transport: checkGateway(balanceBody('5.00000000', null)).transport, env });
+    expect(result.code).toBe(5);
+    expect(JSON.parse(result.stdout).checks[0]).toEqual({ name: 'max-daily-used', ok: false, level: 'fail', actual: null, limit: '80', unit: 'percent', detail: 'the key has no daily limit to take a share of (spent 5 today)' });
   });
 
   it('exits 0 with only warnings', async () => {
@@ -158,35 +180,37 @@ describe('tally check', () => {
     expect(result.stdout).toBe('WARN  warn-balance  actual ¥150.00, limit ¥500.00\n');
   });
 
-  it('writes GitHub Actions annotations and appends a Markdown summary', async () => {
+  it('writes GitHub Actions annotations and a Markdown summary with amounts as tables show them', async () => {
     const dir = tempDir();
     dirs.push(dir);
     const summary = join(dir.path, 'summary.md');
     writeFileSync(summary, '# earlier step\n');
-    const result = await runCommand(['check', '--min-balance', '200', '--warn-balance', '500', '--require-model', 'gpt-5'], {
-      transport: checkGateway().transport,
+    const result = await runCommand(['check', '--min-balance', '200', '--warn-balance', '6000.5', '--require-model', 'gpt-5'], {
+      transport: checkGateway(balanceBody('5.00000000', '20.00000000', '5770.9511768')).transport,
       env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
     });
-    expect(result.code).toBe(5);
-    expect(result.stdout).toContain('::error title=tally check::min-balance: actual 150, limit 200\n');
-    expect(result.stdout).toContain('::warning title=tally check::warn-balance: actual 150, limit 500\n');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('::warning title=tally check::warn-balance: actual ¥5,770.95, limit ¥6,000.50\n');
     expect(readFileSync(summary, 'utf8')).toBe(
       [
         '# earlier step',
         '### tally check',
         '',
-        '| result | check | actual | limit |',
-        '| --- | --- | --- | --- |',
-        '| ❌ fail | min-balance | 150 | 200 |',
-        '| ⚠️ warn | warn-balance | 150 | 500 |',
-        '| ✅ pass | require-model:gpt-5 | available | gpt-5 |',
+        '| result | check | measured |',
+        '| --- | --- | --- |',
+        '| ✅ pass | min-balance | actual ¥5,770.95, limit ¥200.00 |',
+        '| ⚠️ warn | warn-balance | actual ¥5,770.95, limit ¥6,000.50 |',
+        '| ✅ pass | require-model:gpt-5 | gpt-5: available |',
         '',
         '',
       ].join('\n'),
     );
+    const failing = await runCommand(['check', '--min-balance', '6000'], { transport: checkGateway(balanceBody('5.00000000', '20.00000000', '5770.9511768')).transport, env: { ...env, GITHUB_ACTIONS: 'true' } });
+    expect(failing.code).toBe(5);
+    expect(failing.stdout).toContain('::error title=tally check::min-balance: actual ¥5,770.95, limit ¥6,000.00\n');
   });
 
-  it('keeps the service error exit code, or turns an unreachable service into a warning with --fail-open', async () => {
+  it('keeps the service error exit code, or with --fail-open turns an unreachable service into a warning, said on stderr too', async () => {
     const down = () => {
       const gw = mockGateway();
       gw.pool.intercept({ path: '/v1/open/balance' }).replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }));
@@ -196,7 +220,12 @@ describe('tally check', () => {
     expect(strict.code).toBe(1);
     const open = await runCommand(['check', '--min-balance', '1', '--fail-open'], { transport: down().transport, env });
     expect(open.code).toBe(0);
-    expect(open.stdout).toBe('WARN  min-balance  service unreachable: cannot connect to gw.test: connection refused\n');
+    expect(open.stdout).toBe('WARN  min-balance  limit ¥1.00: not measured (skipped, service unreachable: cannot connect to gw.test: connection refused)\n');
+    expect(open.stderr).toBe('warning: --fail-open: skipped min-balance because the service could not be reached (cannot connect to gw.test: connection refused)\n');
+    const asJson = await runCommand(['check', '--min-balance', '1', '--fail-open', '--json'], { transport: down().transport, env: { ...env, GITHUB_ACTIONS: 'true' } });
+    expect(asJson.code).toBe(0);
+    expect(asJson.stderr).toContain('warning: --fail-open: skipped min-balance');
+    expect(asJson.stderr).toContain('::warning title=tally check::--fail-open: min-balance skipped because the service could not be reached\n');
     const denied = mockGateway();
     denied.pool.intercept({ path: '/v1/open/balance' }).reply(401, '{"error": {"message": "revoked"}}', json);
     expect((await runCommand(['check', '--min-balance', '1', '--fail-open'], { transport: denied.transport, env })).code).toBe(3);
@@ -211,11 +240,20 @@ describe('tally check', () => {
     expect(result.stderr).toBe('tally: --require-model needs an API key; a device token can check the balance only (--min-balance, --warn-balance). Use `tally login --with-token` or TALLY_API_KEY\n');
   });
 
+  it('exits 2 for --metric naming a field the usage does not have, and lists those it has', async () => {
+    const result = await runCommand(['check', '--max-spend', '10', '--metric', 'dollars'], { transport: checkGateway().transport, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('tally: --metric "dollars" is not a field of the usage buckets (they have: n, amount)\n');
+  });
+
   it.each([
     [['check'], 'no condition given'],
     [['check', '--min-balance', '$10'], '--min-balance "$10" is not an amount in yuan'],
     [['check', '--max-daily-used', 'lots'], '--max-daily-used "lots" is not an amount in yuan'],
-    [['check', '--min-balance', '5', '--since', '7d'], '--since, --until and --metric go with --max-spend'],
+    [['check', '--min-balance', '5', '--since', '7d'], '--since and --until go with --max-spend'],
+    [['check', '--min-balance', '5', '--metric', 'cost'], '--metric and --utc-offset go with --max-spend or --min-runway/--warn-runway'],
+    [['check', '--min-balance', '5', '--days', '3'], '--days goes with --min-runway or --warn-runway'],
+    [['check', '--min-runway', 'soon'], '--min-runway "soon" is not a whole number'],
   ])('exits 2 for %j', async (argv, message) => {
     const result = await runCommand(argv, { transport: mockGateway().transport, env });
     expect(result.code).toBe(2);

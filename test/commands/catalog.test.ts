@@ -36,12 +36,12 @@ describe('tally pricing', () => {
     expect(result.stdout).toBe(
       [
         'model              vendor    endpoint types     input ¥/1M  output ¥/1M  cache read ¥/1M  other prices (¥)',
-        '-----------------  --------  -----------------  ----------  -----------  ---------------  -----------------------',
-        'deepseek-reasoner  DeepSeek  openai, anthropic       ¥4.00       ¥16.00            ¥1.00',
-        'gpt-5              OpenAI    openai                  ¥8.75       ¥70.00           ¥0.875',
-        'gpt-oss-120b       OpenAI    openai                  ¥0.00        ¥4.20            ¥0.00',
-        'qwen-image-edit    Alibaba   image-generation            —            —                —  per_request_price ¥0.30',
-        '4 of 4 models · catalog v1 · fetched now · prices from service_pricing, yuan per 1M tokens; other prices as the catalog names them',
+        '-----------------  --------  -----------------  ----------  -----------  ---------------  -------------------------',
+        'deepseek-reasoner  DeepSeek  openai, anthropic     ¥4.0000     ¥16.0000          ¥1.0000',
+        'gpt-5              OpenAI    openai                ¥8.7500     ¥70.0000          ¥0.8750',
+        'gpt-oss-120b       OpenAI    openai                ¥0.0000      ¥4.2000          ¥0.0000',
+        'qwen-image-edit    Alibaba   image-generation            —            —                —  per_request_price ¥0.3000',
+        '4 of 4 models · catalog v1 · fetched now · prices from service_pricing, yuan per 1M tokens; other prices (per call, second, image) as the catalog names them',
         '',
       ].join('\n'),
     );
@@ -61,7 +61,7 @@ describe('tally pricing', () => {
   it('writes CSV', async () => {
     const gw = pricingGateway(catalog('v1'));
     const result = await runCommand(['pricing', '--csv', '--type', 'image-generation'], { transport: gw.transport, env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: stateDir() }, now: () => T });
-    expect(result.stdout).toBe('model,vendor,endpoint_types,billing_mode,input_per_1m,output_per_1m,cache_read_per_1m,other_prices\r\nqwen-image-edit,Alibaba,image-generation,per_call,0,0,0,per_request_price=0.30000000\r\n');
+    expect(result.stdout).toBe('model,vendor,endpoint_types,billing_mode,input_per_1m,output_per_1m,cache_read_per_1m,other_prices\r\nqwen-image-edit,Alibaba,image-generation,per_call,,,,per_request_price=0.30000000\r\n');
   });
 
   it('reuses the cached catalog within the TTL, refetches after it or with --refresh', async () => {
@@ -75,7 +75,8 @@ describe('tally pricing', () => {
     expect(await version(['--refresh'], T + 2 * HOUR)).toBe('v3');
     expect(await version(['--max-age', '99999'], T + 20 * HOUR)).toBe('v3');
     const files = readdirSync(join(dir, 'cache')).sort();
-    expect(files).toEqual(['pricing-https_gw.test.json', 'pricing-https_gw.test.listing.json']);
+    // The catalog before the last change is kept: it is what --diff compares with.
+    expect(files).toEqual(['pricing-https_gw.test.json', 'pricing-https_gw.test.listing.json', 'pricing-https_gw.test.previous.json']);
     const whole = JSON.parse(readFileSync(join(dir, 'cache', files[0]!), 'utf8'));
     const listing = JSON.parse(readFileSync(join(dir, 'cache', files[1]!), 'utf8'));
     expect(whole.pricing_version).toBe('v3');
@@ -124,8 +125,8 @@ describe('tally pricing', () => {
       [
         'model  vendor  endpoint types  input ¥/1M  output ¥/1M  cache read ¥/1M  other prices (¥)',
         '-----  ------  --------------  ----------  -----------  ---------------  ----------------',
-        'gpt-5  OpenAI  openai               ¥8.75       ¥70.00           ¥0.875',
-        '1 of 4 models · catalog v1 · cached 1 min ago · prices from service_pricing, yuan per 1M tokens; other prices as the catalog names them',
+        'gpt-5  OpenAI  openai             ¥8.7500     ¥70.0000          ¥0.8750',
+        '1 of 4 models · catalog v1 · cached 1 min ago · prices from service_pricing, yuan per 1M tokens; other prices (per call, second, image) as the catalog names them',
         '',
       ].join('\n'),
     );
@@ -158,8 +159,8 @@ describe('tally pricing', () => {
       [
         'model  vendor         endpoint types  input ¥/1M  output ¥/1M  cache read ¥/1M  other prices (¥)',
         '-----  -------------  --------------  ----------  -----------  ---------------  ----------------',
-        'gpt-5  OpenAI (kept)  openai               ¥8.75       ¥70.00           ¥0.875',
-        '1 of 4 models · catalog v1 · fetched now · prices from service_pricing, yuan per 1M tokens; other prices as the catalog names them',
+        'gpt-5  OpenAI (kept)  openai             ¥8.7500     ¥70.0000          ¥0.8750',
+        '1 of 4 models · catalog v1 · fetched now · prices from service_pricing, yuan per 1M tokens; other prices (per call, second, image) as the catalog names them',
         '',
       ].join('\n'),
     );
@@ -181,7 +182,7 @@ describe('tally pricing', () => {
     rmSync(listingPath);
     const again = await runCommand(['pricing', '--model', 'gpt-5', '--refresh'], { transport: gw.transport, env, now: () => T, width: 300 });
     gw.done();
-    expect(again.stdout).toContain('gpt-5  OpenAI  openai               ¥8.75       ¥70.00           ¥0.875');
+    expect(again.stdout).toContain('gpt-5  OpenAI  openai             ¥8.7500     ¥70.0000          ¥0.8750');
     expect(readFileSync(listingPath, 'utf8')).toBe(listing);
   });
 
@@ -193,27 +194,61 @@ describe('tally pricing', () => {
     expect(result.stderr).toBe('tally: gw.test reported success: false for /api/pricing: catalog rebuilding\n');
   });
 
-  it('--diff lists models added, removed and re-priced against the cached catalog', async () => {
+  it('--diff lists models added, removed and re-priced since the previous catalog version, which a plain refresh keeps', async () => {
     const dir = stateDir();
     const env = { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir };
     const first = await runCommand(['pricing', '--diff'], { transport: pricingGateway(catalog('v1')).transport, env, now: () => T });
     expect(first.stdout).toBe('No earlier catalog was cached; saved this one (4 models, version v1) for the next --diff.\n');
     const changed = catalog('v2', '0.00700000').replace(/,\s*\{"model_name": "qwen-image-edit".*\}\s*\]/s, ']');
+    const table = [
+      'model            change    details',
+      '---------------  --------  ----------------------------------------',
+      'gpt-5            repriced  input_unit_price ¥8.7500/1M → ¥7.0000/1M',
+      'qwen-image-edit  removed',
+    ];
     const diff = await runCommand(['pricing', '--diff'], { transport: pricingGateway(changed).transport, env, now: () => T + 60_000 });
-    expect(diff.stdout).toBe(
-      [
-        'model            change    details',
-        '---------------  --------  ------------------------------------',
-        'gpt-5            repriced  input_unit_price ¥8.75/1M → ¥7.00/1M',
-        'qwen-image-edit  removed',
-        '',
-      ].join('\n'),
-    );
-    // --csv is refused before the fetch, so the cached catalog the next --diff compares with stays.
+    expect(diff.stdout).toBe([...table, 'catalog v1 (fetched 1 min ago) → v2', ''].join('\n'));
+    // --csv is refused before the fetch, so the cached catalogs stay as they are.
     const refused = await runCommand(['pricing', '--diff', '--csv'], { transport: mockGateway().transport, env, now: () => T + 90_000 });
     expect(refused).toMatchObject({ code: 2, stdout: '', stderr: 'tally: --diff prints changes, not rows: use --json instead of --csv\n' });
+    // A plain refresh that brings the same catalog keeps the baseline: --diff still shows the last change.
+    await runCommand(['pricing', '--refresh'], { transport: pricingGateway(changed).transport, env, now: () => T + 100_000 });
     const again = await runCommand(['pricing', '--diff', '--json'], { transport: pricingGateway(changed).transport, env, now: () => T + 120_000 });
-    expect(JSON.parse(again.stdout)).toEqual({ pricing_version_before: 'v2', pricing_version_after: 'v2', compared: true, changes: [] });
+    expect(JSON.parse(again.stdout)).toMatchObject({ pricing_version_before: 'v1', pricing_version_after: 'v2', compared: true });
+    expect(JSON.parse(again.stdout).changes.map((c: { model: string }) => c.model)).toEqual(['gpt-5', 'qwen-image-edit']);
+    // Offline: the cached catalog against the one before it.
+    const offline = await runCommand(['pricing', '--diff', '--offline'], { transport: mockGateway().transport, env, now: () => T + 130_000 });
+    expect(offline.stdout).toBe([...table, 'catalog v1 (fetched 2 min ago) → v2 (cached)', ''].join('\n'));
+    // --against pins the baseline: a cached version, or a saved file.
+    const pinned = await runCommand(['pricing', '--diff', '--offline', '--against', 'v2', '--json'], { transport: mockGateway().transport, env, now: () => T + 140_000 });
+    expect(JSON.parse(pinned.stdout)).toEqual({ pricing_version_before: 'v2', pricing_version_after: 'v2', compared: true, changes: [] });
+    const saved = join(dir, 'saved.json');
+    writeFileSync(saved, catalog('v0', '0.00100000'));
+    const fromFile = await runCommand(['pricing', '--diff', '--offline', '--against', saved, '--model', 'gpt-5', '--json'], { transport: mockGateway().transport, env, now: () => T + 150_000 });
+    expect(JSON.parse(fromFile.stdout)).toEqual({ pricing_version_before: 'v0', pricing_version_after: 'v2', compared: true, changes: [{ model: 'gpt-5', kind: 'repriced', prices: { input_unit_price: ['0.00100000', '0.00700000'] } }] });
+    const unknown = await runCommand(['pricing', '--diff', '--offline', '--against', 'v9'], { transport: mockGateway().transport, env, now: () => T + 160_000 });
+    expect(unknown).toMatchObject({ code: 2, stderr: 'tally: --against "v9" is neither a cached catalog version (cached: v2, v1) nor a file\n' });
+  });
+
+  it.each([
+    [['pricing', '--against', 'v1'], '--against goes with --diff'],
+    [['pricing', '--diff', '--vendor', 'OpenAI'], '--vendor does not narrow --diff'],
+    [['pricing', '--diff', '--sort', 'input'], '--diff lists changes by model name; --sort does not apply'],
+    [['pricing', '--refresh', '--offline'], '--refresh and --offline contradict each other'],
+  ])('exits 2 for %j before any request', async (argv, message) => {
+    const result = await runCommand(argv, { transport: mockGateway().transport, env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: stateDir() } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('keeps two catalog records with the same model_name, in order, and shows every price service_pricing has', async () => {
+    const twice = catalog('v1').replace('"data": [', '"data": [{"model_name": "gpt-5", "billing_mode": "per_token", "service_pricing": {"input_unit_price": "1"}, "note": "first"},');
+    const result = await runCommand(['pricing', '--json', '--model', 'gpt-5'], { transport: pricingGateway(twice).transport, env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: stateDir() }, now: () => T });
+    const models = JSON.parse(result.stdout).models;
+    expect(models.map((m: { note?: string; model_name: string }) => [m.model_name, m.note ?? null])).toEqual([['gpt-5', 'first'], ['gpt-5', null]]);
+    const image = catalog('v1').replace('"per_request_price": "0.30000000"', '"per_request_price": "0.30000000", "image_output_price": "0.29400000"').replace('"input_unit_price": "0", "output_unit_price": "0", "cache_read_input_price": "0"', '"input_unit_price": "0.03500000", "output_unit_price": "0", "cache_read_input_price": "0.00875000"');
+    const table = await runCommand(['pricing', '--model', 'qwen*'], { transport: pricingGateway(image).transport, env: { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: stateDir() }, now: () => T, width: 300 });
+    expect(table.stdout.split('\n')[2]).toBe('qwen-image-edit  Alibaba  image-generation    ¥35.0000            —          ¥8.7500  per_request_price ¥0.3000, image_output_price ¥0.2940');
   });
 });
 
@@ -237,10 +272,10 @@ describe('tally models', () => {
       [
         'model              context  max output  reasoning                    input ¥/1M  output ¥/1M  cache read ¥/1M  other prices (¥)',
         '-----------------  -------  ----------  ---------------------------  ----------  -----------  ---------------  ------------------------',
-        'deepseek-reasoner  128,000      65,536  always on: high                   ¥4.00       ¥16.00            ¥1.00',
-        'gpt-5              400,000     128,000  optional: low, medium, high       ¥8.75       ¥70.00           ¥0.875',
+        'deepseek-reasoner  128,000      65,536  always on: high                 ¥4.0000     ¥16.0000          ¥1.0000',
+        'gpt-5              400,000     128,000  optional: low, medium, high     ¥8.7500     ¥70.0000          ¥0.8750',
         'private-model       32,000       4,096  none                                  —            —                —  not in the price catalog',
-        '3 models this key may call · prices from catalog v1 (fetched now)',
+        '3 models this key may call · prices from catalog v1 (fetched now), yuan per 1M tokens',
         '',
       ].join('\n'),
     );

@@ -54,8 +54,11 @@ describe('a stored device token', () => {
   it('is shown by auth status as a device token with its expiry, masked', async () => {
     const dir = stateDir();
     storeDeviceToken(dir, { access_token: 'dt-access-token-0123456789', expires_at: '2026-11-21T13:00:00.000Z' });
-    const result = await runCommand(['auth', 'status'], { env: { TALLY_CONFIG_DIR: dir }, now: () => T });
-    expect(result.stdout).toBe(`Profile     default (default)\nBase URL    ${GW} (stored profile)\nCredential  device token (balance only) from stored profile\nToken       dt-acces…6789\nExpires     2026-11-21T13:00:00.000Z\n`);
+    const result = await runCommand(['auth', 'status', '--offline'], { env: { TALLY_CONFIG_DIR: dir }, now: () => T });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      `Profile default (active)\n  Base URL    ${GW} (stored profile)\n  Credential  device token (balance only) from stored profile\n  Token       dt-acces…6789\n  Expires     2026-11-21T13:00:00.000Z\n  Check       not checked (--offline)\n`,
+    );
   });
 
   it('works for balance, which then has no key-level limit', async () => {
@@ -70,7 +73,8 @@ describe('a stored device token', () => {
   it.each([
     [['usage'], '/v1/open/usage'],
     [['logs'], '/v1/open/logs'],
-    [['usage', '--by', 'model'], '/v1/open/usage/models'],
+    // It needs the day grid first: its first request is a usage request.
+    [['usage', '--by', 'model'], '/v1/open/usage'],
     [['models'], '/v1/models'],
     [['billing'], '/dashboard/billing/subscription'],
   ])('makes %j say an API key is needed (exit 3) without a request', async (argv, path) => {

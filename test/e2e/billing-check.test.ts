@@ -30,11 +30,26 @@ describe('tally billing against the sandbox', () => {
     expect(sandbox.requestsTo('/api/usage/token/').length).toBeGreaterThan(0);
   });
 
-  it('reports key spend for a key with a total cost limit', async () => {
+  it('reports key spend for a key with a total cost limit, explaining the expected difference; soft_limit_usd still matches', async () => {
     const result = await runTally(['billing', '--compare'], { env: env(sandbox.limitedKey) });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Usage vs lifetime spend +differ .*usage is likely the key's own spend/m);
+    expect(result.stdout).toMatch(/^Native balance \+ lifetime spend +¥[\d,]+\.\d{2} +vs soft limit ¥[\d,]+\.\d{2}: match$/m);
+    expect(result.stdout).toMatch(/^Usage vs lifetime spend +¥[\d,]+\.\d{2} vs ¥[\d,]+\.\d{2}: expected when the key carries a total cost limit/m);
     expect(result.stdout).not.toContain('$');
+  });
+
+  it('reads a token record wrapped as {code, message, data} (sandbox --compat-wrap), and an unlimited quota', async () => {
+    const wrapped = await startSandbox({ compatWrap: true });
+    try {
+      const result = await runTally(['billing'], { env: { ...env(wrapped.unlimitedKey), TALLY_BASE_URL: wrapped.baseUrl } });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('  name                     unlimited\n  quota                    unlimited (the key has no quota; its amounts mean nothing)\n  expires_at               never\n');
+      const asJson = JSON.parse((await runTally(['billing', '--json'], { env: { ...env(wrapped.demoKey), TALLY_BASE_URL: wrapped.baseUrl } })).stdout);
+      expect(Object.keys(asJson.token)).toEqual(['code', 'message', 'data']);
+      expect(asJson.token.data.object).toBe('token_usage');
+    } finally {
+      await wrapped.close();
+    }
   });
 
   it('exits 1 when a compatible endpoint answers 200 with an error', async () => {
@@ -56,9 +71,9 @@ describe('tally check against the sandbox', () => {
       env: { ...env(sandbox.limitedKey), GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
     });
     expect(fail.code).toBe(5);
-    expect(fail.stdout).toMatch(/^::error title=tally check::min-balance: actual \d+\.\d+, limit 1000000$/m);
+    expect(fail.stdout).toMatch(/^::error title=tally check::min-balance: actual ¥[\d,]+\.\d{2}, limit ¥1,000,000\.00$/m);
     expect(fail.stdout).toMatch(/^FAIL +require-model:claude-opus-4\.1 +claude-opus-4\.1: not available to this key$/m);
-    expect(fail.stdout).toMatch(/^FAIL +max-spend +actual ¥[\d,.]+, limit ¥0\.01$/m);
-    expect(readFileSync(summary, 'utf8')).toContain('| ❌ fail | min-balance |');
+    expect(fail.stdout).toMatch(/^FAIL +max-spend +actual ¥[\d,]+\.\d{2}, limit ¥0\.01 \(spend = usage totals\."cost" over the window \d{4}-\d{2}-\d{2} 00:00 → \d{4}-\d{2}-\d{2} 00:00 UTC\+00:00 \(30 days\)\)$/m);
+    expect(readFileSync(summary, 'utf8')).toContain('| ❌ fail | min-balance | actual ¥');
   });
 });

@@ -48,8 +48,14 @@ describe('tally models and pricing against the sandbox', () => {
     const result = await runTally(['models', '--prices'], { env: { ...env(sandbox.demoKey), COLUMNS: '300' } });
     expect(result.code).toBe(0);
     // deepseek-reasoner's catalog ratio is stale (1.5 = ¥3/1M); service_pricing says ¥4/1M.
-    expect(result.stdout).toMatch(/^deepseek-reasoner +128,000 +65,536 +always on: high +¥4\.00 +¥16\.00 +¥1\.00$/m);
-    expect(result.stdout).toMatch(/^sora-2 .* video_price_per_second ¥0\.70$/m);
+    expect(result.stdout).toMatch(/^deepseek-reasoner +128,000 +65,536 +always on: high +¥4\.0000 +¥16\.0000 +¥1\.0000$/m);
+    expect(result.stdout).toMatch(/^sora-2 .* video_price_per_second ¥0\.7000$/m);
+    // An image model with an input price shows it.
+    expect(result.stdout).toMatch(/^gpt-image-1 +32,768 +4,096 +none +¥35\.0000 +— +¥8\.7500 +image_output_price ¥0\.2940$/m);
+    const csv = await runTally(['models', '--prices', '--csv'], { env: env(sandbox.demoKey) });
+    expect(csv.stdout).toContain('\r\ngpt-5,400000,128000,low medium high,8.75,70,0.875,\r\n');
+    const asJson = JSON.parse((await runTally(['models', '--prices', '--json'], { env: env(sandbox.demoKey) })).stdout);
+    expect(asJson.find((m: { id: string }) => m.id === 'sora-2').catalog_prices).toEqual({ pricing_version: 'sbx-2026.11.3', input_per_1m: null, output_per_1m: null, cache_read_per_1m: null, other: { video_price_per_second: '0.70000000' } });
   });
 
   it('exits 1 on success: false and falls back to the cache when the catalog is unreachable', async () => {
@@ -73,7 +79,7 @@ describe('tally models and pricing against the sandbox', () => {
         for (let run = 0; run < 2; run++) {
           const result = await runTally(['pricing', '--refresh', '--model', 'gpt-5'], { env: { TALLY_CONFIG_DIR: dir.path, TALLY_BASE_URL: gateway.baseUrl, COLUMNS: '300' } });
           expect(result.code).toBe(0);
-          expect(result.stdout).toMatch(/^gpt-5 +OpenAI +openai, openai-response, openai-response-compact, anthropic +¥8\.75 +¥70\.00 +¥0\.875$/m);
+          expect(result.stdout).toMatch(/^gpt-5 +OpenAI +openai, openai-response, openai-response-compact, anthropic +¥8\.7500 +¥70\.0000 +¥0\.8750$/m);
           seen.push(/catalog (\S+) · fetched now/.exec(result.stdout)![1]!);
         }
         expect(seen).toEqual(versions);

@@ -45,7 +45,7 @@ describe('device login against the sandbox', () => {
     const dir = state();
     const login = startLogin(dir);
     const userCode = await login.code;
-    expect(sandbox.approve(userCode)).toBe(true);
+    expect(sandbox.device.approve(userCode)).toBe(true);
     expect(await login.exit).toBe(0);
     expect(login.output().stdout).toMatch(/^Signed in to http:\/\/127\.0\.0\.1:\d+ as profile "default" with a device token \(sbx-dt-.{1}….{4}\)/);
     const config = join(dir, 'config.json');
@@ -73,7 +73,7 @@ describe('device login against the sandbox', () => {
   it('exits 3 when the login is denied', async () => {
     const dir = state();
     const login = startLogin(dir);
-    sandbox.deny(await login.code);
+    sandbox.device.deny(await login.code);
     expect(await login.exit).toBe(3);
     expect(login.output().stderr).toContain('access denied: the device login was declined');
     expect(existsSync(join(dir, 'config.json'))).toBe(false);

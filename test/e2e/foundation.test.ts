@@ -56,10 +56,11 @@ describe('tally (built binary) against the sandbox', () => {
     expect(status.code).toBe(0);
     expect(status.stdout).toBe(
       [
-        'Profile     default (default)',
-        `Base URL    ${sandbox.baseUrl} (stored profile)`,
-        'Credential  API key from stored profile',
-        'Key         sbx-sk-d…3c5e',
+        'Profile default (active)',
+        `  Base URL    ${sandbox.baseUrl} (stored profile)`,
+        '  Credential  API key from stored profile',
+        '  Key         sbx-sk-d…3c5e',
+        `  Check       accepted by ${new URL(sandbox.baseUrl).host}`,
         '',
       ].join('\n'),
     );
@@ -80,7 +81,7 @@ describe('tally (built binary) against the sandbox', () => {
 
     const logout = await runTally(['logout'], { env: env() });
     expect(logout.code).toBe(0);
-    expect(logout.stdout).toBe('Removed the stored credential of profile "default".\n');
+    expect(logout.stdout).toBe('Logged out of profile "default": removed its API key sbx-sk-d…3c5e.\n');
     const after = await runTally(['balance'], { env: env() });
     expect(after.code).toBe(3);
     expect(after.stderr).toBe('tally: no credential: run `tally login` (or `tally login --with-token` in scripts), or set TALLY_API_KEY\n');
@@ -101,12 +102,15 @@ describe('tally (built binary) against the sandbox', () => {
     const fresh = tempDir();
     const result = await runTally(['demo'], { env: { TALLY_CONFIG_DIR: fresh.path } });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('$ tally balance    #');
-    expect(result.stdout).toMatch(/^Balance +¥[\d,]+\.\d+$/m);
+    expect(result.stdout).toContain('$ tally status    #');
+    expect(result.stdout).toMatch(/^Balance +¥[\d,]+\.\d{2} · lifetime spend ¥[\d,]+\.\d{2} · no active plan/m);
+    expect(result.stdout).toMatch(/^Runway +[\d,]+ days?: the balance runs out on \d{4}-\d{2}-\d{2} at this pace$/m);
     expect(result.stdout).toContain('$ tally usage    #');
-    expect(result.stdout).toMatch(/^total +[\d,]+ +¥[\d,]+\.\d+$/m);
+    expect(result.stdout).toMatch(/^total +[\d,]+ +¥[\d,]+\.\d{2}$/m);
+    expect(result.stdout).toContain('$ tally forecast    #');
+    expect(result.stdout).toMatch(/^Average daily spend +¥[\d,]+\.\d{2}/m);
     expect(result.stdout).toContain('$ tally models --prices    #');
-    expect(result.stdout).toMatch(/^gpt-5 +400,000 +128,000 +always on: low, medium, high +¥8\.75 +¥70\.00 +¥0\.875$/m);
+    expect(result.stdout).toMatch(/^gpt-5 +400,000 +128,000 +always on: low, medium, high +¥8\.7500 +¥70\.0000 +¥0\.8750$/m);
     expect(result.stdout.replace(/^\$ tally .*$/gm, '')).not.toContain('$');
     expect(readdirSync(fresh.path)).toEqual([]);
     fresh.remove();

@@ -2,7 +2,8 @@ import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PriceRow } from '../../src/domain/catalog.js';
-import { fileNameFor, readCachedCatalog, readCachedCatalogBytes, readCachedListing, touchCachedCatalog, writeCachedCatalog } from '../../src/settings/pricing-cache.js';
+import { fileNameFor } from '../../src/settings/files.js';
+import { readCachedCatalog, readCachedCatalogBytes, readCachedListing, touchCachedCatalog, writeCachedCatalog } from '../../src/settings/pricing-cache.js';
 import { tempDirs } from '../helpers.js';
 
 const row = (name: string): PriceRow => ({ name, vendor: 'OpenAI', vendorKeys: ['openai'], types: ['openai'], groups: ['default'], billingMode: 'per_token', perToken: true, input: '0.001', output: '0.002', cacheRead: '', other: [] });

@@ -76,11 +76,20 @@ describe('resolveSettings', () => {
   };
 
   it('takes flag over environment over profile, and does not open the store when it needs nothing from it', async () => {
-    const settings = await resolveSettings({ flags: { baseUrl: 'https://flag.test' }, env: { TALLY_BASE_URL: 'https://env.test', TALLY_API_KEY: 'env-key-123', TALLY_PROFILE: 'work' }, openStore: never });
+    const settings = await resolveSettings({ flags: { baseUrl: 'https://flag.test' }, env: { TALLY_BASE_URL: 'https://env.test', TALLY_API_KEY: 'env-key-123' }, openStore: never });
     expect(settings.baseUrl?.href).toBe('https://flag.test/');
     expect(settings.baseUrlSource).toBe('flag');
     expect(settings.credential).toEqual({ kind: 'api-key', secret: 'env-key-123', source: 'env' });
-    expect(settings.profile).toBe('work');
+    expect(settings.profile).toBe('default');
+  });
+
+  it('checks that a profile named by flag or TALLY_PROFILE is stored (login may name a new one)', async () => {
+    const store = await SettingsStore.open(dir());
+    await store.updateProfile('work', () => ({ base_url: 'https://stored.test' }));
+    const env = { TALLY_API_KEY: 'env-key-123', TALLY_PROFILE: 'work' };
+    expect((await resolveSettings({ flags: {}, env, openStore: async () => store })).profile).toBe('work');
+    await expect(resolveSettings({ flags: { profile: 'play' }, env, openStore: async () => store })).rejects.toThrow('there is no profile "play"');
+    expect((await resolveSettings({ flags: { profile: 'play' }, env, openStore: async () => store, mustExist: false })).profile).toBe('play');
   });
 
   it('falls back to the stored profile', async () => {

@@ -1,0 +1,151 @@
+// tally forecast: how long the balance lasts at the recent pace, the month's spend so far and
+// projected, and (for a key with a daily limit) where today is heading. Two requests, issued
+// together: the balance, and one usage request of day buckets.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { type Balance, fetchBalance } from '../api/balance.js';
+import { isDecimalString } from '../domain/decimal-text.js';
+import { type DailySpend, type Forecast, forecast, ledgerText } from '../domain/forecast.js';
+import { Decimal } from '../domain/money.js';
+import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
+import { emit } from '../output/emit.js';
+import { plural } from '../output/window-text.js';
+import { wholeNumber } from './flag-values.js';
+import { type UsageSeries, loadUsageSeries } from './usage-series.js';
+import { describeGrid } from './usage.js';
+
+export interface ForecastOptions {
+  days?: string;
+  utcOffset?: string;
+  metric?: string;
+}
+
+export const DEFAULT_BASIS_DAYS = 7;
+
+export function configure(command: Command): void {
+  command
+    .option('--days <n>', `the complete days the pace is taken from (default ${DEFAULT_BASIS_DAYS})`)
+    .option('--metric <name>', 'the usage field holding money (default: discovered)')
+    .option('--utc-offset <+HH:MM>', "the gateway's day grid (default: inferred from usage)");
+}
+
+export interface LoadedForecast {
+  balance: Balance;
+  series: UsageSeries;
+  forecast: Forecast;
+  metric: string | undefined;
+}
+
+/** The balance and enough day buckets for the basis and the month so far, then the figures. */
+export async function loadForecast(ctx: Context, options: ForecastOptions, balanceRequest?: Promise<Balance>): Promise<LoadedForecast> {
+  const days = options.days === undefined ? DEFAULT_BASIS_DAYS : wholeNumber(options.days, '--days', 1, 365);
+  const client = await ctx.client();
+  // Today, the basis days before it, and the whole month so far: one request (split past 92 days).
+  const span = Math.max(days + 1, 31);
+  const [balance, series] = await Promise.all([
+    balanceRequest ?? fetchBalance(client),
+    loadUsageSeries(ctx, { bucket: 'day', since: `${span}d`, utcOffset: options.utcOffset }),
+  ]);
+  const metric = spendMetric(series, options.metric);
+  const spend: DailySpend[] = [];
+  if (metric !== undefined) {
+    series.buckets.forEach((bucket, i) => {
+      const value = bucket[metric];
+      if (isDecimalString(value)) spend.push({ day: series.slots[i]!, spend: new Decimal(value) });
+    });
+  }
+  const key = balance.apiKey;
+  const result = forecast({
+    balance: balance.balance,
+    days: spend,
+    basisDays: days,
+    now: Math.floor(ctx.now() / 1000),
+    dayOffset: series.dayGrid.offset,
+    today: key === null ? undefined : { used: key.dailyUsed, limit: key.dailyLimit },
+  });
+  return { balance, series, forecast: result, metric };
+}
+
+/** The money field of the usage buckets: --metric (which must exist), else the one discovered. */
+export function spendMetric(series: UsageSeries, named: string | undefined): string | undefined {
+  const names = series.shape?.metrics.map((m) => m.name) ?? [];
+  if (named !== undefined) {
+    const known = series.shape?.metrics.find((m) => m.name === named);
+    if (series.shape && !known) throw new UsageError(`--metric "${named}" is not a field of the usage buckets (they have: ${names.join(', ') || 'none'})`);
+    if (known && known.type !== 'decimal-string') throw new UsageError(`--metric "${named}" is a count, not an amount (the amounts are: ${series.shape!.metrics.filter((m) => m.type === 'decimal-string').map((m) => m.name).join(', ') || 'none'})`);
+    return named;
+  }
+  return series.shape?.moneyMetric;
+}
+
+/** The forecast document (amounts as decimal strings; dates on the day grid). */
+export function forecastJson(loaded: LoadedForecast) {
+  const { forecast: f, balance } = loaded;
+  const zone = fixedZone(loaded.series.dayGrid.offset);
+  const today = f.today;
+  return {
+    currency: balance.currency,
+    balance: balance.raw.balance,
+    basis: {
+      days: f.basis.days,
+      start: f.basis.start,
+      end: f.basis.end,
+      start_iso: isoInZone(f.basis.start, zone),
+      end_iso: isoInZone(f.basis.end, zone),
+      spend: f.basis.spend.toFixed(),
+    },
+    average_daily_spend: ledgerText(f.averageDailySpend),
+    runway_days: f.runwayDays,
+    runs_out_on: f.runsOutOn === null ? null : dateText(wallClock(f.runsOutOn, zone)),
+    month_to_date: f.monthToDate.toFixed(),
+    projected_month_end: ledgerText(f.projectedMonthEnd),
+    today: today && {
+      used: today.used?.toFixed() ?? null,
+      limit: today.limit?.toFixed() ?? null,
+      projected: today.projected === null ? null : ledgerText(today.projected),
+      limit_reached_at: today.limitReachedAt === null ? null : isoInZone(today.limitReachedAt, zone),
+    },
+  };
+}
+
+export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
+  const loaded = await loadForecast(ctx, raw as ForecastOptions);
+  await emit(ctx, { json: () => forecastJson(loaded), human: () => renderForecast(loaded, ctx) });
+}
+
+export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promise<[string, string][]> {
+  const { formatAmount } = await import('../output/money.js');
+  const { forecast: f, balance } = loaded;
+  const zone = fixedZone(loaded.series.dayGrid.offset);
+  const amount = (value: Decimal) => formatAmount(value, 'account', { currency: balance.currency, exact: ctx.options.exact });
+  const date = (t: number) => dateText(wallClock(t, zone));
+  const rows: [string, string][] = [
+    ['Average daily spend', `${amount(f.averageDailySpend)}  (the last ${f.basis.days} complete day${f.basis.days === 1 ? '' : 's'}, ${date(f.basis.start)} to ${date(f.basis.end - 1)}: ${amount(f.basis.spend)})`],
+    ['Runway', f.runwayDays === null ? 'no spend in that time: the balance is not being used up' : `${plural(f.runwayDays, 'day')}: the balance runs out on ${date(f.runsOutOn!)} at this pace`],
+    ['This month', `${amount(f.monthToDate)} so far; ${amount(f.projectedMonthEnd)} projected by the month's end`],
+  ];
+  const today = f.today;
+  if (today === null) rows.push(['Today', 'signed in with a device token: no key-level daily limit']);
+  else if (today.used !== null) {
+    const pace = today.projected === null ? '' : `; ${amount(today.projected)} projected by the day's end`;
+    const limit = today.limit === null
+      ? '; the key has no daily limit'
+      : today.limitReachedAt === null ? `; the ${amount(today.limit)} limit is not reached at this pace` : `; the ${amount(today.limit)} limit is reached at ${isoInZone(today.limitReachedAt, zone).slice(11, 16)} at this pace`;
+    rows.push(['Today', `${amount(today.used)} spent${pace}${limit}`]);
+  }
+  return rows;
+}
+
+async function renderForecast(loaded: LoadedForecast, ctx: Context): Promise<string> {
+  const [{ renderPanel }, { formatAmount }, { styleFor }, { fitLines }] = await Promise.all([
+    import('../output/table.js'),
+    import('../output/money.js'),
+    import('../output/style.js'),
+    import('../output/wrap.js'),
+  ]);
+  const style = await styleFor(ctx);
+  const rows: [string, string][] = [['Balance', formatAmount(loaded.balance.balance, 'account', { currency: loaded.balance.currency, exact: ctx.options.exact })], ...(await forecastRows(loaded, ctx))];
+  const note = `${describeGrid(loaded.series)}; spend from usage field "${loaded.metric ?? 'none (no usage in 92 days)'}"`;
+  return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
+}

@@ -1,0 +1,120 @@
+// tally status: one screen — balance and plan, today against the daily limit, the last 7 days
+// as a sparkline, the week's top models, the runway. Three requests issued together: the
+// balance, one usage request of day buckets (the week and the month so far), and the week's
+// spend per model.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { fetchBalance } from '../api/balance.js';
+import { isDecimalString } from '../domain/decimal-text.js';
+import type { JsonObject } from '../domain/json.js';
+import { Decimal } from '../domain/money.js';
+import { resolveWindow } from '../domain/window.js';
+import { fixedZone } from '../domain/zone.js';
+import { type LoadedForecast, forecastJson, forecastRows, loadForecast } from './forecast.js';
+import { DEFAULT_MAX_PAGES, fetchAllPages } from './records-view.js';
+import { type UsageSeries, totalsOf } from './usage-series.js';
+import { describeGrid, usageJson } from './usage.js';
+import { describeWindow } from '../output/window-text.js';
+import { addWatchOption, watchOrRun } from './watch.js';
+import { timeSettings } from './window-options.js';
+
+const TOP_MODELS = 5;
+const WEEK = 7;
+
+export function configure(command: Command): void {
+  command.option('--utc-offset <+HH:MM>', "the gateway's day grid (default: inferred from usage)");
+  addWatchOption(command);
+}
+
+interface StatusData {
+  loaded: LoadedForecast;
+  week: UsageSeries;
+  topModels: JsonObject[];
+  modelFields: { model: string; spend: string } | undefined;
+}
+
+export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
+  const options = raw as { utcOffset?: string };
+  await watchOrRun(ctx, raw, 'tally status', async () => {
+    const data = await loadStatus(ctx, options);
+    return {
+      json: () => ({ balance: data.loaded.balance.raw, usage: usageJson(data.week), top_models: data.topModels, forecast: forecastJson(data.loaded) }),
+      human: () => renderStatus(data, ctx),
+      note: data.week.cache === 'HIT' ? "usage from the gateway's cache" : undefined,
+    };
+  });
+}
+
+async function loadStatus(ctx: Context, options: { utcOffset?: string }): Promise<StatusData> {
+  const client = await ctx.client();
+  const time = await timeSettings(ctx, options);
+  // The week per model on the grid known before asking (or UTC): asked together with the rest.
+  const grid = time.known ?? { offset: 0, source: 'assumed' as const };
+  const now = Math.floor(ctx.now() / 1000);
+  const window = resolveWindow({ now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
+  const balance = fetchBalance(client);
+  const [loaded, models] = await Promise.all([
+    loadForecast(ctx, { utcOffset: options.utcOffset }, balance),
+    fetchAllPages(ctx, client, '/v1/open/usage/models', { start: String(window.start), end: String(window.end) }, { all: false, maxPages: DEFAULT_MAX_PAGES, quiet: true }),
+  ]);
+  const week = await lastDays(loaded.series, WEEK);
+  const { modelAndSpend } = await import('./usage-models.js');
+  const modelFields = modelAndSpend(models.records);
+  const spendOf = (r: JsonObject) => (modelFields && isDecimalString(r[modelFields.spend]) ? new Decimal(r[modelFields.spend] as string) : new Decimal(0));
+  const topModels = [...models.records].sort((a, b) => spendOf(b).comparedTo(spendOf(a))).slice(0, TOP_MODELS);
+  return { loaded, week, topModels, modelFields };
+}
+
+/** The usage document of the last `days` days (today included) from a longer day series, totals added exactly. */
+async function lastDays(series: UsageSeries, days: number): Promise<UsageSeries> {
+  const from = Math.max(0, series.buckets.length - days);
+  const buckets = series.buckets.slice(from);
+  const slots = series.slots.slice(from);
+  const totals = await totalsOf(buckets, series.shape);
+  return { ...series, window: { start: slots[0] ?? series.window.start, end: series.window.end }, buckets, slots, totals, filled: 0, requests: 1 };
+}
+
+/** ▁▂▃▄▅▆▇█ for each value, scaled to the largest (a shape to glance at; the total beside it is exact). */
+function sparkline(values: number[]): string {
+  const blocks = '▁▂▃▄▅▆▇█';
+  const largest = Math.max(...values, 0);
+  return values.map((v) => (largest === 0 ? blocks[0] : blocks[Math.min(7, Math.floor((v / largest) * 7.999))])).join('');
+}
+
+async function renderStatus(data: StatusData, ctx: Context): Promise<string> {
+  const [{ renderPanel, bar, drawn }, { formatAmount, formatCount, formatPercent }, { styleFor }, { fitLines }] = await Promise.all([
+    import('../output/table.js'),
+    import('../output/money.js'),
+    import('../output/style.js'),
+    import('../output/wrap.js'),
+  ]);
+  const style = await styleFor(ctx);
+  const { balance } = data.loaded;
+  const amount = (value: Decimal | string) => formatAmount(value, 'account', { currency: balance.currency, exact: ctx.options.exact });
+  const rows: Parameters<typeof renderPanel>[0] = [
+    ['Balance', `${amount(balance.balance)} · lifetime spend ${amount(balance.lifetimeSpend)} · ${balance.hasActivePlan ? 'plan active' : 'no active plan (billing from balance)'}`],
+  ];
+  const key = balance.apiKey;
+  if (key === null) rows.push(['Today', 'signed in with a device token: no key-level limit']);
+  else if (key.dailyUsed !== undefined && key.dailyLimit !== undefined && !key.dailyLimit.isZero()) {
+    const share = key.dailyUsed.div(key.dailyLimit).toNumber();
+    rows.push(['Today', drawn(`${amount(key.dailyUsed)} of ${amount(key.dailyLimit)}  ${bar(share, 20, style)}  ${formatPercent(key.dailyUsed, key.dailyLimit)}`)]);
+  } else if (key.dailyUsed !== undefined) rows.push(['Today', `${amount(key.dailyUsed)} (the key has no daily limit)`]);
+  const money = data.loaded.metric;
+  const week = data.week;
+  if (money) {
+    const values = week.buckets.map((b) => (isDecimalString(b[money]) ? Number(b[money]) : 0));
+    const total = week.totals[money];
+    const calls = week.shape?.metrics.find((m) => m.type === 'number' && /call|request|count/i.test(m.name));
+    const callText = calls && week.totals[calls.name] !== undefined ? `, ${formatCount(String(week.totals[calls.name]))} ${calls.name}` : '';
+    rows.push([`Last ${WEEK} days`, `${sparkline(values)}  ${isDecimalString(total) ? amount(total) : ''}${callText}`]);
+  } else rows.push([`Last ${WEEK} days`, 'no usage to show']);
+  if (data.modelFields && data.topModels.length > 0) {
+    const fields = data.modelFields;
+    rows.push(['Top models', data.topModels.map((r) => `${String(r[fields.model])} ${isDecimalString(r[fields.spend]) ? amount(r[fields.spend] as string) : ''}`.trim()).join(' · ')]);
+  }
+  const forecast = (await forecastRows(data.loaded, ctx)).filter(([label]) => label !== 'Today');
+  rows.push(...forecast);
+  const note = `${describeWindow(week.window, fixedZone(data.loaded.series.dayGrid.offset))}, ${describeGrid(data.loaded.series)}`;
+  return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
+}

@@ -1,0 +1,147 @@
+// tally usage --by model: spend per model over the window (GET /v1/open/usage/models), and with
+// --bucket day|week|month per model over time, one request per period.
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { type JsonObject, jsonText } from '../domain/json.js';
+import { isDecimalString } from '../domain/decimal-text.js';
+import { describeColumns } from '../domain/records.js';
+import { type BucketSize, bucketStarts, nextBucketStart, parseBucket, resolveWindow } from '../domain/window.js';
+import { dateText, fixedZone, wallClock } from '../domain/zone.js';
+import { emit } from '../output/emit.js';
+import { describeWindow, plural, windowJson } from '../output/window-text.js';
+import { DEFAULT_MAX_PAGES, type PagedRecords, fetchAllPages, parseParams, recordsCsv, recordsJson, renderRecords } from './records-view.js';
+import { describeGrid, bucketLabeller } from './usage.js';
+import { knownDayGrid } from './usage-series.js';
+import { type DayGrid, type WindowOptions, timeSettings } from './window-options.js';
+import { wholeNumber } from './flag-values.js';
+
+export interface ModelUsageOptions extends WindowOptions {
+  /** undefined: one window; otherwise one request per period. */
+  bucket?: string;
+  param?: string[];
+  all?: boolean;
+  top?: string;
+}
+
+const PATH = '/v1/open/usage/models';
+/** At most one minute of the account rate limit (120 requests) per run. */
+const MAX_PERIODS = 120;
+
+export async function runModelUsage(ctx: Context, options: ModelUsageOptions): Promise<void> {
+  const query = parseParams(options.param);
+  if (options.top !== undefined && options.bucket === undefined) throw new UsageError('--top goes with --bucket day|week|month (models as columns)');
+  const top = options.top === undefined ? 5 : wholeNumber(options.top, '--top', 1, 50);
+  const time = await timeSettings(ctx, options);
+  const grid = await knownDayGrid(ctx, time);
+  const gridZone = fixedZone(grid.offset);
+  const now = Math.floor(ctx.now() / 1000);
+  const client = await ctx.client();
+  const paging = { all: options.all === true, maxPages: DEFAULT_MAX_PAGES };
+
+  if (options.bucket === undefined) {
+    const window = resolveWindow({ ...options, now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
+    const found = await fetchAllPages(ctx, client, PATH, { start: String(window.start), end: String(window.end), ...query }, paging);
+    const days = Math.round((window.end - window.start) / 86_400);
+    return emit(ctx, {
+      json: () => recordsJson(found, window, gridZone),
+      csv: () => recordsCsv(found.records),
+      human: () => renderRecords(found.records, ctx, { amounts: 'account', zone: time.zone, notes: [`${describeWindow(window, gridZone, plural(days, 'day'))}, ${describeGrid({ dayGrid: grid })}`] }),
+    });
+  }
+
+  const bucket = parseBucket(options.bucket, ['day', 'week', 'month']);
+  const window = resolveWindow({ ...options, now, zone: time.zone, bucket, dayOffset: grid.offset });
+  const starts = bucketStarts(window, bucket, grid.offset);
+  if (starts.length > MAX_PERIODS) {
+    throw new UsageError(`${plural(starts.length, bucket)} would take ${starts.length} requests, more than the ${MAX_PERIODS} a minute the gateway allows; use a longer --bucket or a shorter window`);
+  }
+  const periods: { start: number; end: number; found: PagedRecords }[] = [];
+  for (const [index, start] of starts.entries()) {
+    ctx.progress(`fetching ${bucket} ${index + 1} of ${starts.length}…`);
+    const end = nextBucketStart(start, bucket, grid.offset);
+    periods.push({ start, end, found: await fetchAllPages(ctx, client, PATH, { start: String(start), end: String(end), ...query }, paging) });
+  }
+  ctx.progress(undefined);
+  await emit(ctx, {
+    json: () => ({ bucket, ...windowJson(window, gridZone), periods: periods.map((p) => ({ start: p.start, end: p.end, records: p.found.records })) }),
+    csv: () => periodsCsv(periods, grid),
+    human: () => renderPeriods(ctx, periods, { bucket, grid, window, top }),
+  });
+}
+
+/** Long form: one row per record, its period (the date it starts on the day grid) first. */
+function periodsCsv(periods: { start: number; found: PagedRecords }[], grid: DayGrid) {
+  const zone = fixedZone(grid.offset);
+  const header = describeColumns(periods.flatMap((p) => p.found.records)).map((c) => c.name);
+  const rows = periods.flatMap((p) => p.found.records.map((record) => [dateText(wallClock(p.start, zone)), ...header.map((name) => jsonText(record[name]))]));
+  return { header: ['period', ...header], rows };
+}
+
+/** Which field names the model and which holds its spend, in records whose names are not published. */
+export function modelAndSpend(records: JsonObject[]): { model: string; spend: string } | undefined {
+  const columns = describeColumns(records);
+  const text = columns.filter((c) => c.kind === 'text' && records.some((r) => typeof r[c.name] === 'string'));
+  const model = text.find((c) => /^model(_name|_id)?$/i.test(c.name)) ?? text.find((c) => /model/i.test(c.name)) ?? text[0];
+  const money = columns.filter((c) => c.kind === 'money');
+  const spend = money.find((c) => /cost|spend|amount|yuan|fee|price/i.test(c.name)) ?? money[0];
+  return model && spend ? { model: model.name, spend: spend.name } : undefined;
+}
+
+async function renderPeriods(
+  ctx: Context,
+  periods: { start: number; end: number; found: PagedRecords }[],
+  how: { bucket: BucketSize; grid: DayGrid; window: { start: number; end: number }; top: number },
+): Promise<string> {
+  const [{ renderTable }, { formatAmount }, { styleFor }, { fitLines }, { Decimal }] = await Promise.all([
+    import('../output/table.js'),
+    import('../output/money.js'),
+    import('../output/style.js'),
+    import('../output/wrap.js'),
+    import('../domain/money.js'),
+  ]);
+  const style = await styleFor(ctx);
+  const gridZone = fixedZone(how.grid.offset);
+  const label = bucketLabeller({ bucket: how.bucket, labelZone: gridZone });
+  const all = periods.flatMap((p) => p.found.records);
+  const fields = modelAndSpend(all);
+  const notes = [`${describeWindow(how.window, gridZone, plural(periods.length, how.bucket))}, ${describeGrid({ dayGrid: how.grid })}`];
+  if (!fields) {
+    notes.unshift('the records name no model and no amount to set side by side; see --json or --csv for every field');
+    return `${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
+  }
+  const exact = ctx.options.exact;
+  const amount = (value: InstanceType<typeof Decimal>) => formatAmount(value, 'account', { exact });
+  // Spend per model per period, exactly.
+  const byPeriod = periods.map((p) => {
+    const spend = new Map<string, InstanceType<typeof Decimal>>();
+    for (const record of p.found.records) {
+      const model = String(record[fields.model] ?? '');
+      const value = record[fields.spend];
+      if (!isDecimalString(value)) continue;
+      spend.set(model, (spend.get(model) ?? new Decimal(0)).plus(value));
+    }
+    return spend;
+  });
+  const totals = new Map<string, InstanceType<typeof Decimal>>();
+  for (const spend of byPeriod) for (const [model, value] of spend) totals.set(model, (totals.get(model) ?? new Decimal(0)).plus(value));
+  const ranked = [...totals.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : 1)).map(([model]) => model);
+  const shown = ranked.slice(0, how.top);
+  const rest = ranked.slice(how.top);
+  const sum = (spend: Map<string, InstanceType<typeof Decimal>>, models: string[]) => models.reduce((acc, m) => acc.plus(spend.get(m) ?? 0), new Decimal(0));
+  const columns = [
+    { header: how.bucket },
+    ...shown.map((model, i) => ({ header: `${model} (¥)`, align: 'decimal' as const, dropOrder: i + 2 })),
+    ...(rest.length ? [{ header: `other ${rest.length} (¥)`, align: 'decimal' as const, dropOrder: 1 }] : []),
+    { header: 'total (¥)', align: 'decimal' as const },
+  ];
+  const row = (first: string, spend: Map<string, InstanceType<typeof Decimal>>) => [
+    first,
+    ...shown.map((m) => amount(spend.get(m) ?? new Decimal(0))),
+    ...(rest.length ? [amount(sum(spend, rest))] : []),
+    amount(sum(spend, ranked)),
+  ];
+  const rows = periods.map((p, i) => row(label(p.start), byPeriod[i]!));
+  const table = await renderTable({ columns, rows, footer: row('total', totals) }, style);
+  notes.unshift(`models by spend (${fields.spend}); ${ranked.length > how.top ? `the top ${how.top} of ${ranked.length} as columns (--top N for more)` : plural(ranked.length, 'model')}`);
+  return `${table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
+}

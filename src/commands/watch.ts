@@ -1,0 +1,83 @@
+// --watch [SECONDS] on `status`, `balance` and `usage`: refresh every SECONDS (default 60, at
+// least 10). On a terminal the view is redrawn in place (log-update) under a header saying when
+// it was last refreshed; a failed refresh keeps the last good view and says why in the header.
+// With --json every refresh is one JSON document on its own line (NDJSON). Each refresh has the
+// whole --timeout; Ctrl-C restores the terminal and exits 130.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { Interrupted, UsageError } from '../errors.js';
+import { type Result, emit, writeJson } from '../output/emit.js';
+import { wholeNumber } from './flag-values.js';
+
+export const DEFAULT_WATCH_SECONDS = 60;
+export const MIN_WATCH_SECONDS = 10;
+
+export function addWatchOption(command: Command): Command {
+  return command.option('--watch [seconds]', `refresh every SECONDS (default ${DEFAULT_WATCH_SECONDS}, at least ${MIN_WATCH_SECONDS}); with --json one document per line`);
+}
+
+/** A refresh: what to show, and a word for the header (the gateway answered from its cache, say). */
+export interface Refresh extends Result {
+  note?: string;
+}
+
+export function watchSeconds(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (value === true) return DEFAULT_WATCH_SECONDS;
+  const seconds = wholeNumber(value, '--watch', 0);
+  if (seconds < MIN_WATCH_SECONDS) throw new UsageError(`--watch must be at least ${MIN_WATCH_SECONDS} seconds (got ${String(value)}): the gateway allows 120 requests a minute`);
+  return seconds;
+}
+
+/** Runs `load` once, or under --watch again and again until Ctrl-C. */
+export async function watchOrRun(ctx: Context, options: Record<string, unknown>, title: string, load: () => Promise<Refresh>): Promise<void> {
+  const seconds = watchSeconds(options.watch);
+  if (seconds === undefined) return emit(ctx, await load());
+  if (ctx.options.csv) throw new UsageError('--watch shows a table or JSON documents; it cannot be combined with --csv');
+  const [{ errorText, errorJson }, { wallText }] = await Promise.all([import('../output/error-text.js'), import('../output/window-text.js')]);
+  const secrets = ctx.env.TALLY_API_KEY ? [ctx.env.TALLY_API_KEY] : [];
+  const clock = () => wallText(Math.floor(ctx.now() / 1000), ctx.zone).slice(11);
+  const redraw = ctx.io.stdoutIsTTY && !ctx.options.json ? await frameWriter(ctx) : undefined;
+  let lastGood: { text: string; at: string; note?: string } | undefined;
+  try {
+    for (;;) {
+      ctx.renewDeadline();
+      let refresh: Refresh | undefined;
+      let failure: string | undefined;
+      try {
+        refresh = await load();
+      } catch (error) {
+        // Ctrl-C and bad flags end the watch; a gateway that failed this once is retried next time.
+        if (error instanceof Interrupted || ctx.interrupt.aborted || error instanceof UsageError) throw error;
+        const text = errorText(error, secrets);
+        if (ctx.options.json) ctx.io.err(`${errorJson(text)}\n`);
+        failure = text.message;
+      }
+      if (ctx.options.json) {
+        if (refresh) await writeJson(ctx, typeof refresh.json === 'function' ? (refresh.json as () => unknown)() : refresh.json);
+      } else {
+        const at = clock();
+        if (refresh) lastGood = { text: await refresh.human(), at, note: refresh.note };
+        const every = `every ${seconds}s`;
+        const header = failure
+          ? `${title} · ${every} · refresh failed at ${at}: ${failure}${lastGood ? ` · showing ${lastGood.at}` : ''}`
+          : `${title} · ${every} · updated ${at}${lastGood?.note ? ` · ${lastGood.note}` : ''} · Ctrl-C to stop`;
+        const frame = `${header}\n\n${lastGood?.text ?? ''}`;
+        if (redraw) redraw(frame);
+        else ctx.io.out(`${frame}\n`);
+      }
+      await ctx.sleep(seconds * 1000, ctx.interrupt).catch(() => undefined);
+      if (ctx.interrupt.aborted) throw ctx.interrupt.reason instanceof Interrupted ? ctx.interrupt.reason : new Interrupted('interrupted');
+    }
+  } finally {
+    redraw?.done();
+  }
+}
+
+/** Redraws a frame in place on the terminal (log-update), through tally's stdout. */
+async function frameWriter(ctx: Context): Promise<((frame: string) => void) & { done(): void }> {
+  const [{ createLogUpdate }, { guardTerminalText }] = await Promise.all([import('log-update'), import('../output/escape.js')]);
+  const stream = { write: (text: string) => ctx.io.out(text), isTTY: true, columns: ctx.io.width, rows: ctx.io.height };
+  const update = createLogUpdate(stream as unknown as NodeJS.WriteStream, { showCursor: true });
+  return Object.assign((frame: string) => update(guardTerminalText(frame)), { done: () => update.done() });
+}

@@ -1,0 +1,68 @@
+// --since / --until / --utc-offset for every command that covers a window, and what they
+// resolve to: the display zone (labels, times written without an offset) and the gateway's day
+// grid when it is known before any usage comes back.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { parseUtcOffset } from '../domain/offset.js';
+import { type Zone, fixedZone } from '../domain/zone.js';
+import { readLearnedGrid, rememberGrid } from '../settings/grid-cache.js';
+
+export interface WindowOptions {
+  since?: string;
+  until?: string;
+  utcOffset?: string;
+}
+
+/** Where the day grid's offset came from. */
+export type GridSource = 'flag' | 'profile' | 'inferred' | 'learned' | 'assumed';
+
+export interface DayGrid {
+  /** Seconds east of UTC at which days start. */
+  offset: number;
+  source: GridSource;
+}
+
+export interface TimeSettings {
+  /** Where wall-clock times are read and shown (hours, log entries). */
+  zone: Zone;
+  /** The day grid, when a flag, the profile or an earlier run says what it is. */
+  known: DayGrid | undefined;
+}
+
+/**
+ * Adds --since/--until/--utc-offset, with help that says what this command's window is.
+ * `window` describes the default, e.g. "the last 7 days (today included)".
+ */
+export function addWindowOptions(command: Command, window: string): Command {
+  return command
+    .option('--since <time>', `start of the window: ISO date or date-time, Unix seconds, now, or a span back such as 90m, 36h, 7d, 2w (default: ${window})`)
+    .option('--until <time>', 'end of the window (exclusive), same forms (default: the end of the current day)')
+    .option('--utc-offset <+HH:MM>', "the gateway's day grid and the zone of times and labels (default: the grid inferred from usage, times in TZ)");
+}
+
+export async function timeSettings(ctx: Context, options: WindowOptions): Promise<TimeSettings> {
+  if (options.utcOffset !== undefined) {
+    const offset = parseUtcOffset(options.utcOffset) * 60;
+    return { zone: fixedZone(offset), known: { offset, source: 'flag' } };
+  }
+  const settings = await ctx.settings();
+  const configured = settings.record?.utc_offset;
+  if (configured !== undefined) {
+    const offset = parseUtcOffset(configured, `utc_offset of profile "${settings.profile}"`) * 60;
+    return { zone: fixedZone(offset), known: { offset, source: 'profile' } };
+  }
+  const learned = ctx.options.demo || !settings.baseUrl ? undefined : readLearnedGrid(await ctx.stateDir(), settings.baseUrl);
+  return { zone: ctx.zone, known: learned === undefined ? undefined : { offset: learned, source: 'learned' } };
+}
+
+/** Remembers a grid inferred from usage for later runs; a state folder that cannot be written is only a warning. */
+export async function rememberInferredGrid(ctx: Context, time: TimeSettings, offset: number): Promise<void> {
+  if (ctx.options.demo || time.known?.offset === offset) return;
+  const settings = await ctx.settings();
+  if (!settings.baseUrl) return;
+  try {
+    rememberGrid(await ctx.stateDir(), settings.baseUrl, offset, ctx.now());
+  } catch (error) {
+    ctx.warn(`could not remember the gateway's day grid: ${(error as Error).message}`);
+  }
+}

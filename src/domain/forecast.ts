@@ -1,0 +1,98 @@
+// Forecast and runway, in exact decimal arithmetic:
+// - average daily spend = spend of the last N complete days (the day grid's) / N;
+// - runway = balance / average, whole days rounded down; it runs out on the date (day grid)
+//   of now + balance / average days; both null when nothing was spent;
+// - month to date = spend since the 1st 00:00 of this month, today included; projected month end
+//   = month to date + average × the days left in the month (fractions of a day included);
+// - today, for a key with a daily limit: projected = used / the share of the day gone by; the
+//   limit is reached at day start + (limit / used) × time gone by, when that falls within today.
+import { Decimal, ZERO } from './money.js';
+import { bucketStart, nextBucketStart } from './window.js';
+
+/** Decimal places of derived amounts (the ledger's). */
+export const FORECAST_DECIMALS = 8;
+
+export interface DailySpend {
+  /** Start of the day on the grid (Unix seconds). */
+  day: number;
+  spend: Decimal;
+}
+
+export interface ForecastInput {
+  balance: Decimal;
+  /** Spend per day, any order; days missing spent nothing. */
+  days: DailySpend[];
+  /** Complete days the average is taken over. */
+  basisDays: number;
+  /** Unix seconds. */
+  now: number;
+  dayOffset: number;
+  /** The key's spend today and its daily limit; undefined for a device token (no key). */
+  today: { used: Decimal | undefined; limit: Decimal | undefined } | undefined;
+}
+
+export interface Forecast {
+  basis: { days: number; start: number; end: number; spend: Decimal };
+  averageDailySpend: Decimal;
+  runwayDays: number | null;
+  /** The day (its start on the grid) the balance runs out, or null. */
+  runsOutOn: number | null;
+  monthToDate: Decimal;
+  projectedMonthEnd: Decimal;
+  today: { used: Decimal | null; limit: Decimal | null; projected: Decimal | null; limitReachedAt: number | null } | null;
+}
+
+const DAY = 86_400;
+
+export function forecast(input: ForecastInput): Forecast {
+  const { now, dayOffset } = input;
+  const todayStart = bucketStart(now, 'day', dayOffset);
+  const basisStart = todayStart - input.basisDays * DAY;
+  const monthStart = bucketStart(now, 'month', dayOffset);
+  const monthEnd = nextBucketStart(now, 'month', dayOffset);
+  let basisSpend = ZERO;
+  let monthToDate = ZERO;
+  for (const { day, spend } of input.days) {
+    if (day >= basisStart && day < todayStart) basisSpend = basisSpend.plus(spend);
+    if (day >= monthStart && day < monthEnd && day <= now) monthToDate = monthToDate.plus(spend);
+  }
+  const average = input.basisDays > 0 ? basisSpend.div(input.basisDays) : ZERO;
+  let runwayDays: number | null = null;
+  let runsOutOn: number | null = null;
+  if (average.gt(0)) {
+    const lasts = Decimal.max(input.balance, 0).div(average);
+    runwayDays = lasts.floor().toNumber();
+    // Where the balance ends: now plus that many days, as a day of the grid (seconds: a double is plenty).
+    runsOutOn = bucketStart(now + Math.floor(lasts.mul(DAY).toNumber()), 'day', dayOffset);
+  }
+  const daysLeft = new Decimal(monthEnd - now).div(DAY);
+  const projectedMonthEnd = monthToDate.plus(average.mul(daysLeft));
+  return {
+    basis: { days: input.basisDays, start: basisStart, end: todayStart, spend: basisSpend },
+    averageDailySpend: average,
+    runwayDays,
+    runsOutOn,
+    monthToDate,
+    projectedMonthEnd,
+    today: input.today ? todayForecast(input.today, now, todayStart) : null,
+  };
+}
+
+function todayForecast(today: NonNullable<ForecastInput['today']>, now: number, todayStart: number): NonNullable<Forecast['today']> {
+  const used = today.used ?? null;
+  const limit = today.limit !== undefined && !today.limit.isZero() ? today.limit : null;
+  const elapsed = now - todayStart;
+  let projected: Decimal | null = null;
+  if (used !== null) projected = elapsed > 0 ? used.mul(DAY).div(elapsed) : used;
+  let limitReachedAt: number | null = null;
+  if (used !== null && limit !== null && used.gt(0) && projected !== null && projected.gte(limit)) {
+    // At today's pace the limit is reached after (limit / used) of the time gone by.
+    limitReachedAt = todayStart + Math.floor(limit.div(used).mul(elapsed).toNumber());
+  }
+  return { used, limit, projected, limitReachedAt };
+}
+
+/** An amount rounded to the ledger's 8 places (half up), as plain text. */
+export function ledgerText(amount: Decimal): string {
+  return amount.toDecimalPlaces(FORECAST_DECIMALS, Decimal.ROUND_HALF_UP).toFixed();
+}

@@ -1,0 +1,242 @@
+// The one window rule, shared by `usage`, `usage --by model`, `logs`, `check --max-spend` and
+// `forecast`: how --since/--until are read, the default window, how a window is laid on the
+// bucket grid, and how it is split into requests the service answers.
+//
+// - A time is `now`, a span back (`90m`, `36h`, `7d`, `2w`), Unix seconds, or ISO 8601 (a date
+//   or a date-time; without an offset it is read in the display zone: --utc-offset, else TZ).
+// - Windows are half-open [start, end). A bucketed window covers every bucket the times touch:
+//   its start is aligned down and its end up, so the current bucket is included.
+// - Spans count back from the end of the current bucket, so `--since 7d` is the same seven days
+//   as the default; unbucketed windows (logs) count back from now.
+// - Default: the last 7 days (hours: 24 hours; weeks: 8; months: 6), current one included.
+import { UsageError } from '../errors.js';
+import { type Zone, fromWallClock, wallClock } from './zone.js';
+
+export type BucketSize = 'hour' | 'day' | 'week' | 'month';
+export const BUCKET_SIZES: readonly BucketSize[] = ['hour', 'day', 'week', 'month'];
+
+/** Seconds of the fixed-length buckets the service answers in. */
+export const BUCKET_SECONDS = { hour: 3600, day: 86_400 } as const;
+
+/** The service answers at most this much per request; longer windows are split. */
+export const MAX_WINDOW_SECONDS = 92 * 86_400;
+/** tally reads times in this range only (a time outside it is a typo, not a request). */
+export const EARLIEST = Date.UTC(2000, 0, 1) / 1000;
+export const LATEST = Date.UTC(2100, 0, 1) / 1000;
+/** The longest window tally asks for: ten years, 40 requests of 92 days. */
+export const MAX_SPAN_DAYS = 3660;
+
+/** Buckets in the default window. */
+const DEFAULT_COUNT: Record<BucketSize, number> = { hour: 24, day: 7, week: 8, month: 6 };
+
+export interface UsageWindow {
+  start: number;
+  end: number;
+}
+
+export function parseBucket(text: string, allowed: readonly BucketSize[] = BUCKET_SIZES): BucketSize {
+  if ((allowed as readonly string[]).includes(text)) return text as BucketSize;
+  throw new UsageError(`--bucket "${text}" is not one of ${allowed.join(', ')}`);
+}
+
+/**
+ * The start of the bucket that holds `t`. Hours are whole UTC hours (the service's fast path);
+ * days start `dayOffset` seconds east of UTC midnight; weeks on Monday and months on the 1st of
+ * that day grid.
+ */
+export function bucketStart(t: number, bucket: BucketSize, dayOffset: number): number {
+  switch (bucket) {
+    case 'hour': return Math.floor(t / 3600) * 3600;
+    case 'day': return Math.floor((t + dayOffset) / 86_400) * 86_400 - dayOffset;
+    case 'week': {
+      const day = Math.floor((t + dayOffset) / 86_400);
+      // 1970-01-01 was a Thursday; Monday is 3 days after a day number divisible by 7.
+      const sinceMonday = (((day - 4) % 7) + 7) % 7;
+      return (day - sinceMonday) * 86_400 - dayOffset;
+    }
+    case 'month': {
+      const wall = new Date((t + dayOffset) * 1000);
+      return Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth(), 1) / 1000 - dayOffset;
+    }
+  }
+}
+
+/** The start of the bucket after the one that holds `t`. */
+export function nextBucketStart(t: number, bucket: BucketSize, dayOffset: number): number {
+  const start = bucketStart(t, bucket, dayOffset);
+  switch (bucket) {
+    case 'hour': return start + 3600;
+    case 'day': return start + 86_400;
+    case 'week': return start + 7 * 86_400;
+    case 'month': {
+      const wall = new Date((start + dayOffset) * 1000);
+      return Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth() + 1, 1) / 1000 - dayOffset;
+    }
+  }
+}
+
+/** The smallest bucket boundary at or after `t`. */
+export function bucketEnd(t: number, bucket: BucketSize, dayOffset: number): number {
+  const start = bucketStart(t, bucket, dayOffset);
+  return start === t ? t : nextBucketStart(t, bucket, dayOffset);
+}
+
+/** Every bucket start in [window.start, window.end). */
+export function bucketStarts(window: UsageWindow, bucket: BucketSize, dayOffset: number): number[] {
+  const starts: number[] = [];
+  for (let t = bucketStart(window.start, bucket, dayOffset); t < window.end; t = nextBucketStart(t, bucket, dayOffset)) starts.push(t);
+  return starts;
+}
+
+const SPAN_UNITS: Record<string, number> = { m: 60, h: 3600, d: 86_400, w: 604_800 };
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|z|[+-]\d{2}:?\d{2})?$/;
+
+export interface TimeContext {
+  /** Unix seconds. */
+  now: number;
+  /** Where spans count back from (the end of the current bucket, or now). */
+  anchor: number;
+  /** The zone of times written without an offset. */
+  zone: Zone;
+}
+
+/**
+ * A time from the command line in Unix seconds: `now`, a span back from the anchor, Unix
+ * seconds, or ISO 8601. Anything else, and any time outside 2000-2100, is a usage error that
+ * names the flag.
+ */
+export function parseTimeSpec(text: string, context: TimeContext, flag = '--since'): number {
+  const spec = text.trim();
+  let seconds: number;
+  const span = /^(\d{1,9})([mhdw])$/.exec(spec);
+  if (spec === 'now') seconds = context.now;
+  else if (span) seconds = context.anchor - Number(span[1]) * SPAN_UNITS[span[2]!]!;
+  else if (/^\d+$/.test(spec)) {
+    if (spec.length < 9 || spec.length > 11) throw new UsageError(`${flag} "${text}" is not a time: Unix seconds have 9 to 11 digits (or use an ISO date such as 2026-11-01)`);
+    seconds = Number(spec);
+  } else {
+    const iso = ISO.exec(spec);
+    if (!iso) {
+      throw new UsageError(`${flag} "${text}" is not a time (use an ISO date or date-time, Unix seconds, now, or a span such as 90m, 36h, 7d, 2w)`);
+    }
+    const [, y, mo, d, h = '00', mi = '00', s = '00', , zone] = iso;
+    const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;
+    const wall = Date.UTC(...fields) / 1000;
+    const check = new Date(wall * 1000);
+    if (check.getUTCFullYear() !== fields[0] || check.getUTCMonth() !== fields[1] || check.getUTCDate() !== fields[2] || fields[3] > 23 || fields[4] > 59 || fields[5] > 59) {
+      throw new UsageError(`${flag} "${text}" is not a valid date`);
+    }
+    seconds = zone === undefined ? fromWallClock(wall, context.zone) : wall - zoneSeconds(zone);
+  }
+  if (!(seconds >= EARLIEST && seconds <= LATEST)) {
+    throw new UsageError(`${flag} "${text}" is outside the years 2000 to 2099 that tally reads`);
+  }
+  return seconds;
+}
+
+/** `Z`, `+08:00`, `-0530` as seconds east of UTC. */
+export function zoneSeconds(zone: string): number {
+  if (zone === 'Z' || zone === 'z') return 0;
+  const digits = zone.replace(':', '');
+  const sign = digits.startsWith('-') ? -1 : 1;
+  const hours = Number(digits.slice(1, 3));
+  const minutes = Number(digits.slice(3, 5));
+  if (hours > 14 || minutes > 59) throw new UsageError(`UTC offset "${zone}" is out of range`);
+  return sign * (hours * 3600 + minutes * 60);
+}
+
+export interface WindowInput {
+  since?: string;
+  until?: string;
+  /** Unix seconds. */
+  now: number;
+  /** The display zone: times written without an offset are read in it. */
+  zone: Zone;
+  /** The grid to lay the window on; undefined for an unbucketed window (logs: exact times, day defaults). */
+  bucket: BucketSize | undefined;
+  /**
+   * The day grid's offset, when known. Unknown (day buckets only), the window is given in the
+   * service's terms: it aligns both ends down to its own grid, and the end asked for is a day
+   * past the last instant wanted, so that the day holding it is included.
+   */
+  dayOffset: number | undefined;
+}
+
+export interface ResolvedWindow extends UsageWindow {
+  /** False when start/end are still to be aligned by the service (day grid unknown). */
+  final: boolean;
+}
+
+/** The window a command covers (see the rule at the top of this file). */
+export function resolveWindow(input: WindowInput): ResolvedWindow {
+  const grid = input.bucket ?? 'day';
+  if (input.dayOffset === undefined && grid !== 'hour' && grid !== 'day') {
+    throw new Error('weeks and months need a known day grid');
+  }
+  const offset = input.dayOffset ?? 0;
+  const known = input.dayOffset !== undefined || grid === 'hour';
+  // The end of the current bucket: exact on a known grid; for an unknown day grid any instant
+  // in the next day, which the service aligns down to the same boundary.
+  const endOfCurrent = known ? nextBucketStart(input.now, grid, offset) : input.now + 86_400;
+  const anchor = input.bucket === undefined ? input.now : endOfCurrent;
+  const context: TimeContext = { now: input.now, anchor, zone: input.zone };
+  const until = input.until === undefined ? undefined : parseTimeSpec(input.until, context, '--until');
+  const since = input.since === undefined ? undefined : parseTimeSpec(input.since, context, '--since');
+  if (since !== undefined && until !== undefined && since >= until) {
+    throw new UsageError(`--since (${input.since}) must be before --until (${input.until})`);
+  }
+  let end: number;
+  if (until === undefined) end = since !== undefined && input.bucket === undefined ? input.now : endOfCurrent;
+  else if (input.bucket === undefined) end = until;
+  else end = known ? bucketEnd(until, grid, offset) : until + 86_399;
+  let start: number;
+  if (since !== undefined) start = input.bucket === undefined || !known ? since : bucketStart(since, grid, offset);
+  else start = defaultStart(end, input.bucket, offset, known);
+  if (since === undefined && start >= end) throw new UsageError(`--until (${input.until}) leaves no room for the default window before it; give --since too`);
+  if (end - start > MAX_SPAN_DAYS * 86_400) {
+    throw new UsageError(`the window from ${input.since ?? 'the default start'} to ${input.until ?? 'now'} is longer than ${MAX_SPAN_DAYS.toLocaleString('en-US')} days (ten years); ask for less`);
+  }
+  return { start, end, final: known };
+}
+
+function defaultStart(end: number, bucket: BucketSize | undefined, offset: number, known: boolean): number {
+  const grid = bucket ?? 'day';
+  const count = DEFAULT_COUNT[grid];
+  if (grid === 'hour') return end - count * 3600;
+  if (grid === 'day') {
+    // Unbucketed windows (logs) take the same seven days as usage; an end that is not on the day grid (logs --until) starts on it.
+    const base = end - count * 86_400;
+    return known ? bucketStart(base, 'day', offset) : base;
+  }
+  let start = bucketStart(end - 1, grid, offset);
+  for (let i = 1; i < count; i++) start = bucketStart(start - 1, grid, offset);
+  return start;
+}
+
+/** The window on a grid learned after the request: both ends aligned down, as the service did. */
+export function alignedByService(window: UsageWindow, bucket: 'hour' | 'day', dayOffset: number): UsageWindow {
+  return { start: bucketStart(window.start, bucket, dayOffset), end: bucketStart(window.end, bucket, dayOffset) };
+}
+
+/**
+ * Consecutive parts covering [start, end) that the service answers whole. On a known grid parts
+ * are 92 days; when the service aligns them itself (day grid unknown) 91, so that aligning a
+ * part down never makes it longer than 92 days.
+ */
+export function splitWindow(window: UsageWindow, final = true): UsageWindow[] {
+  const step = final ? MAX_WINDOW_SECONDS : MAX_WINDOW_SECONDS - 86_400;
+  const parts: UsageWindow[] = [];
+  for (let start = window.start; start < window.end; start += step) {
+    parts.push({ start, end: Math.min(start + step, window.end) });
+  }
+  return parts;
+}
+
+/** The wall-clock date of a bucket start on the day grid. */
+export function gridDate(t: number, dayOffset: number): { year: number; month: number; day: number; weekday: number } {
+  const wall = new Date((t + dayOffset) * 1000);
+  return { year: wall.getUTCFullYear(), month: wall.getUTCMonth() + 1, day: wall.getUTCDate(), weekday: wall.getUTCDay() };
+}
+
+/** The wall clock of an instant in the display zone (re-exported for callers of this module). */
+export { wallClock };

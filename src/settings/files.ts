@@ -1,0 +1,89 @@
+// Files in the state folder: folders tally creates are 0700 (and only those are ever changed),
+// every write goes through a temporary file and a rename (a reader sees the old file or the new
+// one), and a write that fails leaves nothing behind and says why in words.
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ConfigError } from '../errors.js';
+
+/**
+ * Creates a folder and its missing parents as 0700. Folders that exist already are left as
+ * they are: a folder tally did not create is the user's (a shared 1777 /tmp, a read-only 0500).
+ */
+export function ensurePrivateDir(dir: string): void {
+  const missing: string[] = [];
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      statSync(at);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw writeError(at, error);
+      missing.push(at);
+      if (dirname(at) === at) break;
+    }
+  }
+  for (const folder of missing.reverse()) {
+    try {
+      mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw writeError(folder, error);
+    }
+  }
+}
+
+/** What a failed write of the state folder says: the path and the reason in words. */
+export function writeError(path: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason =
+    code === 'ENOSPC' ? 'no space left on the device'
+    : code === 'EDQUOT' ? 'the disk quota is used up'
+    : code === 'EROFS' ? 'the file system is read-only'
+    : code === 'EACCES' || code === 'EPERM' ? 'permission denied'
+    : code === 'ENOTDIR' ? 'a part of the path is not a folder'
+    : code === 'ELOOP' ? 'too many symbolic links'
+    : (error as Error).message;
+  return new ConfigError(`cannot write ${path}: ${reason} (set TALLY_CONFIG_DIR to a folder tally may write)`, { cause: error });
+}
+
+/**
+ * Writes a file from its parts through a temporary file beside it and a rename, mode 0600. A
+ * symbolic link in the file's place is refused (tally never writes through one). On any failure
+ * the temporary file is removed and a ConfigError names the path and the reason.
+ */
+export function writeFileAtomic(path: string, parts: (string | Uint8Array)[], options: { durable?: boolean } = {}): void {
+  try {
+    if (lstatSync(path).isSymbolicLink()) throw new ConfigError(`refusing to write ${path}: it is a symbolic link (tally writes only files of its own)`);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw writeError(path, error);
+  }
+  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
+  let fd: number | undefined;
+  try {
+    fd = openSync(temporary, 'wx', 0o600);
+    for (const part of parts) {
+      const bytes = typeof part === 'string' ? Buffer.from(part) : part;
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
+    }
+    // Settings must survive a crash; a cache may be lost (and a 3 MB fsync costs milliseconds).
+    if (options.durable) fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(temporary, path);
+  } catch (error) {
+    if (fd !== undefined) {
+      try { closeSync(fd); } catch { /* already closed */ }
+    }
+    try { unlinkSync(temporary); } catch { /* never created */ }
+    throw writeError(path, error);
+  }
+}
+
+/**
+ * The base URL as a readable file name, safe on any file system: `https://gw.example.com/`
+ * is `https_gw.example.com`. Two URLs that differ only in punctuation share a name, but the
+ * file records its URL, so neither ever reads the other's catalog (it is a cache miss).
+ */
+export function fileNameFor(baseUrl: URL): string {
+  return `${baseUrl.protocol}//${baseUrl.host}${baseUrl.pathname}`.replace(/[^A-Za-z0-9.-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 120);
+}
