@@ -143,7 +143,13 @@ export class Context {
           record: undefined,
         } satisfies ResolvedSettings;
       }
-      return resolveSettings({ flags: this.options, env: this.env, openStore: () => this.store() });
+      const settings = await resolveSettings({ flags: this.options, env: this.env, openStore: () => this.store() });
+      // A stored credential others may read is worth a word, every time it is used.
+      if (settings.credential?.source === 'profile') {
+        const exposure = (await this.store()).exposure();
+        if (exposure) this.warn(exposure);
+      }
+      return settings;
     })();
     return this.#settings;
   }
@@ -156,7 +162,11 @@ export class Context {
       let credential = settings.credential;
       if (credential?.kind === 'device-token') {
         const { freshDeviceCredential } = await import('./settings/device-refresh.js');
-        credential = await freshDeviceCredential(this, settings, baseUrl);
+        credential = await freshDeviceCredential(
+          { now: this.now, client: () => this.clientFor('oauth-refresh', baseUrl, undefined), store: () => this.store(), debug: (line) => this.debug(line) },
+          settings,
+          baseUrl,
+        );
       }
       return { baseUrl, credential };
     });

@@ -188,6 +188,11 @@ export class HttpClient {
 
       const bytes = await this.#readBody(response, url);
       if (known !== undefined && status >= 200 && status < 300 && bytes.equals(known)) return { unchanged: true, status, headers };
+      // tally asks for no encoding: a compressed body is the server's mistake, said as such (not as "not JSON").
+      const encoding = headers['content-encoding']?.trim().toLowerCase();
+      if (encoding && encoding !== 'identity') {
+        throw new ServiceError(`${this.host} sent a ${/^[\w.+-]{1,20}$/.test(encoding) ? encoding : 'compressed'} body for ${request.path}, though tally sent no Accept-Encoding; it cannot be read`, { status });
+      }
       const text = decodeBody(bytes);
       const parsed = parseBody(text);
       const body = 'value' in parsed ? parsed : undefined;
@@ -297,13 +302,13 @@ export class HttpClient {
     );
   }
 
+  /** A Retry-After worth waiting for: positive and at most the cap; a zero, negative or unreadable one leaves the backoff to tally. */
   #retryAfter(headers: Record<string, string | undefined>): number | undefined {
-    const value = headers['retry-after'];
-    if (value === undefined) return undefined;
-    const seconds = Number(value);
-    const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - this.#options.now();
-    if (!Number.isFinite(ms)) return undefined;
-    return Math.min(Math.max(ms, 0), this.#retry.maxRetryAfterMs);
+    const value = headers['retry-after']?.trim();
+    if (value === undefined || value === '') return undefined;
+    const ms = /^-?\d+(?:\.\d+)?$/.test(value) ? Number(value) * 1000 : Date.parse(value) - this.#options.now();
+    if (!Number.isFinite(ms) || ms <= 0) return undefined;
+    return Math.min(ms, this.#retry.maxRetryAfterMs);
   }
 
   /** Exponential backoff with jitter between half and the whole step. */
@@ -343,14 +348,17 @@ export class HttpClient {
     return new ServiceError(`${this.host} answered HTTP ${status} for ${request.path}${said}`, { status });
   }
 
-  /** HTTP 200 bodies that are errors all the same: compatible `{error}`, catalog `success: false`. */
+  /**
+   * HTTP 200 bodies that are errors all the same: `{error}` (an object or a message; `false`,
+   * `""` or `null` say there is none) and `success: false`, on any endpoint.
+   */
   #checkBodyError(request: JsonRequest, body: JsonValue, status: number): void {
-    if (!isJsonObject(body)) return;
-    if (body.error !== undefined && body.error !== null && request.family !== 'oauth') {
+    if (!isJsonObject(body) || request.family === 'oauth') return;
+    if (isRealError(body.error)) {
       const message = serviceMessage(body) ?? 'an error without a message';
       throw new ServiceError(`${this.host} reported an error for ${request.path}: ${this.#clean(message)}`, { status });
     }
-    if (request.family === 'catalog' && body.success === false) {
+    if (body.success === false) {
       const message = serviceMessage(body);
       throw new ServiceError(
         `${this.host} reported success: false for ${request.path}${message ? `: ${this.#clean(message)}` : ''}`,
@@ -393,18 +401,40 @@ export class HttpClient {
 
   #logResponse(request: JsonRequest, url: URL, response: TransportResponse, started: number): void {
     if (!this.#options.log) return;
-    const shown = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'retry-after', 'x-cache', 'location']
-      .filter((name) => response.headers[name] !== undefined)
-      .map((name) => `${name}: ${response.headers[name]}`);
+    const shown = loggedHeaders(response.headers);
     const auth = request.auth !== 'none' && this.credential && url.origin === this.baseUrl.origin ? ' [authorization: Bearer ****]' : '';
     this.#log(
       `${request.method ?? 'GET'} ${url.href}${auth} -> ${response.status} in ${this.#options.now() - started} ms${shown.length ? ` (${shown.join(', ')})` : ''}`,
     );
   }
+
 }
 
 interface ParsedBody {
   value: JsonValue;
+}
+
+/**
+ * The headers --debug reports, as tally reads them: numbers as numbers, X-Cache as HIT, MISS or
+ * "unrecognised", a date as a date; anything else is "unrecognised" (its bytes are never echoed).
+ * Location is a URL, logged redacted and escaped.
+ */
+function loggedHeaders(headers: Record<string, string | undefined>): string[] {
+  const shown: string[] = [];
+  const number = (value: string) => (/^-?\d{1,15}$/.test(value.trim()) ? value.trim() : 'unrecognised');
+  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining']) {
+    const value = headers[name];
+    if (value !== undefined) shown.push(`${name}: ${number(value)}`);
+  }
+  const retry = headers['retry-after'];
+  if (retry !== undefined) shown.push(`retry-after: ${/^-?\d+(?:\.\d+)?$/.test(retry.trim()) ? retry.trim() : Number.isFinite(Date.parse(retry)) ? new Date(Date.parse(retry)).toISOString() : 'unrecognised'}`);
+  const cache = headers['x-cache'];
+  if (cache !== undefined) shown.push(`x-cache: ${['HIT', 'MISS'].includes(cache.trim().toUpperCase()) ? cache.trim().toUpperCase() : 'unrecognised'}`);
+  const location = headers.location;
+  if (location !== undefined) shown.push(`location: ${location.slice(0, 300)}`);
+  const encoding = headers['content-encoding'];
+  if (encoding !== undefined) shown.push(`content-encoding: ${/^[\w.+-]{1,20}$/.test(encoding.trim()) ? encoding.trim() : 'unrecognised'}`);
+  return shown;
 }
 
 function decodeBody(bytes: Buffer): string {
@@ -426,8 +456,8 @@ function parseBody(text: string): ParsedBody | { problem: string } {
 export function serviceMessage(body: JsonValue): string | undefined {
   if (!isJsonObject(body)) return undefined;
   const error = body.error;
-  if (typeof error === 'string') return error;
-  if (isJsonObject(error)) {
+  if (typeof error === 'string' && error !== '') return error;
+  if (isJsonObject(error) && Object.keys(error).length > 0) {
     for (const field of ['message', 'error_description', 'code', 'type']) {
       const value = error[field];
       if (typeof value === 'string' && value) return value;
@@ -445,6 +475,14 @@ function errorCode(body: JsonValue): string | undefined {
   if (!isJsonObject(body) || !isJsonObject(body.error)) return undefined;
   const code = body.error.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/** An `error` field that says something went wrong (not false, "", null, 0 or an empty object). */
+function isRealError(value: JsonValue | undefined): boolean {
+  if (value === undefined || value === null || value === false || value === '' || value === 0) return false;
+  if (isJsonObject(value)) return Object.keys(value).length > 0;
+  if (Array.isArray(value)) return value.length > 0;
+  return true;
 }
 
 function isDraining(body: ParsedBody | undefined): boolean {

@@ -24,6 +24,21 @@ export interface DeviceAuthorization {
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const DEFAULT_INTERVAL = 5;
 const SLOW_DOWN_STEP = 5;
+/** Polling intervals are kept within these seconds, whatever the server says (a timer cannot wait 2^31 ms). */
+export const MIN_INTERVAL = 1;
+export const MAX_INTERVAL = 60;
+/** A device code lasts at most this long for tally (RFC 8628 suggests minutes, not years). */
+export const MAX_EXPIRES_IN = 3600;
+
+/**
+ * Tokens go into an Authorization header and a file: printable ASCII without spaces only
+ * (RFC 6750's token68 and more); anything else (CR, LF, controls) is refused, never stored.
+ */
+export function checkToken(value: unknown, field: string, host: string): string {
+  if (typeof value !== 'string' || value === '') throw new AuthError(`${host} sent no ${field}; nothing was stored`);
+  if (!/^[\x21-\x7e]{1,8192}$/.test(value)) throw new AuthError(`${host} sent an ${field} with characters that cannot go into a header (spaces, line breaks or controls); nothing was stored`);
+  return value;
+}
 
 export function oauthEndpoints(baseUrl: URL, record: ProfileRecord | undefined, clientId: string | undefined): OAuthEndpoints {
   const base = baseUrl.href.replace(/\/$/, '');
@@ -53,13 +68,14 @@ export async function requestDeviceCode(client: HttpClient, endpoints: OAuthEndp
   if (typeof deviceCode !== 'string' || typeof userCode !== 'string' || typeof uri !== 'string' || expiresIn === undefined || interval === undefined) {
     throw client.unexpected('the device authorization response lacks device_code, user_code, verification_uri or expires_in');
   }
+  if (expiresIn <= 0) throw client.unexpected(`the device code expires at once (expires_in ${expiresIn})`);
   return {
     deviceCode,
     userCode,
     verificationUri: uri,
     verificationUriComplete: typeof complete === 'string' ? complete : undefined,
-    expiresIn,
-    interval: Math.max(interval, 1),
+    expiresIn: Math.min(expiresIn, MAX_EXPIRES_IN),
+    interval: clampInterval(interval),
   };
 }
 
@@ -69,9 +85,17 @@ export interface PollClock {
   onWait?: (seconds: number, reason: string) => void;
 }
 
-/** Polls the token endpoint as RFC 8628 §3.4–3.5 prescribe until the user decides or the code expires. */
+function clampInterval(seconds: number): number {
+  return Math.min(Math.max(seconds, MIN_INTERVAL), MAX_INTERVAL);
+}
+
+/**
+ * Polls the token endpoint as RFC 8628 §3.4–3.5 prescribe until the user decides or the code
+ * expires. `client` is asked for before each poll: the caller can give each request its own
+ * deadline, so that the wait for approval is bounded by the code's expiry, not a command timeout.
+ */
 export async function pollForToken(
-  client: HttpClient,
+  client: () => Promise<HttpClient>,
   endpoints: OAuthEndpoints,
   authorization: DeviceAuthorization,
   clock: PollClock,
@@ -81,9 +105,11 @@ export async function pollForToken(
   let reason = 'waiting for approval';
   for (;;) {
     clock.onWait?.(interval, reason);
-    await clock.sleep(interval * 1000);
+    // Never past the code's expiry: the last poll happens as it runs out.
+    await clock.sleep(Math.max(0, Math.min(interval * 1000, expiresAt - clock.now())));
     if (clock.now() >= expiresAt) throw new AuthError('the device code expired before it was approved; run `tally login --device` again');
-    const response = await client.requestJson({
+    const poll = await client();
+    const response = await poll.requestJson({
       path: endpoints.tokenUrl,
       method: 'POST',
       form: { grant_type: DEVICE_GRANT, device_code: authorization.deviceCode, client_id: endpoints.clientId },
@@ -93,13 +119,13 @@ export async function pollForToken(
     });
     const error = isJsonObject(response.body) ? response.body.error : undefined;
     // RFC 8628 answers pending and the like with 400; a server that says it with 200 is heard too.
-    if (response.status === 200 && typeof error !== 'string') return readToken(client, response, clock.now());
+    if (response.status === 200 && typeof error !== 'string') return readToken(poll, response, clock.now());
     switch (error) {
       case 'authorization_pending':
         reason = 'authorization pending';
         continue;
       case 'slow_down':
-        interval += SLOW_DOWN_STEP;
+        interval = clampInterval(interval + SLOW_DOWN_STEP);
         reason = 'asked to slow down';
         continue;
       case 'access_denied':
@@ -107,7 +133,7 @@ export async function pollForToken(
       case 'expired_token':
         throw new AuthError('the device code expired before it was approved; run `tally login --device` again', { status: response.status });
       default:
-        throw oauthFailure(client, response, 'the device login');
+        throw oauthFailure(poll, response, 'the device login');
     }
   }
 }
@@ -133,12 +159,16 @@ function readToken(client: HttpClient, response: JsonResponse, now: number): Dev
   if (!isJsonObject(body) || typeof body.access_token !== 'string' || body.access_token === '') {
     throw client.unexpected('the token response has no access_token');
   }
+  const accessToken = checkToken(body.access_token, 'access_token', client.host);
+  const refreshToken = body.refresh_token === undefined || body.refresh_token === null ? undefined : checkToken(body.refresh_token, 'refresh_token', client.host);
   const expiresIn = safeInteger(body.expires_in);
+  // An expiry beyond any date a Date can hold (or a negative one) is as good as none.
+  const expiresAt = expiresIn !== undefined && expiresIn > 0 && expiresIn < 100 * 365 * 86_400 ? new Date(now + expiresIn * 1000).toISOString() : undefined;
   return {
-    access_token: body.access_token,
-    ...(typeof body.refresh_token === 'string' ? { refresh_token: body.refresh_token } : {}),
-    ...(expiresIn !== undefined ? { expires_at: new Date(now + expiresIn * 1000).toISOString() } : {}),
-    ...(typeof body.token_type === 'string' ? { token_type: body.token_type } : {}),
+    access_token: accessToken,
+    ...(refreshToken !== undefined ? { refresh_token: refreshToken } : {}),
+    ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
+    ...(typeof body.token_type === 'string' && /^[\x21-\x7e]{1,40}$/.test(body.token_type) ? { token_type: body.token_type } : {}),
   };
 }
 

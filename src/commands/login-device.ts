@@ -23,11 +23,20 @@ export async function deviceLogin(ctx: Context, input: DeviceLoginInput): Promis
   showInstructions(ctx, authorization);
   if (input.open) openBrowser(ctx, authorization.verificationUriComplete ?? authorization.verificationUri);
 
-  const token = await pollForToken(client, endpoints, authorization, {
-    now: ctx.now,
-    sleep: (ms) => ctx.sleep(ms),
-    onWait: (seconds, reason) => ctx.debug(`device login: ${reason}; next poll in ${seconds}s`),
-  });
+  // The wait for approval lasts as long as the code does; --timeout bounds each request, not the wait.
+  const token = await pollForToken(
+    async () => {
+      ctx.renewDeadline();
+      return ctx.clientFor('oauth', input.baseUrl, undefined);
+    },
+    endpoints,
+    authorization,
+    {
+      now: ctx.now,
+      sleep: (ms) => ctx.sleep(ms, ctx.interrupt),
+      onWait: (seconds, reason) => ctx.debug(`device login: ${reason}; next poll in ${seconds}s`),
+    },
+  );
 
   await input.store.updateProfile(input.profile, (current) => {
     const { api_key: _key, ...rest } = current;

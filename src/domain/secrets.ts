@@ -10,11 +10,22 @@ export function maskSecret(secret: string): string {
 // Anything that looks like an `sk-` style key, whatever prefix the service puts before it.
 const KEY_LIKE = /[A-Za-z0-9_-]*sk-[A-Za-z0-9_-]{6,}/g;
 
-/** Replaces every known secret, and anything key-like, with its masked form. */
+/**
+ * The ways a secret may be written back at us: as it is, URL-encoded (a query string, a
+ * redirect's Location), in base64 or base64url (a Basic header, a token blob), in hex.
+ */
+export function secretForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const forms = [secret, encodeURIComponent(secret), encodeURIComponent(encodeURIComponent(secret)), bytes.toString('base64'), bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url'), bytes.toString('hex')];
+  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+/** Replaces every known secret (in any of its encoded forms), and anything key-like, with its masked form. */
 export function redact(text: string, secrets: readonly (string | undefined)[] = []): string {
   let result = text;
   for (const secret of secrets) {
-    if (secret && secret.length >= 4) result = result.split(secret).join(maskSecret(secret));
+    if (!secret || secret.length < 4) continue;
+    for (const form of secretForms(secret)) if (result.includes(form)) result = result.split(form).join(maskSecret(secret));
   }
   return result.replace(KEY_LIKE, (match) => maskSecret(match));
 }

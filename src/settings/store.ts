@@ -1,8 +1,8 @@
 // Profiles and their credentials, kept by conf in one 0600 file under the state folder.
-import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
-import { ensurePrivateDir } from './files.js';
+import { ensurePrivateDir, writeError } from './files.js';
 import { importExternal } from '../external.js';
 
 export interface DeviceToken {
@@ -57,18 +57,53 @@ export class SettingsStore {
     return Object.hasOwn(profiles, name) ? profiles[name] : undefined;
   }
 
-  /** Read-modify-write of one profile under a lock, so concurrent logins keep each other's work. */
+  /**
+   * Read-modify-write of one profile under a lock, so concurrent logins keep each other's work.
+   * A symbolic link in place of config.json is refused (conf would write through it); a write
+   * that fails (a full disk, a read-only folder) says so in words and leaves the old file.
+   */
   async updateProfile(name: string, change: (current: ProfileRecord) => ProfileRecord | undefined): Promise<void> {
+    this.#refuseSymlink();
     const conf = await this.#writer();
     await withLock(this.dir, () => {
+      this.#refuseSymlink();
       const profiles = { ...this.#profiles() };
       const next = change({ ...(Object.hasOwn(profiles, name) ? profiles[name] : {}) });
       if (next === undefined) delete profiles[name];
       else profiles[name] = next;
-      conf.set('profiles', profiles);
-      // conf writes with mode 0600 through a fresh file, but an older file may have been wider.
-      if ((statSync(this.path).mode & 0o777) !== 0o600) chmodSync(this.path, 0o600);
+      try {
+        conf.set('profiles', profiles);
+        // conf writes with mode 0600 through a fresh file, but an older file may have been wider.
+        if ((statSync(this.path).mode & 0o777) !== 0o600) chmodSync(this.path, 0o600);
+      } catch (error) {
+        throw writeError(this.path, error);
+      }
     });
+  }
+
+  /**
+   * Why the stored credentials may be seen by others, if they may: config.json or its folder
+   * readable or writable by the group or everyone (tally makes them 0600 and 0700).
+   */
+  exposure(): string | undefined {
+    try {
+      const file = statSync(this.path).mode & 0o777;
+      if (file & 0o077) return `${this.path} is readable by others (mode 0${file.toString(8)}); run \`chmod 600 ${this.path}\``;
+      const dir = statSync(this.dir).mode & 0o7777;
+      // A folder others can write to lets them replace the file; one they can only list is harmless beside a 0600 file.
+      if (dir & 0o022) return `the folder ${this.dir} that holds your credentials is writable by others (mode 0${dir.toString(8)}); run \`chmod 700 ${this.dir}\``;
+    } catch {
+      // No file, no folder: nothing stored to expose.
+    }
+    return undefined;
+  }
+
+  #refuseSymlink(): void {
+    try {
+      if (lstatSync(this.path).isSymbolicLink()) throw new ConfigError(`refusing to write ${this.path}: it is a symbolic link (tally writes only a file of its own there)`);
+    } catch (error) {
+      if (error instanceof ConfigError) throw error;
+    }
   }
 
   /**
@@ -141,7 +176,7 @@ async function withLock(dir: string, work: () => void): Promise<void> {
       closeSync(fd);
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError(lockPath, error);
       if (isStale(lockPath)) {
         try { unlinkSync(lockPath); } catch { /* another process removed it first */ }
         continue;

@@ -1,6 +1,6 @@
 // The credential store: private modes whatever the umask, a corrupt file left alone, and
 // concurrent or killed writers never leaving half a file.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,4 +105,89 @@ describe('adversarial: the credential store', () => {
     expect(after.code).toBe(0);
     expect(existsSync(join(dir, 'config.lock'))).toBe(false);
   }, 90_000);
+});
+
+describe('adversarial: the state folder belongs to the user', () => {
+  it('never changes the mode of a folder it did not create, and warns when a credential sits where others can write', async () => {
+    for (const mode of [0o1777, 0o755]) {
+      const dir = state();
+      chmodSync(dir, mode);
+      const login = await runTally(['login', '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: dir }, input: sandbox.demoKey });
+      expect(login.code).toBe(0);
+      expect(statSync(dir).mode & 0o7777).toBe(mode);
+      expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+      const balance = await runTally(['balance'], { env: { TALLY_CONFIG_DIR: dir } });
+      expect(balance.code).toBe(0);
+      if (mode === 0o1777) expect(balance.stderr).toBe(`warning: the folder ${dir} that holds your credentials is writable by others (mode 01777); run \`chmod 700 ${dir}\`\n`);
+      else expect(balance.stderr).toBe('');
+    }
+  });
+
+  it('warns when config.json itself is readable by others', async () => {
+    const dir = state();
+    await runTally(['login', '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: dir }, input: sandbox.demoKey });
+    chmodSync(join(dir, 'config.json'), 0o644);
+    const balance = await runTally(['balance'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(balance.code).toBe(0);
+    expect(balance.stderr).toContain(`warning: ${join(dir, 'config.json')} is readable by others (mode 0644); run \`chmod 600`);
+  });
+
+  it('refuses to write through a symbolic link in place of config.json, leaving its target alone', async () => {
+    const dir = state();
+    const elsewhere = join(state(), 'target.json');
+    writeFileSync(elsewhere, '{"profiles": {}}');
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync(elsewhere, join(dir, 'config.json'));
+    const login = await runTally(['login', '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: dir }, input: sandbox.demoKey });
+    expect(login.code).toBe(2);
+    expect(login.stderr).toBe(`tally: refusing to write ${join(dir, 'config.json')}: it is a symbolic link (tally writes only a file of its own there)\n`);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('{"profiles": {}}');
+  });
+
+  it('says clearly that a state folder cannot be made (a file in its path), exit 2, and leaves nothing behind', async () => {
+    const dir = state();
+    writeFileSync(join(dir, 'blocker'), '');
+    const target = join(dir, 'blocker', 'tally');
+    const login = await runTally(['login', '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: target }, input: sandbox.demoKey });
+    expect(login.code).toBe(2);
+    expect(login.stderr).toMatch(/^tally: (cannot write|config unreadable).*(a part of the path is not a folder|ENOTDIR|not a directory)/i);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(dir)).toEqual(['blocker']);
+  });
+
+  // A full disk: a 64 KiB tmpfs, where the machine lets the tests mount one (as root); skipped elsewhere.
+  const full = (() => {
+    const dir = tempDir();
+    dirs.push(dir);
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir.path], { stdio: 'ignore' });
+      return dir.path;
+    } catch {
+      return undefined;
+    }
+  })();
+  afterAll(() => {
+    if (full) execFileSync('umount', [full], { stdio: 'ignore' });
+  });
+
+  it.skipIf(full === undefined)('on a full disk: the catalog is still shown with a warning, a login fails clearly (exit 2), no temporary file is left', async () => {
+    const big = await startSandbox({ catalogSize: 400 });
+    try {
+      // Fill the disk up, leaving a few blocks.
+      writeFileSync(join(full!, 'filler'), Buffer.alloc(48 * 1024));
+      const pricing = await runTally(['pricing', '--json'], { env: { TALLY_CONFIG_DIR: full!, TALLY_BASE_URL: big.baseUrl } });
+      expect(pricing.code).toBe(0);
+      expect(JSON.parse(pricing.stdout).models).toHaveLength(400);
+      expect(pricing.stderr).toMatch(/^warning: the price catalog was not cached: cannot write .*: no space left on the device/);
+      writeFileSync(join(full!, 'filler2'), Buffer.alloc(16 * 1024 - 1));
+      const login = await runTally(['login', '--base-url', big.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: full! }, input: `${big.demoKey}${'x'.repeat(8192)}` });
+      expect(login.code).toBe(2);
+      expect(login.stderr).toMatch(/no space left on the device/);
+      const { readdirSync } = await import('node:fs');
+      const leftovers = [full!, join(full!, 'cache')].flatMap((d) => (existsSync(d) ? readdirSync(d) : []));
+      expect(leftovers.filter((name) => /tmp/i.test(name))).toEqual([]);
+    } finally {
+      await big.close();
+    }
+  });
 });

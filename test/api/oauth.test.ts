@@ -55,7 +55,7 @@ describe('pollForToken', () => {
   it('waits the interval, keeps going while pending, and returns the token with its expiry', async () => {
     const clock = fakeClock();
     const gw = tokenEndpoint([400, '{"error": "authorization_pending"}'], [400, '{"error": "authorization_pending"}'], [200, '{"access_token": "at-1", "refresh_token": "rt-1", "expires_in": 3600, "token_type": "Bearer"}']);
-    const token = await pollForToken(testClient(gw.transport, { credential: null }), endpoints, authorization, clock);
+    const token = await pollForToken(async () => testClient(gw.transport, { credential: null }), endpoints, authorization, clock);
     expect(clock.sleeps).toEqual([5000, 5000, 5000]);
     expect(token).toEqual({ access_token: 'at-1', refresh_token: 'rt-1', expires_at: new Date(1_000_000 + 15_000 + 3_600_000).toISOString(), token_type: 'Bearer' });
     gw.done();
@@ -64,7 +64,7 @@ describe('pollForToken', () => {
   it('hears authorization_pending sent with HTTP 200 as well', async () => {
     const clock = fakeClock();
     const gw = tokenEndpoint([200, '{"error": "authorization_pending"}'], [200, '{"access_token": "at-2"}']);
-    const token = await pollForToken(testClient(gw.transport, { credential: null }), endpoints, authorization, clock);
+    const token = await pollForToken(async () => testClient(gw.transport, { credential: null }), endpoints, authorization, clock);
     expect(token.access_token).toBe('at-2');
     expect(clock.sleeps).toEqual([5000, 5000]);
   });
@@ -72,7 +72,7 @@ describe('pollForToken', () => {
   it('adds 5 seconds to the interval on every slow_down', async () => {
     const clock = fakeClock();
     const gw = tokenEndpoint([400, '{"error": "slow_down"}'], [400, '{"error": "slow_down"}'], [400, '{"error": "authorization_pending"}'], [200, '{"access_token": "at"}']);
-    await pollForToken(testClient(gw.transport, { credential: null }), endpoints, authorization, clock);
+    await pollForToken(async () => testClient(gw.transport, { credential: null }), endpoints, authorization, clock);
     expect(clock.sleeps).toEqual([5000, 10000, 15000, 15000]);
   });
 
@@ -81,7 +81,7 @@ describe('pollForToken', () => {
     ['expired_token', 'the device code expired before it was approved; run `tally login --device` again'],
   ])('stops with an AuthError on %s', async (code, message) => {
     const gw = tokenEndpoint([400, `{"error": "${code}"}`]);
-    const error = await pollForToken(testClient(gw.transport, { credential: null }), endpoints, authorization, fakeClock()).catch((e: unknown) => e);
+    const error = await pollForToken(async () => testClient(gw.transport, { credential: null }), endpoints, authorization, fakeClock()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthError);
     expect((error as AuthError).exitCode).toBe(3);
     expect((error as Error).message).toBe(message);
@@ -90,7 +90,7 @@ describe('pollForToken', () => {
   it('stops when expires_in runs out, without another request', async () => {
     const gw = tokenEndpoint(...Array.from({ length: 11 }, () => [400, '{"error": "authorization_pending"}'] as [number, string]));
     const clock = fakeClock();
-    const error = await pollForToken(testClient(gw.transport, { credential: null }), endpoints, { ...authorization, expiresIn: 60 }, clock).catch((e: unknown) => e);
+    const error = await pollForToken(async () => testClient(gw.transport, { credential: null }), endpoints, { ...authorization, expiresIn: 60 }, clock).catch((e: unknown) => e);
     expect((error as Error).message).toBe('the device code expired before it was approved; run `tally login --device` again');
     expect(clock.sleeps).toHaveLength(12);
     gw.done();
@@ -105,7 +105,7 @@ describe('pollForToken', () => {
         if (++calls === 2) throw new Interrupted('interrupted');
       },
     };
-    const error = await pollForToken(testClient(gw.transport, { credential: null }), endpoints, authorization, clock).catch((e: unknown) => e);
+    const error = await pollForToken(async () => testClient(gw.transport, { credential: null }), endpoints, authorization, clock).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Interrupted);
     gw.done();
   });

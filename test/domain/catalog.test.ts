@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { type PriceRow, diffCatalogs, filterRows, globMatcher, per1M, priceRow, reasoningLabel, fromListing, sortRows, toListing } from '../../src/domain/catalog.js';
 import { type JsonObject, parseJson } from '../../src/domain/json.js';
 
@@ -125,5 +126,48 @@ describe('reasoningLabel', () => {
     [[], ''],
   ])('%j -> %s', (efforts, label) => {
     expect(reasoningLabel(efforts)).toBe(label);
+  });
+});
+
+describe('globMatcher', () => {
+  it('matches *, ?, [sets], [!negated] and \\ escapes, whole names, case-insensitively, / included', () => {
+    const cases: [string, string, boolean][] = [
+      ['gpt-5*', 'GPT-5-mini', true],
+      ['gpt-5*', 'gpt-4.1', false],
+      ['*-mini', 'gpt-5-mini', true],
+      ['gpt-?', 'gpt-5', true],
+      ['gpt-?', 'gpt-55', false],
+      ['[cg]*', 'claude', true],
+      ['[!cg]*', 'claude', false],
+      ['[a-f]*', 'deepseek', true],
+      ['openai/*', 'OpenAI/gpt-5', true],
+      ['a\\*b', 'a*b', true],
+      ['a\\*b', 'axb', false],
+      ['[unclosed', '[unclosed', true],
+      ['*', '', true],
+      ['?', '', false],
+    ];
+    for (const [glob, name, expected] of cases) expect([glob, name, globMatcher(glob)(name)]).toEqual([glob, name, expected]);
+  });
+
+  it('runs in time linear in the name: *a*a*b* against 20,000-character names', () => {
+    const names = Array.from({ length: 200 }, (_, i) => 'a'.repeat(20_000 - i));
+    const match = globMatcher('*a*a*b*');
+    expect(names.filter(match)).toEqual([]);
+    expect(globMatcher('*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b')('a'.repeat(100_000))).toBe(false);
+  });
+
+  it('agrees with a regular expression on short names (property)', () => {
+    const alphabet = fc.constantFrom('a', 'b', '-', '/', '.');
+    const token = fc.oneof(alphabet, fc.constant('*'), fc.constant('?'), fc.constant('[ab]'), fc.constant('[!a]'));
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 8 }), fc.array(alphabet, { maxLength: 12 }), (tokens, chars) => {
+        const glob = tokens.join('');
+        const name = chars.join('');
+        const source = tokens.map((t) => (t === '*' ? '.*' : t === '?' ? '.' : t === '[ab]' ? '[ab]' : t === '[!a]' ? '[^a]' : t.replace(/[.\\/-]/g, '\\$&'))).join('');
+        return globMatcher(glob)(name) === new RegExp(`^${source}$`, 'is').test(name);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
