@@ -1,0 +1,135 @@
+// What a terminal shows: the built binary in a pseudo-terminal (util-linux `script`) of 80 and 200
+// columns. Every line fits; a table too wide hides its least important columns and says so;
+// colour follows the conventions; mistakes get a suggestion on a line of its own.
+import { execFileSync, spawn } from 'node:child_process';
+import stringWidth from 'string-width';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
+import { binaryArgs, runTally, tempDir } from '../helpers.js';
+
+const NOW = Date.UTC(2026, 10, 20, 9, 30);
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+/** Runs tally in a pseudo-terminal `columns` wide; what the terminal received, as lines. */
+function inTerminal(args: string[], options: { columns: number; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; text: string; lines: string[] }> {
+  const command = `stty cols ${options.columns} rows 60; exec ${[process.execPath, ...binaryArgs(args, NOW)].map(quote).join(' ')}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH, HOME: '/nonexistent-home', TERM: 'xterm-256color', TALLY_TEST_NOW: String(NOW), TZ: 'Asia/Shanghai', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const text = out.replace(/\r\n/g, '\n');
+      resolve({ code, text, lines: text.replace(/\n$/, '').split('\n') });
+    });
+  });
+}
+
+const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
+
+let sandbox: Sandbox;
+const state = tempDir();
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, naming: 'detailed' });
+  env = { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
+});
+afterAll(async () => {
+  await sandbox.close();
+  state.remove();
+});
+
+describe.skipIf(!hasScript)('in a terminal', () => {
+  const commands = [
+    ['--help'],
+    ['usage', '--help'],
+    ['balance'],
+    ['status'],
+    ['forecast'],
+    ['usage'],
+    ['usage', '--bucket', 'hour', '--since', '36h'],
+    ['usage', '--by', 'model'],
+    ['usage', '--by', 'model', '--bucket', 'week', '--top', '8'],
+    ['logs', '--since', '1d'],
+    ['models', '--prices'],
+    ['pricing'],
+    ['billing', '--compare'],
+    ['check', '--min-balance', '100000', '--max-spend', '1', '--require-model', 'gpt-5'],
+    ['auth', 'status'],
+  ];
+
+  it.each([80, 200])('fits every line of every command into %i columns', async (columns) => {
+    for (const args of commands) {
+      const { lines } = await inTerminal(args, { columns, env });
+      const wide = lines.filter((line) => stringWidth(plain(line)) > columns);
+      expect([args.join(' '), wide]).toEqual([args.join(' '), []]);
+    }
+  });
+
+  it('hides the least important columns at 80, never the identifying one, says so, and hides nothing with --wide or at 200', async () => {
+    const narrow = await inTerminal(['models', '--prices'], { columns: 80, env });
+    const header = plain(narrow.lines[0]!);
+    expect(header).toMatch(/^model +input ¥\/1M +output ¥\/1M +other prices \(¥\)$/);
+    expect(plain(narrow.text).replace(/\s+/g, ' ')).toContain('columns hidden to fit 80 columns: cache read ¥/1M, reasoning, max output, context (--wide shows every column; --csv or --json every field)');
+    expect(plain(narrow.text)).toMatch(/^sora-2 +— +— +video_price_per_second ¥0\.7000$/m);
+    const all = await inTerminal(['models', '--prices'], { columns: 200, env });
+    expect(plain(all.lines[0]!)).toMatch(/^model +context +max output +reasoning +input ¥\/1M +output ¥\/1M +cache read ¥\/1M +other prices \(¥\)$/);
+    expect(plain(all.text)).not.toContain('hidden');
+    const wide = await inTerminal(['models', '--prices', '--wide'], { columns: 80, env });
+    expect(plain(wide.lines[0]!)).toBe(plain(all.lines[0]!));
+    const logs = await inTerminal(['logs', '--since', '1d'], { columns: 80, env });
+    expect(plain(logs.lines[0]!)).toMatch(/^id +created_at +model +.*cost \(¥\)/);
+    expect(plain(logs.lines[0]!)).not.toContain('latency_ms');
+  });
+
+  it.each([
+    [{}, true],
+    [{ NO_COLOR: '1' }, false],
+    [{ CLICOLOR: '0' }, false],
+    [{ TERM: 'dumb' }, false],
+    [{ NO_COLOR: '1', FORCE_COLOR: '1' }, false],
+  ])('colours a terminal unless told not to (%j)', async (extra, coloured) => {
+    const { text } = await inTerminal(['balance'], { columns: 100, env: { ...env, ...extra } });
+    expect(/\u001b\[[0-9;]*m/.test(text)).toBe(coloured);
+  });
+
+  it('puts a suggestion on a line of its own and points at the right help', async () => {
+    const command = await inTerminal(['balanc'], { columns: 80, env });
+    expect(command.code).toBe(2);
+    expect(plain(command.text)).toBe("tally: unknown command 'balanc'\nDid you mean balance?\nSee `tally --help`.\n");
+    const flag = await inTerminal(['usage', '--bukcet', 'day'], { columns: 80, env });
+    expect(plain(flag.text)).toBe("tally: unknown option '--bukcet'\nDid you mean --bucket?\nSee `tally usage --help`.\n");
+  });
+
+  it('lists the global options in a command\'s help, wrapped to the terminal', async () => {
+    const { text } = await inTerminal(['check', '--help'], { columns: 80, env });
+    expect(plain(text)).toContain('Global Options:');
+    expect(plain(text)).toMatch(/--timeout <seconds>/);
+    expect(plain(text)).toMatch(/Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check\s+failed, 130 interrupted\./);
+  });
+});
+
+describe('colour on a pipe', () => {
+  it.each([
+    [{}, false],
+    [{ FORCE_COLOR: '1' }, true],
+    [{ CLICOLOR_FORCE: '1' }, true],
+    [{ CLICOLOR_FORCE: '1', NO_COLOR: '1' }, false],
+    [{ FORCE_COLOR: '0', CLICOLOR_FORCE: '1' }, false],
+  ])('is %j → coloured: %s', async (extra, coloured) => {
+    const result = await runTally(['balance'], { env: { ...env, NO_COLOR: undefined, ...extra }, now: NOW });
+    expect(/\u001b\[[0-9;]*m/.test(result.stdout)).toBe(coloured);
+  });
+});
