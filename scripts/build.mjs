@@ -4,7 +4,7 @@
 // The heavy dependencies that few commands need (undici, conf, env-paths, jq-wasm) stay in
 // node_modules and are loaded with import() only when those commands run.
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -45,4 +45,9 @@ await build({
 });
 
 // V8's code cache for the bundle, read by bin/load-bundle.cjs (see there).
-createRequire(import.meta.url)('../bin/load-bundle.cjs').writeCache();
+const launcher = createRequire(import.meta.url)('../bin/load-bundle.cjs');
+launcher.writeCache();
+
+// What shell completion knows of every command, as data: a Tab then loads no command module.
+const spec = await launcher.load().completionSpec();
+writeFileSync('dist/completion.json', JSON.stringify(spec));

@@ -110,6 +110,30 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
   return program;
 }
 
+/**
+ * The whole program with every command's flags (what shell completion describes); nothing runs.
+ * It loads every command module, so only completion asks for it.
+ */
+export async function fullProgram(io: IO): Promise<Command> {
+  const program = await buildProgram(['--help'], io, () => {
+    throw new Error('the full program describes commands; it runs none');
+  });
+  const byName = new Map<string, Command>();
+  const walk = (command: Command, path: string) => {
+    for (const child of command.commands) {
+      const name = path ? `${path} ${child.name()}` : child.name();
+      byName.set(name, child);
+      walk(child, name);
+    }
+  };
+  walk(program, '');
+  for (const entry of COMMANDS) {
+    const command = byName.get(entry.name);
+    if (command) (await entry.load()).configure(command);
+  }
+  return program;
+}
+
 /** Global options that do not fit the command or each other: said before anything is asked of the service. */
 function checkGlobalOptions(entry: CommandEntry, options: GlobalOptions): void {
   if (options.csv && !entry.tabular) {

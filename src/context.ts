@@ -1,6 +1,6 @@
 // What a command gets: its streams, its settings and credential, and an API client, each
 // built only when first asked for, so `--help` touches no config and no network.
-import { Interrupted, TimeoutError, UsageError } from './errors.js';
+import { ConfigError, Interrupted, TimeoutError, UsageError } from './errors.js';
 import type { IO } from './io.js';
 // Settings and the HTTP core are imported statically: every command that runs needs them.
 // The transport (node:http), conf, undici and the tables load only when used.
@@ -8,7 +8,7 @@ import { HttpClient, type RetryPolicy } from './api/http.js';
 import type { Transport } from './api/transport.js';
 import { type ResolvedSettings, profileName, resolveSettings } from './settings/resolve.js';
 import { stateDirFor } from './settings/state-dir.js';
-import type { SettingsStore } from './settings/store.js';
+import type { ProfileRecord, SettingsStore } from './settings/store.js';
 import { type Zone, zoneFromEnv } from './domain/zone.js';
 import { escapeControl } from './output/escape.js';
 
@@ -66,6 +66,7 @@ export class Context {
   #demo?: Promise<{ baseUrl: string; apiKey: string }>;
   #deadlineTimer?: NodeJS.Timeout;
   #zone?: Zone;
+  #record?: Promise<ProfileRecord | undefined>;
 
   constructor(init: ContextInit) {
     this.#init = init;
@@ -152,6 +153,26 @@ export class Context {
       return settings;
     })();
     return this.#settings;
+  }
+
+  /**
+   * The stored profile's settings (utc_offset, pricing_ttl, ...). They apply even when the
+   * environment gives the base URL and the key (and so the profile was not read to resolve them);
+   * a config.json that cannot be read then only costs those settings, with a warning.
+   */
+  async profileRecord(): Promise<ProfileRecord | undefined> {
+    const settings = await this.settings();
+    if (settings.record !== undefined || this.options.demo) return settings.record;
+    this.#record ??= (async () => {
+      try {
+        return (await this.store()).profile(settings.profile);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        this.warn(`${error.message}; its settings are not applied`);
+        return undefined;
+      }
+    })();
+    return this.#record;
   }
 
   /** The API client for the resolved base URL and credential. */

@@ -56,8 +56,13 @@ function cacheWrite<T>(ctx: Context, write: () => T): T | false {
   }
 }
 
-export function catalogTtl(options: CatalogOptions, profileTtl: number | undefined): number {
-  if (options.maxAge === undefined) return profileTtl ?? DEFAULT_PRICING_TTL_SECONDS;
+export function catalogTtl(options: CatalogOptions, profileTtl: unknown): number {
+  if (options.maxAge === undefined) {
+    if (profileTtl === undefined) return DEFAULT_PRICING_TTL_SECONDS;
+    // Read back from config.json: checked as `tally config set` checks it.
+    if (typeof profileTtl !== 'number' || !Number.isSafeInteger(profileTtl) || profileTtl < 0) throw new UsageError(`pricing_ttl in the profile is not a whole number of seconds (got ${JSON.stringify(profileTtl)}); fix it with \`tally config set pricing_ttl SECONDS\``);
+    return profileTtl;
+  }
   const seconds = /^\d+$/.test(options.maxAge) ? Number(options.maxAge) : NaN;
   if (!Number.isSafeInteger(seconds)) throw new UsageError(`--max-age "${options.maxAge}" is not a whole number of seconds`);
   return seconds;
@@ -80,7 +85,7 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   const forceLive = need.forceLive === true;
   if (options.refresh && options.offline) throw new UsageError('--refresh and --offline contradict each other');
   const [client, settings, stateDir] = await Promise.all([ctx.client(), ctx.settings(), ctx.stateDir()]);
-  const ttl = catalogTtl(options, settings.record?.pricing_ttl);
+  const ttl = catalogTtl(options, (await ctx.profileRecord())?.pricing_ttl);
   const fail = (detail: string) => new ServiceError(`the cached price catalog is unusable (${detail}); run \`tally pricing --refresh\``);
   const fromBytes = (bytes: Buffer) => {
     const text = bytes.toString('utf8');

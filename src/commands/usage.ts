@@ -14,6 +14,8 @@ import { addWatchOption, watchOrRun } from './watch.js';
 
 interface UsageOptions {
   bucket: string;
+  chart?: boolean;
+  metric?: string;
   since?: string;
   until?: string;
   utcOffset?: string;
@@ -30,7 +32,9 @@ export function configure(command: Command): void {
     .addOption(new Option('--by <dimension>', 'break spend down by model (GET /v1/open/usage/models)').choices(['model']))
     .option('--top <n>', 'with --by model and --bucket: the models shown as columns (the rest add up as "other")')
     .option('--param <key=value>', 'with --by model: pass a query parameter through (repeatable)', (value: string, all: string[] = []) => [...all, value])
-    .option('--all', 'with --by model: follow the continuation cursor through every page');
+    .option('--all', 'with --by model: follow the continuation cursor through every page')
+    .option('--chart', 'draw the money metric over the window as a chart that fits the terminal')
+    .option('--metric <name>', 'with --chart: the usage field to draw (default: the money metric)');
   addWatchOption(command);
 }
 
@@ -45,12 +49,14 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
   for (const flag of ['param', 'all', 'top'] as const) {
     if (options[flag] !== undefined) throw new UsageError(`--${flag} goes with --by model; /v1/open/usage takes bucket, start and end only`);
   }
+  if (options.metric !== undefined && !options.chart) throw new UsageError('--metric chooses what --chart draws; it goes with --chart');
+  if (options.chart && (ctx.options.json || ctx.options.csv)) throw new UsageError(`--chart draws for people; --${ctx.options.json ? 'json' : 'csv'} prints the data (leave out --chart)`);
   await watchOrRun(ctx, raw, 'tally usage', async () => {
     const series = await loadUsageSeries(ctx, options);
     return {
       json: () => usageJson(series),
       csv: () => usageCsv(series),
-      human: () => renderUsage(series, ctx),
+      human: () => (options.chart ? renderUsageChart(series, ctx, options.metric) : renderUsage(series, ctx)),
       note: series.cache === 'HIT' ? "the gateway's cached window" : undefined,
     };
   });
@@ -165,6 +171,33 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   details.push(describeCache(series.cache));
   notes.push(details.join('; '));
   return `${table}${paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
+}
+
+/** The money metric (or --metric) over the window as a chart, with the window and the grid under it. */
+async function renderUsageChart(series: UsageSeries, ctx: Context, named: string | undefined): Promise<string> {
+  const [{ renderChart }, { styleFor }, { fitLines }] = await Promise.all([import('../output/chart.js'), import('../output/style.js'), import('../output/wrap.js')]);
+  const style = await styleFor(ctx);
+  const metrics = series.shape?.metrics ?? [];
+  const metric = named === undefined ? metrics.find((m) => m.name === series.shape?.moneyMetric) : metrics.find((m) => m.name === named);
+  if (named !== undefined && series.shape && !metric) throw new UsageError(`--metric "${named}" is not a field of the usage buckets (they have: ${metrics.map((m) => m.name).join(', ') || 'none'})`);
+  const label = bucketLabeller(series);
+  const notes = [`${describeWindow(series.window, series.labelZone, plural(series.buckets.length, series.bucket))}${series.bucket === 'hour' ? '' : `, ${describeGrid(series)}`}`];
+  if (!metric) return `${style.paint.dim(await fitLines(['no usage to draw: the gateway named no money field in this window', ...notes].join('\n'), style.width))}\n`;
+  const values = series.buckets.map((bucket) => {
+    const value = bucket[metric.name];
+    return isJsonNumber(value) ? numberText(value) : isDecimalString(value) ? value : '';
+  });
+  const chart = await renderChart({
+    values,
+    labels: series.slots.map((slot) => label(slot)),
+    kind: metric.type === 'decimal-string' ? 'account' : 'count',
+    width: style.width,
+    height: Math.max(4, Math.min(12, ctx.io.stdoutIsTTY ? ctx.io.height - 8 : 12)),
+    colour: style.color,
+    unit: series.bucket,
+  });
+  const title = `${metric.name}${metric.type === 'decimal-string' ? ' (¥)' : ''} per ${chart.perColumn === 1 ? series.bucket : `${chart.perColumn} ${series.bucket}s (each column adds them up)`}`;
+  return `${style.paint.bold(title)}\n${chart.text}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }
 
 /** Where the day grid came from, for a footer. */

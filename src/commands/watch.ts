@@ -34,9 +34,10 @@ export async function watchOrRun(ctx: Context, options: Record<string, unknown>,
   const seconds = watchSeconds(options.watch);
   if (seconds === undefined) return emit(ctx, await load());
   if (ctx.options.csv) throw new UsageError('--watch shows a table or JSON documents; it cannot be combined with --csv');
-  const [{ errorText, errorJson }, { wallText }] = await Promise.all([import('../output/error-text.js'), import('../output/window-text.js')]);
+  const [{ errorText, errorJson }, { isoInZone }] = await Promise.all([import('../output/error-text.js'), import('../domain/zone.js')]);
   const secrets = ctx.env.TALLY_API_KEY ? [ctx.env.TALLY_API_KEY] : [];
-  const clock = () => wallText(Math.floor(ctx.now() / 1000), ctx.zone).slice(11);
+  // HH:MM:SS in the display zone.
+  const clock = () => isoInZone(Math.floor(ctx.now() / 1000), ctx.zone).slice(11, 19);
   const redraw = ctx.io.stdoutIsTTY && !ctx.options.json ? await frameWriter(ctx) : undefined;
   let lastGood: { text: string; at: string; note?: string } | undefined;
   try {

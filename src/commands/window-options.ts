@@ -46,7 +46,7 @@ export async function timeSettings(ctx: Context, options: WindowOptions): Promis
     return { zone: fixedZone(offset), known: { offset, source: 'flag' } };
   }
   const settings = await ctx.settings();
-  const configured = settings.record?.utc_offset;
+  const configured = (await ctx.profileRecord())?.utc_offset;
   if (configured !== undefined) {
     const offset = parseUtcOffset(configured, `utc_offset of profile "${settings.profile}"`) * 60;
     return { zone: fixedZone(offset), known: { offset, source: 'profile' } };

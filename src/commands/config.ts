@@ -1,0 +1,151 @@
+// tally config list|get|set|unset: the settings of a profile (--profile), validated as the flags
+// are, written through the same store as login (0600, a lock, a rename). Secrets are refused:
+// they go in with `tally login`.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { parseUtcOffset } from '../domain/offset.js';
+import { emit } from '../output/emit.js';
+import { type Source, parseBaseUrl, profileName } from '../settings/resolve.js';
+import type { ProfileRecord } from '../settings/store.js';
+import { DEFAULT_PRICING_TTL_SECONDS } from '../settings/pricing-cache.js';
+import { wholeNumber } from './flag-values.js';
+import type { CommandModule } from './registry.js';
+
+type Key = 'base_url' | 'pricing_ttl' | 'utc_offset' | 'device_code_url' | 'token_url' | 'client_id';
+
+interface KeyRule {
+  description: string;
+  /** The stored value for a given text, or a UsageError. */
+  parse: (text: string, allowHttp: boolean) => string | number;
+  /** What applies when nothing is stored. */
+  fallback: (record: ProfileRecord | undefined, baseUrl: string | undefined) => string | undefined;
+}
+
+const urlValue = (what: string) => (text: string, allowHttp: boolean) => parseBaseUrl(text, allowHttp, what).href.replace(/\/$/, '');
+
+export const KEYS: Record<Key, KeyRule> = {
+  base_url: { description: "the gateway's base URL", parse: urlValue('base_url'), fallback: () => undefined },
+  pricing_ttl: {
+    description: 'seconds a cached price catalog is used before it is fetched again',
+    parse: (text) => wholeNumber(text, 'pricing_ttl', 0, 365 * 86_400),
+    fallback: () => String(DEFAULT_PRICING_TTL_SECONDS),
+  },
+  utc_offset: {
+    description: "the gateway's day grid and the zone of times (+HH:MM)",
+    parse: (text) => {
+      parseUtcOffset(text, 'utc_offset');
+      return text;
+    },
+    fallback: () => undefined,
+  },
+  device_code_url: { description: 'the device login authorization endpoint', parse: urlValue('device_code_url'), fallback: (_r, base) => base && `${base}/oauth/device/code` },
+  token_url: { description: 'the device login token endpoint', parse: urlValue('token_url'), fallback: (_r, base) => base && `${base}/oauth/token` },
+  client_id: {
+    description: 'the OAuth client id of the device login',
+    parse: (text) => {
+      if (!/^[\x21-\x7e]{1,200}$/.test(text)) throw new UsageError(`client_id "${text}" must be printable characters without spaces`);
+      return text;
+    },
+    fallback: () => 'tally',
+  },
+};
+
+const SECRETS = /key|token$|secret|password|credential/i;
+
+function checkKey(key: string): Key {
+  if (Object.hasOwn(KEYS, key)) return key as Key;
+  if (SECRETS.test(key)) throw new UsageError(`${key} is a secret: config never stores one; use \`tally login\` (or TALLY_API_KEY)`);
+  throw new UsageError(`there is no setting "${key}"`, { hint: `Settings: ${Object.keys(KEYS).join(', ')}.` });
+}
+
+interface Entry {
+  key: Key;
+  value: string | null;
+  source: Source | 'unset';
+}
+
+/** Every setting of the profile as it applies now, and where it comes from. */
+async function effective(ctx: Context): Promise<{ profile: string; entries: Entry[] }> {
+  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const record = (await ctx.store()).profile(profile);
+  const baseUrl = ctx.options.baseUrl ?? ctx.env.TALLY_BASE_URL ?? record?.base_url;
+  const baseSource: Source | 'unset' = ctx.options.baseUrl ? 'flag' : ctx.env.TALLY_BASE_URL ? 'env' : record?.base_url ? 'profile' : 'unset';
+  const entries = (Object.keys(KEYS) as Key[]).map((key): Entry => {
+    if (key === 'base_url') return { key, value: baseUrl?.replace(/\/$/, '') ?? null, source: baseSource };
+    const stored = record?.[key];
+    if (stored !== undefined) return { key, value: String(stored), source: 'profile' };
+    const fallback = KEYS[key].fallback(record, baseUrl?.replace(/\/$/, ''));
+    return { key, value: fallback ?? null, source: fallback === undefined ? 'unset' : 'default' };
+  });
+  return { profile, entries };
+}
+
+const SOURCES: Record<Entry['source'], string> = { flag: 'flag', env: 'environment', profile: 'profile', default: 'default', demo: 'demo', unset: 'not set' };
+
+export const list: CommandModule = {
+  configure(command: Command) {
+    command.description("the profile's settings, each with where it comes from");
+  },
+  async run(_raw, ctx) {
+    const { profile, entries } = await effective(ctx);
+    await emit(ctx, {
+      json: { profile, settings: entries.map((e) => ({ key: e.key, value: e.value, source: SOURCES[e.source] })) },
+      human: async () => {
+        const [{ renderTable }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
+        const table = await renderTable({ columns: [{ header: 'setting' }, { header: 'value', dropOrder: 0 }, { header: 'from', dropOrder: 1 }], rows: entries.map((e) => [e.key, e.value ?? '—', SOURCES[e.source]]) }, await styleFor(ctx));
+        return `${table}profile "${profile}"\n`;
+      },
+    });
+  },
+};
+
+export const get: CommandModule = {
+  configure(command: Command) {
+    command.argument('<key>', `one of ${Object.keys(KEYS).join(', ')}`).description('the value of one setting as it applies now');
+  },
+  async run(_raw, ctx, args) {
+    const key = checkKey(args[0]!);
+    const entry = (await effective(ctx)).entries.find((e) => e.key === key)!;
+    await emit(ctx, { json: { key, value: entry.value, source: SOURCES[entry.source] }, human: () => (entry.value === null ? '' : `${entry.value}\n`) });
+  },
+};
+
+export const set: CommandModule = {
+  configure(command: Command) {
+    command.argument('<key>', `one of ${Object.keys(KEYS).join(', ')}`).argument('<value>').description('store a setting in the profile (validated as the flags are)');
+    // A value may start with a dash (utc_offset -05:00): it is the value, not a flag.
+    command.allowUnknownOption();
+  },
+  async run(_raw, ctx, args) {
+    if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');
+    const key = checkKey(args[0]!);
+    const value = KEYS[key].parse(args[1]!, ctx.options.allowHttp);
+    const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+    const store = await ctx.store();
+    await store.updateProfile(profile, (current) => ({ ...current, [key]: value }));
+    await emit(ctx, { json: { profile, key, value }, human: () => `Set ${key} = ${value} in profile "${profile}".\n` });
+  },
+};
+
+export const unset: CommandModule = {
+  configure(command: Command) {
+    command.argument('<key>', `one of ${Object.keys(KEYS).join(', ')}`).description('remove a setting from the profile (its default applies again)');
+  },
+  async run(_raw, ctx, args) {
+    if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');
+    const key = checkKey(args[0]!);
+    const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+    const store = await ctx.store();
+    if (!store.profile(profile)) {
+      const names = store.profileNames();
+      throw new UsageError(`there is no profile "${profile}"`, { hint: names.length ? `Stored profiles: ${names.join(', ')}.` : 'No profile is stored.' });
+    }
+    const had = store.profile(profile)?.[key] !== undefined;
+    await store.updateProfile(profile, (current) => {
+      const { [key]: _removed, ...rest } = current;
+      return rest;
+    });
+    await emit(ctx, { json: { profile, key, removed: had }, human: () => (had ? `Removed ${key} from profile "${profile}".\n` : `Profile "${profile}" had no ${key}.\n`) });
+  },
+};

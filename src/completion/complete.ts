@@ -1,0 +1,66 @@
+// `tally complete -- <words>`: what the completion scripts ask at every Tab. @bomb.sh/tab's
+// completion engine answers from the spec the build saved beside the bundle (built afresh from
+// the registry when there is none), plus the stored profile names for --profile, read straight
+// from config.json. Output: one `value<TAB>description` per line, then `:<directive>`.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stateDirFor } from '../settings/state-dir.js';
+import type { CompletionSpec, SpecOption } from './spec.js';
+
+type Complete = (value: string, description: string) => void;
+interface TabCommand {
+  option(name: string, description: string, handlerOrAlias?: ((complete: Complete) => void) | string, alias?: string): TabCommand;
+  argument(name: string, handler?: (complete: Complete) => void, variadic?: boolean): TabCommand;
+}
+interface TabRoot extends TabCommand {
+  command(name: string, description: string): TabCommand;
+  parse(words: string[]): void;
+}
+
+export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, specFile?: string): Promise<void> {
+  // tab is bundled (small): importing it from node_modules would start Node's ESM loader, a cost paid at every Tab.
+  const [spec, tab] = await Promise.all([loadSpec(specFile), import('@bomb.sh/tab')]);
+  const root = tab.default as unknown as TabRoot;
+  let profiles: Promise<string[]> | undefined;
+  const profileNames = () => (profiles ??= stateDirFor(env).then(storedProfiles));
+  const offer = (values: string[]) => (complete: Complete) => values.forEach((value) => complete(value, ''));
+  const addOption = (command: TabCommand, option: SpecOption) => {
+    if (option.name === 'profile') command.option(option.name, option.description, (complete) => names.forEach((name) => complete(name, 'stored profile')), option.alias);
+    else if (option.takesValue) command.option(option.name, option.description, offer(option.choices), option.alias);
+    else if (option.alias) command.option(option.name, option.description, option.alias);
+    else command.option(option.name, option.description);
+  };
+  for (const option of spec.options) addOption(root, option);
+  for (const entry of spec.commands) {
+    const command = root.command(entry.name, entry.description);
+    // Global options apply after any command word too.
+    for (const option of [...entry.options, ...spec.options.filter((g) => !entry.options.some((o) => o.name === g.name))]) addOption(command, option);
+    for (const argument of entry.arguments) command.argument(argument.name, argument.choices.length ? offer(argument.choices) : undefined, argument.variadic);
+  }
+  // Profile names are read only when a Tab asks for them (reading them may load env-paths).
+  const wantsProfiles = words.slice(-2).some((word) => word === '--profile' || word.startsWith('--profile='));
+  const names = wantsProfiles ? await profileNames() : [];
+  root.parse(words);
+}
+
+async function loadSpec(specFile: string | undefined): Promise<CompletionSpec> {
+  if (specFile) {
+    try {
+      return JSON.parse(readFileSync(specFile, 'utf8')) as CompletionSpec;
+    } catch {
+      // Not built yet (tests run from the sources): work it out.
+    }
+  }
+  const { buildSpec } = await import('./spec.js');
+  return buildSpec();
+}
+
+/** Profile names in config.json (none when there is no readable file). */
+function storedProfiles(dir: string): string[] {
+  try {
+    const profiles = (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { profiles?: unknown }).profiles;
+    return profiles && typeof profiles === 'object' ? Object.keys(profiles).filter((name) => /^[\w.@-]{1,64}$/.test(name)) : [];
+  } catch {
+    return [];
+  }
+}

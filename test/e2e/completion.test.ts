@@ -1,0 +1,91 @@
+// Shell completion under a real bash: the script tally prints is sourced, and its completion
+// function is asked what it offers, the way bash asks it on Tab. zsh and fish are tried when the
+// machine has them.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, runTally, tempDir } from '../helpers.js';
+
+const bin = tempDir();
+const state = tempDir();
+afterAll(() => {
+  bin.remove();
+  state.remove();
+});
+// `tally` on the PATH, as after `npm install -g`: the script calls it by that name.
+writeFileSync(join(bin.path, 'tally'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+chmodSync(join(bin.path, 'tally'), 0o755);
+writeFileSync(join(state.path, 'config.json'), JSON.stringify({ profiles: { default: {}, work: {}, 'ci.runner': {} } }), { mode: 0o600 });
+
+const has = (shell: string) => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${shell}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** What bash's completion function offers for a command line (the cursor at its end). */
+function offered(line: string): string[] {
+  const words = line.split(' ');
+  const script = `
+    source <(tally completion bash) 2>/dev/null
+    COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})
+    COMP_CWORD=${words.length - 1}
+    COMP_LINE='${line}'
+    COMP_POINT=${line.length}
+    __tally_complete 2>/dev/null
+    printf '%s\\n' "\${COMPREPLY[@]}"
+  `;
+  const out = execFileSync('bash', ['-c', script], { env: { PATH: `${bin.path}:${process.env.PATH}`, TALLY_CONFIG_DIR: state.path, HOME: state.path } }).toString();
+  return out.split('\n').filter(Boolean).sort();
+}
+
+describe('tally completion bash, in a real bash', () => {
+  it('prints a script that registers a completion for tally', async () => {
+    const result = await runTally(['completion', 'bash']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('complete -F __tally_complete tally');
+    expect(execFileSync('bash', ['-n', '-c', result.stdout]).toString()).toBe('');
+  });
+
+  it('completes commands', () => {
+    expect(offered('tally us')).toEqual(['usage']);
+    expect(offered('tally st')).toEqual(['status', 'statusline']);
+    expect(offered('tally auth ')).toContain('status');
+  });
+
+  it('completes a command\'s flags, and the global ones after it', () => {
+    expect(offered('tally usage --bu')).toEqual(['--bucket']);
+    expect(offered('tally usage --pro')).toEqual(['--profile']);
+    expect(offered('tally pricing --so')).toEqual(['--sort']);
+  });
+
+  it('completes enumerated values', () => {
+    expect(offered('tally usage --bucket ')).toEqual(['day', 'hour', 'month', 'week']);
+    expect(offered('tally pricing --sort ')).toEqual(['input', 'name', 'output']);
+    expect(offered('tally models --format ')).toEqual(['alt', 'native']);
+    expect(offered('tally completion ')).toEqual(['bash', 'fish', 'zsh']);
+  });
+
+  it('completes the stored profile names for --profile', () => {
+    expect(offered('tally --profile ')).toEqual(['ci.runner', 'default', 'work']);
+    expect(offered('tally balance --profile w')).toEqual(['work']);
+  });
+});
+
+describe.skipIf(!has('zsh'))('tally completion zsh', () => {
+  it('is a script zsh reads without error', async () => {
+    const script = (await runTally(['completion', 'zsh'])).stdout;
+    expect(execFileSync('zsh', ['-n', '-c', script]).toString()).toBe('');
+  });
+});
+
+describe.skipIf(!has('fish'))('tally completion fish', () => {
+  it('is a script fish reads without error', async () => {
+    const script = (await runTally(['completion', 'fish'])).stdout;
+    expect(execFileSync('fish', ['--no-execute', '-c', script]).toString()).toBe('');
+  });
+});
