@@ -222,8 +222,8 @@ interface CheckLine {
 
 /** Each check in words, for the terminal, the annotations and the step summary alike. */
 async function checkLines(checks: CheckResult[]): Promise<CheckLine[]> {
-  const { formatAmount } = await import('../output/money.js');
-  const show = (value: string, unit: Unit) => (unit === 'CNY' ? formatAmount(value, 'account') : unit === 'percent' ? `${value}%` : unit === 'days' ? `${value} day${value === '1' ? '' : 's'}` : value);
+  const { formatAmount, formatCount } = await import('../output/money.js');
+  const show = (value: string, unit: Unit) => (unit === 'CNY' ? formatAmount(value, 'account') : unit === 'percent' ? `${value}%` : unit === 'days' ? `${formatCount(value)} day${value === '1' ? '' : 's'}` : value);
   return checks.map((c) => {
     let text: string;
     if (c.unit === 'model') text = `${c.limit}: ${c.actual ?? 'not checked'}`;

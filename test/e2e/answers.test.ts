@@ -54,7 +54,7 @@ describe('tally check --min-runway', () => {
     expect(JSON.parse(fail.stdout).checks[0]).toMatchObject({ name: 'min-runway', level: 'fail', unit: 'days', limit: '100000' });
     const warn = await tally(['check', '--warn-runway', '100000']);
     expect(warn.code).toBe(0);
-    expect(warn.stdout).toMatch(/^WARN +warn-runway +actual [\d,]+ days, limit 100000 days \(at the pace of the last 7 complete days\)$/m);
+    expect(warn.stdout).toMatch(/^WARN +warn-runway +actual [\d,]+ days, limit 100,000 days \(at the pace of the last 7 complete days\)$/m);
     expect((await tally(['check', '--min-runway', '1'])).code).toBe(0);
   });
 });
