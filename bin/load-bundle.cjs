@@ -18,11 +18,13 @@ function compile(cachedData) {
   return new vm.Script(wrapper, { filename: bundle, cachedData });
 }
 
+// import() has no loader inside vm-compiled code (and the small bundles turn theirs into
+// require(), which cannot load an ES module): the bundles ask for these instead.
+globalThis.__tallyImport = (specifier) => import(require.resolve(specifier, { paths: [dirname(bundle)] })).catch(() => import(specifier));
+globalThis.__tallyRequire = require;
+
 function run(script) {
   const module = { exports: {} };
-  // import() has no loader inside vm-compiled code; the bundle asks for this one instead.
-  globalThis.__tallyImport = (specifier) => import(require.resolve(specifier, { paths: [dirname(bundle)] })).catch(() => import(specifier));
-  globalThis.__tallyRequire = require;
   script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
   return module.exports;
 }
@@ -38,21 +40,45 @@ exports.load = function load() {
   return run(compile(cachedData));
 };
 
+/** The first words of the command lines dist/fast.cjs may answer without the full program. */
+const FAST = new Set(['--version', '-V', 'statusline', 'complete']);
+
 /**
- * Runs tally and ends the process with its exit code. When nothing is left in the stdout and
- * stderr buffers (their writes were synchronous: files, terminals, pipes on Linux), exiting at
- * once skips the heap tear-down (about 4 ms); otherwise Node drains the streams first.
+ * Runs tally and ends the process with its exit code. `--version`, a cached statusline and
+ * completion are tried first in dist/fast.cjs (a few kB, no code cache needed); the full bundle
+ * loads only when they cannot answer. When nothing is left in the stdout and stderr buffers
+ * (their writes were synchronous: files, terminals, pipes on Linux), exiting at once skips the
+ * heap tear-down (about 4 ms); otherwise Node drains the streams first.
  */
 exports.run = function run(argv) {
-  exports.load().main(argv).then((code) => {
+  const finish = (code) => {
     process.exitCode = code;
     if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
-  });
+  };
+  const full = (triedFast) => exports.load().main(argv, { triedFast }).then(finish);
+  if (!FAST.has(argv[0])) return void full(false);
+  let fast;
+  try {
+    fast = require(join(__dirname, '..', 'dist', 'fast.cjs'));
+  } catch {
+    return void full(false); // not built: the full bundle answers these too
+  }
+  const write = (text) => void process.stdout.write(text);
+  fast.answerFast(argv, join(__dirname, '..', 'dist', 'completion.json'), write).then(
+    (answered) => (answered ? finish(0) : full(true)),
+    () => full(true), // the full program reports what went wrong, as one line
+  );
 };
 
-/** Build step: compile and load the bundle once, then save V8's code cache for it. */
-exports.writeCache = function writeCache() {
+/**
+ * Build step: compile and load the bundle once, let `exercise` run typical commands with it, then
+ * save V8's code cache. The cache then holds the compiled code of what those commands ran
+ * (the command line, the HTTP core, JSON and table output), which a run otherwise compiles
+ * afresh; what they did not run is compiled when first used, as without a cache.
+ */
+exports.writeCache = async function writeCache(exercise) {
   const script = compile(undefined);
-  run(script);
+  const bundleExports = run(script);
+  if (exercise) await exercise(bundleExports);
   writeFileSync(cacheFile, script.createCachedData());
 };

@@ -1,20 +1,14 @@
-// Entry point. `--version`, a statusline from its cache and shell completion are answered before
-// the command-line machinery loads: start-up is part of the product.
-export async function main(argv: string[]): Promise<number> {
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    process.stdout.write(`${__TALLY_VERSION__}\n`);
-    return 0;
-  }
-  // A prompt runs the statusline on every line: from a fresh cache it answers before the CLI loads.
-  if (argv[0] === 'statusline') {
-    const { statuslineFromCache } = await import('./statusline/fast.js');
-    if (await statuslineFromCache(argv, process.env, (text) => process.stdout.write(text))) return 0;
-  }
-  // What the shell completion scripts ask at every Tab (see completion/complete.ts).
+// Entry point of the full program (dist/main.cjs). The launcher (bin/load-bundle.cjs) has already
+// tried the fast answers of dist/fast.cjs (see fast.ts) when it calls main; main tries them too,
+// for callers without the launcher, and answers completion without a saved spec.
+import { answerFast, savedSpecFile } from './fast.js';
+
+export async function main(argv: string[], { triedFast = false } = {}): Promise<number> {
+  if (!triedFast && (await answerFast(argv, savedSpecFile, (text) => void process.stdout.write(text)))) return 0;
   if (argv[0] === 'complete' && argv[1] === '--') {
-    const { answerCompletion } = await import('./completion/complete.js');
-    // The build saves the completion spec beside the bundle (dist/completion.json).
-    await answerCompletion(argv.slice(2), process.env, typeof __dirname === 'string' ? `${__dirname}/completion.json` : undefined);
+    // No saved spec (running from the sources): work it out from the commands themselves.
+    const [{ answerCompletion }, { buildSpec }] = await Promise.all([import('./completion/complete.js'), import('./completion/spec.js')]);
+    await answerCompletion(argv.slice(2), process.env, await buildSpec());
     return 0;
   }
   const { runCli } = await import('./cli.js');

@@ -67,7 +67,7 @@ export function configure(command: Command): void {
 
 /** An amount in yuan as a decimal; `¥` or `CNY` may precede it, `$` may not. */
 export function parseAmount(text: string, flag: string): Decimal {
-  const cleaned = text.trim().replace(/^(?:¥|CNY\s*)/i, '');
+  const cleaned = text.trim().replace(/^(?:\u00a5|CNY\s*)/i, '');
   if (!/^\d{1,30}(?:\.\d{1,30})?$/.test(cleaned)) throw new UsageError(`${flag} "${text}" is not an amount in yuan (e.g. 100 or 12.50)`);
   return new Decimal(cleaned);
 }

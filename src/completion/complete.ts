@@ -17,9 +17,9 @@ interface TabRoot extends TabCommand {
   parse(words: string[]): void;
 }
 
-export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, specFile?: string): Promise<void> {
+export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, spec: CompletionSpec): Promise<void> {
   // tab is bundled (small): importing it from node_modules would start Node's ESM loader, a cost paid at every Tab.
-  const [spec, tab] = await Promise.all([loadSpec(specFile), import('@bomb.sh/tab')]);
+  const tab = await import('@bomb.sh/tab');
   const root = tab.default as unknown as TabRoot;
   let profiles: Promise<string[]> | undefined;
   const profileNames = () => (profiles ??= stateDirFor(env).then(storedProfiles));
@@ -43,16 +43,13 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
   root.parse(words);
 }
 
-async function loadSpec(specFile: string | undefined): Promise<CompletionSpec> {
-  if (specFile) {
-    try {
-      return JSON.parse(readFileSync(specFile, 'utf8')) as CompletionSpec;
-    } catch {
-      // Not built yet (tests run from the sources): work it out.
-    }
+/** The spec the build saved (dist/completion.json); undefined when there is none to read. */
+export function readSpecFile(specFile: string): CompletionSpec | undefined {
+  try {
+    return JSON.parse(readFileSync(specFile, 'utf8')) as CompletionSpec;
+  } catch {
+    return undefined;
   }
-  const { buildSpec } = await import('./spec.js');
-  return buildSpec();
 }
 
 /** Profile names in config.json (none when there is no readable file). */

@@ -1,0 +1,29 @@
+// The answers a shell asks for many times a minute: `--version`, a statusline from its cache and
+// shell completion. The build bundles this file on its own (dist/fast.cjs, a few kB), and the
+// launcher runs it before it loads the command line: start-up is part of the product. Whatever
+// this cannot answer (a stale flag, no cache, no saved completion spec) goes to the full program.
+
+/** True when the run was answered here; false sends it to the full program. */
+export async function answerFast(argv: string[], specFile: string | undefined, write: (text: string) => void): Promise<boolean> {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    write(`${__TALLY_VERSION__}\n`);
+    return true;
+  }
+  // A prompt runs the statusline on every line: from a fresh cache it answers at once.
+  if (argv[0] === 'statusline') {
+    const { statuslineFromCache } = await import('./statusline/fast.js');
+    return statuslineFromCache(argv, process.env, write);
+  }
+  // What the shell completion scripts ask at every Tab, from the spec the build saved.
+  if (argv[0] === 'complete' && argv[1] === '--' && specFile) {
+    const { answerCompletion, readSpecFile } = await import('./completion/complete.js');
+    const spec = readSpecFile(specFile);
+    if (!spec) return false;
+    await answerCompletion(argv.slice(2), process.env, spec);
+    return true;
+  }
+  return false;
+}
+
+/** The completion spec the build saves beside the bundles. */
+export const savedSpecFile = typeof __dirname === 'string' ? `${__dirname}/completion.json` : undefined;
