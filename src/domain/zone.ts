@@ -2,6 +2,7 @@
 // zone with daylight-saving changes (the machine's TZ). Every wall-clock label and every local
 // time on the command line goes through one of these, so nothing depends on the process's zone
 // unless the environment it was given says so (tests hand in their own TZ).
+import { readlinkSync } from 'node:fs';
 
 export interface Zone {
   /** Seconds east of UTC in force at this instant. */
@@ -41,13 +42,37 @@ function systemZone(name: string | undefined): Zone {
   let label: string | undefined;
   return {
     offsetAt: (seconds) => -new Date(seconds * 1000).getTimezoneOffset() * 60,
-    // Resolving the zone's name loads ICU's zone data: only when a label is shown.
     get label() {
-      label ??= name || new Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
+      label ??= name || systemZoneName();
       return label;
     },
     fixedOffset: undefined,
   };
+}
+
+/** Names the C library and Intl treat as UTC, shown as `UTC` (as Intl names them). */
+const UTC_ALIASES = new Set(['Etc/UTC', 'Etc/UCT', 'Etc/Universal', 'Etc/Zulu', 'UCT', 'Universal', 'Zulu']);
+
+/**
+ * The machine's zone name. Where /etc/localtime links into the zoneinfo database (Linux, macOS)
+ * the link names it, read in a fraction of a millisecond; asking Intl loads ICU's zone data
+ * (about 25 ms), so that is the fallback.
+ */
+function systemZoneName(): string {
+  let named: string | undefined;
+  try {
+    named = zoneNameOfLink(readlinkSync('/etc/localtime'));
+  } catch {
+    // Not a link (a copy of the zone file, or none at all): ask Intl.
+  }
+  return named ?? (new Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time');
+}
+
+/** The zone a link into the zoneinfo database names (`…/zoneinfo/Europe/Berlin`), if it names one. */
+export function zoneNameOfLink(target: string): string | undefined {
+  const found = /\/zoneinfo\/((?:[A-Za-z0-9_+-]{1,40}\/){0,2}[A-Za-z0-9_+-]{1,40})$/.exec(target);
+  if (!found) return undefined;
+  return UTC_ALIASES.has(found[1]!) ? 'UTC' : found[1]!;
 }
 
 /** A zone by its IANA name, its offsets read from ICU (remembered per quarter hour: changes fall on those). */

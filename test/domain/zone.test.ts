@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UTC, fixedZone, formatOffset, fromWallClock, isoInZone, namedZone, wallClock, zoneFromEnv } from '../../src/domain/zone.js';
+import { UTC, fixedZone, formatOffset, fromWallClock, isoInZone, namedZone, wallClock, zoneFromEnv, zoneNameOfLink } from '../../src/domain/zone.js';
 
 const at = (y: number, mo: number, d: number, h = 0, mi = 0) => Date.UTC(y, mo - 1, d, h, mi) / 1000;
 
@@ -34,5 +34,17 @@ describe('zones', () => {
     expect(zoneFromEnv({ TZ: 'Pacific/Kiritimati' }).offsetAt(at(2026, 11, 1))).toBe(14 * 3600);
     expect(zoneFromEnv({ TZ: 'Asia/Kolkata' }).label).toBe('Asia/Kolkata');
     expect(zoneFromEnv({ TZ: 'Nowhere/Atlantis' }).offsetAt(at(2026, 11, 1))).toBe(0);
+  });
+
+  it("names the machine's zone from where /etc/localtime links, without loading ICU's zone data", () => {
+    expect(zoneNameOfLink('/usr/share/zoneinfo/Europe/Berlin')).toBe('Europe/Berlin');
+    expect(zoneNameOfLink('/var/db/timezone/zoneinfo/America/Argentina/Buenos_Aires')).toBe('America/Argentina/Buenos_Aires');
+    expect(zoneNameOfLink('../usr/share/zoneinfo/Etc/GMT+5')).toBe('Etc/GMT+5');
+    expect(zoneNameOfLink('/usr/share/zoneinfo/Etc/UTC')).toBe('UTC');
+    expect(zoneNameOfLink('/usr/share/zoneinfo/Zulu')).toBe('UTC');
+    // Anything else is no name: Intl is asked instead.
+    expect(zoneNameOfLink('/etc/zones/local')).toBeUndefined();
+    expect(zoneNameOfLink('/usr/share/zoneinfo/')).toBeUndefined();
+    expect(zoneNameOfLink('/usr/share/zoneinfo/Europe/Ber\u001b[31mlin')).toBeUndefined();
   });
 });
