@@ -195,9 +195,7 @@ export async function renderRecords(records: JsonObject[], ctx: Context, options
   return `${table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }
 
-/** For NDJSON: one record per line as pages arrive. */
+/** For NDJSON: one record per line, each page written as it arrives. */
 export function ndjsonWriter(ctx: Context): (records: JsonObject[]) => void {
-  return (records) => {
-    for (const record of records) emitNdjson(ctx, record);
-  };
+  return (records) => emitNdjson(ctx, records);
 }

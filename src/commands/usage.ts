@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { BUCKET_SIZES } from '../domain/window.js';
-import { dateText, formatOffset, two, wallClock } from '../domain/zone.js';
+import { UTC, dateText, formatOffset, two, wallClock } from '../domain/zone.js';
 import { memo } from '../output/memo.js';
 import { describeWindow, plural, windowJson } from '../output/window-text.js';
 import { type UsageSeries, loadUsageSeries } from './usage-series.js';
@@ -86,15 +86,27 @@ function usageCsv(series: UsageSeries) {
 export function bucketLabeller(series: Pick<UsageSeries, 'bucket' | 'labelZone'> & { window?: UsageSeries['window'] }): (seconds: number) => string {
   const zone = series.labelZone;
   const window = series.window;
-  const offsetChanges = series.bucket === 'hour' && window !== undefined && zone.fixedOffset === undefined && zone.offsetAt(window.start) !== zone.offsetAt(window.end - 1);
-  // A long hourly window repeats the same days and hours: work each label out once.
+  if (series.bucket === 'hour') {
+    const offsetChanges = window !== undefined && zone.fixedOffset === undefined && zone.offsetAt(window.start) !== zone.offsetAt(window.end - 1);
+    // The hours of a day share its date: it is written once per day, the time of day is arithmetic.
+    const dates = new Map<number, string>();
+    return (seconds) => {
+      const offset = zone.offsetAt(seconds);
+      const local = seconds + offset;
+      const day = Math.floor(local / 86_400);
+      let date = dates.get(day);
+      if (date === undefined) dates.set(day, (date = dateText(wallClock(day * 86_400, UTC))));
+      const inDay = local - day * 86_400;
+      return `${date} ${two(Math.floor(inDay / 3600))}:${two(Math.floor((inDay % 3600) / 60))}${offsetChanges ? ` ${formatOffset(offset)}` : ''}`;
+    };
+  }
+  // Days, weeks and months: a label may be asked for more than once (a chart's axis).
   return memo((seconds: number) => {
     const c = wallClock(seconds, zone);
     switch (series.bucket) {
-      case 'hour': return `${dateText(c)} ${two(c.hour)}:${two(c.minute)}${offsetChanges ? ` ${formatOffset(c.offset)}` : ''}`;
       case 'day': return `${dateText(c)} ${WEEKDAYS[c.weekday]}`;
       case 'week': return `${dateText(c)} W${two(isoWeek(c))}`;
-      case 'month': return dateText(c).slice(0, 7);
+      default: return dateText(c).slice(0, 7);
     }
   });
 }
@@ -129,13 +141,14 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   const distinct = [...new Set(amounts)].filter((a): a is string => a !== undefined);
   // Bars only need the largest amount roughly (a bar is 20 cells); the amounts shown are exact.
   const largest = distinct.reduce((max, a) => Math.max(max, Number(a)), 0);
-  const amount = memo((text: string) => formatAmount(text, 'account', { exact }));
+  // Each distinct value is formatted once: a long window repeats the same few.
   const count = memo(formatCount);
+  const moneyText = memo((text: string) => (isDecimalString(text) ? formatAmount(text, 'account', { exact }) : jsonText(text)));
+  const otherText = memo((text: string) => (isDecimalString(text) ? count(text) : jsonText(text)));
   const cell = (name: string, value: unknown): string => {
     if (value === null || value === undefined) return '';
-    if (name === money && isDecimalString(value)) return amount(value);
+    if (typeof value === 'string') return name === money ? moneyText(value) : otherText(value);
     if (isJsonNumber(value)) return count(numberText(value));
-    if (isDecimalString(value)) return count(value);
     return jsonText(value);
   };
   const columns = [

@@ -47,15 +47,34 @@ export interface BucketShape {
   fieldOrder: string[];
 }
 
-/** The time a value denotes, in Unix seconds, when it looks like a time at all. */
-export function readTime(value: JsonValue | undefined): { seconds: number; format: TimeFormat } | undefined {
-  if (isJsonNumber(value)) return readEpoch(numberText(value), false);
-  if (typeof value !== 'string') return undefined;
-  if (/^\d+$/.test(value)) return readEpoch(value, true);
-  return readIso(value);
+export type ReadTime = { readonly seconds: number; readonly format: TimeFormat };
+
+// A series reads each bucket's time several times over (finding the shape, filling, the grid):
+// what a value denotes is worked out once. Strings and numbers apart: "1700000000" and
+// 1700000000 are the same instant written two ways.
+const numberTimes = new Map<string, ReadTime | undefined>();
+const stringTimes = new Map<string, ReadTime | undefined>();
+const REMEMBERED = 20_000;
+
+function remembered(cache: Map<string, ReadTime | undefined>, key: string, read: () => ReadTime | undefined): ReadTime | undefined {
+  if (cache.has(key)) return cache.get(key);
+  if (cache.size >= REMEMBERED) cache.clear();
+  const time = read();
+  cache.set(key, time);
+  return time;
 }
 
-function readEpoch(text: string, asString: boolean): { seconds: number; format: TimeFormat } | undefined {
+/** The time a value denotes, in Unix seconds, when it looks like a time at all. */
+export function readTime(value: JsonValue | undefined): ReadTime | undefined {
+  if (isJsonNumber(value)) {
+    const text = numberText(value);
+    return remembered(numberTimes, text, () => readEpoch(text, false));
+  }
+  if (typeof value !== 'string') return undefined;
+  return remembered(stringTimes, value, () => (/^\d+$/.test(value) ? readEpoch(value, true) : readIso(value)));
+}
+
+function readEpoch(text: string, asString: boolean): ReadTime | undefined {
   if (!/^\d{9,13}$/.test(text)) return undefined;
   const n = Number(text);
   if (n >= EARLIEST && n < LATEST) return { seconds: n, format: { kind: 'unix-seconds', asString } };
@@ -66,7 +85,7 @@ function readEpoch(text: string, asString: boolean): { seconds: number; format: 
 }
 
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:([T ])(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-function readIso(text: string): { seconds: number; format: TimeFormat } | undefined {
+function readIso(text: string): ReadTime | undefined {
   const m = ISO_TIME.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, sep, h = '0', mi = '0', s, frac, zone] = m;

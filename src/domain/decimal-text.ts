@@ -49,6 +49,7 @@ export function shareOf(part: { toString(): string } | string, whole: { toString
 export const MAX_INTEGER_DIGITS = 100;
 export const MAX_FRACTION_DIGITS = 100;
 
+const PLAIN_SHORT = /^-?\d{1,100}(?:\.\d{1,100})?$/;
 const NUMBER_PARTS = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
 /**
@@ -57,6 +58,8 @@ const NUMBER_PARTS = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
  * than MAX_INTEGER_DIGITS digits before the point or MAX_FRACTION_DIGITS after it.
  */
 export function plainDecimal(text: string): string | undefined {
+  // Most amounts are plain already and short enough: one test, nothing allocated.
+  if (PLAIN_SHORT.test(text)) return text;
   const parts = NUMBER_PARTS.exec(text);
   if (!parts) return undefined;
   const [, sign = '', whole = '', fraction = '', exponentText] = parts;

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { UsageError } from '../../src/errors.js';
 import { formatAmount } from '../../src/output/money.js';
 import { Decimal, MalformedAmount, moneyFromNumber, moneyFromString } from '../../src/domain/money.js';
-import { parseJson, stringifyJson } from '../../src/domain/json.js';
+import { exactKeyCount, parseJson, stringifyJson } from '../../src/domain/json.js';
 import { parseTimeSpec, resolveWindow } from '../../src/domain/window.js';
 import { UTC } from '../../src/domain/zone.js';
 import { per1M } from '../../src/domain/catalog.js';
@@ -120,6 +120,29 @@ describe('adversarial: the fast JSON path', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+
+  it('the one-pass proof passes a number only when a double gives it back as written', () => {
+    const token = fc.oneof(
+      numberText,
+      fc.stringMatching(/^-?0\.0{0,8}[1-9]\d{0,12}$/),
+      fc.stringMatching(/^-?[1-9]\d{0,24}$/),
+      fc.stringMatching(/^-?[1-9]\d{0,10}\.\d{1,10}$/),
+    );
+    fc.assert(
+      fc.property(token, (text) => {
+        if (exactKeyCount(`[${text}]`) === undefined) return true;
+        return String(Number(text)) === text;
+      }),
+      { numRuns: 20000 },
+    );
+    // Sent this way by most services: the fast path takes them.
+    for (const text of ['0', '-5', '271979', '0.5', '-0.000001', '123456789012345', '9007199254740991']) expect(exactKeyCount(`[${text}]`)).toBe(0);
+  });
+
+  it('counts keys, not strings that look like them', () => {
+    expect(exactKeyCount('{"a": "x\\":", "b" :1, "c\\\\": [ "d", {"e":"f:"} ]}')).toBe(4);
+    expect(exactKeyCount('["a:", "b" , "c"]')).toBe(0);
   });
 
   it('rejects a duplicate key even when nothing else would send it down the slow path', () => {
