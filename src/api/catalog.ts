@@ -9,23 +9,23 @@ export interface Catalog {
   models: JsonObject[];
 }
 
-/** A catalog from the service, with its text exactly as received (what the cache keeps). */
+/** A catalog from the service, with its bytes exactly as received (what the cache keeps). */
 export interface FetchedCatalog extends Catalog {
-  text: string;
+  bytes: Buffer;
 }
 
 const CATALOG_REQUEST: JsonRequest = { path: '/api/pricing', family: 'catalog', auth: 'none' };
 
 export async function fetchCatalog(client: HttpClient): Promise<FetchedCatalog> {
-  const { body, text } = await client.requestJson(CATALOG_REQUEST);
-  return { ...readCatalog(body, (detail) => client.unexpected(detail)), text };
+  const { body, bytes } = await client.requestJson(CATALOG_REQUEST);
+  return { ...readCatalog(body, (detail) => client.unexpected(detail)), bytes };
 }
 
 /** The catalog again; 'unchanged' when the service sends exactly the bytes cached before. */
 export async function refetchCatalog(client: HttpClient, cached: Uint8Array): Promise<FetchedCatalog | 'unchanged'> {
   const response = await client.requestJsonUnlessKnown(CATALOG_REQUEST, cached);
   if ('unchanged' in response) return 'unchanged';
-  return { ...readCatalog(response.body, (detail) => client.unexpected(detail)), text: response.text };
+  return { ...readCatalog(response.body, (detail) => client.unexpected(detail)), bytes: response.bytes };
 }
 
 /** Checks a catalog (from the wire or the cache). */

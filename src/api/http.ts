@@ -47,6 +47,8 @@ export interface JsonResponse {
   body: JsonValue;
   /** The body exactly as received. */
   text: string;
+  /** The body's bytes as received (a byte order mark left out, as from `text`). */
+  bytes: Buffer;
   url: URL;
 }
 
@@ -186,7 +188,7 @@ export class HttpClient {
         continue;
       }
 
-      const bytes = await this.#readBody(response, url);
+      const bytes = withoutByteOrderMark(await this.#readBody(response, url));
       if (known !== undefined && status >= 200 && status < 300 && bytes.equals(known)) return { unchanged: true, status, headers };
       // tally asks for no encoding: a compressed body is the server's mistake, said as such (not as "not JSON").
       const encoding = headers['content-encoding']?.trim().toLowerCase();
@@ -214,11 +216,11 @@ export class HttpClient {
         await this.#wait(this.#backoff(this.#retry.transientBaseMs, attempt), request);
         continue;
       }
-      if (request.acceptStatus?.(status) && body !== undefined) return { status, headers, body: body.value, text, url };
+      if (request.acceptStatus?.(status) && body !== undefined) return { status, headers, body: body.value, text, bytes, url };
       if (status < 200 || status >= 300) throw this.#httpError(status, body, text, request);
       if (body === undefined) throw this.unexpected(`${'problem' in parsed ? parsed.problem : 'not JSON'} (${excerpt(text)})`, status);
       this.#checkBodyError(request, body.value, status);
-      return { status, headers, body: body.value, text, url };
+      return { status, headers, body: body.value, text, bytes, url };
     }
   }
 
@@ -437,10 +439,13 @@ function loggedHeaders(headers: Record<string, string | undefined>): string[] {
   return shown;
 }
 
+/** RFC 8259 lets a parser ignore a byte order mark, which some servers put first. */
+function withoutByteOrderMark(bytes: Buffer): Buffer {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+}
+
 function decodeBody(bytes: Buffer): string {
-  const text = bytes.toString('utf8');
-  // RFC 8259 lets a parser ignore a byte order mark, which some servers put first.
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return bytes.toString('utf8');
 }
 
 function parseBody(text: string): ParsedBody | { problem: string } {

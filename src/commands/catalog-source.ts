@@ -87,10 +87,7 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   const [client, settings, stateDir] = await Promise.all([ctx.client(), ctx.settings(), ctx.stateDir()]);
   const ttl = catalogTtl(options, (await ctx.profileRecord())?.pricing_ttl);
   const fail = (detail: string) => new ServiceError(`the cached price catalog is unusable (${detail}); run \`tally pricing --refresh\``);
-  const fromBytes = (bytes: Buffer) => {
-    const text = bytes.toString('utf8');
-    return { ...readCatalog(parseJson(text), fail), text };
-  };
+  const fromBytes = (bytes: Buffer) => ({ ...readCatalog(parseJson(bytes.toString('utf8')), fail), bytes });
   // A demo sandbox lives for one run: nothing of it is worth keeping in the state folder.
   const cacheable = !ctx.options.demo;
   // The cache is parsed when it may be used: not before a --refresh (only if the service then
@@ -144,9 +141,11 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
     const catalog = fetched === 'unchanged' ? fromBytes(known!.bytes) : fetched;
     // In name order, as the cached listing keeps them: sorting them again for a table is one pass.
     const rows = sortRows(catalog.models.map(priceRow), 'name');
-    if (cacheable) cacheWrite(ctx, () => writeCachedCatalog(stateDir, client.baseUrl, { ...catalog, rows }, now));
+    // The cached bytes, when read before the fetch (null: there were none), are not read again to replace them.
+    const cachedBefore = forceLive ? (wholeBytes ?? null) : !need.whole ? (known ?? null) : undefined;
+    if (cacheable) cacheWrite(ctx, () => writeCachedCatalog(stateDir, client.baseUrl, { ...catalog, rows }, now, cachedBefore));
     // The baseline: the cached catalog when this one differs from it, else the one before that.
-    const changed = wholeBytes !== undefined && !wholeBytes.bytes.equals(Buffer.from(catalog.text));
+    const changed = wholeBytes !== undefined && !wholeBytes.bytes.equals(catalog.bytes);
     const baseline = changed ? whole : (older ?? whole);
     const previous = baseline ? readCatalog(baseline.body, fail) : undefined;
     return {

@@ -119,11 +119,18 @@ export function touchCachedCatalog(stateDir: string, baseUrl: URL, catalog: { by
  * a reader that finds a whole catalog newer than its listing reads an older listing, never a
  * mismatched one for long.
  */
-export function writeCachedCatalog(stateDir: string, baseUrl: URL, catalog: { text: string; pricingVersion: string | undefined; rows: PriceRow[] }, now: number): void {
+export function writeCachedCatalog(
+  stateDir: string,
+  baseUrl: URL,
+  catalog: { bytes: Uint8Array; pricingVersion: string | undefined; rows: PriceRow[] },
+  now: number,
+  /** The cached catalog's bytes when the caller has just read them (saves reading megabytes again). */
+  cachedNow?: CachedBytes | null,
+): void {
   const head = cacheHead(baseUrl, now, catalog.pricingVersion);
   // A different catalog replaces the cached one: that one becomes the baseline of the next --diff.
-  const cached = readCachedCatalogBytes(stateDir, baseUrl);
-  if (cached && !cached.bytes.equals(Buffer.from(catalog.text))) {
+  const cached = cachedNow === undefined ? readCachedCatalogBytes(stateDir, baseUrl) : cachedNow;
+  if (cached && !cached.bytes.equals(catalog.bytes)) {
     try {
       renameSync(cachePath(stateDir, baseUrl, 'whole'), cachePath(stateDir, baseUrl, 'previous'));
     } catch (error) {
@@ -132,7 +139,7 @@ export function writeCachedCatalog(stateDir: string, baseUrl: URL, catalog: { te
   }
   // In name order, the order tables show by default: sorting it again is one pass.
   writeCacheFile(stateDir, baseUrl, 'listing', [head, JSON.stringify(toListing(sortRows(catalog.rows, 'name'))), '}']);
-  writeCacheFile(stateDir, baseUrl, 'whole', [head, catalog.text, '}']);
+  writeCacheFile(stateDir, baseUrl, 'whole', [head, catalog.bytes, '}']);
 }
 
 // A cache file is {"base_url", "fetched_at", "pricing_version", "catalog"}, the catalog last:

@@ -24,7 +24,7 @@ describe('the catalog cache files', () => {
     const a = new URL('https://gw.example.com/a_b');
     const b = new URL('https://gw.example.com/a/b');
     expect(fileNameFor(a)).toBe(fileNameFor(b));
-    writeCachedCatalog(dir, a, { text: '{"data": []}', pricingVersion: 'v1', rows: [row('m')] }, T);
+    writeCachedCatalog(dir, a, { bytes: Buffer.from('{"data": []}'), pricingVersion: 'v1', rows: [row('m')] }, T);
     expect(readCachedListing(dir, a)?.rows).toEqual([row('m')]);
     expect(readCachedCatalog(dir, a)?.body).toEqual({ data: [] });
     expect(readCachedListing(dir, b)).toBeUndefined();
@@ -36,7 +36,7 @@ describe('the catalog cache files', () => {
     const dir = stateDir();
     const url = new URL('https://gw.example.com/');
     const text = '{"pricing_version": "v7", "data": [{"model_name": "m", "note": "\\",\\"catalog\\":"}]}';
-    writeCachedCatalog(dir, url, { text, pricingVersion: 'v7', rows: [row('m')] }, T);
+    writeCachedCatalog(dir, url, { bytes: Buffer.from(text), pricingVersion: 'v7', rows: [row('m')] }, T);
     const cached = readCachedCatalogBytes(dir, url)!;
     expect(cached).toMatchObject({ fetchedAt: T, pricingVersion: 'v7' });
     expect(cached.bytes.toString()).toBe(text);
