@@ -1,7 +1,7 @@
 // Bundles src/ into one CommonJS file, dist/main.cjs. Measured on Node 20: the ESM loader
 // costs more start-up than everything tally does for a request, and a single CommonJS bundle
 // whose lazily imported modules are wrapped (not run) until first use loads fastest.
-// The heavy dependencies that few commands need (undici, conf, env-paths, jq-wasm) stay in
+// The heavy dependencies that few commands need (undici, conf, jq-wasm) stay in
 // node_modules and are loaded with import() only when those commands run.
 import { spawn } from 'node:child_process';
 import { build } from 'esbuild';
@@ -40,7 +40,7 @@ const common = {
   sourcemap: 'linked',
   legalComments: 'none',
   define: { __TALLY_VERSION__: JSON.stringify(version) },
-  external: ['undici', 'conf', 'env-paths', 'jq-wasm'],
+  external: ['undici', 'conf', 'jq-wasm'],
   logLevel: 'warning',
 };
 await build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/main.cjs', plugins: [lazyChildProcess] });

@@ -1,4 +1,4 @@
-// Loads a dependency that stays outside the bundle (undici, conf, env-paths). The launcher
+// Loads a dependency that stays outside the bundle (undici, conf, jq-wasm). The launcher
 // (bin/load-bundle.cjs) compiles the bundle through node:vm to use a V8 code cache, and code
 // compiled that way has no import() loader of its own, so the launcher hands one in.
 // Node built-ins are required synchronously when the launcher offers require (cheaper than import()).

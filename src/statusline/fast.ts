@@ -3,6 +3,7 @@
 // this path does not recognise (another flag, no cache, a cache for another gateway) goes to the
 // full command.
 import { importExternal } from '../external.js';
+import { stateDirFor } from '../settings/state-dir.js';
 import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, formatStatusline, readFigures, takeRefreshLock } from './cache.js';
 
 /** True when the line was printed from the cache (a stale one also starts a refresh). */
@@ -20,7 +21,7 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
     else return false;
   }
   if (!/^[\w.@-]{1,64}$/.test(profile)) return false;
-  const stateDir = env.TALLY_CONFIG_DIR || (await importExternal<typeof import('env-paths')>('env-paths')).default('tally', { suffix: '' }).config;
+  const stateDir = await stateDirFor(env);
   const figures = readFigures(stateDir, profile);
   if (!figures) return false;
   // A cache for another gateway than the one this environment names is no answer.
