@@ -4,7 +4,6 @@
 // by V8 and the bundle compiles as usual.
 'use strict';
 const { readFileSync, writeFileSync } = require('node:fs');
-const { createRequire } = require('node:module');
 const { dirname, join } = require('node:path');
 const vm = require('node:vm');
 
@@ -25,7 +24,9 @@ globalThis.__tallyRequire = require;
 
 function run(script) {
   const module = { exports: {} };
-  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  // The launcher's own require: bin/ and dist/ sit side by side, so packages resolve alike, and
+  // node:module (createRequire), with its source-map machinery, need not load.
+  script.runInThisContext()(module.exports, require, module, bundle, dirname(bundle));
   return module.exports;
 }
 

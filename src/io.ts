@@ -1,6 +1,5 @@
 // The streams a command talks to, and what we know about the terminal behind them.
 // Commands never touch process.stdout directly; tests swap in `createTestIO`.
-import { isatty } from 'node:tty';
 import { Interrupted } from './errors.js';
 
 export interface IO {
@@ -59,7 +58,10 @@ export function createProcessIO(options: { noColorFlag: boolean }): IO {
     err: (text) => void stderr.write(text),
     stdoutIsTTY: Boolean(stdout.isTTY),
     stderrIsTTY: Boolean(stderr.isTTY),
-    stdinIsTTY: isatty(0),
+    // node:tty (with net behind it) costs milliseconds to load: only a prompt asks this.
+    get stdinIsTTY() {
+      return process.getBuiltinModule('node:tty').isatty(0);
+    },
     color: wantsColor({ noColorFlag: options.noColorFlag, env: process.env, isTTY: Boolean(stdout.isTTY) }),
     width: stdout.columns || Number(process.env.COLUMNS) || 80,
     height: stdout.rows || Number(process.env.LINES) || 24,
