@@ -145,9 +145,11 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   const count = memo(formatCount);
   const moneyText = memo((text: string) => (isDecimalString(text) ? formatAmount(text, 'account', { exact }) : jsonText(text)));
   const otherText = memo((text: string) => (isDecimalString(text) ? count(text) : jsonText(text)));
+  const numberCell = memo((value: number) => count(String(value)));
   const cell = (name: string, value: unknown): string => {
     if (value === null || value === undefined) return '';
     if (typeof value === 'string') return name === money ? moneyText(value) : otherText(value);
+    if (typeof value === 'number') return numberCell(value);
     if (isJsonNumber(value)) return count(numberText(value));
     return jsonText(value);
   };

@@ -194,10 +194,14 @@ export function discoverShape(buckets: JsonObject[]): BucketShape | undefined {
       const value = bucket[name];
       const kind = kindOf(value);
       if (kind === 'absent' || kind === 'other') continue;
-      const text = plainDecimal(kind === 'number' ? numberText(value as LosslessNumber | number) : (value as string));
-      if (text === undefined) throw new MalformedUsage(`usage bucket field "${name}" holds ${describeValue(value)}, beyond the range tally reads`);
-      const dot = text.indexOf('.');
-      const scale = dot < 0 ? 0 : text.length - dot - 1;
+      let scale = 0;
+      // A whole JS number (the exact parse gives those only below 1e21) has no decimals to count.
+      if (!(typeof value === 'number' && Number.isSafeInteger(value))) {
+        const text = plainDecimal(kind === 'number' ? numberText(value as LosslessNumber | number) : (value as string));
+        if (text === undefined) throw new MalformedUsage(`usage bucket field "${name}" holds ${describeValue(value)}, beyond the range tally reads`);
+        const dot = text.indexOf('.');
+        scale = dot < 0 ? 0 : text.length - dot - 1;
+      }
       const known = metrics.get(name);
       if (!known) metrics.set(name, { name, type: kind, scale });
       else if (known.type !== kind) throw new MalformedUsage(`usage bucket field "${name}" is a ${describeKind(known.type)} in one bucket and a ${describeKind(kind)} in another`);
@@ -279,8 +283,12 @@ export function zeroBucketMaker(shape: BucketShape): (seconds: number, timeForma
     const metric = shape.metrics.find((m) => m.name === name);
     return { name, zero: metric ? zeroOf(metric) : null };
   });
+  // A record without a prototype is kept by V8 as a dictionary, slower to fill, read and print;
+  // it is needed only when a field is called `__proto__` (on a plain object, assigning that
+  // would replace the prototype). Every field of the shape is an own property either way.
+  const plain = !shape.fieldOrder.includes('__proto__');
   return (seconds, timeFormat) => {
-    const bucket = newRecord();
+    const bucket = plain ? ({} as JsonObject) : newRecord();
     for (const field of fields) {
       bucket[field.name] = 'zero' in field ? field.zero : field.time === 'start' ? writeTime(seconds, timeFormat) : writeTime(seconds + field.time.delta, field.time.format);
     }

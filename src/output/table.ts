@@ -193,15 +193,16 @@ function shorten(cell: string, width: number): string {
  * case, where right alignment alone lines the points up).
  */
 function decimalTails(lines: string[][], column: number): { width: number; pad?: (cell: string) => number } {
+  // Digits after the last point (a cell without a point, or with no digit after it, has none).
   const tailOf = (cell: string) => {
     const dot = cell.lastIndexOf('.');
-    return dot < 0 || !/\d/.test(cell.charAt(dot + 1)) ? 0 : cell.length - dot;
+    return dot < 0 || !isDigit(cell.charCodeAt(dot + 1)) ? 0 : cell.length - dot;
   };
   let most = 0;
   let least = Number.POSITIVE_INFINITY;
   for (let r = 1; r < lines.length; r++) {
     const cell = lines[r]![column] ?? '';
-    if (cell === '' || !/\d/.test(cell)) continue;
+    if (cell === '' || !hasDigit(cell)) continue;
     const tail = tailOf(cell);
     if (tail > most) most = tail;
     if (tail < least) least = tail;
@@ -210,10 +211,19 @@ function decimalTails(lines: string[][], column: number): { width: number; pad?:
   let width = 0;
   for (let r = 1; r < lines.length; r++) {
     const cell = lines[r]![column] ?? '';
-    width = Math.max(width, displayWidth(cell) + (/\d/.test(cell) ? most - tailOf(cell) : 0));
+    width = Math.max(width, displayWidth(cell) + (hasDigit(cell) ? most - tailOf(cell) : 0));
   }
   // A cell without digits (a dash for "none") is not a number: it sits at the column's right edge.
-  return { width, pad: (cell) => (cell === '' || !/\d/.test(cell) ? 0 : most - tailOf(cell)) };
+  return { width, pad: (cell) => (cell === '' || !hasDigit(cell) ? 0 : most - tailOf(cell)) };
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+function hasDigit(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (isDigit(text.charCodeAt(i))) return true;
+  return false;
 }
 
 /**
