@@ -18,9 +18,8 @@ function compile(cachedData) {
 }
 
 // import() has no loader inside vm-compiled code (and the small bundles turn theirs into
-// require(), which cannot load an ES module): the bundles ask for these instead.
+// require(), which cannot load an ES module): the bundles ask for this one instead.
 globalThis.__tallyImport = (specifier) => import(require.resolve(specifier, { paths: [dirname(bundle)] })).catch(() => import(specifier));
-globalThis.__tallyRequire = require;
 
 function run(script) {
   const module = { exports: {} };

@@ -195,7 +195,7 @@ export class HttpClient {
       if (encoding && encoding !== 'identity') {
         throw new ServiceError(`${this.host} sent a ${/^[\w.+-]{1,20}$/.test(encoding) ? encoding : 'compressed'} body for ${request.path}, though tally sent no Accept-Encoding; it cannot be read`, { status });
       }
-      const text = decodeBody(bytes);
+      const text = bytes.toString('utf8');
       const parsed = parseBody(text);
       const body = 'value' in parsed ? parsed : undefined;
 
@@ -444,9 +444,6 @@ function withoutByteOrderMark(bytes: Buffer): Buffer {
   return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
 }
 
-function decodeBody(bytes: Buffer): string {
-  return bytes.toString('utf8');
-}
 
 function parseBody(text: string): ParsedBody | { problem: string } {
   try {

@@ -61,7 +61,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     const age = ctx.now() - Date.parse(usable.fetched_at);
     const fresh = age >= -60_000 && age <= maxAge * 1000;
     ctx.io.out(`${formatStatusline(usable, options.format, !fresh)}\n`);
-    if (!fresh) await refreshInBackground(stateDir, profile, ctx.now());
+    if (!fresh) refreshInBackground(stateDir, profile, ctx.now());
     return;
   }
   // No cache: one fetch, briefly; on any failure, nothing at all (a prompt shows no errors).

@@ -2,7 +2,6 @@
 // every line, so a fresh cache is answered in the time it takes to read one small file. Anything
 // this path does not recognise (another flag, no cache, a cache for another gateway) goes to the
 // full command.
-import { importExternal } from '../external.js';
 import { stateDirFor } from '../settings/state-dir.js';
 import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, formatStatusline, readFigures, takeRefreshLock } from './cache.js';
 
@@ -30,7 +29,7 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
   const age = now - Date.parse(figures.fetched_at);
   const fresh = age >= -60_000 && age <= maxAge * 1000;
   write(`${formatStatusline(figures, format, !fresh)}\n`);
-  if (!fresh) await refreshInBackground(stateDir, profile, now);
+  if (!fresh) refreshInBackground(stateDir, profile, now);
   return true;
 }
 
@@ -43,13 +42,13 @@ function sameUrl(a: string, b: string): boolean {
 }
 
 /** Starts `tally statusline --refresh` detached (at most one at a time) and does not wait for it. */
-export async function refreshInBackground(stateDir: string, profile: string, now: number): Promise<void> {
+export function refreshInBackground(stateDir: string, profile: string, now: number): void {
   if (!takeRefreshLock(stateDir, profile, now)) return;
   const bin = process.argv[1];
   if (!bin) return;
   try {
     // node:child_process costs a few ms to load: only a stale cache needs it.
-    const { spawn } = await importExternal<typeof import('node:child_process')>('node:child_process');
+    const { spawn } = process.getBuiltinModule('node:child_process');
     const child = spawn(process.execPath, [bin, '--profile', profile, 'statusline', '--refresh'], { detached: true, stdio: 'ignore', env: { ...process.env, TALLY_CONFIG_DIR: stateDir } });
     child.on('error', () => undefined);
     child.unref();
