@@ -65,8 +65,16 @@ export function globMatcher(glob: string): (name: string) => boolean {
       } else tokens.push({ kind: 'char', char });
     } else tokens.push({ kind: 'char', char });
   }
-  return (name) => matchTokens(tokens, Array.from(name.toLowerCase()));
+  return (name) => {
+    const lower = name.toLowerCase();
+    // A character per index, as the tokens hold them: a string is that already unless it has a
+    // surrogate pair (a character outside the BMP), and splitting thousands of names cost more
+    // than matching them.
+    return matchTokens(tokens, SURROGATE.test(lower) ? Array.from(lower) : lower);
+  };
 }
+
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** `[...]` from just after the bracket: its ranges and where it ends, or undefined when it never closes. */
 function readSet(chars: string[], from: number): { token: GlobToken; end: number } | undefined {
@@ -102,7 +110,7 @@ function matchOne(token: GlobToken, char: string): boolean {
  * The two-pointer wildcard match: on a mismatch, the last star takes one more character. Each
  * character of the name is looked at once per pattern position at most.
  */
-function matchTokens(tokens: GlobToken[], name: string[]): boolean {
+function matchTokens(tokens: GlobToken[], name: ArrayLike<string>): boolean {
   let t = 0;
   let n = 0;
   let star = -1;
@@ -207,25 +215,51 @@ const LISTING_FORMAT = 2;
 // vendor, vendorKeys*, types*, groups*, billingMode, perToken (0/1), input, output, cacheRead, other* (* a list)
 const FIELDS = 10;
 
+interface ListNode {
+  id: number;
+  next: Map<number, ListNode> | undefined;
+}
+
 export function toListing(rows: PriceRow[]): Listing {
   const strings: string[] = [];
   const stringIds = new Map<string, number>();
   const lists: number[][] = [];
-  const listIds = new Map<string, number>();
   const string = (text: string) => {
     let id = stringIds.get(text);
     if (id === undefined) stringIds.set(text, (id = strings.push(text) - 1));
     return id;
   };
+  // A list is found by walking a tree of its string ids, one level per item: thousands of rows
+  // repeat a few lists, and finding one this way allocates nothing.
+  const root: ListNode = { id: -1, next: undefined };
+  let node = root;
+  const add = (text: string) => {
+    const id = string(text);
+    let next = node.next?.get(id);
+    if (!next) (node.next ??= new Map()).set(id, (next = { id: -1, next: undefined }));
+    node = next;
+  };
+  const end = (texts: () => string[]) => {
+    const found = node;
+    node = root;
+    if (found.id < 0) found.id = lists.push(texts().map(string)) - 1;
+    return found.id;
+  };
   const list = (texts: string[]) => {
-    const key = JSON.stringify(texts);
-    let id = listIds.get(key);
-    if (id === undefined) listIds.set(key, (id = lists.push(texts.map(string)) - 1));
-    return id;
+    for (const text of texts) add(text);
+    return end(() => texts);
   };
   const noOther = list([]);
   const indexes: number[] = [];
   for (const row of rows) {
+    let other = noOther;
+    if (row.other.length > 0) {
+      for (const o of row.other) {
+        add(o.name);
+        add(o.value);
+      }
+      other = end(() => row.other.flatMap((o) => [o.name, o.value]));
+    }
     indexes.push(
       string(row.vendor),
       list(row.vendorKeys),
@@ -236,7 +270,7 @@ export function toListing(rows: PriceRow[]): Listing {
       string(row.input),
       string(row.output),
       string(row.cacheRead),
-      row.other.length === 0 ? noOther : list(row.other.flatMap((o) => [o.name, o.value])),
+      other,
     );
   }
   return { format: LISTING_FORMAT, strings, lists, names: rows.map((row) => row.name), rows: indexes };
@@ -332,7 +366,12 @@ export type SortKey = 'name' | 'input' | 'output';
 
 /** Sorted copy: by name, or by a price (cheapest first, models without that price last). */
 export function sortRows(rows: PriceRow[], key: SortKey): PriceRow[] {
-  if (key === 'name') return [...rows].sort((a, b) => compareText(a.name, b.name));
+  if (key === 'name') {
+    // Listings come in name order (the cached listing is kept so): then this is one pass.
+    const sorted = rows.slice();
+    for (let i = 1; i < sorted.length; i++) if (compareText(sorted[i - 1]!.name, sorted[i]!.name) > 0) return sorted.sort((a, b) => compareText(a.name, b.name));
+    return sorted;
+  }
   // By the price shown: a model without one (or billed otherwise, at zero) goes last.
   const price = (row: PriceRow) => shownTokenPrice(row, key === 'input' ? row.input : row.output);
   return [...rows].sort((a, b) => {

@@ -33,7 +33,9 @@ function parseExactWithNative(text: string): JsonValue | undefined {
     return undefined;
   }
   const keys = exactKeyCount(text);
-  return keys !== undefined && countKeys(value) === keys ? value : undefined;
+  if (keys === undefined) return undefined;
+  const found = value !== null && typeof value === 'object' ? countKeys(value) : 0;
+  return found === keys ? value : undefined;
 }
 
 /**
@@ -118,14 +120,21 @@ function isBlank(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13;
 }
 
-function countKeys(value: unknown): number {
-  if (value === null || typeof value !== 'object') return 0;
+/** The keys of an object or array and of everything in it (only objects and arrays are visited). */
+function countKeys(value: object): number {
   let count = 0;
   if (Array.isArray(value)) {
-    for (const item of value) count += countKeys(item);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item !== null && typeof item === 'object') count += countKeys(item);
+    }
     return count;
   }
-  for (const key in value) count += 1 + countKeys((value as Record<string, unknown>)[key]);
+  for (const key in value) {
+    count++;
+    const item: unknown = (value as Record<string, unknown>)[key];
+    if (item !== null && typeof item === 'object') count += countKeys(item);
+  }
   return count;
 }
 

@@ -66,6 +66,40 @@ describe('catalog filters and order', () => {
     expect(names(sortRows(rows, 'output'))).toEqual(['glm-4.6', 'gpt-5-mini', 'gpt-5', 'sora-2']);
   });
 
+  it('sorts by name without changing the rows it was given, sorted or not', () => {
+    const sorted = sortRows(rows, 'name');
+    const again = sortRows(sorted, 'name');
+    expect(again).not.toBe(sorted);
+    expect(again).toEqual(sorted);
+    expect(names(rows)).toEqual(['gpt-5-mini', 'gpt-5', 'sora-2', 'glm-4.6']);
+  });
+
+  it('keeps any rows through the cached listing, lists that share a beginning included (property)', () => {
+    const text = fc.constantFrom('a', 'b', 'c', '', '1.5', ',', '"');
+    const list = fc.array(text, { maxLength: 3 });
+    const row = fc.record({
+      name: text,
+      vendor: text,
+      vendorKeys: list,
+      types: list,
+      groups: list,
+      billingMode: text,
+      perToken: fc.boolean(),
+      input: fc.constantFrom('', '0.5', '2'),
+      output: fc.constantFrom('', '0.5', '2'),
+      cacheRead: fc.constantFrom('', '0.5'),
+      other: fc.array(fc.record({ name: text, value: fc.constantFrom('1', '0.25') }), { maxLength: 2 }),
+    });
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 12 }), (many) => {
+        const listing = toListing(many);
+        expect(new Set(listing.lists.map((l) => l.join())).size).toBe(listing.lists.length);
+        expect(fromListing(JSON.parse(JSON.stringify(listing)))).toEqual(many);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('keeps every field of a row through the cached listing', () => {
     expect(fromListing(JSON.parse(JSON.stringify(toListing(rows))))).toEqual(rows);
     expect(rows[2]).toEqual({ name: 'sora-2', vendor: 'OpenAI', vendorKeys: ['openai'], types: ['video-generation'], groups: ['video'], billingMode: '', perToken: false, input: '', output: '', cacheRead: '', other: [{ name: 'video_price_per_second', value: '0.7' }] });
@@ -158,14 +192,15 @@ describe('globMatcher', () => {
   });
 
   it('agrees with a regular expression on short names (property)', () => {
-    const alphabet = fc.constantFrom('a', 'b', '-', '/', '.');
+    // Characters outside the BMP too: `?` takes a whole character, never half of a surrogate pair.
+    const alphabet = fc.constantFrom('a', 'b', '-', '/', '.', '\u{1F600}', '\u00e9');
     const token = fc.oneof(alphabet, fc.constant('*'), fc.constant('?'), fc.constant('[ab]'), fc.constant('[!a]'));
     fc.assert(
       fc.property(fc.array(token, { maxLength: 8 }), fc.array(alphabet, { maxLength: 12 }), (tokens, chars) => {
         const glob = tokens.join('');
         const name = chars.join('');
-        const source = tokens.map((t) => (t === '*' ? '.*' : t === '?' ? '.' : t === '[ab]' ? '[ab]' : t === '[!a]' ? '[^a]' : t.replace(/[.\\/-]/g, '\\$&'))).join('');
-        return globMatcher(glob)(name) === new RegExp(`^${source}$`, 'is').test(name);
+        const source = tokens.map((t) => (t === '*' ? '.*' : t === '?' ? '.' : t === '[ab]' ? '[ab]' : t === '[!a]' ? '[^a]' : t.replace(/[.\\/]/g, '\\$&'))).join('');
+        return globMatcher(glob)(name) === new RegExp(`^${source}$`, 'isu').test(name);
       }),
       { numRuns: 3000 },
     );
