@@ -3,7 +3,7 @@
 // ~110 ms run on the machine we measure on). A cache from another Node version is rejected
 // by V8 and the bundle compiles as usual.
 'use strict';
-const { readFileSync, writeFileSync } = require('node:fs');
+const { readFileSync, writeFileSync, writeSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 const vm = require('node:vm');
 
@@ -44,16 +44,37 @@ exports.load = function load() {
 const FAST = new Set(['--version', '-V', 'statusline', 'complete']);
 
 /**
+ * A fast answer, written straight to file descriptor 1: building process.stdout (its stream
+ * classes) costs a tenth of a bare Node start, more than the answer. A closed pipe ends the
+ * answer quietly, as it does the full program's output; a pipe that would block (non-blocking,
+ * full) takes the rest through process.stdout, which waits for it. True when process.stdout
+ * was used.
+ */
+function writeDirect(text) {
+  let bytes = Buffer.from(text);
+  try {
+    while (bytes.length > 0) bytes = bytes.subarray(writeSync(1, bytes));
+    return false;
+  } catch (error) {
+    if (error.code === 'EPIPE') return false;
+    if (error.code !== 'EAGAIN') throw error;
+    process.stdout.write(bytes);
+    return true;
+  }
+}
+
+/**
  * Runs tally and ends the process with its exit code. `--version`, a cached statusline and
  * completion are tried first in dist/fast.cjs (a few kB, no code cache needed); the full bundle
  * loads only when they cannot answer. When nothing is left in the stdout and stderr buffers
  * (their writes were synchronous: files, terminals, pipes on Linux), exiting at once skips the
- * heap tear-down (about 4 ms); otherwise Node drains the streams first.
+ * heap tear-down (about 4 ms); otherwise Node drains the streams first. An answer that never
+ * touched the streams exits at once without building them to ask.
  */
 exports.run = function run(argv) {
-  const finish = (code) => {
+  const finish = (code, streams = true) => {
     process.exitCode = code;
-    if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
+    if (!streams || (process.stdout.writableLength === 0 && process.stderr.writableLength === 0)) process.exit(code);
   };
   const full = (triedFast) => exports.load().main(argv, { triedFast }).then(finish);
   if (!FAST.has(argv[0])) return void full(false);
@@ -63,9 +84,13 @@ exports.run = function run(argv) {
   } catch {
     return void full(false); // not built: the full bundle answers these too
   }
-  const write = (text) => void process.stdout.write(text);
+  let streams = false;
+  const write = (text) => {
+    if (streams) process.stdout.write(text);
+    else streams = writeDirect(text);
+  };
   fast.answerFast(argv, join(__dirname, '..', 'dist', 'completion.json'), write).then(
-    (answered) => (answered ? finish(0) : full(true)),
+    (answered) => (answered ? finish(0, streams || answered === 'streams') : full(true)),
     () => full(true), // the full program reports what went wrong, as one line
   );
 };

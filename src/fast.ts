@@ -3,16 +3,20 @@
 // launcher runs it before it loads the command line: start-up is part of the product. Whatever
 // this cannot answer (a stale flag, no cache, no saved completion spec) goes to the full program.
 
-/** True when the run was answered here; false sends it to the full program. */
-export async function answerFast(argv: string[], specFile: string | undefined, write: (text: string) => void): Promise<boolean> {
+/**
+ * How the run was answered here: 'write' when everything went through `write`, 'streams' when
+ * through process.stdout too (completion prints with console.log); false sends it to the full
+ * program.
+ */
+export async function answerFast(argv: string[], specFile: string | undefined, write: (text: string) => void): Promise<'write' | 'streams' | false> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     write(`${__TALLY_VERSION__}\n`);
-    return true;
+    return 'write';
   }
   // A prompt runs the statusline on every line: from a fresh cache it answers at once.
   if (argv[0] === 'statusline') {
     const { statuslineFromCache } = await import('./statusline/fast.js');
-    return statuslineFromCache(argv, process.env, write);
+    return (await statuslineFromCache(argv, process.env, write)) && 'write';
   }
   // What the shell completion scripts ask at every Tab, from the spec the build saved.
   if (argv[0] === 'complete' && argv[1] === '--' && specFile) {
@@ -20,7 +24,7 @@ export async function answerFast(argv: string[], specFile: string | undefined, w
     const spec = readSpecFile(specFile);
     if (!spec) return false;
     await answerCompletion(argv.slice(2), process.env, spec);
-    return true;
+    return 'streams';
   }
   return false;
 }

@@ -1,7 +1,7 @@
 // The built binary against the sandbox gateway on 127.0.0.1, port 0, with a temporary state folder.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -29,6 +29,13 @@ describe('tally (built binary) against the sandbox', () => {
   it('prints its version and lists every command with an example', async () => {
     const version = await runTally(['--version']);
     expect(version.stdout).toBe(`${JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version}\n`);
+    // The fast answer writes to file descriptor 1 itself: into a pipe its reader has closed, it
+    // ends quietly and successfully, as the full program's output does.
+    const bin = fileURLToPath(new URL('../../bin/tally.js', import.meta.url));
+    for (const args of ['--version', 'balance --help']) {
+      const closed = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${bin}" ${args} | :`], { encoding: 'utf8' });
+      expect([args, closed.status, closed.stderr]).toEqual([args, 0, '']);
+    }
     const help = await runTally(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['login', 'logout', 'auth', 'balance', 'sandbox', 'demo']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
