@@ -1,9 +1,24 @@
 // JSON without binary floats: every number keeps the exact text it was sent as.
-import { LosslessNumber, isLosslessNumber, parse, stringify } from 'lossless-json';
+import { LosslessNumber as LosslessNumberBase, isLosslessNumber, parse, stringify } from 'lossless-json';
 
-export { LosslessNumber, isLosslessNumber };
+export { isLosslessNumber };
 
-export type JsonValue = null | boolean | string | LosslessNumber | number | JsonValue[] | JsonObject;
+/**
+ * Whether any number object exists in this process: until the lossless parser runs or tally
+ * makes one (a zero with decimals, a total), every parsed value holds plain numbers only, and
+ * serialising needs no look through it first.
+ */
+let exactNumbersMade = false;
+
+/** A JSON number kept as its exact text. Every one tally makes is made here (see exactNumbersMade). */
+export class LosslessNumber extends LosslessNumberBase {
+  constructor(text: string) {
+    super(text);
+    exactNumbersMade = true;
+  }
+}
+
+export type JsonValue = null | boolean | string | LosslessNumberBase | number | JsonValue[] | JsonObject;
 export interface JsonObject {
   [key: string]: JsonValue;
 }
@@ -14,7 +29,10 @@ export interface JsonObject {
  * exactly; a duplicate key or any syntax error throws.
  */
 export function parseJson(text: string): JsonValue {
-  return parseExactWithNative(text) ?? (parse(text) as JsonValue);
+  const native = parseExactWithNative(text);
+  if (native !== undefined) return native;
+  exactNumbersMade = true;
+  return parse(text) as JsonValue;
 }
 
 /**
@@ -144,7 +162,7 @@ function countKeys(value: object): number {
  * several times faster.
  */
 export function stringifyJson(value: unknown, indent?: number): string {
-  if (!holdsLosslessNumber(value)) return JSON.stringify(value, undefined, indent) ?? 'null';
+  if (!exactNumbersMade || !holdsLosslessNumber(value)) return JSON.stringify(value, undefined, indent) ?? 'null';
   return stringify(value, undefined, indent) ?? 'null';
 }
 
@@ -159,12 +177,12 @@ function holdsLosslessNumber(value: unknown): boolean {
   return false;
 }
 
-export function isJsonNumber(value: unknown): value is LosslessNumber | number {
+export function isJsonNumber(value: unknown): value is LosslessNumberBase | number {
   return isLosslessNumber(value) || typeof value === 'number';
 }
 
 /** The exact text of a JSON number. */
-export function numberText(value: LosslessNumber | number): string {
+export function numberText(value: LosslessNumberBase | number): string {
   return isLosslessNumber(value) ? value.value : String(value);
 }
 
