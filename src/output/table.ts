@@ -58,7 +58,12 @@ export function drawn(text: string): Drawn {
   return { drawn: text };
 }
 
-const SPACES = ' '.repeat(512);
+const BLANKS: string[] = [];
+
+/** `count` blanks, each length made once. */
+function blanks(count: number): string {
+  return (BLANKS[count] ??= ' '.repeat(count));
+}
 const GAP = '  ';
 const ELLIPSIS = '…';
 
@@ -134,39 +139,50 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
   }
   const right = columns.map((c) => c.align === 'right' || c.align === 'decimal');
   const hasOdd = odd.size > 0;
-  const line = (r: number) => {
+  const limits = columns.map((_, i) => shortened.get(i) ?? -1);
+  const pads = tails.map((tail) => tail?.pad);
+  // The pieces of each line (cells, gaps, blanks) go into one array, joined once at the end: a
+  // long table's text is then one string, not thousands of lines of chained pieces for the
+  // garbage collector to copy while they wait.
+  const put = (r: number, parts: string[]) => {
     const row = lines[r]!;
     // Empty cells at the end of a line leave no blanks behind.
     let end = keep.length - 1;
     while (end > 0 && (row[keep[end]!] ?? '') === '') end--;
-    let text = '';
     for (let k = 0; k <= end; k++) {
       const i = keep[k]!;
       let cell = row[i] ?? '';
       let width = hasOdd ? (odd.get(r * count + i) ?? cell.length) : cell.length;
-      const limit = shortened.get(i);
-      if (limit !== undefined && width > limit) {
+      const limit = limits[i]!;
+      if (limit >= 0 && width > limit) {
         cell = shorten(cell, limit);
         width = displayWidth(cell);
       }
       // Blanks after a cell with fewer decimals line its point up; at the end of a line they stay unwritten.
-      const tail = tails[i];
-      const pad = tail?.pad && r > 0 ? tail.pad(cell) : 0;
+      const padding = pads[i];
+      const pad = padding && r > 0 ? padding(cell) : 0;
       const gap = widths[i]! - width - pad;
-      if (k > 0) text += GAP;
-      if (gap <= 0 || (k === end && !right[i])) text += cell;
-      else if (right[i]) text += SPACES.slice(0, gap) + cell;
-      else text += cell + SPACES.slice(0, gap);
-      if (pad > 0 && k < end) text += SPACES.slice(0, pad);
+      if (k > 0) parts.push(GAP);
+      if (gap <= 0 || (k === end && !right[i])) parts.push(cell);
+      else if (right[i]) parts.push(blanks(gap), cell);
+      else parts.push(cell, blanks(gap));
+      if (pad > 0 && k < end) parts.push(blanks(pad));
     }
-    return text;
+  };
+  const line = (r: number) => {
+    const parts: string[] = [];
+    put(r, parts);
+    return parts.join('');
   };
   const rule = paint.dim(keep.map((i) => (style.unicode ? '─' : '-').repeat(widths[i]!)).join(GAP));
-  const out = [paint.bold(line(0)), rule];
+  const out = [paint.bold(line(0)), '\n', rule, '\n'];
   const bodyEnd = 1 + rows.length;
-  for (let r = 1; r < bodyEnd; r++) out.push(line(r));
-  if (spec.footer) out.push(rule, paint.bold(line(bodyEnd)));
-  let text = `${out.join('\n')}\n`;
+  for (let r = 1; r < bodyEnd; r++) {
+    put(r, out);
+    out.push('\n');
+  }
+  if (spec.footer) out.push(rule, '\n', paint.bold(line(bodyEnd)), '\n');
+  let text = out.join('');
   if (hidden.length > 0) {
     const note = `${hidden.length === 1 ? 'column' : 'columns'} hidden to fit ${style.width} columns: ${hidden.join(', ')} (--wide shows every column; --csv or --json every field)`;
     text += `${paint.dim(await fitLines(note, style.width))}\n`;
@@ -264,9 +280,9 @@ export async function renderPanel(rows: [label: string, value: PanelValue][], st
     rows.map(async ([, value], i) => {
       const label = labels[i]!;
       const text = typeof value === 'string' ? escapeControl(value) : value.drawn;
-      const head = `${paint.dim(label)}${SPACES.slice(0, width - displayWidth(label))}  `;
+      const head = `${paint.dim(label)}${blanks(width - displayWidth(label))}  `;
       const body = await fitLines(text, style.width - width - 2);
-      return `${head}${body.split('\n').join(`\n${SPACES.slice(0, width + 2)}`)}`.trimEnd();
+      return `${head}${body.split('\n').join(`\n${blanks(width + 2)}`)}`.trimEnd();
     }),
   );
   return `${lines.join('\n')}\n`;

@@ -23,6 +23,15 @@ describe('renderTable', () => {
     expect(text).toBe('id\n--------\na\nb\\u0000c\nd\n');
   });
 
+  it('pads any width of column, wider than 512 columns too (--wide never shortens)', async () => {
+    const long = 'x'.repeat(700);
+    const text = await renderTable({ columns: [{ header: 'name' }, { header: 'n', align: 'right' }, { header: 'note' }], rows: [[long, '1', 'a'], ['b', '22', 'c']] }, pipe);
+    const [, , first, second] = text.split('\n');
+    expect(first).toBe(`${long}   1  a`);
+    expect(second).toBe(`b${' '.repeat(699)}  22  c`);
+    expect(second!.indexOf('c')).toBe(first!.indexOf('a'));
+  });
+
   it('leaves no blanks after the last non-empty cell of a line, whatever the alignment', async () => {
     const spec = {
       columns: [{ header: 'name' }, { header: 'n', align: 'right' as const }, { header: 'note' }],
