@@ -293,8 +293,17 @@ export function fromListing(value: unknown): PriceRow[] | undefined {
     const other: PriceRow['other'] = [];
     for (let i = 0; i + 1 < list.length; i += 2) other.push({ name: list[i]!, value: list[i + 1]! });
     texts.push(list);
-    others.push(list.length % 2 === 0 ? other : undefined);
+    // Read back from a file: its prices are checked as strictly as the service's.
+    others.push(list.length % 2 === 0 && other.every((o) => isDecimalString(o.value)) ? other : undefined);
   }
+  // Whether a string is a price ('' or a decimal), worked out once per string, not once per
+  // model that shows it: 0 not yet, 1 yes, 2 no.
+  const priceChecked = new Uint8Array(strings.length);
+  const price = (id: number) => {
+    let state = priceChecked[id];
+    if (state === 0) priceChecked[id] = state = isPriceText(strings[id]!) ? 1 : 2;
+    return state === 1;
+  };
   const result = new Array<PriceRow>(names.length);
   for (let m = 0, k = 0; m < names.length; m++, k += FIELDS) {
     const row: PriceRow = {
@@ -314,8 +323,7 @@ export function fromListing(value: unknown): PriceRow[] | undefined {
     if (row.vendor === undefined || row.vendorKeys === undefined || row.types === undefined || row.groups === undefined || row.billingMode === undefined) return undefined;
     if (row.input === undefined || row.output === undefined || row.cacheRead === undefined || row.other === undefined) return undefined;
     if (rows[k + 5] !== 0 && rows[k + 5] !== 1) return undefined;
-    // Read back from a file: its prices are checked as strictly as the service's.
-    if (!isPriceText(row.input) || !isPriceText(row.output) || !isPriceText(row.cacheRead) || !row.other.every((o) => isDecimalString(o.value))) return undefined;
+    if (!price(rows[k + 6]!) || !price(rows[k + 7]!) || !price(rows[k + 8]!)) return undefined;
     result[m] = row;
   }
   return result;

@@ -131,6 +131,11 @@ describe('catalog filters and order', () => {
     expect(broken((l) => ((l.rows as number[])[0] = 0.5))).toBeUndefined();
     // Other prices must come in name, value pairs: the vendor-key list ['openai'] is not one.
     expect(broken((l) => ((l.rows as number[])[9] = (l.rows as number[])[1]!))).toBeUndefined();
+    // Pairs whose values are not prices are not other prices either: ['openai', 'anthropic'].
+    expect(listing.lists[(listing.rows as number[])[12]!]).toHaveLength(2);
+    expect(broken((l) => ((l.rows as number[])[9] = (l.rows as number[])[12]!))).toBeUndefined();
+    // A price that is not a decimal (one string, shared by many models) is refused wherever it is used.
+    expect(broken((l) => ((l.strings as string[])[(l.rows as number[])[16]!] = '1e3'))).toBeUndefined();
     expect(broken((l) => ((l.strings as unknown[])[0] = 7))).toBeUndefined();
     // The listing of earlier versions: one array per model.
     expect(fromListing([['x', 'OpenAI', [], [], [], 'per_token', 1, '1', '2', '3', []]])).toBeUndefined();
