@@ -124,8 +124,9 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
       hidden.push(escapeControl(columns[drop]!.header || columns[drop]!.name || `column ${drop + 1}`));
     }
   }
-  // Still too wide: shorten the widest text column (never an amount, a count or a bar).
-  const shortened = new Map<number, number>();
+  // Still too wide: shorten the widest text column (never an amount, a count or a bar). Per
+  // column, the width its cells are cut to (-1: not cut).
+  const limits = columns.map(() => -1);
   if (!style.wide) {
     for (let guard = 0; total() > style.width && guard < count; guard++) {
       const text = keep.filter((i) => columns[i]!.align !== 'right' && columns[i]!.align !== 'decimal' && !columns[i]!.drawn);
@@ -134,12 +135,11 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
       const target = Math.max(widths[widest]! - (total() - style.width), Math.min(widths[widest]!, 8));
       if (target >= widths[widest]!) break;
       widths[widest] = target;
-      shortened.set(widest, target);
+      limits[widest] = target;
     }
   }
   const right = columns.map((c) => c.align === 'right' || c.align === 'decimal');
   const hasOdd = odd.size > 0;
-  const limits = columns.map((_, i) => shortened.get(i) ?? -1);
   const pads = tails.map((tail) => tail?.pad);
   // The pieces of each line (cells, gaps, blanks) go into one array, joined once at the end: a
   // long table's text is then one string, not thousands of lines of chained pieces for the
