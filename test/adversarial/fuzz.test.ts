@@ -145,6 +145,32 @@ describe('adversarial: the fast JSON path', () => {
     expect(exactKeyCount('["a:", "b" , "c"]')).toBe(0);
   });
 
+  it('counts every key of any JSON text, whatever its strings and spacing hold', () => {
+    const keysOf = (value: unknown): number => {
+      if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + keysOf(item), 0);
+      if (value === null || typeof value !== 'object') return 0;
+      return Object.entries(value).reduce((sum, [, item]) => sum + 1 + keysOf(item), 0);
+    };
+    // Strings full of quotes, backslashes and colons: the ones a scan can lose its place in.
+    const tricky = fc.string({ unit: fc.constantFrom('"', '\\', ':', 'a', ' ', '\u00e9', '\ud83d\ude00') });
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, tricky, fc.integer(), fc.boolean(), fc.constant(null), tie('list'), tie('record')),
+      list: fc.array(tie('node'), { maxLength: 4 }),
+      record: fc.dictionary(tricky, tie('node'), { maxKeys: 4 }),
+    })).node;
+    fc.assert(
+      fc.property(value, fc.constantFrom(undefined, 1, '\t'), (v, indent) => {
+        const text = JSON.stringify(v, undefined, indent);
+        return exactKeyCount(text) === keysOf(JSON.parse(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('gives up on a string that never closes instead of scanning forever', () => {
+    for (const text of ['["abc', '{"a\\"', '["x\\\\\\"]']) expect(exactKeyCount(text)).toBeUndefined();
+  });
+
   it('rejects a duplicate key even when nothing else would send it down the slow path', () => {
     expect(() => parseJson('{"balance": "1.00", "balance": "2.00"}')).toThrow(/Duplicate key/);
     expect(() => parseJson('{"a": {"b": 1, "b": 2}}')).toThrow(/Duplicate key/);
