@@ -84,6 +84,7 @@ export function exactKeyCount(text: string): number | undefined {
       if (end < 0) return undefined; // never closed: not text JSON.parse accepted
       let next = end + 1;
       let after = text.charCodeAt(next);
+      // JSON whitespace (space, tab, line feed, carriage return) may stand before a key's colon.
       while (after === 32 || after === 9 || after === 10 || after === 13) after = text.charCodeAt(++next);
       if (after === COLON) keys++;
       i = next;
