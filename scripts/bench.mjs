@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const bin = fileURLToPath(new URL('../bin/tally.js', import.meta.url));
 const reference = fileURLToPath(new URL('./logs-reference.mjs', import.meta.url));
+const catalogFloor = fileURLToPath(new URL('./catalog-floor.mjs', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 21);
 const time = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 const folders = [];
@@ -111,6 +112,8 @@ if (wanted('pricing')) {
     { name: "pricing 5000, cached, 'gpt-5*'", args: [bin, 'pricing', '--model', 'gpt-5*'], env: catalog, target: 2.0 },
     { name: 'pricing 5000, fetched again', args: [bin, 'pricing', '--refresh', '--model', 'gpt-5*'], env: catalog, target: 2.0 },
     { name: 'pricing 5000, catalog changed', args: [bin, 'pricing', '--refresh', '--model', 'gpt-5*'], env: churn, target: 2.0 },
+    // The same fetch with nothing of tally's: what the target leaves room for above it.
+    { name: 'pricing 5000, changed (bare node:http)', args: [catalogFloor, churning.base_url, join(folder('churn-floor'), 'catalog.json')], env: {} },
   );
 }
 
