@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const bin = fileURLToPath(new URL('../bin/tally.js', import.meta.url));
 const reference = fileURLToPath(new URL('./logs-reference.mjs', import.meta.url));
-const catalogFloor = fileURLToPath(new URL('./catalog-floor.mjs', import.meta.url));
+const catalogFloor = fileURLToPath(new URL('./catalog-floor.cjs', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 21);
 const time = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 const folders = [];
