@@ -93,10 +93,12 @@ describe('adversarial: the credential store', () => {
     await runTally(['login', '--profile', 'keep', '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: dir }, input: sandbox.demoKey });
     for (let round = 0; round < 8; round++) {
       const child = spawn(process.execPath, [BIN, 'login', '--profile', `p${round}`, '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir } });
+      // Listen before the kill: a writer that finishes first has already closed by then.
+      const closed = new Promise((resolve) => child.on('close', resolve));
       child.stdin.end(sandbox.demoKey);
       await new Promise((resolve) => setTimeout(resolve, 40 + round * 7));
       child.kill('SIGKILL');
-      await new Promise((resolve) => child.on('close', resolve));
+      await closed;
       const profiles = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles;
       expect(profiles.keep.api_key).toBe(sandbox.demoKey);
     }
