@@ -10,6 +10,7 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { fixedZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
+import { formatAmount, formatShare } from '../output/money.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from './flag-values.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
@@ -34,7 +35,8 @@ interface CheckOptions {
 }
 
 export type Level = 'pass' | 'warn' | 'fail';
-export type Unit = 'CNY' | 'percent' | 'days' | 'model';
+/** A currency code (the one the service states; CNY when it states none), or what else is compared. */
+export type Unit = string;
 
 export interface CheckResult {
   name: string;
@@ -144,12 +146,13 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 
   if (balance) {
     const amount = (value: Decimal) => decimalText(value);
-    if (minBalance) add({ name: 'min-balance', level: balance.balance.gte(minBalance) ? 'pass' : 'fail', actual: amount(balance.balance), limit: amount(minBalance), unit: 'CNY' });
-    if (warnBalance) add({ name: 'warn-balance', level: balance.balance.gte(warnBalance) ? 'pass' : 'warn', actual: amount(balance.balance), limit: amount(warnBalance), unit: 'CNY' });
+    const unit = balance.currency;
+    if (minBalance) add({ name: 'min-balance', level: balance.balance.gte(minBalance) ? 'pass' : 'fail', actual: amount(balance.balance), limit: amount(minBalance), unit });
+    if (warnBalance) add({ name: 'warn-balance', level: balance.balance.gte(warnBalance) ? 'pass' : 'warn', actual: amount(balance.balance), limit: amount(warnBalance), unit });
     if (maxDaily) add(dailyCheck('max-daily-used', 'fail', balance, maxDaily));
     if (warnDaily) add(dailyCheck('warn-daily-used', 'warn', balance, warnDaily));
   }
-  if (spend && maxSpend) add({ name: 'max-spend', level: spend.amount.lte(maxSpend) ? 'pass' : 'fail', actual: decimalText(spend.amount), limit: decimalText(maxSpend), unit: 'CNY', detail: spend.detail });
+  if (spend && maxSpend) add({ name: 'max-spend', level: spend.amount.lte(maxSpend) ? 'pass' : 'fail', actual: decimalText(spend.amount), limit: decimalText(maxSpend), unit: balance?.currency ?? 'CNY', detail: spend.detail });
   if (forecast) {
     if (minRunway !== undefined) add(runwayCheck('min-runway', 'fail', forecast, minRunway));
     if (warnRunway !== undefined) add(runwayCheck('warn-runway', 'warn', forecast, warnRunway));
@@ -173,23 +176,32 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 function dailyCheck(name: string, level: Level, balance: Balance, threshold: Threshold): Omit<CheckResult, 'ok'> {
   const key = balance.apiKey;
   const limit = decimalText(threshold.value);
-  const unit = threshold.kind === 'percent' ? 'percent' : 'CNY';
+  const unit = threshold.kind === 'percent' ? 'percent' : balance.currency;
   if (!key || key.dailyUsed === undefined) {
     return { name, level, actual: null, limit, unit, detail: key ? 'the key reports no spend for today' : 'no key-level limit: signed in with a device token' };
   }
+  const money = (value: Decimal) => formatAmount(value, 'account', { currency: balance.currency });
   if (threshold.kind === 'amount') return { name, level: key.dailyUsed.lte(threshold.value) ? 'pass' : level, actual: decimalText(key.dailyUsed), limit, unit };
   if (!key.dailyLimit || key.dailyLimit.isZero()) {
-    return { name, level, actual: null, limit, unit, detail: `the key has no daily limit to take a share of (spent ${decimalText(key.dailyUsed)} today)` };
+    return { name, level, actual: null, limit, unit, detail: `the key has no daily limit to take a share of (spent ${money(key.dailyUsed)} today)` };
   }
+  // The gate compares the exact share; what is shown is the share as every output shows one.
   const share = key.dailyUsed.div(key.dailyLimit).mul(100);
-  return { name, level: share.lte(threshold.value) ? 'pass' : level, actual: share.toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(), limit, unit };
+  return {
+    name,
+    level: share.lte(threshold.value) ? 'pass' : level,
+    actual: formatShare(key.dailyUsed.toFixed(), key.dailyLimit.toFixed()).replace(/%$/, ''),
+    limit,
+    unit,
+    detail: `${money(key.dailyUsed)} of the ${money(key.dailyLimit)} daily limit spent today`,
+  };
 }
 
 function runwayCheck(name: string, level: Level, loaded: LoadedForecast, days: number): Omit<CheckResult, 'ok'> {
   const runway = loaded.forecast.runwayDays;
   const basis = `at the pace of the last ${loaded.forecast.basis.days} complete days`;
   if (runway === null) return { name, level: 'pass', actual: null, limit: String(days), unit: 'days', detail: `no spend ${basis}: the balance is not being used up` };
-  return { name, level: runway >= days ? 'pass' : level, actual: String(runway), limit: String(days), unit: 'days', detail: basis };
+  return { name, level: runway.gte(days) ? 'pass' : level, actual: runway.toFixed(), limit: String(days), unit: 'days', detail: basis };
 }
 
 async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount: Decimal; detail: string }> {
@@ -222,8 +234,9 @@ interface CheckLine {
 
 /** Each check in words, for the terminal, the annotations and the step summary alike. */
 async function checkLines(checks: CheckResult[]): Promise<CheckLine[]> {
-  const { formatAmount, formatCount } = await import('../output/money.js');
-  const show = (value: string, unit: Unit) => (unit === 'CNY' ? formatAmount(value, 'account') : unit === 'percent' ? `${value}%` : unit === 'days' ? `${formatCount(value)} day${value === '1' ? '' : 's'}` : value);
+  const { formatCount } = await import('../output/money.js');
+  const show = (value: string, unit: Unit) =>
+    unit === 'percent' ? `${value}%` : unit === 'days' ? `${formatCount(value)} day${value === '1' ? '' : 's'}` : unit === 'model' ? value : formatAmount(value, 'account', { currency: unit });
   return checks.map((c) => {
     let text: string;
     if (c.unit === 'model') text = `${c.limit}: ${c.actual ?? 'not checked'}`;

@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { emit } from '../output/emit.js';
-import { type Source, parseBaseUrl, profileName } from '../settings/resolve.js';
+import { type Source, originOf, parseBaseUrl, profileName } from '../settings/resolve.js';
 import type { ProfileRecord } from '../settings/store.js';
 import { DEFAULT_PRICING_TTL_SECONDS } from '../settings/pricing-cache.js';
 import { wholeNumber } from './flag-values.js';
@@ -123,7 +123,16 @@ export const set: CommandModule = {
     const value = KEYS[key].parse(args[1]!, ctx.options.allowHttp);
     const { profile } = profileName({ flags: ctx.options, env: ctx.env });
     const store = await ctx.store();
-    await store.updateProfile(profile, (current) => ({ ...current, [key]: value }));
+    await store.updateProfile(profile, (current) => {
+      // A stored credential belongs to its origin: moving the profile elsewhere takes a new login.
+      const held = originOf(current.base_url) ?? 'an unrecorded origin';
+      if (key === 'base_url' && (current.api_key || current.device_token) && held !== originOf(value)) {
+        throw new UsageError(`profile "${profile}" holds a credential for ${held}; it is never sent to another origin`, {
+          hint: `Store a key for ${originOf(value)} with \`tally --profile ${profile} login --base-url ${value}\` (it replaces the old one), or use another profile.`,
+        });
+      }
+      return { ...current, [key]: value };
+    });
     await emit(ctx, { json: { profile, key, value }, human: () => `Set ${key} = ${value} in profile "${profile}".\n` });
   },
 };

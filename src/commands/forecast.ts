@@ -6,11 +6,12 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { type Balance, fetchBalance } from '../api/balance.js';
 import { isDecimalString } from '../domain/decimal-text.js';
+import { LosslessNumber, isJsonObject } from '../domain/json.js';
 import { type DailySpend, type Forecast, forecast, ledgerText } from '../domain/forecast.js';
 import { Decimal } from '../domain/money.js';
 import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
-import { plural } from '../output/window-text.js';
+import { groupDigits } from '../output/money.js';
 import { wholeNumber } from './flag-values.js';
 import { type UsageSeries, loadUsageSeries } from './usage-series.js';
 import { describeGrid } from './usage.js';
@@ -96,17 +97,26 @@ export function forecastJson(loaded: LoadedForecast) {
       spend: f.basis.spend.toFixed(),
     },
     average_daily_spend: ledgerText(f.averageDailySpend),
-    runway_days: f.runwayDays,
+    // A whole number in plain digits, however large (never 1e+98).
+    runway_days: f.runwayDays === null ? null : new LosslessNumber(f.runwayDays.toFixed()),
     runs_out_on: f.runsOutOn === null ? null : dateText(wallClock(f.runsOutOn, zone)),
     month_to_date: f.monthToDate.toFixed(),
     projected_month_end: ledgerText(f.projectedMonthEnd),
     today: today && {
-      used: today.used?.toFixed() ?? null,
-      limit: today.limit?.toFixed() ?? null,
+      // What the service sent, as it sent it.
+      used: sentAmount(balance, 'daily_cost_used'),
+      limit: today.limit === null ? null : sentAmount(balance, 'daily_cost_limit'),
       projected: today.projected === null ? null : ledgerText(today.projected),
       limit_reached_at: today.limitReachedAt === null ? null : isoInZone(today.limitReachedAt, zone),
     },
   };
+}
+
+/** A field of the key record exactly as the service sent it (a decimal string), or null. */
+function sentAmount(balance: Balance, field: string): string | null {
+  const key = balance.raw.api_key;
+  const value = isJsonObject(key) ? key[field] : undefined;
+  return typeof value === 'string' ? value : null;
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
@@ -120,9 +130,10 @@ export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promis
   const zone = fixedZone(loaded.series.dayGrid.offset);
   const amount = (value: Decimal) => formatAmount(value, 'account', { currency: balance.currency, exact: ctx.options.exact });
   const date = (t: number) => dateText(wallClock(t, zone));
+  const runsOut = f.runsOutOn === null ? 'after the year 9999' : `on ${date(f.runsOutOn)}`;
   const rows: [string, string][] = [
     ['Average daily spend', `${amount(f.averageDailySpend)}  (the last ${f.basis.days} complete day${f.basis.days === 1 ? '' : 's'}, ${date(f.basis.start)} to ${date(f.basis.end - 1)}: ${amount(f.basis.spend)})`],
-    ['Runway', f.runwayDays === null ? 'no spend in that time: the balance is not being used up' : `${plural(f.runwayDays, 'day')}: the balance runs out on ${date(f.runsOutOn!)} at this pace`],
+    ['Runway', f.runwayDays === null ? 'no spend in that time: the balance is not being used up' : `${wholeDays(f.runwayDays)}: the balance runs out ${runsOut} at this pace`],
     ['This month', `${amount(f.monthToDate)} so far; ${amount(f.projectedMonthEnd)} projected by the month's end`],
   ];
   const today = f.today;
@@ -135,6 +146,11 @@ export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promis
     rows.push(['Today', `${amount(today.used)} spent${pace}${limit}`]);
   }
   return rows;
+}
+
+/** `3,853 days`, for a whole number of days of any size. */
+export function wholeDays(days: Decimal): string {
+  return `${groupDigits(days.toFixed())} day${days.eq(1) ? '' : 's'}`;
 }
 
 async function renderForecast(loaded: LoadedForecast, ctx: Context): Promise<string> {

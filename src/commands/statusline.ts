@@ -7,7 +7,8 @@ import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { TallyError } from '../errors.js';
 import { ensurePrivateDir, writeFileAtomic } from '../settings/files.js';
-import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineFigures, formatStatusline, readFigures, releaseRefreshLock, statuslinePath } from '../statusline/cache.js';
+import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineFigures, type StatuslineIdentity, formatStatusline, readFigures, releaseRefreshLock, statuslinePath } from '../statusline/cache.js';
+import { credentialId } from '../settings/cache-key.js';
 import { refreshInBackground } from '../statusline/fast.js';
 import { wholeNumber } from './flag-values.js';
 import { loadForecast } from './forecast.js';
@@ -35,72 +36,88 @@ export function configure(command: Command): void {
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as unknown as StatuslineOptions;
   const maxAge = wholeNumber(options.maxAge, '--max-age', 0);
-  const settings = await ctx.settings();
   const stateDir = await ctx.stateDir();
-  const profile = settings.profile;
   if (options.check) {
-    const figures = await fetchFigures(ctx);
-    if (!ctx.options.demo) saveFigures(stateDir, figures);
-    ctx.io.out(`${formatStatusline(figures, options.format, false)}\n`);
-    ctx.note(ctx.options.demo ? 'fetched from the demo gateway (nothing cached)' : `fetched now and cached in ${statuslinePath(stateDir, profile)}`);
+    const fetched = await fetchFigures(ctx);
+    if (!ctx.options.demo) saveFigures(stateDir, fetched);
+    ctx.io.out(`${formatStatusline(fetched.figures, options.format, false)}\n`);
+    ctx.note(ctx.options.demo ? 'fetched from the demo gateway (nothing cached)' : `fetched now and cached in ${statuslinePath(stateDir, fetched.who)}`);
     return;
   }
-  if (options.refresh) {
-    try {
-      saveFigures(stateDir, await fetchFigures(ctx));
-    } catch {
-      // Nobody is waiting for this one: the next statusline tries again.
-    } finally {
-      releaseRefreshLock(stateDir, profile);
-    }
-    return;
-  }
-  const cached = ctx.options.demo ? undefined : readFigures(stateDir, profile);
-  const usable = cached && (!settings.baseUrl || new URL(cached.base_url).href === settings.baseUrl.href) ? cached : undefined;
-  if (usable) {
-    const age = ctx.now() - Date.parse(usable.fetched_at);
-    const fresh = age >= -60_000 && age <= maxAge * 1000;
-    ctx.io.out(`${formatStatusline(usable, options.format, !fresh)}\n`);
-    if (!fresh) refreshInBackground(stateDir, profile, ctx.now());
-    return;
-  }
-  // No cache: one fetch, briefly; on any failure, nothing at all (a prompt shows no errors).
-  ctx.options.timeout = Math.min(ctx.options.timeout, BLOCKING_SECONDS);
-  ctx.renewDeadline();
+  // From here on a prompt is waiting: whatever goes wrong, it shows nothing rather than an error.
   try {
-    const figures = await fetchFigures(ctx);
-    if (!ctx.options.demo) {
-      try {
-        saveFigures(stateDir, figures);
-      } catch {
-        // An unwritable cache costs the next prompt a fetch, nothing more.
-      }
-    }
-    ctx.io.out(`${formatStatusline(figures, options.format, false)}\n`);
+    await promptLine(ctx, options, maxAge, stateDir);
   } catch (error) {
     if (!(error instanceof TallyError) || error.kind === 'interrupted') throw error;
     ctx.debug(`statusline: ${error.message}`);
   }
 }
 
+async function promptLine(ctx: Context, options: StatuslineOptions, maxAge: number, stateDir: string): Promise<void> {
+  const settings = await ctx.settings();
+  const who: StatuslineIdentity | undefined =
+    settings.baseUrl && settings.credential ? { profile: settings.profile, baseUrl: settings.baseUrl, secret: settings.credential.secret } : undefined;
+  if (options.refresh) {
+    try {
+      saveFigures(stateDir, await fetchFigures(ctx));
+    } catch {
+      // Nobody is waiting for this one: the next statusline tries again.
+    } finally {
+      if (who) releaseRefreshLock(stateDir, who);
+    }
+    return;
+  }
+  const cached = ctx.options.demo || !who ? undefined : readFigures(stateDir, who);
+  if (cached && who) {
+    const age = ctx.now() - Date.parse(cached.fetched_at);
+    const fresh = age >= -60_000 && age <= maxAge * 1000;
+    ctx.io.out(`${formatStatusline(cached, options.format, !fresh)}\n`);
+    if (!fresh) refreshInBackground(stateDir, who, ctx.now());
+    return;
+  }
+  // No cache: one fetch, briefly; on any failure, nothing at all (a prompt shows no errors).
+  ctx.options.timeout = Math.min(ctx.options.timeout, BLOCKING_SECONDS);
+  ctx.renewDeadline();
+  const fetched = await fetchFigures(ctx);
+  if (!ctx.options.demo) {
+    try {
+      saveFigures(stateDir, fetched);
+    } catch {
+      // An unwritable cache costs the next prompt a fetch, nothing more.
+    }
+  }
+  ctx.io.out(`${formatStatusline(fetched.figures, options.format, false)}\n`);
+}
+
+interface Fetched {
+  figures: StatuslineFigures;
+  who: StatuslineIdentity;
+}
+
 /** The balance, today against the limit, and the runway: two requests (balance, usage). */
-async function fetchFigures(ctx: Context): Promise<StatuslineFigures> {
-  const [settings, loaded] = await Promise.all([ctx.settings(), loadForecast(ctx, {})]);
+async function fetchFigures(ctx: Context): Promise<Fetched> {
+  const [settings, loaded, client] = await Promise.all([ctx.settings(), loadForecast(ctx, {}), ctx.client()]);
   const key = loaded.balance.apiKey;
+  // The credential the requests carried (a device token may have been renewed on the way).
+  const who = { profile: settings.profile, baseUrl: client.baseUrl, secret: client.credential?.secret ?? '' };
   return {
-    base_url: settings.baseUrl!.href,
-    profile: settings.profile,
-    fetched_at: new Date(ctx.now()).toISOString(),
-    currency: loaded.balance.currency,
-    balance: loaded.balance.balance.toFixed(),
-    today: key?.dailyUsed?.toFixed() ?? null,
-    limit: key?.dailyLimit?.toFixed() ?? null,
-    runway_days: loaded.forecast.runwayDays,
+    who,
+    figures: {
+      base_url: client.baseUrl.href,
+      profile: settings.profile,
+      credential_id: credentialId(who.secret),
+      fetched_at: new Date(ctx.now()).toISOString(),
+      currency: loaded.balance.currency,
+      balance: loaded.balance.balance.toFixed(),
+      today: key?.dailyUsed?.toFixed() ?? null,
+      limit: key?.dailyLimit?.toFixed() ?? null,
+      runway_days: loaded.forecast.runwayDays === null ? null : String(loaded.forecast.runwayDays),
+    },
   };
 }
 
-function saveFigures(stateDir: string, figures: StatuslineFigures): void {
-  const path = statuslinePath(stateDir, figures.profile);
+function saveFigures(stateDir: string, { figures, who }: Fetched): void {
+  const path = statuslinePath(stateDir, who);
   ensurePrivateDir(dirname(path));
   writeFileAtomic(path, [JSON.stringify(figures)]);
 }

@@ -90,3 +90,19 @@ export function plainDecimal(text: string): string | undefined {
   const zero = /^0*$/.test(integer + rest);
   return `${sign && !zero ? '-' : ''}${integer}${rest ? `.${rest}` : ''}`;
 }
+
+/**
+ * The text each amount was sent as, by the Decimal made from it: `--exact` shows every digit the
+ * service sent (`100.00000000`, which a Decimal writes as `100`). A Decimal computed from
+ * others has no entry: it is derived, and shown to the ledger's places.
+ */
+const SENT = new WeakMap<object, string>();
+
+export function rememberSent<T extends object>(amount: T, text: string): T {
+  SENT.set(amount, text);
+  return amount;
+}
+
+export function sentText(amount: object): string | undefined {
+  return SENT.get(amount);
+}

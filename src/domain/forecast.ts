@@ -1,7 +1,8 @@
 // Forecast and runway, in exact decimal arithmetic:
 // - average daily spend = spend of the last N complete days (the day grid's) / N;
 // - runway = balance / average, whole days rounded down; it runs out on the date (day grid)
-//   of now + balance / average days; both null when nothing was spent;
+//   of now + balance / average days; both null when nothing was spent; the date is null too
+//   when it falls after 9999-12-31 (no ISO date can name it; the runway still says how long);
 // - month to date = spend since the 1st 00:00 of this month, today included; projected month end
 //   = month to date + average × the days left in the month (fractions of a day included);
 // - today, for a key with a daily limit: projected = used / the share of the day gone by; the
@@ -34,8 +35,9 @@ export interface ForecastInput {
 export interface Forecast {
   basis: { days: number; start: number; end: number; spend: Decimal };
   averageDailySpend: Decimal;
-  runwayDays: number | null;
-  /** The day (its start on the grid) the balance runs out, or null. */
+  /** Whole days (exact: a tiny pace makes a runway no double holds), or null when nothing was spent. */
+  runwayDays: Decimal | null;
+  /** The day (its start on the grid) the balance runs out, or null (nothing spent, or after the year 9999). */
   runsOutOn: number | null;
   monthToDate: Decimal;
   projectedMonthEnd: Decimal;
@@ -43,6 +45,8 @@ export interface Forecast {
 }
 
 const DAY = 86_400;
+/** 9999-12-31T23:59:59Z: the last instant an ISO 8601 date (four-digit year) names. */
+export const LAST_CALENDAR_SECOND = 253_402_300_799;
 
 export function forecast(input: ForecastInput): Forecast {
   const { now, dayOffset } = input;
@@ -57,13 +61,14 @@ export function forecast(input: ForecastInput): Forecast {
     if (day >= monthStart && day < monthEnd && day <= now) monthToDate = monthToDate.plus(spend);
   }
   const average = input.basisDays > 0 ? basisSpend.div(input.basisDays) : ZERO;
-  let runwayDays: number | null = null;
+  let runwayDays: Decimal | null = null;
   let runsOutOn: number | null = null;
   if (average.gt(0)) {
     const lasts = Decimal.max(input.balance, 0).div(average);
-    runwayDays = lasts.floor().toNumber();
-    // Where the balance ends: now plus that many days, as a day of the grid (seconds: a double is plenty).
-    runsOutOn = bucketStart(now + Math.floor(lasts.mul(DAY).toNumber()), 'day', dayOffset);
+    runwayDays = lasts.floor();
+    // Where the balance ends: now plus that many days, as a day of the grid, while a date can name it.
+    const end = lasts.mul(DAY).floor().plus(now);
+    if (end.lte(LAST_CALENDAR_SECOND - DAY)) runsOutOn = bucketStart(end.toNumber(), 'day', dayOffset);
   }
   const daysLeft = new Decimal(monthEnd - now).div(DAY);
   const projectedMonthEnd = monthToDate.plus(average.mul(daysLeft));

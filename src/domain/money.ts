@@ -1,7 +1,7 @@
 // Money is a Decimal from the wire to the screen. Amounts are yuan (1 credit = 1 yuan).
 import decimalImport from 'decimal.js';
 import { isJsonNumber, numberText } from './json.js';
-import { MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS, isDecimalString, plainDecimal } from './decimal-text.js';
+import { MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS, isDecimalString, plainDecimal, rememberSent } from './decimal-text.js';
 
 // decimal.js ships one .d.ts for its CommonJS and ESM builds; TypeScript reads the default
 // import as the CommonJS namespace while Node's ESM build gives the class itself.
@@ -27,7 +27,7 @@ export function moneyFromString(value: unknown, field: string): Decimal {
     throw new MalformedAmount(`${field} is not a decimal string (got ${describe(value)})`);
   }
   if (plainDecimal(value) === undefined) throw new MalformedAmount(`${field} is out of range (${RANGE}; got ${describe(value)})`);
-  return new Decimal(value);
+  return rememberSent(new Decimal(value), value);
 }
 
 /** A compatible-family amount: a JSON number, parsed from its exact text, within the same range. */
@@ -35,7 +35,7 @@ export function moneyFromNumber(value: unknown, field: string): Decimal {
   if (!isJsonNumber(value)) throw new MalformedAmount(`${field} is not a number (got ${describe(value)})`);
   const plain = plainDecimal(numberText(value));
   if (plain === undefined) throw new MalformedAmount(`${field} is out of range (${RANGE}; got ${describe(value)})`);
-  return new Decimal(plain);
+  return rememberSent(new Decimal(plain), plain);
 }
 
 /** Fen (1/100 yuan) to yuan, exactly. */

@@ -5,12 +5,13 @@
 //   unit prices (per 1M tokens, per call, per second, per image)      4 decimals   ¥0.8750
 //   the cost of one call (log entries)                                4 decimals   ¥0.0123
 //   counts (calls, tokens)                                            as sent      271,979
+//   shares (of a limit, of a period)                                  1 decimal    24.6%
 //
 // Amounts are rounded half up from their exact decimal text, once (a total is the exact total,
 // rounded); a nonzero amount that rounds to zero is shown as `<¥0.01`, never as zero. Digits are
 // grouped in threes. `--exact` shows every digit the service sent. Everything here works on
 // decimal text: no amount ever passes through a binary float.
-import { plainDecimal } from '../domain/decimal-text.js';
+import { plainDecimal, sentText } from '../domain/decimal-text.js';
 import type { Decimal } from '../domain/money.js';
 import { escapeControl } from './escape.js';
 
@@ -18,6 +19,9 @@ export type AmountKind = 'account' | 'unit-price' | 'per-call';
 
 /** Decimal places shown for each kind of amount. */
 export const AMOUNT_DECIMALS: Record<AmountKind, number> = { account: 2, 'unit-price': 4, 'per-call': 4 };
+
+/** The ledger's decimal places: derived amounts (quotients, projections) never show more. */
+export const LEDGER_DECIMALS = 8;
 
 export interface AmountOptions {
   /** Every digit the service sent, unrounded (`--exact`). */
@@ -32,7 +36,11 @@ export function formatAmount(amount: Decimal | string, kind: AmountKind, options
   const currency = options.currency ?? 'CNY';
   const symbol = currency === 'CNY' ? '¥' : '';
   const suffix = currency === 'CNY' ? '' : ` ${escapeControl(currency)}`;
-  if (options.exact) return withSymbol(text, symbol) + suffix;
+  if (options.exact) {
+    // Every digit the service sent; an amount tally derived has the ledger's places at most.
+    const sent = typeof amount === 'string' ? text : sentText(amount);
+    return withSymbol(sent ?? roundHalfUp(text, LEDGER_DECIMALS), symbol) + suffix;
+  }
   const decimals = AMOUNT_DECIMALS[kind];
   const rounded = padDecimals(roundHalfUp(text, decimals), decimals);
   if (isZeroText(rounded) && !isZeroText(text)) {
@@ -81,11 +89,39 @@ export function groupDigits(digits: string): string {
 
 /** part / whole as a percentage with one decimal, computed in decimal; `<0.1%` for a sliver. */
 export function formatPercent(part: Decimal, whole: Decimal): string {
-  if (whole.isZero()) return '—';
-  const share = part.div(whole).mul(100);
-  const shown = share.toDecimalPlaces(1);
-  if (shown.isZero() && !share.isZero()) return share.isNegative() ? '>-0.1%' : '<0.1%';
-  return `${shown.toFixed(1)}%`;
+  return formatShare(part.toFixed(), whole.toFixed());
+}
+
+/**
+ * The one rule for shares (README: shares have 1 decimal), from decimal text: part / whole as a
+ * percentage rounded half up to one decimal (`4.3%`), `<0.1%` for a nonzero sliver, `—` when the
+ * whole is zero. Exact, with no decimal library, so the statusline can use it too.
+ */
+export function formatShare(part: string, whole: string): string {
+  const scale = (text: string, places: number) => {
+    const negative = text.startsWith('-');
+    const [int = '0', fraction = ''] = (negative ? text.slice(1) : text).split('.');
+    const value = BigInt(int + fraction.padEnd(places, '0').slice(0, places));
+    return negative ? -value : value;
+  };
+  const places = Math.max(decimalPlaces(part), decimalPlaces(whole));
+  const p = scale(part, places);
+  const w = scale(whole, places);
+  if (w === 0n) return '—';
+  // Tenths of a percent, rounded half away from zero: (p * 1000 / w) with the remainder looked at.
+  const negative = (p < 0n) !== (w < 0n) && p !== 0n;
+  const num = (p < 0n ? -p : p) * 1000n;
+  const den = w < 0n ? -w : w;
+  let tenths = num / den;
+  if ((num % den) * 2n >= den) tenths += 1n;
+  if (tenths === 0n && p !== 0n) return negative ? '>-0.1%' : '<0.1%';
+  const text = `${tenths / 10n}.${tenths % 10n}%`;
+  return negative ? `-${text}` : text;
+}
+
+function decimalPlaces(text: string): number {
+  const dot = text.indexOf('.');
+  return dot < 0 ? 0 : text.length - dot - 1;
 }
 
 /** Decimal text rounded half up (away from zero at .5) to `decimals` places, exactly. */

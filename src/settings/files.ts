@@ -78,12 +78,3 @@ export function writeFileAtomic(path: string, parts: (string | Uint8Array)[], op
     throw writeError(path, error);
   }
 }
-
-/**
- * The base URL as a readable file name, safe on any file system: `https://gw.example.com/`
- * is `https_gw.example.com`. Two URLs that differ only in punctuation share a name, but the
- * file records its URL, so neither ever reads the other's catalog (it is a cache miss).
- */
-export function fileNameFor(baseUrl: URL): string {
-  return `${baseUrl.protocol}//${baseUrl.host}${baseUrl.pathname}`.replace(/[^A-Za-z0-9.-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 120);
-}

@@ -3,11 +3,12 @@
 // forecast's "today") lay their days on the same grid as `usage`. It is only a cache: a file
 // that does not say exactly what tally wrote is ignored.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ensurePrivateDir, fileNameFor, writeFileAtomic } from './files.js';
+import { dirname } from 'node:path';
+import { cachePath } from './cache-key.js';
+import { ensurePrivateDir, writeFileAtomic } from './files.js';
 
 function gridPath(stateDir: string, baseUrl: URL): string {
-  return join(stateDir, 'cache', `grid-${fileNameFor(baseUrl)}.json`);
+  return cachePath(stateDir, 'grid', baseUrl);
 }
 
 /** Whether a number of seconds is a day grid's offset: whole minutes within UTC-12 to UTC+14. */
@@ -26,6 +27,6 @@ export function readLearnedGrid(stateDir: string, baseUrl: URL): number | undefi
 
 /** Remembers the grid (throws a ConfigError when the state folder cannot be written). */
 export function rememberGrid(stateDir: string, baseUrl: URL, dayOffset: number, now: number): void {
-  ensurePrivateDir(join(stateDir, 'cache'));
+  ensurePrivateDir(dirname(gridPath(stateDir, baseUrl)));
   writeFileAtomic(gridPath(stateDir, baseUrl), [JSON.stringify({ base_url: baseUrl.href, day_offset: dayOffset, learned_at: new Date(now).toISOString() })]);
 }

@@ -6,7 +6,8 @@ import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { type JsonValue, isJsonObject, parseJson } from '../domain/json.js';
 import { type PriceRow, fromListing, sortRows, toListing } from '../domain/catalog.js';
-import { ensurePrivateDir, fileNameFor, writeError, writeFileAtomic } from './files.js';
+import { ensurePrivateDir, writeError, writeFileAtomic } from './files.js';
+import { cachePath as keyedCachePath } from './cache-key.js';
 
 export interface CachedCatalog {
   fetchedAt: number;
@@ -33,8 +34,7 @@ export const DEFAULT_PRICING_TTL_SECONDS = 3600;
 export type CacheView = 'whole' | 'listing' | 'previous';
 
 function cachePath(stateDir: string, baseUrl: URL, view: CacheView): string {
-  const id = fileNameFor(baseUrl);
-  return join(stateDir, 'cache', view === 'whole' ? `pricing-${id}.json` : view === 'listing' ? `pricing-${id}.listing.json` : `pricing-${id}.previous.json`);
+  return keyedCachePath(stateDir, 'pricing', baseUrl, undefined, view === 'whole' ? '.json' : view === 'listing' ? '.listing.json' : '.previous.json');
 }
 
 

@@ -1,5 +1,5 @@
 // Where each setting comes from: flag, then environment, then the stored profile.
-import { UsageError } from '../errors.js';
+import { AuthError, UsageError } from '../errors.js';
 import { isLoopback } from '../domain/loopback.js';
 import type { Credential } from '../api/http.js';
 import type { DeviceToken, ProfileRecord, SettingsStore } from './store.js';
@@ -65,7 +65,32 @@ export async function resolveSettings(input: SettingsInput): Promise<ResolvedSet
   else if (record?.device_token?.access_token) {
     credential = { kind: 'device-token', secret: record.device_token.access_token, source: 'profile', device: record.device_token };
   }
+  if (credential?.source === 'profile' && baseUrl && baseUrlSource !== 'profile') refuseForeignOrigin(profile, record!, baseUrl, baseUrlSource);
   return { profile, profileSource, baseUrl, baseUrlSource, credential, record };
+}
+
+/**
+ * A stored credential goes only to the origin it was stored for (as gh keys credentials by host):
+ * a base URL from --base-url or TALLY_BASE_URL on another origin needs a credential of its own.
+ */
+function refuseForeignOrigin(profile: string, record: ProfileRecord, baseUrl: URL, source: Source | undefined): void {
+  const storedOrigin = originOf(record.base_url);
+  if (storedOrigin === baseUrl.origin) return;
+  const named = source === 'env' ? 'TALLY_BASE_URL' : '--base-url';
+  throw new AuthError(
+    `the credential of profile "${profile}" was stored for ${storedOrigin ?? 'no recorded origin'}, not ${baseUrl.origin} (${named}); it is sent only to its own origin`,
+    { hint: `Set TALLY_API_KEY for ${baseUrl.origin}, or store a profile for it: \`tally --profile NAME login --base-url ${baseUrl.origin}\`.` },
+  );
+}
+
+/** The origin of a URL's text, or undefined when it is not a URL. */
+export function originOf(text: unknown): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    return new URL(text).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Checks a base URL: https (http only for loopback or with --allow-http), no credentials in it. */

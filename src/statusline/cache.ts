@@ -1,14 +1,18 @@
 // The statusline's cache: the last figures fetched for a profile, one small file in the state
-// folder (cache/statusline-<profile>.json), and a lock so that at most one refresh runs at a
-// time. This module is what a prompt pays for on every keystroke: it loads nothing else of tally
-// but the number formatting.
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
-import { formatAmount } from '../output/money.js';
+// folder keyed by the gateway and the credential that asked (cache/statusline-<profile>-<id>.json:
+// a key's daily limit is that key's), and a lock so that at most one refresh runs at a time.
+// This module is what a prompt pays for on every keystroke: it loads nothing else of tally but
+// the number formatting, the cache key and the careful file read.
+import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { formatAmount, formatShare } from '../output/money.js';
+import { cachePath, credentialId } from '../settings/cache-key.js';
+import { readStateFile } from '../settings/read-file.js';
 
 export interface StatuslineFigures {
   base_url: string;
   profile: string;
+  /** Whose figures these are: a hash of the credential (never the secret). */
+  credential_id: string;
   /** ISO 8601. */
   fetched_at: string;
   currency: string;
@@ -16,7 +20,15 @@ export interface StatuslineFigures {
   /** The key's spend today and daily limit; null for a device token or a key without them. */
   today: string | null;
   limit: string | null;
-  runway_days: number | null;
+  /** Whole days as digits (a runway can exceed what a JSON number holds exactly). */
+  runway_days: string | null;
+}
+
+/** The gateway and credential a statusline is for: its cache is theirs alone. */
+export interface StatuslineIdentity {
+  profile: string;
+  baseUrl: URL;
+  secret: string;
 }
 
 export const DEFAULT_FORMAT = '{balance} · today {today}/{limit} ({percent}) · {runway}';
@@ -24,17 +36,19 @@ export const DEFAULT_MAX_AGE = 60;
 /** A refresh that has held the lock this long has died. */
 const LOCK_STALE_MS = 60_000;
 
-export function statuslinePath(stateDir: string, profile: string): string {
-  return join(stateDir, 'cache', `statusline-${profile}.json`);
+export function statuslinePath(stateDir: string, who: StatuslineIdentity): string {
+  return cachePath(stateDir, `statusline-${who.profile}`, who.baseUrl, who.secret);
 }
 
 const DECIMAL = /^-?\d{1,100}(\.\d{1,100})?$/;
+/** The cache is a few hundred bytes; anything much larger is not one tally wrote. */
+const MAX_CACHE_BYTES = 64 * 1024;
 
-/** The cached figures, when the file holds exactly what tally writes (anything else is no cache). */
-export function readFigures(stateDir: string, profile: string): StatuslineFigures | undefined {
+/** The cached figures, when the file holds exactly what tally writes for this identity (anything else is no cache). */
+export function readFigures(stateDir: string, who: StatuslineIdentity): StatuslineFigures | undefined {
   let file: unknown;
   try {
-    file = JSON.parse(readFileSync(statuslinePath(stateDir, profile), 'utf8'));
+    file = JSON.parse(readStateFile(statuslinePath(stateDir, who), MAX_CACHE_BYTES).toString('utf8'));
   } catch {
     return undefined;
   }
@@ -42,8 +56,9 @@ export function readFigures(stateDir: string, profile: string): StatuslineFigure
   const f = file as Record<string, unknown>;
   const decimal = (v: unknown) => typeof v === 'string' && DECIMAL.test(v);
   const ok =
-    typeof f.base_url === 'string' &&
-    f.profile === profile &&
+    f.base_url === who.baseUrl.href &&
+    f.profile === who.profile &&
+    f.credential_id === credentialId(who.secret) &&
     typeof f.fetched_at === 'string' &&
     Number.isFinite(Date.parse(f.fetched_at)) &&
     typeof f.currency === 'string' &&
@@ -51,40 +66,29 @@ export function readFigures(stateDir: string, profile: string): StatuslineFigure
     decimal(f.balance) &&
     (f.today === null || decimal(f.today)) &&
     (f.limit === null || decimal(f.limit)) &&
-    (f.runway_days === null || (typeof f.runway_days === 'number' && Number.isSafeInteger(f.runway_days) && f.runway_days >= 0));
+    (f.runway_days === null || (typeof f.runway_days === 'string' && /^\d{1,400}$/.test(f.runway_days)));
   return ok ? (f as unknown as StatuslineFigures) : undefined;
-}
-
-/** `25%`: the share of the daily limit spent, whole percent (rounded down), from the exact text. */
-function percentOf(today: string, limit: string): string {
-  // Scaled to whole units of 1e-100 to divide exactly without a decimal library.
-  const scaled = (text: string) => {
-    const [whole = '0', fraction = ''] = text.replace('-', '').split('.');
-    return BigInt(whole + fraction.padEnd(100, '0')) * (text.startsWith('-') ? -1n : 1n);
-  };
-  const l = scaled(limit);
-  if (l <= 0n) return '—';
-  return `${(scaled(today) * 100n) / l}%`;
 }
 
 /** The line for a template: {balance} {today} {limit} {percent} {runway} {profile}; unknown placeholders stay as written. */
 export function formatStatusline(figures: StatuslineFigures, template: string, stale: boolean): string {
   const amount = (value: string | null) => (value === null ? '—' : formatAmount(value, 'account', { currency: figures.currency }));
-  const values: Record<string, string> = {
-    balance: amount(figures.balance),
-    today: amount(figures.today),
-    limit: amount(figures.limit),
-    percent: figures.today !== null && figures.limit !== null ? percentOf(figures.today, figures.limit) : '—',
-    runway: figures.runway_days === null ? '—' : `${figures.runway_days}d`,
-    profile: figures.profile,
-  };
-  const line = template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+  const values = new Map<string, string>([
+    ['balance', amount(figures.balance)],
+    ['today', amount(figures.today)],
+    ['limit', amount(figures.limit)],
+    ['percent', figures.today !== null && figures.limit !== null ? formatShare(figures.today, figures.limit) : '—'],
+    ['runway', figures.runway_days === null ? '—' : `${figures.runway_days}d`],
+    ['profile', figures.profile],
+  ]);
+  // A Map, not an object: `{constructor}` or `{__proto__}` is an unknown placeholder, not JavaScript's.
+  const line = template.replace(/\{(\w+)\}/g, (whole, name: string) => values.get(name) ?? whole);
   return stale ? `${line} (stale)` : line;
 }
 
 /** Takes the refresh lock; false when another refresh holds it (and is not dead). */
-export function takeRefreshLock(stateDir: string, profile: string, now: number): boolean {
-  const path = `${statuslinePath(stateDir, profile)}.lock`;
+export function takeRefreshLock(stateDir: string, who: StatuslineIdentity, now: number): boolean {
+  const path = `${statuslinePath(stateDir, who)}.lock`;
   try {
     const fd = openSync(path, 'wx', 0o600);
     writeSync(fd, String(process.pid));
@@ -95,16 +99,16 @@ export function takeRefreshLock(stateDir: string, profile: string, now: number):
     try {
       if (now - statSync(path).mtimeMs < LOCK_STALE_MS) return false;
       unlinkSync(path);
-      return takeRefreshLock(stateDir, profile, now);
+      return takeRefreshLock(stateDir, who, now);
     } catch {
       return false;
     }
   }
 }
 
-export function releaseRefreshLock(stateDir: string, profile: string): void {
+export function releaseRefreshLock(stateDir: string, who: StatuslineIdentity): void {
   try {
-    unlinkSync(`${statuslinePath(stateDir, profile)}.lock`);
+    unlinkSync(`${statuslinePath(stateDir, who)}.lock`);
   } catch {
     // Gone already.
   }

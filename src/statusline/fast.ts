@@ -2,8 +2,9 @@
 // every line, so a fresh cache is answered in the time it takes to read one small file. Anything
 // this path does not recognise (another flag, no cache, a cache for another gateway) goes to the
 // full command.
+import { readStateFile } from '../settings/read-file.js';
 import { stateDirFor } from '../settings/state-dir.js';
-import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, formatStatusline, readFigures, takeRefreshLock } from './cache.js';
+import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineIdentity, formatStatusline, readFigures, takeRefreshLock } from './cache.js';
 
 /** True when the line was printed from the cache (a stale one also starts a refresh). */
 export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv, write: (text: string) => void): Promise<boolean> {
@@ -21,35 +22,59 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
   }
   if (!/^[\w.@-]{1,64}$/.test(profile)) return false;
   const stateDir = await stateDirFor(env);
-  const figures = readFigures(stateDir, profile);
+  const who = identityOf(env, profile, stateDir);
+  if (!who) return false;
+  const figures = readFigures(stateDir, who);
   if (!figures) return false;
-  // A cache for another gateway than the one this environment names is no answer.
-  if (env.TALLY_BASE_URL && !sameUrl(env.TALLY_BASE_URL, figures.base_url)) return false;
   const now = Date.now();
   const age = now - Date.parse(figures.fetched_at);
   const fresh = age >= -60_000 && age <= maxAge * 1000;
   write(`${formatStatusline(figures, format, !fresh)}\n`);
-  if (!fresh) refreshInBackground(stateDir, profile, now);
+  if (!fresh) refreshInBackground(stateDir, who, now);
   return true;
 }
 
-function sameUrl(a: string, b: string): boolean {
+/**
+ * The gateway and credential this run would use, as the full command resolves them (environment
+ * first, then the stored profile); undefined whenever that takes more than a plain reading (a
+ * stored credential for another origin, a config that is not a small JSON file), which the full
+ * command then settles.
+ */
+function identityOf(env: NodeJS.ProcessEnv, profile: string, stateDir: string): StatuslineIdentity | undefined {
+  const envUrl = env.TALLY_BASE_URL || undefined;
+  const envKey = env.TALLY_API_KEY?.trim() || undefined;
+  let record: { base_url?: unknown; api_key?: unknown; device_token?: { access_token?: unknown } } | undefined;
+  if (!envUrl || !envKey) {
+    try {
+      const profiles = (JSON.parse(readStateFile(`${stateDir}/config.json`, 4 * 1024 * 1024).toString('utf8')) as { profiles?: Record<string, typeof record> }).profiles;
+      record = profiles && Object.hasOwn(profiles, profile) ? profiles[profile] : undefined;
+    } catch {
+      return undefined;
+    }
+    if (typeof record !== 'object' || record === null) return undefined;
+  }
+  const urlText = envUrl ?? record?.base_url;
+  const secret = envKey ?? record?.api_key ?? record?.device_token?.access_token;
+  if (typeof urlText !== 'string' || typeof secret !== 'string') return undefined;
   try {
-    return new URL(a).href === new URL(b).href;
+    const baseUrl = new URL(urlText);
+    // A stored credential belongs to the origin it was stored for.
+    if (!envKey && envUrl && new URL(String(record?.base_url)).origin !== baseUrl.origin) return undefined;
+    return { profile, baseUrl, secret };
   } catch {
-    return false;
+    return undefined;
   }
 }
 
 /** Starts `tally statusline --refresh` detached (at most one at a time) and does not wait for it. */
-export function refreshInBackground(stateDir: string, profile: string, now: number): void {
-  if (!takeRefreshLock(stateDir, profile, now)) return;
+export function refreshInBackground(stateDir: string, who: StatuslineIdentity, now: number): void {
+  if (!takeRefreshLock(stateDir, who, now)) return;
   const bin = process.argv[1];
   if (!bin) return;
   try {
     // node:child_process costs a few ms to load: only a stale cache needs it.
     const { spawn } = process.getBuiltinModule('node:child_process');
-    const child = spawn(process.execPath, [bin, '--profile', profile, 'statusline', '--refresh'], { detached: true, stdio: 'ignore', env: { ...process.env, TALLY_CONFIG_DIR: stateDir } });
+    const child = spawn(process.execPath, [bin, '--profile', who.profile, 'statusline', '--refresh'], { detached: true, stdio: 'ignore', env: { ...process.env, TALLY_CONFIG_DIR: stateDir } });
     child.on('error', () => undefined);
     child.unref();
   } catch {

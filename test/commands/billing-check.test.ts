@@ -60,7 +60,9 @@ describe('tally billing', () => {
     );
     expect(result.stdout).not.toContain('$');
     const exact = await runCommand(['billing', '--exact'], { transport: billingGateway().transport, env });
-    expect(exact.stdout).toContain('Remaining                  ¥12,345,677,666.666677891  (soft_limit_usd − total_usage / 100)');
+    // Derived: the exact difference, to the ledger's 8 places; what the service sent, every digit.
+    expect(exact.stdout).toContain('Remaining                  ¥12,345,677,666.66667789  (soft_limit_usd − total_usage / 100)');
+    expect(exact.stdout).toContain('Soft limit                 ¥12,345,678,901.234567891  (soft_limit_usd: yuan, despite the name)');
   });
 
   it('reads a record wrapped as {code, message, data}, shows "unlimited" for an unlimited quota and a date for an expiry', async () => {
@@ -141,7 +143,7 @@ describe('tally check', () => {
     expect(result.stdout).toBe(
       [
         'PASS  min-balance          actual ¥150.00, limit ¥100.00',
-        'PASS  max-daily-used       actual 25%, limit 50%',
+        'PASS  max-daily-used       actual 25.0%, limit 50% (¥5.00 of the ¥20.00 daily limit spent today)',
         'PASS  max-spend            actual ¥7.50, limit ¥10.00 (spend = usage totals."amount" over the window 2026-11-15 00:00 → 2026-11-22 00:00 UTC+00:00 (7 days))',
         'PASS  require-model:gpt-5  gpt-5: available',
         '',
@@ -161,7 +163,7 @@ describe('tally check', () => {
         { name: 'min-balance', ok: false, level: 'fail', actual: '150', limit: '200', unit: 'CNY' },
         { name: 'warn-balance', ok: true, level: 'warn', actual: '150', limit: '500', unit: 'CNY' },
         { name: 'max-daily-used', ok: false, level: 'fail', actual: '5', limit: '4.99', unit: 'CNY' },
-        { name: 'warn-daily-used', ok: true, level: 'warn', actual: '25', limit: '20', unit: 'percent' },
+        { name: 'warn-daily-used', ok: true, level: 'warn', actual: '25.0', limit: '20', unit: 'percent', detail: '¥5.00 of the ¥20.00 daily limit spent today' },
         { name: 'require-model:o3', ok: false, level: 'fail', actual: 'not available to this key', limit: 'o3', unit: 'model' },
       ],
     });
@@ -171,7 +173,7 @@ describe('tally check', () => {
   it('reports a share of a key without a daily limit as not measured, never as 0%', async () => {
     const result = await runCommand(['check', '--json', '--max-daily-used', '80%'], { transport: checkGateway(balanceBody('5.00000000', null)).transport, env });
     expect(result.code).toBe(5);
-    expect(JSON.parse(result.stdout).checks[0]).toEqual({ name: 'max-daily-used', ok: false, level: 'fail', actual: null, limit: '80', unit: 'percent', detail: 'the key has no daily limit to take a share of (spent 5 today)' });
+    expect(JSON.parse(result.stdout).checks[0]).toEqual({ name: 'max-daily-used', ok: false, level: 'fail', actual: null, limit: '80', unit: 'percent', detail: 'the key has no daily limit to take a share of (spent ¥5.00 today)' });
   });
 
   it('exits 0 with only warnings', async () => {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GW, KEY, mockGateway, runCommand, tempDirs } from '../helpers.js';
+import { cacheFileId, cachePath } from '../../src/settings/cache-key.js';
 
 const stateDir = tempDirs();
 
@@ -76,7 +77,8 @@ describe('tally pricing', () => {
     expect(await version(['--max-age', '99999'], T + 20 * HOUR)).toBe('v3');
     const files = readdirSync(join(dir, 'cache')).sort();
     // The catalog before the last change is kept: it is what --diff compares with.
-    expect(files).toEqual(['pricing-https_gw.test.json', 'pricing-https_gw.test.listing.json', 'pricing-https_gw.test.previous.json']);
+    const id = cacheFileId(new URL(GW));
+    expect(files).toEqual([`pricing-${id}.json`, `pricing-${id}.listing.json`, `pricing-${id}.previous.json`]);
     const whole = JSON.parse(readFileSync(join(dir, 'cache', files[0]!), 'utf8'));
     const listing = JSON.parse(readFileSync(join(dir, 'cache', files[1]!), 'utf8'));
     expect(whole.pricing_version).toBe('v3');
@@ -151,7 +153,7 @@ describe('tally pricing', () => {
     const gw = pricingGateway(catalog('v1'), catalog('v1'));
     await runCommand(['pricing', '--model', 'gpt-5'], { transport: gw.transport, env, now: () => T, width: 300 });
     // Mark the listing: a rebuilt one would lose the mark.
-    const listingPath = join(dir, 'cache', 'pricing-https_gw.test.listing.json');
+    const listingPath = cachePath(dir, 'pricing', new URL(GW), undefined, '.listing.json');
     writeFileSync(listingPath, readFileSync(listingPath, 'utf8').replace('"OpenAI"', '"OpenAI (kept)"'));
     const again = await runCommand(['pricing', '--model', 'gpt-5'], { transport: gw.transport, env, now: () => T + 2 * HOUR, width: 300 });
     gw.done();
@@ -177,7 +179,7 @@ describe('tally pricing', () => {
     const env = { TALLY_BASE_URL: GW, TALLY_CONFIG_DIR: dir };
     const gw = pricingGateway(catalog('v1'), catalog('v1'));
     await runCommand(['pricing'], { transport: gw.transport, env, now: () => T });
-    const listingPath = join(dir, 'cache', 'pricing-https_gw.test.listing.json');
+    const listingPath = cachePath(dir, 'pricing', new URL(GW), undefined, '.listing.json');
     const listing = readFileSync(listingPath, 'utf8');
     rmSync(listingPath);
     const again = await runCommand(['pricing', '--model', 'gpt-5', '--refresh'], { transport: gw.transport, env, now: () => T, width: 300 });

@@ -16,7 +16,7 @@ describe('forecast', () => {
     const f = forecast({ balance: new Decimal('700'), days: [...week, { day: at(2026, 11, 21), spend: new Decimal('3') }], basisDays: 7, now, dayOffset: 0, today: undefined });
     expect(f.basis).toEqual({ days: 7, start: at(2026, 11, 14), end: at(2026, 11, 21), spend: new Decimal('70') });
     expect(f.averageDailySpend.toFixed()).toBe('10');
-    expect(f.runwayDays).toBe(70);
+    expect(f.runwayDays?.toFixed()).toBe('70');
     // Now plus 70 days: 2027-01-30 18:00, on that day.
     expect(f.runsOutOn).toBe(at(2027, 1, 30));
     expect(f.today).toBeNull();
@@ -44,6 +44,21 @@ describe('forecast', () => {
     expect(slow.today!.limitReachedAt).toBeNull();
     const noLimit = forecast({ balance: new Decimal('100'), days: week, basisDays: 7, now, dayOffset: 0, today: { used: new Decimal('3'), limit: undefined } });
     expect(noLimit.today).toEqual({ used: new Decimal('3'), limit: null, projected: new Decimal('4'), limitReachedAt: null });
+  });
+
+  it('keeps a runway no double holds exactly, and names no date past 9999-12-31', () => {
+    // ¥1,000 at ¥0.00007 a week: about 10^8 days, past the year 9999.
+    const tiny = days(at(2026, 11, 14), ['0.00001', '0.00001', '0.00001', '0.00001', '0.00001', '0.00001', '0.00001']);
+    const f = forecast({ balance: new Decimal('1000'), days: tiny, basisDays: 7, now, dayOffset: 0, today: undefined });
+    expect(f.runwayDays?.toFixed()).toBe('100000000');
+    expect(f.runsOutOn).toBeNull();
+    const huge = forecast({ balance: new Decimal('1e100'), days: tiny, basisDays: 7, now, dayOffset: 0, today: undefined });
+    expect(huge.runwayDays?.toFixed()).toBe(`1${'0'.repeat(105)}`);
+    // Within the calendar, the date is given.
+    const near = forecast({ balance: new Decimal('10'), days: tiny, basisDays: 7, now, dayOffset: 0, today: undefined });
+    expect(near.runwayDays?.toFixed()).toBe('1000000');
+    expect(near.runsOutOn).toBe(at(2026, 11, 21) + 1_000_000 * D);
+    expect(new Date(near.runsOutOn! * 1000).toISOString().slice(0, 10)).toBe('4764-10-18');
   });
 
   it('lays days on the gateway grid (UTC+8)', () => {

@@ -1,10 +1,12 @@
 // Forecast, status, statusline and charts: the built binary against a sandbox on a fixed clock.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { runTally, tempDir } from '../helpers.js';
+import { cachePath } from '../../src/settings/cache-key.js';
+import { KEYS } from '../../src/sandbox/seed.js';
 
 const NOW = Date.UTC(2026, 10, 18, 14, 45); // a Wednesday afternoon
 const state = tempDir();
@@ -92,8 +94,8 @@ describe('tally statusline', () => {
   it('fetches once without a cache, then answers from the cache without a request; a stale one is marked and refreshed', async () => {
     const first = await tally(['statusline']);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^¥[\d,]+\.\d{2} · today ¥[\d,]+\.\d{2}\/¥50\.00 \(\d+%\) · [\d,]+d\n$/);
-    const cache = join(state.path, 'cache', 'statusline-default.json');
+    expect(first.stdout).toMatch(/^¥[\d,]+\.\d{2} · today ¥[\d,]+\.\d{2}\/¥50\.00 \(\d+\.\d%\) · [\d,]+d\n$/);
+    const cache = cachePath(state.path, 'statusline-default', new URL(sandbox.baseUrl), sandbox.demoKey);
     expect(existsSync(cache)).toBe(true);
     const before = sandbox.requests.length;
     const cached = await tally(['statusline', '--format', '{profile}: {balance} ({runway})']);
@@ -106,6 +108,41 @@ describe('tally statusline', () => {
     expect(stale.stdout).toMatch(/^¥1\.00 · .* \(stale\)\n$/);
     for (let i = 0; i < 100 && JSON.parse(readFileSync(cache, 'utf8')).balance === '1.00'; i++) await new Promise((r) => setTimeout(r, 100));
     expect(JSON.parse(readFileSync(cache, 'utf8')).balance).not.toBe('1.00');
+  });
+
+  it("never shows another key's or another gateway's figures: each has a cache of its own, and none holds the key", async () => {
+    const dir = tempDir();
+    // A gateway whose history ends a month earlier: another balance for the same key.
+    const other = await startSandbox({ now: clockStartingAt(NOW - 30 * 86_400_000), dayOffsetMinutes: 480 });
+    try {
+      const ci = KEYS.find((k) => k.name === 'ci-runner')!.secret;
+      const mine = { TALLY_CONFIG_DIR: dir.path };
+      const demo = await tally(['statusline', '--format', '{limit}'], mine);
+      expect(demo.stdout).toBe('¥50.00\n');
+      const limited = await tally(['statusline', '--format', '{limit}'], { ...mine, TALLY_API_KEY: ci });
+      expect(limited.stdout).toBe('¥5.00\n');
+      // Each answered from its own cache now (the fast path), never from the other's.
+      const requests = sandbox.requests.length;
+      expect((await tally(['statusline', '--format', '{limit}'], mine)).stdout).toBe('¥50.00\n');
+      expect((await tally(['statusline', '--format', '{limit}'], { ...mine, TALLY_API_KEY: ci })).stdout).toBe('¥5.00\n');
+      expect(sandbox.requests.length).toBe(requests);
+      // Another gateway with the same key: its own figures, and this one's again after it.
+      const balanceOf = async (extra: NodeJS.ProcessEnv) => `¥${Number(JSON.parse((await tally(['balance', '--json'], extra)).stdout).balance).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}\n`;
+      const [here, there] = [await balanceOf(mine), await balanceOf({ ...mine, TALLY_BASE_URL: other.baseUrl })];
+      expect(here).not.toBe(there);
+      expect((await tally(['statusline', '--format', '{balance}'], { ...mine, TALLY_BASE_URL: other.baseUrl })).stdout).toBe(there);
+      expect((await tally(['statusline', '--format', '{balance}'], mine)).stdout).toBe(here);
+      const files = readdirSync(join(dir.path, 'cache')).filter((f) => f.startsWith('statusline-'));
+      expect(files).toHaveLength(3);
+      for (const file of files) {
+        const text = readFileSync(join(dir.path, 'cache', file), 'utf8');
+        expect(text).not.toContain(sandbox.demoKey);
+        expect(text).not.toContain(ci);
+      }
+    } finally {
+      await other.close();
+      dir.remove();
+    }
   });
 
   it('prints nothing and exits 0 when the gateway cannot be reached and nothing is cached; --check says why', async () => {

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PriceRow } from '../../src/domain/catalog.js';
-import { fileNameFor } from '../../src/settings/files.js';
+import { cacheFileId, cachePath } from '../../src/settings/cache-key.js';
 import { readCachedCatalog, readCachedCatalogBytes, readCachedListing, touchCachedCatalog, writeCachedCatalog } from '../../src/settings/pricing-cache.js';
 import { tempDirs } from '../helpers.js';
 
@@ -12,24 +12,34 @@ const T = Date.UTC(2026, 10, 22);
 describe('the catalog cache files', () => {
   const stateDir = tempDirs();
 
-  it('are named after the base URL, readably and safely', () => {
-    expect(fileNameFor(new URL('https://gw.example.com/'))).toBe('https_gw.example.com');
-    expect(fileNameFor(new URL('http://127.0.0.1:8080/gateway/v1'))).toBe('http_127.0.0.1_8080_gateway_v1');
-    expect(fileNameFor(new URL('https://user:secret@gw.example.com/'))).toBe('https_gw.example.com');
-    expect(fileNameFor(new URL(`https://gw.example.com/${'a/'.repeat(200)}`))).toHaveLength(120);
+  it('are named after the base URL, readably and safely, with a hash of what they are keyed by', () => {
+    expect(cacheFileId(new URL('https://gw.example.com/'))).toMatch(/^https_gw\.example\.com-[0-9a-f]{12}$/);
+    expect(cacheFileId(new URL('http://127.0.0.1:8080/gateway/v1'))).toMatch(/^http_127\.0\.0\.1_8080_gateway_v1-[0-9a-f]{12}$/);
+    expect(cacheFileId(new URL(`https://gw.example.com/${'a/'.repeat(200)}`))).toHaveLength(80 + 13);
+    // Another origin, path or credential is another file; a credential never appears in it.
+    const ids = [
+      cacheFileId(new URL('https://gw.example.com/')),
+      cacheFileId(new URL('https://gw.example.com:8443/')),
+      cacheFileId(new URL('http://gw.example.com/')),
+      cacheFileId(new URL('https://gw.example.com/a_b')),
+      cacheFileId(new URL('https://gw.example.com/a/b')),
+      cacheFileId(new URL('https://gw.example.com/'), 'gw-sk-one'),
+      cacheFileId(new URL('https://gw.example.com/'), 'gw-sk-two'),
+    ];
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.join(' ')).not.toContain('gw-sk');
   });
 
-  it('never give one base URL the catalog of another that shares its file name', () => {
+  it('never give one base URL the catalog of another that differs only in punctuation', () => {
     const dir = stateDir();
     const a = new URL('https://gw.example.com/a_b');
     const b = new URL('https://gw.example.com/a/b');
-    expect(fileNameFor(a)).toBe(fileNameFor(b));
     writeCachedCatalog(dir, a, { bytes: Buffer.from('{"data": []}'), pricingVersion: 'v1', rows: [row('m')] }, T);
     expect(readCachedListing(dir, a)?.rows).toEqual([row('m')]);
     expect(readCachedCatalog(dir, a)?.body).toEqual({ data: [] });
     expect(readCachedListing(dir, b)).toBeUndefined();
     expect(readCachedCatalog(dir, b)).toBeUndefined();
-    expect(readdirSync(join(dir, 'cache')).sort()).toEqual(['pricing-https_gw.example.com_a_b.json', 'pricing-https_gw.example.com_a_b.listing.json']);
+    expect(readdirSync(join(dir, 'cache')).sort()).toEqual([`pricing-${cacheFileId(a)}.json`, `pricing-${cacheFileId(a)}.listing.json`]);
   });
 
   it('give back the catalog bytes as sent, and take a new fetch time without touching them', () => {
@@ -46,8 +56,8 @@ describe('the catalog cache files', () => {
     expect(readCachedListing(dir, url)).toEqual({ fetchedAt: T + 5000, pricingVersion: 'v7', rows: [row('m')] });
     expect(readCachedCatalog(dir, url)?.body).toEqual({ pricing_version: 'v7', data: [{ model_name: 'm', note: '","catalog":' }] });
     for (const name of readdirSync(join(dir, 'cache'))) expect(statSync(join(dir, 'cache', name)).mode & 0o777).toBe(0o600);
-    rmSync(join(dir, 'cache', 'pricing-https_gw.example.com.listing.json'));
+    rmSync(cachePath(dir, 'pricing', url, undefined, '.listing.json'));
     expect(touchCachedCatalog(dir, url, cached, T + 9000)).toBe(false);
-    expect(readFileSync(join(dir, 'cache', 'pricing-https_gw.example.com.json'), 'utf8')).toContain('"fetched_at":"2026-11-22T00:00:05.000Z"');
+    expect(readFileSync(cachePath(dir, 'pricing', url), 'utf8')).toContain('"fetched_at":"2026-11-22T00:00:05.000Z"');
   });
 });

@@ -1,0 +1,37 @@
+// Reading back a file of the state folder, which may be anything by now: a FIFO (reading it
+// would wait for a writer forever), a link to /dev/urandom (endless), a file of gigabytes. Only
+// a regular file of at most `maxBytes` is read; anything else is an error the caller reports
+// (or, for a cache, treats as no cache). Opened without waiting, checked on the open descriptor.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+
+/** What was wrong with the file, for a message: `a FIFO`, `larger than 4 MB`. */
+export class UnreadableFile extends Error {
+  readonly code = 'EUNREADABLE';
+}
+
+export function readStateFile(path: string, maxBytes: number): Buffer {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UnreadableFile(`${path} is not a regular file (${kindOf(stat)})`);
+    if (stat.size > maxBytes) throw new UnreadableFile(`${path} is larger than ${maxBytes} bytes`);
+    const buffer = Buffer.allocUnsafe(stat.size);
+    let done = 0;
+    while (done < stat.size) {
+      const n = readSync(fd, buffer, done, stat.size - done, null);
+      if (n === 0) break;
+      done += n;
+    }
+    return done === stat.size ? buffer : buffer.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function kindOf(stat: import('node:fs').Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isDirectory()) return 'a folder';
+  return 'not a file';
+}

@@ -1,0 +1,56 @@
+// Figures that mean what their labels say: forecast amounts, runway and shares.
+import { describe, expect, it } from 'vitest';
+import { GW, KEY, mockGateway, runCommand } from '../helpers.js';
+
+const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY, TZ: 'UTC' };
+const NOW = Date.UTC(2026, 10, 21, 18); // Saturday 18:00 UTC
+const D = 86400;
+const DAY = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d) / 1000;
+const json = { headers: { 'content-type': 'application/json' } };
+
+/** A gateway with this balance record and a week of day buckets (time field `t`, money `cost`). */
+function forecastGateway(balance: string, limit: string, used: string, dailyCost: string) {
+  const gw = mockGateway();
+  gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, `{"currency": "CNY", "balance": "${balance}", "lifetime_spend": "1.00000000", "plan": {"has_active_plan": false}, "api_key": {"name": "k", "prefix": "gw-sk", "daily_cost_limit": "${limit}", "daily_cost_used": "${used}"}}`, json);
+  const buckets = Array.from({ length: 7 }, (_, i) => `{"t": ${DAY(2026, 11, 14) + i * D}, "calls": 1, "cost": "${dailyCost}"}`).join(',');
+  gw.pool.intercept({ path: (p: string) => p.startsWith('/v1/open/usage?bucket=day') }).reply(200, `{"buckets": [${buckets}], "totals": {"calls": 7, "cost": "0"}}`, json);
+  return gw;
+}
+
+describe('tally forecast: figures of any size, as sent', () => {
+  it('writes a runway of any length in plain digits, and no date past the calendar (null in JSON, words in the table)', async () => {
+    const json_ = await runCommand(['forecast', '--json'], { transport: forecastGateway('1000.00000000', '50.00000000', '0.00000000', '0.00001000').transport, env, now: () => NOW });
+    expect(json_.stderr).toBe('');
+    expect(json_.code).toBe(0);
+    expect(json_.stdout).toContain('"runway_days": 100000000,');
+    expect(JSON.parse(json_.stdout).runs_out_on).toBeNull();
+    const big = await runCommand(['forecast', '--json'], { transport: forecastGateway(`1${'0'.repeat(90)}.00000000`, '50.00000000', '0.00000000', '0.00000001').transport, env, now: () => NOW });
+    expect(big.stdout).toContain(`"runway_days": 1${'0'.repeat(98)},`);
+    expect(big.stdout).not.toMatch(/e\+/);
+    const table = await runCommand(['forecast'], { transport: forecastGateway('1000.00000000', '50.00000000', '0.00000000', '0.00001000').transport, env, now: () => NOW, width: 200 });
+    expect(table.stdout).toContain('Runway               100,000,000 days: the balance runs out after the year 9999 at this pace\n');
+  });
+
+  it('passes native amounts through as sent, and keeps derived amounts to 8 places with --exact', async () => {
+    const gw = forecastGateway('100.00000000', '50.00000000', '2.00000000', '1.00000000');
+    const out = JSON.parse((await runCommand(['forecast', '--json'], { transport: gw.transport, env, now: () => NOW })).stdout);
+    expect(out.today.used).toBe('2.00000000');
+    expect(out.today.limit).toBe('50.00000000');
+    expect(out.balance).toBe('100.00000000');
+    // 2 spent in 18 of 24 hours: 8/3 by the day's end, to the ledger's 8 places.
+    expect(out.today.projected).toBe('2.66666667');
+    const exact = await runCommand(['forecast', '--exact'], { transport: forecastGateway('100.00000000', '50.00000000', '2.00000000', '1.00000000').transport, env, now: () => NOW, width: 200 });
+    expect(exact.stdout).toBe(
+      [
+        'Balance              ¥100.00000000',
+        'Average daily spend  ¥1  (the last 7 complete days, 2026-11-14 to 2026-11-20: ¥7)',
+        'Runway               100 days: the balance runs out on 2027-03-01 at this pace',
+        "This month           ¥7 so far; ¥16.25 projected by the month's end",
+        "Today                ¥2.00000000 spent; ¥2.66666667 projected by the day's end; the ¥50.00000000 limit is not reached at this pace",
+        'the gateway\'s day grid, inferred from the data; spend from usage field "cost"',
+        '',
+      ].join('\n'),
+    );
+    for (const line of exact.stdout.split('\n')) expect(line).not.toMatch(/\d{9,}\.|\.\d{9,}/);
+  });
+});
