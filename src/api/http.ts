@@ -257,8 +257,9 @@ export class HttpClient {
       'user-agent': this.#options.userAgent ?? 'tally',
     };
     if (request.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    // The credential goes to the configured origin only, and never to the public catalog.
-    if (request.auth !== 'none' && this.credential && url.origin === this.baseUrl.origin) {
+    // The credential goes to the configured origin only, and never to the public catalog
+    // (whatever path led there: a redirect, a continuation).
+    if (request.auth !== 'none' && this.credential && url.origin === this.baseUrl.origin && !/\/api\/pricing\/?$/.test(url.pathname)) {
       headers.authorization = `Bearer ${this.credential.secret}`;
     }
     return headers;

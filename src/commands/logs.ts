@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { resolveWindow } from '../domain/window.js';
 import { emit } from '../output/emit.js';
 import { describeWindow } from '../output/window-text.js';
-import { DEFAULT_MAX_PAGES, fetchAllPages, ndjsonWriter, parseParams, recordsCsv, recordsJson, renderRecords } from './records-view.js';
+import { DEFAULT_MAX_PAGES, fetchAllPages, ndjsonWriter, parseParams, recordsCsvOf, recordsJson, renderRecords } from './records-view.js';
 import { addWindowOptions, timeSettings } from './window-options.js';
 import { wholeNumber } from './flag-values.js';
 
@@ -42,11 +42,16 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     all: options.all === true,
     maxPages,
     onPage: options.ndjson ? ndjsonWriter(ctx) : undefined,
+    noun: 'log entries',
   });
-  if (options.ndjson) return;
+  if (options.ndjson) {
+    // NDJSON holds records only: that the list is cut short goes to stderr.
+    if (found.more) ctx.note(`only the first page was written; more records exist in this window (${found.more})`);
+    return;
+  }
   await emit(ctx, {
     json: () => recordsJson(found, window, time.zone),
-    csv: () => recordsCsv(found.records),
-    human: () => renderRecords(found.records, ctx, { amounts: 'per-call', zone: time.zone, notes: [describeWindow(window, time.zone), `times shown in ${time.zone.label}`] }),
+    csv: () => recordsCsvOf(ctx, found),
+    human: () => renderRecords(found.records, ctx, { amounts: 'per-call', zone: time.zone, more: found.more, notes: [describeWindow(window, time.zone), `times shown in ${time.zone.label}`] }),
   });
 }

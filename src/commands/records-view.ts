@@ -2,7 +2,7 @@
 // `logs`): the window goes as start/end, every --param is passed through, columns are
 // discovered, and continuation cursors are followed on the configured origin only.
 import type { Context } from '../context.js';
-import { ServiceError, UsageError } from '../errors.js';
+import { ServiceError, TallyError, UsageError } from '../errors.js';
 import { type RecordPage, fetchRecordPage } from '../api/usage.js';
 import type { HttpClient } from '../api/http.js';
 import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, jsonText, newRecord, numberText } from '../domain/json.js';
@@ -34,6 +34,8 @@ export interface PagedRecords {
   /** The first page's other fields (kept in --json). */
   extra: JsonObject;
   pages: number;
+  /** Set when the list stops before the window's end: how to get the rest, in words. */
+  more: string | undefined;
 }
 
 export interface PagingOptions {
@@ -41,14 +43,16 @@ export interface PagingOptions {
   maxPages: number;
   /** Called with each page's records as it arrives (NDJSON streams them). */
   onPage?: (records: JsonObject[]) => void;
-  /** Say nothing of pages not fetched (a summary that shows only the first page's top entries). */
-  quiet?: boolean;
+  /** What the progress line calls the records (`log entries`). */
+  noun?: string;
 }
 
 /**
- * Every page of a record list (or the first, without --all). A continuation is followed only
- * on the configured origin; a cursor that repeats or leads elsewhere ends the run with exit 1,
- * and so does reaching the page limit (the rest would be silently missing).
+ * Every page of a record list (or the first, without --all). A continuation is followed only to
+ * the endpoint being paged (same origin, same path, no user name or password in it); a cursor
+ * that repeats or leads anywhere else ends the run with exit 1, and so does reaching the page
+ * limit or a `has_more` with no continuation tally recognises under --all (the rest would be
+ * silently missing). Without --all, a list with more to come says so in `more`.
  */
 export async function fetchAllPages(ctx: Context, client: HttpClient, path: string, query: Record<string, string>, paging: PagingOptions): Promise<PagedRecords> {
   const records: JsonObject[] = [];
@@ -56,43 +60,88 @@ export async function fetchAllPages(ctx: Context, client: HttpClient, path: stri
   let url: string = path;
   let pageQuery = query;
   let pages = 0;
+  let count = 0;
+  let more: string | undefined;
+  const endpoint = endpointUrl(client, path);
   const seen = new Set<string>();
-  for (;;) {
-    const page = await fetchRecordPage(client, url, pageQuery);
-    pages++;
-    first ??= page;
-    if (paging.onPage) paging.onPage(page.records);
-    else records.push(...page.records);
-    const next = page.next;
-    if (!next) break;
-    const token = next.kind === 'url' ? next.url : next.value;
-    if (!paging.all) {
-      if (!paging.quiet) ctx.note(next.kind === 'url' ? 'more records: add --all to follow every page' : `more records: add --all, or --param ${next.name}=${token}`);
-      break;
-    }
-    if (seen.has(token)) throw new ServiceError(`${client.host} returned the same continuation (${next.field}) twice; stopped after ${pages} pages`);
-    seen.add(token);
-    if (pages >= paging.maxPages) {
-      throw new ServiceError(`stopped after ${pages} pages (--max-pages ${paging.maxPages}) with more to come; narrow the window or raise --max-pages`);
-    }
-    if (next.kind === 'url') {
-      const target = new URL(next.url, client.baseUrl);
-      if (target.origin !== client.baseUrl.origin) {
-        throw new ServiceError(`${client.host} pointed the next page (${next.field}) at another origin (${target.origin}); not followed`);
+  try {
+    for (;;) {
+      const page = await fetchRecordPage(client, url, pageQuery);
+      pages++;
+      count += page.records.length;
+      first ??= page;
+      if (paging.onPage) paging.onPage(page.records);
+      else records.push(...page.records);
+      const next = page.next;
+      if (!next) break;
+      if (next.kind === 'unrecognised') {
+        const said = `${client.host} says more records exist (${next.field}) but names no continuation tally recognises`;
+        if (paging.all) throw new ServiceError(`${said}; stopped after ${plural(pages, 'page')}`);
+        more = `${said}; narrow the window, or pass the service's own paging parameter with --param`;
+        break;
       }
-      url = target.href;
-      pageQuery = {};
-    } else {
-      pageQuery = { ...query, [next.name]: next.value };
+      const token = next.kind === 'url' ? next.url : next.value;
+      if (!paging.all) {
+        more = next.kind === 'url' ? 'add --all to follow every page' : `add --all, or --param ${next.name}=${token} for the next page`;
+        break;
+      }
+      if (seen.has(token)) throw new ServiceError(`${client.host} returned the same continuation (${next.field}) twice; stopped after ${plural(pages, 'page')}`);
+      seen.add(token);
+      if (pages >= paging.maxPages) {
+        throw new ServiceError(`stopped after ${plural(pages, 'page')} (--max-pages ${paging.maxPages}) with more to come; narrow the window or raise --max-pages`);
+      }
+      if (next.kind === 'url') {
+        url = followable(client, endpoint, next.url, next.field).href;
+        pageQuery = {};
+      } else {
+        pageQuery = { ...query, [next.name]: next.value };
+      }
+      ctx.progress(`${paging.noun ?? 'records'}: ${plural(count, 'record')} in ${plural(pages, 'page')}, fetching page ${pages + 1}…`);
     }
+  } catch (error) {
+    // What already reached stdout stays there: say how much, so a script knows what it holds.
+    if (paging.onPage && count > 0 && error instanceof TallyError) error.message += ` (${plural(count, 'record')} of ${plural(pages, 'page')} were written before this)`;
+    throw error;
+  } finally {
+    if (pages > 1) ctx.progress(undefined);
   }
+  // The first page's other fields; its continuation too while the rest was not fetched (a script
+  // can ask for the next page with it), not once every page was.
   const extra = newRecord();
   if (isJsonObject(first?.body)) {
     for (const key of Object.keys(first.body)) {
-      if (key !== first.recordsKey && key !== first.next?.field) extra[key] = first.body[key]!;
+      if (key !== first.recordsKey && (more !== undefined || key !== first.next?.field)) extra[key] = first.body[key]!;
     }
   }
-  return { records, extra, pages };
+  return { records, extra, pages, more };
+}
+
+/** The absolute URL of the endpoint being paged, as the HTTP client resolves a path. */
+function endpointUrl(client: HttpClient, path: string): URL {
+  const base = client.baseUrl.href.endsWith('/') ? client.baseUrl.href : `${client.baseUrl.href}/`;
+  return new URL(path.replace(/^\//, ''), base);
+}
+
+/** A continuation URL, when it leads to the endpoint being paged and nowhere else. */
+function followable(client: HttpClient, endpoint: URL, next: string, field: string): URL {
+  let target: URL;
+  try {
+    target = new URL(next, endpoint);
+  } catch {
+    throw new ServiceError(`${client.host} sent a next page (${field}) that is not a URL; not followed`);
+  }
+  if (target.origin !== endpoint.origin) throw new ServiceError(`${client.host} pointed the next page (${field}) at another origin (${target.origin}); not followed`);
+  if (target.username || target.password) throw new ServiceError(`${client.host} pointed the next page (${field}) at a URL with a user name or password; not followed`);
+  if (target.pathname !== endpoint.pathname) {
+    throw new ServiceError(`${client.host} pointed the next page (${field}) at another endpoint (${target.pathname}, not ${endpoint.pathname}); not followed`);
+  }
+  return target;
+}
+
+/** CSV has rows only: that a list stops before the window's end is said on stderr. */
+export function recordsCsvOf(ctx: Context, found: PagedRecords) {
+  if (found.more) ctx.note(`only the first page is in the CSV; more records exist in this window (${found.more})`);
+  return recordsCsv(found.records);
 }
 
 export function recordsCsv(records: JsonObject[]) {
@@ -107,6 +156,8 @@ export function recordsJson(found: PagedRecords, window: UsageWindow, zone: Zone
   Object.assign(document, windowJson(window, zone));
   document.records = found.records;
   if (found.pages > 1) document.pages = found.pages;
+  // Whether the records are all the window holds (false: more pages were not fetched).
+  document.complete = found.more === undefined;
   return document;
 }
 
@@ -128,6 +179,8 @@ export interface RecordTableOptions {
   zone: Zone;
   /** Lines under the table (the window, the zone of times). */
   notes: string[];
+  /** Set when the records stop before the window's end: how to get the rest. */
+  more?: string;
 }
 
 /** The records as a table: money in yuan, counts grouped, times in the display zone, a totals row. */
@@ -176,7 +229,8 @@ export async function renderRecords(records: JsonObject[], ctx: Context, options
       return c.kind === 'money' ? formatAmount(sum, 'account', { exact }) : formatCount(sum.toFixed());
     });
     const labelAt = summed[identifying] ? summed.indexOf(false) : identifying;
-    if (labelAt >= 0) footer[labelAt] = 'total';
+    // A list cut short adds up what it shows, and says so: never a total of the window.
+    if (labelAt >= 0) footer[labelAt] = options.more === undefined ? 'total' : 'page total';
   }
   const table = await renderTable(
     {
@@ -190,7 +244,10 @@ export async function renderRecords(records: JsonObject[], ctx: Context, options
     },
     style,
   );
-  const count = records.length === 0 ? 'no records in this window' : plural(records.length, 'record');
+  const count =
+    options.more !== undefined
+      ? `${plural(records.length, 'record')} shown: only the first page, more records exist in this window (${options.more}); the totals are of this page`
+      : records.length === 0 ? 'no records in this window' : plural(records.length, 'record');
   const notes = [count, ...options.notes];
   return `${table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }

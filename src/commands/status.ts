@@ -55,7 +55,7 @@ async function loadStatus(ctx: Context, options: { utcOffset?: string }): Promis
   const balance = fetchBalance(client);
   const [loaded, models] = await Promise.all([
     loadForecast(ctx, { utcOffset: options.utcOffset }, balance),
-    fetchAllPages(ctx, client, '/v1/open/usage/models', { start: String(window.start), end: String(window.end) }, { all: false, maxPages: DEFAULT_MAX_PAGES, quiet: true }),
+    fetchAllPages(ctx, client, '/v1/open/usage/models', { start: String(window.start), end: String(window.end) }, { all: false, maxPages: DEFAULT_MAX_PAGES }),
   ]);
   const week = await lastDays(loaded.series, WEEK);
   const { modelAndSpend } = await import('./usage-models.js');

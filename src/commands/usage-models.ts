@@ -9,7 +9,7 @@ import { type BucketSize, bucketStarts, nextBucketStart, parseBucket, resolveWin
 import { dateText, fixedZone, wallClock } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { describeWindow, plural, windowJson } from '../output/window-text.js';
-import { DEFAULT_MAX_PAGES, type PagedRecords, fetchAllPages, parseParams, recordsCsv, recordsJson, renderRecords } from './records-view.js';
+import { DEFAULT_MAX_PAGES, type PagedRecords, fetchAllPages, parseParams, recordsCsv, recordsCsvOf, recordsJson, renderRecords } from './records-view.js';
 import { describeGrid, bucketLabeller } from './usage.js';
 import { knownDayGrid } from './usage-series.js';
 import { type DayGrid, type WindowOptions, timeSettings } from './window-options.js';
@@ -44,8 +44,8 @@ export async function runModelUsage(ctx: Context, options: ModelUsageOptions): P
     const days = Math.round((window.end - window.start) / 86_400);
     return emit(ctx, {
       json: () => recordsJson(found, window, gridZone),
-      csv: () => recordsCsv(found.records),
-      human: () => renderRecords(found.records, ctx, { amounts: 'account', zone: time.zone, notes: [`${describeWindow(window, gridZone, plural(days, 'day'))}, ${describeGrid({ dayGrid: grid })}`] }),
+      csv: () => recordsCsvOf(ctx, found),
+      human: () => renderRecords(found.records, ctx, { amounts: 'account', zone: time.zone, more: found.more, notes: [`${describeWindow(window, gridZone, plural(days, 'day'))}, ${describeGrid({ dayGrid: grid })}`] }),
     });
   }
 
@@ -65,7 +65,7 @@ export async function runModelUsage(ctx: Context, options: ModelUsageOptions): P
   await emit(ctx, {
     json: () => ({ bucket, ...windowJson(window, gridZone), periods: periods.map((p) => ({ start: p.start, end: p.end, records: p.found.records })) }),
     csv: () => periodsCsv(periods, grid),
-    human: () => renderPeriods(ctx, periods, { bucket, grid, window, top }),
+    human: () => renderPeriods(ctx, periods, { bucket, grid, window, top, topGiven: options.top !== undefined }),
   });
 }
 
@@ -90,14 +90,15 @@ export function modelAndSpend(records: JsonObject[]): { model: string; spend: st
 async function renderPeriods(
   ctx: Context,
   periods: { start: number; end: number; found: PagedRecords }[],
-  how: { bucket: BucketSize; grid: DayGrid; window: { start: number; end: number }; top: number },
+  how: { bucket: BucketSize; grid: DayGrid; window: { start: number; end: number }; top: number; topGiven: boolean },
 ): Promise<string> {
-  const [{ renderTable }, { formatAmount }, { styleFor }, { fitLines }, { Decimal }] = await Promise.all([
+  const [{ renderTable }, { formatAmount }, { styleFor }, { fitLines }, { Decimal }, { displayWidth }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
     import('../output/style.js'),
     import('../output/wrap.js'),
     import('../domain/money.js'),
+    import('../output/width.js'),
   ]);
   const style = await styleFor(ctx);
   const gridZone = fixedZone(how.grid.offset);
@@ -105,6 +106,8 @@ async function renderPeriods(
   const all = periods.flatMap((p) => p.found.records);
   const fields = modelAndSpend(all);
   const notes = [`${describeWindow(how.window, gridZone, plural(periods.length, how.bucket))}, ${describeGrid({ dayGrid: how.grid })}`];
+  const partial = periods.filter((p) => p.found.more !== undefined).length;
+  if (partial > 0) notes.push(`${plural(partial, how.bucket)} had more records than the first page (add --all); their figures are of that page only`);
   if (!fields) {
     notes.unshift('the records name no model and no amount to set side by side; see --json or --csv for every field');
     return `${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
@@ -125,23 +128,50 @@ async function renderPeriods(
   const totals = new Map<string, InstanceType<typeof Decimal>>();
   for (const spend of byPeriod) for (const [model, value] of spend) totals.set(model, (totals.get(model) ?? new Decimal(0)).plus(value));
   const ranked = [...totals.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : 1)).map(([model]) => model);
-  const shown = ranked.slice(0, how.top);
-  const rest = ranked.slice(how.top);
   const sum = (spend: Map<string, InstanceType<typeof Decimal>>, models: string[]) => models.reduce((acc, m) => acc.plus(spend.get(m) ?? 0), new Decimal(0));
-  const columns = [
-    { header: how.bucket },
-    ...shown.map((model, i) => ({ header: `${model} (¥)`, align: 'decimal' as const, dropOrder: i + 2 })),
-    ...(rest.length ? [{ header: `other ${rest.length} (¥)`, align: 'decimal' as const, dropOrder: 1 }] : []),
-    { header: 'total (¥)', align: 'decimal' as const },
-  ];
-  const row = (first: string, spend: Map<string, InstanceType<typeof Decimal>>) => [
-    first,
-    ...shown.map((m) => amount(spend.get(m) ?? new Decimal(0))),
-    ...(rest.length ? [amount(sum(spend, rest))] : []),
-    amount(sum(spend, ranked)),
-  ];
-  const rows = periods.map((p, i) => row(label(p.start), byPeriod[i]!));
-  const table = await renderTable({ columns, rows, footer: row('total', totals) }, style);
-  notes.unshift(`models by spend (${fields.spend}); ${ranked.length > how.top ? `the top ${how.top} of ${ranked.length} as columns (--top N for more)` : plural(ranked.length, 'model')}`);
+
+  // `shown` models as columns, every other one added into "other", so each row adds up to its total.
+  const layout = (shown: string[], headerLength: number) => {
+    const rest = ranked.slice(shown.length);
+    const header = (model: string) => {
+      const chars = [...model];
+      return `${chars.length > headerLength ? `${chars.slice(0, Math.max(1, headerLength - 1)).join('')}\u2026` : model} (¥)`;
+    };
+    const columns = [
+      { header: how.bucket },
+      ...shown.map((model) => ({ header: header(model), align: 'decimal' as const })),
+      ...(rest.length ? [{ header: `other ${rest.length} (¥)`, align: 'decimal' as const }] : []),
+      { header: 'total (¥)', align: 'decimal' as const },
+    ];
+    const row = (first: string, spend: Map<string, InstanceType<typeof Decimal>>) => [
+      first,
+      ...shown.map((m) => amount(spend.get(m) ?? new Decimal(0))),
+      ...(rest.length ? [amount(sum(spend, rest))] : []),
+      amount(sum(spend, ranked)),
+    ];
+    return { columns, rows: periods.map((p, i) => row(label(p.start), byPeriod[i]!)), footer: row('total', totals) };
+  };
+  const widthOf = async (spec: ReturnType<typeof layout>) => displayWidth((await renderTable(spec, { ...style, width: Number.POSITIVE_INFINITY })).split('\n', 1)[0]!);
+  const longest = Math.max(0, ...ranked.map((m) => [...m].length));
+  let count = Math.min(how.top, ranked.length);
+  let headerLength = longest;
+  const fits = async () => (await widthOf(layout(ranked.slice(0, count), headerLength))) <= style.width;
+  if (Number.isFinite(style.width) && !(await fits())) {
+    // The models asked for with --top stay as columns, their names shortened (to 6 characters
+    // at the least) to fit. Where even that is too wide, or none were asked for, the columns
+    // that do not fit are added up in "other": a hidden model always counts in its row's total.
+    if (how.topGiven) while (headerLength > 6 && !(await fits())) headerLength--;
+    if (!(await fits())) {
+      headerLength = longest;
+      while (count > 0 && !(await fits())) count--;
+    }
+  }
+  const table = await renderTable(layout(ranked.slice(0, count), headerLength), style);
+  const folded = Math.min(how.top, ranked.length) - count;
+  const columnsNote =
+    ranked.length <= count ? plural(ranked.length, 'model')
+    : folded > 0 ? `the top ${count} of ${ranked.length} as columns (${count} fit in ${style.width} columns; the other ${ranked.length - count} are added up in "other"; --wide shows ${Math.min(how.top, ranked.length)})`
+    : `the top ${count} of ${ranked.length} as columns, the other ${ranked.length - count} added up in "other" (--top N for more)`;
+  notes.unshift(`models by spend (${fields.spend}); ${columnsNote}`);
   return `${table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }

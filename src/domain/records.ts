@@ -26,7 +26,11 @@ export function findRecords(body: JsonValue): { key: string | undefined; records
   return { key, records: records as JsonObject[] };
 }
 
-export type Continuation = { kind: 'param'; name: string; value: string; field: string } | { kind: 'url'; url: string; field: string };
+export type Continuation =
+  | { kind: 'param'; name: string; value: string; field: string }
+  | { kind: 'url'; url: string; field: string }
+  /** The response says more exists (`has_more: true`) but offers no continuation tally recognises. */
+  | { kind: 'unrecognised'; field: string };
 
 // next_cursor -> cursor, next_page_token -> page_token, nextPageToken -> pageToken, next_page -> page.
 const CONTINUATIONS: [field: RegExp, param: (field: string) => string][] = [
@@ -36,6 +40,7 @@ const CONTINUATIONS: [field: RegExp, param: (field: string) => string][] = [
   [/^next_?page$/i, () => 'page'],
   [/^cursor$/i, () => 'cursor'],
   [/^next$/i, () => 'cursor'],
+  [/^next_?(page_?)?(url|link|href)$/i, () => 'cursor'],
 ];
 
 const PAGINATION_OBJECTS = /^(pagination|paging|page_info|pageInfo|meta|links|data)$/;
@@ -53,13 +58,19 @@ export function findContinuation(body: JsonValue): Continuation | undefined {
     }
     if (isJsonNumber(value)) return { kind: 'param', name: rule[1](field), value: numberText(value), field };
   }
+  let unrecognised: Continuation | undefined;
   for (const [field, value] of Object.entries(body)) {
     if (!PAGINATION_OBJECTS.test(field) || !isJsonObject(value)) continue;
     const inner = findContinuation(value);
-    if (inner) return { ...inner, field };
+    if (inner?.kind === 'unrecognised') unrecognised ??= { kind: 'unrecognised', field: `${field}.${inner.field}` };
+    else if (inner) return { ...inner, field };
   }
-  return undefined;
+  const more = MORE_FLAGS.find((flag) => body[flag] === true);
+  return unrecognised ?? (more === undefined ? undefined : { kind: 'unrecognised', field: more });
 }
+
+/** Fields that say more pages exist. */
+const MORE_FLAGS = ['has_more', 'hasMore', 'has_next', 'hasNext', 'more'];
 
 export interface RecordColumn {
   name: string;

@@ -1,6 +1,6 @@
 // Figures that mean what their labels say: forecast amounts, runway and shares.
 import { describe, expect, it } from 'vitest';
-import { GW, KEY, mockGateway, runCommand } from '../helpers.js';
+import { GW, KEY, freshState, mockGateway, runCommand } from '../helpers.js';
 
 const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY, TZ: 'UTC' };
 const NOW = Date.UTC(2026, 10, 21, 18); // Saturday 18:00 UTC
@@ -52,5 +52,32 @@ describe('tally forecast: figures of any size, as sent', () => {
       ].join('\n'),
     );
     for (const line of exact.stdout.split('\n')) expect(line).not.toMatch(/\d{9,}\.|\.\d{9,}/);
+  });
+});
+
+describe('a stored credential goes only to the origin it was stored for', () => {
+  it('exits 3 when --base-url or TALLY_BASE_URL names another origin, and sends nothing there', async () => {
+    const dir = freshState();
+    const login = await runCommand(['login', '--base-url', GW, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: dir }, stdin: KEY });
+    expect(login.code).toBe(0);
+    // A gateway that records nothing: any request to it would fail the test as an unmatched one.
+    const elsewhere = mockGateway('https://elsewhere.test');
+    for (const how of [{ argv: ['--base-url', 'https://elsewhere.test'], env: {} }, { argv: [], env: { TALLY_BASE_URL: 'https://elsewhere.test/v2' } }]) {
+      const result = await runCommand([...how.argv, 'balance'], { transport: elsewhere.transport, env: { TALLY_CONFIG_DIR: dir, ...how.env } });
+      expect(result.code).toBe(3);
+      expect(result.stderr.split('\n')[0]).toBe(
+        `tally: the credential of profile "default" was stored for https://gw.test, not https://elsewhere.test (${how.argv.length ? '--base-url' : 'TALLY_BASE_URL'}); it is sent only to its own origin`,
+      );
+      expect(result.stderr).toContain('Set TALLY_API_KEY for https://elsewhere.test');
+    }
+    // The same origin with another path is the same gateway; TALLY_API_KEY makes another origin fine.
+    const samePath = mockGateway();
+    samePath.pool.intercept({ path: '/v9/v1/open/balance' }).reply(200, '{"currency": "CNY", "balance": "1.00", "lifetime_spend": "0", "plan": {"has_active_plan": false}, "api_key": null}', json);
+    expect((await runCommand(['--base-url', `${GW}/v9`, 'balance', '--json'], { transport: samePath.transport, env: { TALLY_CONFIG_DIR: dir } })).code).toBe(0);
+    // Moving the profile itself is refused too, and stores nothing.
+    const moved = await runCommand(['config', 'set', 'base_url', 'https://elsewhere.test'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(moved.code).toBe(2);
+    expect(moved.stderr.split('\n')[0]).toBe('tally: profile "default" holds a credential for https://gw.test; it is never sent to another origin');
+    expect((await runCommand(['config', 'get', 'base_url'], { env: { TALLY_CONFIG_DIR: dir } })).stdout).toBe(`${GW}\n`);
   });
 });

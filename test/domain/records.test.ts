@@ -29,6 +29,10 @@ describe('findContinuation', () => {
     ['{"next": "/v1/open/logs?cursor=z"}', { kind: 'url', url: '/v1/open/logs?cursor=z', field: 'next' }],
     ['{"pagination": {"next_cursor": "p"}}', { kind: 'param', name: 'cursor', value: 'p', field: 'pagination' }],
     ['{"data": {"items": [], "next_cursor": "d"}}', { kind: 'param', name: 'cursor', value: 'd', field: 'data' }],
+    // More exists, but no continuation tally knows: said, never taken for the end.
+    ['{"items": [], "has_more": true}', { kind: 'unrecognised', field: 'has_more' }],
+    ['{"data": [], "has_more": true, "first_id": "a", "last_id": "z"}', { kind: 'unrecognised', field: 'has_more' }],
+    ['{"rows": [], "meta": {"hasMore": true}}', { kind: 'unrecognised', field: 'meta.hasMore' }],
   ])('reads %s', (body, continuation) => {
     expect(findContinuation(json(body))).toEqual(continuation);
   });

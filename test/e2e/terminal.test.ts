@@ -113,6 +113,24 @@ describe.skipIf(!hasScript)('in a terminal', () => {
     expect(plain(flag.text)).toBe("tally: unknown option '--bukcet'\nDid you mean --bucket?\nSee `tally usage --help`.\n");
   });
 
+  it.each([[[] as string[]], [['--top', '3']]])('sets models side by side at 80 columns so every row adds up to its total (%j)', async (top) => {
+    const { lines } = await inTerminal(['--no-color', 'usage', '--by', 'model', '--bucket', 'week', ...top], { columns: 80, env });
+    for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(80);
+    const header = lines[0]!.split(/\s{2,}/);
+    expect(header[header.length - 1]).toBe('total (¥)');
+    expect(header.some((h) => /^other \d+ \(¥\)$/.test(h))).toBe(true);
+    const yuan = (cell: string) => Math.round(Number(cell.replace(/[¥,]/g, '')) * 100);
+    const rows = lines.filter((line) => /^(\d{4}-\d{2}-\d{2} W\d{2}|total)\s/.test(line));
+    expect(rows.length).toBeGreaterThan(8);
+    for (const row of rows) {
+      const cells = row.split(/\s{2,}/).slice(1).map(yuan);
+      const total = cells.pop()!;
+      // Each cell is rounded once from its exact sum: the row may differ from its total by rounding only.
+      expect(Math.abs(cells.reduce((a, b) => a + b, 0) - total)).toBeLessThanOrEqual(cells.length);
+    }
+    if (top.length) expect(header.length).toBe(1 + 3 + 2);
+  });
+
   it('lists the global options in a command\'s help, wrapped to the terminal', async () => {
     const { text } = await inTerminal(['check', '--help'], { columns: 80, env });
     expect(plain(text)).toContain('Global Options:');

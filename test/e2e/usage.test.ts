@@ -134,7 +134,9 @@ describe.each(DATES.flatMap(([when, now]) => ZONES.map((zone) => [when, now, zon
     const lines = ndjson.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((r: { id: string }) => r.id)).toEqual(ids);
     const one = await tally(['logs', '--since', '3d', '--param', 'limit=20'], detailed.env);
-    expect(one.stderr).toMatch(/^more records: add --all, or --param cursor=\S+\n$/);
+    expect(one.stderr).toBe('');
+    expect(one.stdout).toMatch(/^20 records shown: only the first page, more records exist in this window \(add --all, or --param cursor=\S+ for the next page\); the totals are of this page$/m);
+    expect(one.stdout).toMatch(/^page total /m);
     expect(one.stdout.split('\n')[0]).toMatch(/^id\s+created_at\s+model\s+prompt_tokens\s+completion_tokens\s+cost \(¥\)\s+latency_ms\s+status$/);
     expect(one.stdout).toContain(`times shown in ${zone}`);
     const first = one.stdout.split('\n')[2]!;
