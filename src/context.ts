@@ -96,6 +96,17 @@ export class Context {
     this.#clients.clear();
   }
 
+  /**
+   * For commands that serve until Ctrl-C (`sandbox`): --timeout bounds a command's work, not how
+   * long a server runs, so only an interrupt stops this one.
+   */
+  runUntilInterrupted(): void {
+    clearTimeout(this.#deadlineTimer);
+    this.deadline = Number.POSITIVE_INFINITY;
+    this.signal = this.interrupt;
+    this.#clients.clear();
+  }
+
   /** The zone of this run's environment (its TZ): labels and times written without an offset. */
   get zone(): Zone {
     this.#zone ??= zoneFromEnv(this.env);

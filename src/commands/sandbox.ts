@@ -31,6 +31,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   const faults = ((options.fault as string[] | undefined) ?? []).map(parseFault);
   const now = options.now === undefined ? undefined : parseNow(String(options.now));
   const { startSandbox, clockStartingAt } = await import('../sandbox/server.js');
+  ctx.runUntilInterrupted();
   const sandbox = await startSandbox({
     port,
     now: now === undefined ? undefined : clockStartingAt(now),
@@ -41,6 +42,10 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     compatWrap: options.compatWrap === true,
     logSize,
     accountLimit,
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') throw new UsageError(`port ${port} on 127.0.0.1 is already in use; pick another with --port N (--port 0 takes a free one)`);
+    if (error.code === 'EACCES') throw new UsageError(`port ${port} on 127.0.0.1 may not be opened by this user; pick one above 1023 with --port N`);
+    throw error;
   });
   sandbox.faults.push(...faults);
   ctx.onDispose(() => sandbox.close());

@@ -150,6 +150,8 @@ export class Sandbox {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname;
     const logged: LoggedRequest = { method: req.method ?? 'GET', path, query: Object.fromEntries(url.searchParams), headers: { ...req.headers } };
+    // Every answer follows the gateway's clock, its Date header included (--now moves both).
+    res.setHeader('Date', new Date(this.now()).toUTCString());
     this.requests.push(logged);
     const form = req.method === 'POST' ? await readForm(req) : new URLSearchParams();
     if (req.method === 'POST') logged.form = Object.fromEntries(form);

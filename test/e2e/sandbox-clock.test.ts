@@ -1,0 +1,61 @@
+// The sandbox as a long-running command, and its clock: every answer follows it.
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
+import { BIN, tempDir } from '../helpers.js';
+
+describe('tally sandbox', () => {
+  it('dates every answer by its own clock (--now moves the Date header too)', async () => {
+    const start = Date.UTC(2026, 0, 15, 8, 0, 0);
+    const sandbox = await startSandbox({ now: clockStartingAt(start) });
+    try {
+      const response = await fetch(`${sandbox.baseUrl}/api/pricing`);
+      const date = Date.parse(response.headers.get('date')!);
+      expect(Math.abs(date - start)).toBeLessThan(60_000);
+      const unauthorised = await fetch(`${sandbox.baseUrl}/v1/open/balance`);
+      expect(unauthorised.status).toBe(401);
+      expect(Math.abs(Date.parse(unauthorised.headers.get('date')!) - start)).toBeLessThan(60_000);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('runs past --timeout and stops on Ctrl-C as interrupted (130), never as timed out', async () => {
+    const dir = tempDir();
+    try {
+      const child = spawn(process.execPath, [BIN, '--timeout', '1', 'sandbox'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      for (let i = 0; i < 100 && !stdout.includes('Press Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 50));
+      // Well past the one-second deadline, the sandbox still answers.
+      await new Promise((r) => setTimeout(r, 1500));
+      const base = /http:\/\/127\.0\.0\.1:\d+/.exec(stdout)![0];
+      expect((await fetch(`${base}/api/pricing`)).status).toBe(200);
+      child.kill('SIGINT');
+      expect(await closed).toBe(130);
+      expect(stderr).toBe('tally: interrupted\n');
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('says a busy port is busy (exit 2), not that something crashed', async () => {
+    const sandbox = await startSandbox();
+    const dir = tempDir();
+    try {
+      const port = new URL(sandbox.baseUrl).port;
+      const child = spawn(process.execPath, [BIN, 'sandbox', '--port', port], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(2);
+      expect(stderr).toBe(`tally: port ${port} on 127.0.0.1 is already in use; pick another with --port N (--port 0 takes a free one)\n`);
+    } finally {
+      await sandbox.close();
+      dir.remove();
+    }
+  });
+});
