@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { resolveWindow } from '../domain/window.js';
+import { isDateOnly, resolveWindow } from '../domain/window.js';
+import { knownDayGrid } from './usage-series.js';
 import { emit } from '../output/emit.js';
 import { describeWindow } from '../output/window-text.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages, ndjsonWriter, parseParams, recordsCsvOf, recordsJson, renderRecords } from './records-view.js';
@@ -20,7 +21,7 @@ interface LogsOptions {
 }
 
 export function configure(command: Command): void {
-  addWindowOptions(command, 'the last 7 days, today included; a span counts back from now');
+  addWindowOptions(command, 'the last 7 days, today included; a span counts back from now', 'now');
   command
     .option('--param <key=value>', 'pass a query parameter through (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--all', 'follow the continuation cursor through every page')
@@ -35,10 +36,16 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const maxPages = options.maxPages === undefined ? DEFAULT_MAX_PAGES : wholeNumber(options.maxPages, '--max-pages', 1);
   const query = parseParams(options.param);
   const time = await timeSettings(ctx, options);
-  // Entries are exact instants: the window is exactly what was asked, its default days on the gateway's grid when known.
-  const window = resolveWindow({ ...options, now: Math.floor(ctx.now() / 1000), zone: time.zone, bucket: undefined, dayOffset: time.known?.offset ?? 0 });
+  // Entries are exact instants: the window is exactly what was asked, its days on the gateway's
+  // grid when known (a date alone names a grid day: learned first when not known yet).
+  const now = Math.floor(ctx.now() / 1000);
+  const window = (offset: number) => resolveWindow({ ...options, now, zone: time.zone, bucket: undefined, dayOffset: offset });
+  // A window that is wrong on any grid is said before any request.
+  const guess = window(time.known?.offset ?? 0);
+  const grid = time.known ?? (isDateOnly(options.since) || isDateOnly(options.until) ? await knownDayGrid(ctx, time) : undefined);
+  const exact = grid === undefined ? guess : window(grid.offset);
   const client = await ctx.client();
-  const found = await fetchAllPages(ctx, client, '/v1/open/logs', { start: String(window.start), end: String(window.end), ...query }, {
+  const found = await fetchAllPages(ctx, client, '/v1/open/logs', { start: String(exact.start), end: String(exact.end), ...query }, {
     all: options.all === true,
     maxPages,
     onPage: options.ndjson ? ndjsonWriter(ctx) : undefined,
@@ -50,8 +57,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     return;
   }
   await emit(ctx, {
-    json: () => recordsJson(found, window, time.zone),
+    json: () => recordsJson(found, exact, time.zone),
     csv: () => recordsCsvOf(ctx, found),
-    human: () => renderRecords(found.records, ctx, { amounts: 'per-call', zone: time.zone, more: found.more, notes: [describeWindow(window, time.zone), `times shown in ${time.zone.label}`] }),
+    human: () => renderRecords(found.records, ctx, { amounts: 'per-call', zone: time.zone, more: found.more, notes: [describeWindow(exact, time.zone), `times shown in ${time.zone.label}`] }),
   });
 }

@@ -6,7 +6,7 @@ import { type CacheState, type UsagePage, fetchUsage } from '../api/usage.js';
 import type { HttpClient } from '../api/http.js';
 import { type BucketShape, MalformedUsage, checkTotals, discoverShape, fillMissingBuckets, inferGridOffset } from '../domain/buckets.js';
 import { type JsonObject, newRecord } from '../domain/json.js';
-import { type Zone, fixedZone } from '../domain/zone.js';
+import { type Zone, fixedZone, formatOffset } from '../domain/zone.js';
 import {
   BUCKET_SECONDS,
   type BucketSize,
@@ -14,6 +14,7 @@ import {
   type UsageWindow,
   alignedByService,
   bucketStarts,
+  isDateOnly,
   nextBucketStart,
   parseBucket,
   resolveWindow,
@@ -48,12 +49,19 @@ export interface SeriesRequest extends WindowOptions {
 }
 
 export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Promise<UsageSeries> {
+  return loadOnGrid(ctx, options, await timeSettings(ctx, options));
+}
+
+async function loadOnGrid(ctx: Context, options: SeriesRequest, time: TimeSettings): Promise<UsageSeries> {
   const bucket = parseBucket(options.bucket ?? 'day');
-  const time = await timeSettings(ctx, options);
   const client = await ctx.client();
   const now = Math.floor(ctx.now() / 1000);
-  // Weeks and months are whole periods of the day grid: it must be known before asking.
-  const known = bucket === 'week' || bucket === 'month' ? (time.known ?? (await probeDayGrid(ctx, client, time, now))) : time.known;
+  // Weeks and months are whole periods of the day grid, and a date alone names one of its days:
+  // the grid must be known before asking (learned with one request the first time).
+  const needsGrid = bucket === 'week' || bucket === 'month' || isDateOnly(options.since) || isDateOnly(options.until);
+  // A window that is wrong on any grid (a bad date, an empty window) is said before any request.
+  if (needsGrid && !time.known) resolveWindow({ ...options, bucket, now, zone: time.zone, dayOffset: 0 });
+  const known = needsGrid ? (time.known ?? (await probeDayGrid(ctx, client, time, now))) : time.known;
   const requested = resolveWindow({ ...options, bucket, now, zone: time.zone, dayOffset: known?.offset });
   const serviceBucket = bucket === 'hour' ? 'hour' : 'day';
   const parts = splitWindow(requested, requested.final);
@@ -72,8 +80,16 @@ export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Pro
     : (await fetchUsage(client, serviceBucket, { start: requested.end - MAX_WINDOW_SECONDS, end: requested.end })).buckets;
   const shape = readable(client, () => discoverShape(sample));
   const inferred = shape && serviceBucket === 'day' ? inferGridOffset(sample, shape, 86_400) : undefined;
+  // A grid named by --utc-offset or the profile that the gateway's days are not on: the buckets
+  // say which grid they are on, and are labelled by it (asked again on it), with a word.
+  const claimed = known && (known.source === 'flag' || known.source === 'profile') ? known : undefined;
+  if (claimed && inferred !== undefined && (((inferred - claimed.offset) % 86_400) + 86_400) % 86_400 !== 0) {
+    const grid: DayGrid = { offset: inferred, source: 'inferred', claimed };
+    ctx.warn(gridMismatch(grid));
+    return loadOnGrid(ctx, options, { zone: time.zone, known: grid });
+  }
   const dayGrid: DayGrid =
-    known && known.source !== 'learned' ? known
+    known && known.source !== 'learned' && (known.source !== 'inferred' || known.claimed) ? known
     : inferred !== undefined ? { offset: inferred, source: 'inferred' }
     : known ?? { offset: 0, source: 'assumed' };
   if (dayGrid.source === 'inferred') await rememberInferredGrid(ctx, time, dayGrid.offset);
@@ -107,6 +123,12 @@ export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Pro
   const periods = bucketStarts(window, bucket, dayGrid.offset).map((start) => ({ start, end: nextBucketStart(start, bucket, dayGrid.offset) }));
   const rolled = rollUp(days, real, shape, periods);
   return { ...series, buckets: rolled.buckets, slots: rolled.slots, filled: rolled.empty };
+}
+
+/** What a --utc-offset (or utc_offset) the gateway's days are not on comes to, in words. */
+export function gridMismatch(grid: DayGrid): string {
+  const named = grid.claimed?.source === 'profile' ? "the profile's utc_offset" : '--utc-offset';
+  return `the gateway's days start at 00:00 UTC${formatOffset(grid.offset)}, not on the UTC${formatOffset(grid.claimed!.offset)} grid ${named} names; days are labelled by the grid the gateway uses`;
 }
 
 /** Runs a reading of the service's buckets; a MalformedUsage becomes "unexpected response from HOST: ...". */

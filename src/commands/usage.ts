@@ -8,7 +8,7 @@ import { BUCKET_SIZES } from '../domain/window.js';
 import { UTC, dateText, formatOffset, two, wallClock } from '../domain/zone.js';
 import { memo } from '../output/memo.js';
 import { describeWindow, plural, windowJson } from '../output/window-text.js';
-import { type UsageSeries, loadUsageSeries } from './usage-series.js';
+import { type UsageSeries, gridMismatch, loadUsageSeries } from './usage-series.js';
 import { addWindowOptions } from './window-options.js';
 import { addWatchOption, watchOrRun } from './watch.js';
 
@@ -27,7 +27,7 @@ interface UsageOptions {
 
 export function configure(command: Command): void {
   command.addOption(new Option('--bucket <size>', 'bucket size').choices(BUCKET_SIZES as string[]).default('day'));
-  addWindowOptions(command, 'the last 7 days; 24 hours for --bucket hour, 8 weeks for week, 6 months for month; the current one included');
+  addWindowOptions(command, 'the last 7 days; 24 hours for --bucket hour, 8 weeks for week, 6 months for month; the current one included', 'the end of the current hour, day, week or month');
   command
     .addOption(new Option('--by <dimension>', 'break spend down by model (GET /v1/open/usage/models)').choices(['model']))
     .option('--top <n>', 'with --by model and --bucket: the models shown as columns (the rest add up as "other")')
@@ -220,7 +220,7 @@ export function describeGrid(series: Pick<UsageSeries, 'dayGrid'>): string {
   switch (series.dayGrid.source) {
     case 'flag': return 'day grid from --utc-offset';
     case 'profile': return "day grid from the profile's utc_offset";
-    case 'inferred': return "the gateway's day grid, inferred from the data";
+    case 'inferred': return series.dayGrid.claimed ? gridMismatch(series.dayGrid) : "the gateway's day grid, inferred from the data";
     case 'learned': return "the gateway's day grid, as seen before";
     case 'assumed': return 'day grid assumed UTC: no buckets to infer it from (set --utc-offset)';
   }

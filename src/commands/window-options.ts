@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { type Zone, fixedZone } from '../domain/zone.js';
+import { WINDOW_HELP } from '../domain/window.js';
 import { readLearnedGrid, rememberGrid } from '../settings/grid-cache.js';
 
 export interface WindowOptions {
@@ -20,6 +21,8 @@ export interface DayGrid {
   /** Seconds east of UTC at which days start. */
   offset: number;
   source: GridSource;
+  /** A grid --utc-offset or the profile named that the gateway's days turned out not to be on. */
+  claimed?: DayGrid;
 }
 
 export interface TimeSettings {
@@ -33,10 +36,10 @@ export interface TimeSettings {
  * Adds --since/--until/--utc-offset, with help that says what this command's window is.
  * `window` describes the default, e.g. "the last 7 days (today included)".
  */
-export function addWindowOptions(command: Command, window: string): Command {
+export function addWindowOptions(command: Command, window: string, end = 'the end of the current day'): Command {
   return command
-    .option('--since <time>', `start of the window: ISO date or date-time, Unix seconds, now, or a span back such as 90m, 36h, 7d, 2w (default: ${window})`)
-    .option('--until <time>', 'end of the window (exclusive), same forms (default: the end of the current day)')
+    .option('--since <time>', `${WINDOW_HELP.since} (default: ${window})`)
+    .option('--until <time>', `${WINDOW_HELP.until} (default: ${end})`)
     .option('--utc-offset <+HH:MM>', "the gateway's day grid and the zone of times and labels (default: the grid inferred from usage, times in TZ)");
 }
 

@@ -265,10 +265,14 @@ export function inferGridOffset(buckets: JsonObject[], shape: BucketShape, size:
   return best;
 }
 
-/** An offset in seconds east of UTC, folded into (-12h, +14h] for days. */
+/**
+ * An offset in seconds east of UTC, folded into (-12h, +12h] for days: bucket times alone cannot
+ * tell a grid of -11:00 from one of +13:00 (the same instants, labelled a day apart), so
+ * inference keeps to the nearer reading and --utc-offset settles the rest.
+ */
 function normaliseOffset(value: number, size: number): number {
   let offset = ((value % size) + size) % size;
-  if (size === 86_400 && offset > 14 * 3600) offset -= 86_400;
+  if (size === 86_400 && offset > 12 * 3600) offset -= 86_400;
   return offset;
 }
 

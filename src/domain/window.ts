@@ -2,13 +2,17 @@
 // `forecast`: how --since/--until are read, the default window, how a window is laid on the
 // bucket grid, and how it is split into requests the service answers.
 //
-// - A time is `now`, a span back (`90m`, `36h`, `7d`, `2w`), Unix seconds, or ISO 8601 (a date
-//   or a date-time; without an offset it is read in the display zone: --utc-offset, else TZ).
+// - A time is `now`, a span back (`90m`, `36h`, `7d`, `2w`), Unix seconds, or ISO 8601. A date
+//   alone names a day of the gateway's day grid, as tables label them (`--until` exclusive), so
+//   `--since 2026-11-01 --until 2026-11-08` is the seven days labelled 11-01 to 11-07 whatever
+//   TZ is; a date-time without an offset is read in the display zone (--tz, else TZ).
 // - Windows are half-open [start, end). A bucketed window covers every bucket the times touch:
 //   its start is aligned down and its end up, so the current bucket is included.
-// - Spans count back from the end of the current bucket, so `--since 7d` is the same seven days
-//   as the default; unbucketed windows (logs) count back from now.
-// - Default: the last 7 days (hours: 24 hours; weeks: 8; months: 6), current one included.
+// - Spans count back from the window's default end: the end of the current bucket, so `--since
+//   7d` is the same seven days as the default; for unbucketed windows (logs), now.
+// - Default: the last 7 days (hours: 24 hours; weeks: 8; months: 6), the current one included,
+//   up to the end of the current bucket; unbucketed windows (logs) the same days, up to now.
+// - A window with nothing in it (`--since 0d`) is a usage error, never an empty answer.
 import { UsageError } from '../errors.js';
 import { type Zone, fromWallClock, wallClock } from './zone.js';
 
@@ -98,6 +102,19 @@ export interface TimeContext {
   anchor: number;
   /** The zone of times written without an offset. */
   zone: Zone;
+  /** The gateway's day grid (seconds east of UTC): a date alone names one of its days. */
+  dayOffset?: number;
+}
+
+/** The help text of the window rule, for every command that takes --since/--until. */
+export const WINDOW_HELP = {
+  since: 'start of the window: a date (a day of the gateway\'s day grid), an ISO date-time, Unix seconds, now, or a span back such as 90m, 36h, 7d, 2w',
+  until: 'end of the window, exclusive (a date: the window stops before that day), same forms',
+} as const;
+
+/** Whether a --since/--until text is a date alone (a day of the gateway's grid). */
+export function isDateOnly(text: string | undefined): boolean {
+  return text !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(text.trim());
 }
 
 /**
@@ -126,7 +143,10 @@ export function parseTimeSpec(text: string, context: TimeContext, flag = '--sinc
     if (check.getUTCFullYear() !== fields[0] || check.getUTCMonth() !== fields[1] || check.getUTCDate() !== fields[2] || fields[3] > 23 || fields[4] > 59 || fields[5] > 59) {
       throw new UsageError(`${flag} "${text}" is not a valid date`);
     }
-    seconds = zone === undefined ? fromWallClock(wall, context.zone) : wall - zoneSeconds(zone);
+    // A date alone is a day of the gateway's grid; a date-time without an offset is in the display zone.
+    if (zone !== undefined) seconds = wall - zoneSeconds(zone);
+    else if (iso[4] === undefined && context.dayOffset !== undefined) seconds = wall - context.dayOffset;
+    else seconds = fromWallClock(wall, context.zone);
   }
   if (!(seconds >= EARLIEST && seconds <= LATEST)) {
     throw new UsageError(`${flag} "${text}" is outside the years 2000 to 2099 that tally reads`);
@@ -179,20 +199,21 @@ export function resolveWindow(input: WindowInput): ResolvedWindow {
   // in the next day, which the service aligns down to the same boundary.
   const endOfCurrent = known ? nextBucketStart(input.now, grid, offset) : input.now + 86_400;
   const anchor = input.bucket === undefined ? input.now : endOfCurrent;
-  const context: TimeContext = { now: input.now, anchor, zone: input.zone };
+  const context: TimeContext = { now: input.now, anchor, zone: input.zone, dayOffset: input.dayOffset };
   const until = input.until === undefined ? undefined : parseTimeSpec(input.until, context, '--until');
   const since = input.since === undefined ? undefined : parseTimeSpec(input.since, context, '--since');
   if (since !== undefined && until !== undefined && since >= until) {
     throw new UsageError(`--since (${input.since}) must be before --until (${input.until})`);
   }
   let end: number;
-  if (until === undefined) end = since !== undefined && input.bucket === undefined ? input.now : endOfCurrent;
+  if (until === undefined) end = input.bucket === undefined ? input.now : endOfCurrent;
   else if (input.bucket === undefined) end = until;
   else end = known ? bucketEnd(until, grid, offset) : until + 86_399;
   let start: number;
   if (since !== undefined) start = input.bucket === undefined || !known ? since : bucketStart(since, grid, offset);
   else start = defaultStart(end, input.bucket, offset, known);
   if (since === undefined && start >= end) throw new UsageError(`--until (${input.until}) leaves no room for the default window before it; give --since too`);
+  if (start >= end) throw new UsageError(`the window from --since ${input.since} to ${input.until === undefined ? 'now' : `--until ${input.until}`} is empty; ask for a window with time in it`);
   if (end - start > MAX_SPAN_DAYS * 86_400) {
     throw new UsageError(`the window from ${input.since ?? 'the default start'} to ${input.until ?? 'now'} is longer than ${MAX_SPAN_DAYS.toLocaleString('en-US')} days (ten years); ask for less`);
   }
@@ -204,7 +225,9 @@ function defaultStart(end: number, bucket: BucketSize | undefined, offset: numbe
   const count = DEFAULT_COUNT[grid];
   if (grid === 'hour') return end - count * 3600;
   if (grid === 'day') {
-    // Unbucketed windows (logs) take the same seven days as usage; an end that is not on the day grid (logs --until) starts on it.
+    // Unbucketed windows (logs) take the same seven days as usage, today included: from the start
+    // of the day six days before the one holding the end (the last instant before it).
+    if (bucket === undefined) return bucketStart(end - 1, 'day', offset) - (count - 1) * 86_400;
     const base = end - count * 86_400;
     return known ? bucketStart(base, 'day', offset) : base;
   }

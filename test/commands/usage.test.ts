@@ -153,7 +153,7 @@ describe('tally usage', () => {
       .reply(200, `{"buckets": [{"day": ${since}, "n": 1, "cost": "0.10000001"}], "totals": {"n": 1, "cost": "0.10000001"}}`, json('HIT'));
     gw.pool.intercept({ path: '/v1/open/usage', query: { bucket: 'day', start: String(split), end: String(until + D - 1) } })
       .reply(200, `{"buckets": [{"day": ${until - D}, "n": 2, "cost": "99999999999.99999999"}], "totals": {"n": 2, "cost": "99999999999.99999999"}}`, json('MISS'));
-    const result = await runCommand(['usage', '--json', '--since', '2026-07-01', '--until', String(until)], { transport: gw.transport, env, now: () => NOW });
+    const result = await runCommand(['usage', '--json', '--since', String(since), '--until', String(until)], { transport: gw.transport, env, now: () => NOW });
     expect(result.code).toBe(0);
     const out = JSON.parse(result.stdout);
     expect(out.buckets).toHaveLength(120);
@@ -264,11 +264,12 @@ describe('tally usage --by model and tally logs', () => {
 
   it('says how to get more when --all is not given, and keeps the rest of the response in --json with its window', async () => {
     const gw = mockGateway();
-    gw.pool.intercept({ path: '/v1/open/logs', query: week })
+    // Logs end now (no record is later): the same seven days as usage, today included, up to now.
+    gw.pool.intercept({ path: '/v1/open/logs', query: { start: String(DAY0), end: String(NOW_S) } })
       .reply(200, '{"data": [{"id": "c1", "created": 1795300000, "cost": "0.01"}], "cursor": "abc", "server": "gw-3"}', json());
     const result = await runCommand(['logs', '--json'], { transport: gw.transport, env, now: () => NOW });
     // The cursor stays (a script can ask for the next page with it), and the document says it is partial.
-    expect(JSON.parse(result.stdout)).toEqual({ cursor: 'abc', server: 'gw-3', start: DAY0, end: DAY0 + 7 * D, start_iso: '2026-11-15T00:00:00+00:00', end_iso: '2026-11-22T00:00:00+00:00', records: [{ id: 'c1', created: 1795300000, cost: '0.01' }], complete: false });
+    expect(JSON.parse(result.stdout)).toEqual({ cursor: 'abc', server: 'gw-3', start: DAY0, end: NOW_S, start_iso: '2026-11-15T00:00:00+00:00', end_iso: '2026-11-21T23:18:55+00:00', records: [{ id: 'c1', created: 1795300000, cost: '0.01' }], complete: false });
     expect(result.stderr).toBe('');
   });
 
@@ -284,7 +285,7 @@ describe('tally usage --by model and tally logs', () => {
         '-----  -------------------  -----  --------',
         'total                               ¥0.01',
         '1 record',
-        'window 2026-11-16 00:00 → 2026-11-23 00:00 UTC+08:00',
+        'window 2026-11-16 00:00 → 2026-11-22 07:18 UTC+08:00',
         'times shown in UTC+08:00',
         '',
       ].join('\n'),

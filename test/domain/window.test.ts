@@ -127,7 +127,8 @@ describe('resolveWindow', () => {
 
   it('keeps exact times for an unbucketed window (logs) and its default days on the grid', () => {
     expect(resolveWindow({ ...base, bucket: undefined, dayOffset: 0, since: '2h' })).toEqual({ start: NOW - 7200, end: NOW, final: true });
-    expect(resolveWindow({ ...base, bucket: undefined, dayOffset: 0 })).toEqual({ start: at(2026, 11, 15), end: at(2026, 11, 22), final: true });
+    // The same seven days as usage, today included, up to now (records cannot be later).
+    expect(resolveWindow({ ...base, bucket: undefined, dayOffset: 0 })).toEqual({ start: at(2026, 11, 15), end: NOW, final: true });
   });
 
   it('splits a 120-day window into 92 + 28 days without gap or overlap (91-day parts when the service aligns them)', () => {
