@@ -1,6 +1,6 @@
 // GET /v1/open/usage, /v1/open/usage/models and /v1/open/logs.
 import { type JsonObject, type JsonValue, isJsonObject } from '../domain/json.js';
-import { type Continuation, findContinuation, findRecords } from '../domain/records.js';
+import { type Continuation, type Scope, findContinuation, findRecords, scopeOf } from '../domain/records.js';
 import type { UsageWindow } from '../domain/window.js';
 import type { HttpClient } from './http.js';
 
@@ -12,6 +12,8 @@ export interface UsagePage {
   /** undefined when the service sent none. */
   totals: JsonObject | undefined;
   cache: CacheState;
+  /** Whose usage this is, when the gateway says. */
+  scope: Scope | undefined;
 }
 
 /** The X-Cache header, validated: its bytes are never echoed. */
@@ -32,7 +34,7 @@ export async function fetchUsage(client: HttpClient, bucket: 'hour' | 'day', win
   const { buckets, totals } = body;
   if (!Array.isArray(buckets) || !buckets.every(isJsonObject)) throw client.unexpected('usage response has no "buckets" array of objects');
   if (totals !== undefined && totals !== null && !isJsonObject(totals)) throw client.unexpected('usage "totals" is not an object');
-  return { buckets: buckets as JsonObject[], totals: isJsonObject(totals) ? totals : undefined, cache: cacheState(headers['x-cache']) };
+  return { buckets: buckets as JsonObject[], totals: isJsonObject(totals) ? totals : undefined, cache: cacheState(headers['x-cache']), scope: scopeOf(body) };
 }
 
 export interface RecordPage {
@@ -41,6 +43,7 @@ export interface RecordPage {
   records: JsonObject[];
   next: Continuation | undefined;
   cache: CacheState;
+  scope: Scope | undefined;
 }
 
 /** One page of an unpublished record list; params are passed through as given. */
@@ -48,5 +51,5 @@ export async function fetchRecordPage(client: HttpClient, path: string, query: R
   const { body, headers } = await client.requestJson({ path, query, family: 'native', auth: 'api-key' });
   const found = findRecords(body);
   if (!found) throw client.unexpected(`${path} returned no list of records`);
-  return { body, recordsKey: found.key, records: found.records, next: findContinuation(body), cache: cacheState(headers['x-cache']) };
+  return { body, recordsKey: found.key, records: found.records, next: findContinuation(body), cache: cacheState(headers['x-cache']), scope: scopeOf(body) };
 }

@@ -59,6 +59,6 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   await emit(ctx, {
     json: () => recordsJson(found, exact, time.zone),
     csv: () => recordsCsvOf(ctx, found),
-    human: () => renderRecords(found.records, ctx, { amounts: 'per-call', zone: time.zone, more: found.more, notes: [describeWindow(exact, time.zone), `times shown in ${time.zone.label}`] }),
+    human: () => renderRecords(found.records, ctx, { amounts: 'per-call', zone: time.zone, more: found.more, scope: found.scope, notes: [describeWindow(exact, time.zone), `times shown in ${time.zone.label}`] }),
   });
 }

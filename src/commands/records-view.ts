@@ -7,7 +7,7 @@ import { type RecordPage, fetchRecordPage } from '../api/usage.js';
 import type { HttpClient } from '../api/http.js';
 import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, jsonText, newRecord, numberText } from '../domain/json.js';
 import { isDecimalString, plainDecimal } from '../domain/decimal-text.js';
-import { type RecordColumn, describeColumns } from '../domain/records.js';
+import { type RecordColumn, type Scope, describeColumns, scopeText } from '../domain/records.js';
 import type { UsageWindow } from '../domain/window.js';
 import type { Zone } from '../domain/zone.js';
 import type { AmountKind } from '../output/money.js';
@@ -36,6 +36,8 @@ export interface PagedRecords {
   pages: number;
   /** Set when the list stops before the window's end: how to get the rest, in words. */
   more: string | undefined;
+  /** Whose records these are, when the gateway says (the first page's word). */
+  scope: Scope | undefined;
 }
 
 export interface PagingOptions {
@@ -113,7 +115,7 @@ export async function fetchAllPages(ctx: Context, client: HttpClient, path: stri
       if (key !== first.recordsKey && (more !== undefined || key !== first.next?.field)) extra[key] = first.body[key]!;
     }
   }
-  return { records, extra, pages, more };
+  return { records, extra, pages, more, scope: first?.scope };
 }
 
 /** The absolute URL of the endpoint being paged, as the HTTP client resolves a path. */
@@ -181,6 +183,8 @@ export interface RecordTableOptions {
   notes: string[];
   /** Set when the records stop before the window's end: how to get the rest. */
   more?: string;
+  /** Whose records these are, when the gateway says. */
+  scope?: Scope;
 }
 
 /** The records as a table: money in yuan, counts grouped, times in the display zone, a totals row. */
@@ -248,7 +252,8 @@ export async function renderRecords(records: JsonObject[], ctx: Context, options
     options.more !== undefined
       ? `${plural(records.length, 'record')} shown: only the first page, more records exist in this window (${options.more}); the totals are of this page`
       : records.length === 0 ? 'no records in this window' : plural(records.length, 'record');
-  const notes = [count, ...options.notes];
+  const scope = scopeText(options.scope);
+  const notes = [count, ...options.notes, ...(scope ? [scope] : [])];
   return `${table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }
 

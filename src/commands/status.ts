@@ -12,6 +12,7 @@ import { resolveWindow } from '../domain/window.js';
 import { fixedZone } from '../domain/zone.js';
 import { type LoadedForecast, forecastJson, forecastRows, loadForecast } from './forecast.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages } from './records-view.js';
+import type { Scope } from '../domain/records.js';
 import { type UsageSeries, totalsOf } from './usage-series.js';
 import { describeGrid, usageJson } from './usage.js';
 import { describeWindow } from '../output/window-text.js';
@@ -31,6 +32,7 @@ interface StatusData {
   week: UsageSeries;
   topModels: JsonObject[];
   modelFields: { model: string; spend: string } | undefined;
+  modelsScope: Scope | undefined;
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
@@ -62,7 +64,12 @@ async function loadStatus(ctx: Context, options: { utcOffset?: string }): Promis
   const modelFields = modelAndSpend(models.records);
   const spendOf = (r: JsonObject) => (modelFields && isDecimalString(r[modelFields.spend]) ? new Decimal(r[modelFields.spend] as string) : new Decimal(0));
   const topModels = [...models.records].sort((a, b) => spendOf(b).comparedTo(spendOf(a))).slice(0, TOP_MODELS);
-  return { loaded, week, topModels, modelFields };
+  return { loaded, week, topModels, modelFields, modelsScope: models.scope };
+}
+
+/** Whose figures a row shows, when the gateway says: two scopes are never set side by side without a word. */
+function whose(scope: Scope | undefined): string {
+  return scope === 'account' ? ' (whole account)' : scope === 'key' ? ' (this key)' : '';
 }
 
 /** The usage document of the last `days` days (today included) from a longer day series, totals added exactly. */
@@ -107,11 +114,11 @@ async function renderStatus(data: StatusData, ctx: Context): Promise<string> {
     const total = week.totals[money];
     const calls = week.shape?.metrics.find((m) => m.type === 'number' && /call|request|count/i.test(m.name));
     const callText = calls && week.totals[calls.name] !== undefined ? `, ${formatCount(String(week.totals[calls.name]))} ${calls.name}` : '';
-    rows.push([`Last ${WEEK} days`, `${sparkline(values)}  ${isDecimalString(total) ? amount(total) : ''}${callText}`]);
+    rows.push([`Last ${WEEK} days`, `${sparkline(values)}  ${isDecimalString(total) ? amount(total) : ''}${callText}${whose(week.scope)}`]);
   } else rows.push([`Last ${WEEK} days`, 'no usage to show']);
   if (data.modelFields && data.topModels.length > 0) {
     const fields = data.modelFields;
-    rows.push(['Top models', data.topModels.map((r) => `${String(r[fields.model])} ${isDecimalString(r[fields.spend]) ? amount(r[fields.spend] as string) : ''}`.trim()).join(' · ')]);
+    rows.push(['Top models', `${data.topModels.map((r) => `${String(r[fields.model])} ${isDecimalString(r[fields.spend]) ? amount(r[fields.spend] as string) : ''}`.trim()).join(' · ')}${whose(data.modelsScope)}`]);
   }
   const forecast = (await forecastRows(data.loaded, ctx)).filter(([label]) => label !== 'Today');
   rows.push(...forecast);

@@ -45,7 +45,7 @@ export async function runModelUsage(ctx: Context, options: ModelUsageOptions): P
     return emit(ctx, {
       json: () => recordsJson(found, window, gridZone),
       csv: () => recordsCsvOf(ctx, found),
-      human: () => renderRecords(found.records, ctx, { amounts: 'account', zone: time.zone, more: found.more, notes: [`${describeWindow(window, gridZone, plural(days, 'day'))}, ${describeGrid({ dayGrid: grid })}`] }),
+      human: () => renderRecords(found.records, ctx, { amounts: 'account', zone: time.zone, more: found.more, scope: found.scope, notes: [`${describeWindow(window, gridZone, plural(days, 'day'))}, ${describeGrid({ dayGrid: grid })}`] }),
     });
   }
 

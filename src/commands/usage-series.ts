@@ -6,6 +6,7 @@ import { type CacheState, type UsagePage, fetchUsage } from '../api/usage.js';
 import type { HttpClient } from '../api/http.js';
 import { type BucketShape, MalformedUsage, checkTotals, discoverShape, fillMissingBuckets, inferGridOffset } from '../domain/buckets.js';
 import { type JsonObject, newRecord } from '../domain/json.js';
+import type { Scope } from '../domain/records.js';
 import { type Zone, fixedZone, formatOffset } from '../domain/zone.js';
 import {
   BUCKET_SECONDS,
@@ -42,6 +43,8 @@ export interface UsageSeries {
   totals: JsonObject;
   cache: CacheState;
   requests: number;
+  /** Whose usage this is, when every part says the same (the account's or the key's). */
+  scope: Scope | undefined;
 }
 
 export interface SeriesRequest extends WindowOptions {
@@ -113,6 +116,7 @@ async function loadOnGrid(ctx: Context, options: SeriesRequest, time: TimeSettin
     totals,
     cache: combineCache(pages.map((page) => page.cache)),
     requests: parts.length,
+    scope: pages.every((page) => page.scope === pages[0]?.scope) ? pages[0]?.scope : undefined,
   };
   if (bucket === 'hour' || bucket === 'day' || !shape) return series;
   // Weeks and months: add the days up, period by period.

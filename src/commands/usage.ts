@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
+import { scopeText } from '../domain/records.js';
 import { BUCKET_SIZES } from '../domain/window.js';
 import { UTC, dateText, formatOffset, two, wallClock } from '../domain/zone.js';
 import { memo } from '../output/memo.js';
@@ -70,6 +71,8 @@ export function usageJson(series: UsageSeries) {
     buckets: series.buckets,
     totals: series.totals,
     cache: series.cache === 'unrecognised' ? null : series.cache,
+    // Whose usage the totals are (account or key), as the gateway states it; null when it does not say.
+    scope: series.scope ?? null,
   };
 }
 
@@ -185,6 +188,8 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   if (series.requests > 1) details.push(`fetched in ${series.requests} requests of at most 92 days`);
   details.push(describeCache(series.cache));
   notes.push(details.join('; '));
+  const scope = scopeText(series.scope);
+  if (scope) notes.push(scope);
   return `${table}${paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }
 

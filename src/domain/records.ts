@@ -105,3 +105,26 @@ function kindOf(name: string, value: JsonValue): RecordColumn['kind'] {
   if (typeof value === 'string' && TIME_NAME.test(name) && !Number.isNaN(Date.parse(value))) return 'time';
   return 'text';
 }
+
+/** Whose figures an aggregate answer holds, when the gateway says: the whole account's, or the calling key's. */
+export type Scope = 'account' | 'key';
+
+/**
+ * The scope an answer states in a top-level `scope` field (the name this gateway family uses for
+ * it, as in its 429 bodies): account or user figures, or those of the key or token that asked.
+ * Undefined when it says nothing tally recognises.
+ */
+export function scopeOf(body: JsonValue): Scope | undefined {
+  if (!isJsonObject(body) || typeof body.scope !== 'string') return undefined;
+  const scope = body.scope.trim().toLowerCase();
+  if (scope === 'account' || scope === 'user') return 'account';
+  if (scope === 'key' || scope === 'api_key' || scope === 'apikey' || scope === 'token') return 'key';
+  return undefined;
+}
+
+/** What a total covers, in words, for a note under a table. */
+export function scopeText(scope: Scope | undefined): string | undefined {
+  if (scope === 'account') return 'figures of the whole account (every key), as the gateway states';
+  if (scope === 'key') return 'figures of this key only, as the gateway states';
+  return undefined;
+}

@@ -112,8 +112,10 @@ export class NativeFamily {
       }
       const totals = emptySum();
       for (const sum of sums.values()) mergeSum(totals, sum);
+      // Usage over time is the account's (every key); per model and per call, the calling key's.
       return {
         bucket,
+        scope: 'account',
         start,
         end,
         buckets: [...sums.entries()].sort(([a], [b]) => a - b).map(([at, sum]) => this.#bucketRecord(at, sum)),
@@ -149,6 +151,7 @@ export class NativeFamily {
         byModel.set(call.model, sum);
       }
       return {
+        scope: 'key',
         start,
         end,
         models: [...byModel.entries()]
@@ -170,7 +173,7 @@ export class NativeFamily {
     const page: unknown[] = [];
     for (let i = offset; i < Math.min(offset + limit, entries.length); i++) page.push(entries.entry(i));
     const next = offset + limit < entries.length ? Buffer.from(String(offset + limit)).toString('base64url') : null;
-    sendJson(res, 200, { data: page, next_cursor: next, has_more: next !== null });
+    sendJson(res, 200, { scope: 'key', data: page, next_cursor: next, has_more: next !== null });
   }
 
   #seededEntries(url: URL, key: SandboxKey, start: number, end: number): LogEntries {

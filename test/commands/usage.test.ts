@@ -30,7 +30,9 @@ describe('tally usage', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const out = JSON.parse(result.stdout);
-    expect(Object.keys(out)).toEqual(['bucket', 'start', 'end', 'start_iso', 'end_iso', 'buckets', 'totals', 'cache']);
+    expect(Object.keys(out)).toEqual(['bucket', 'start', 'end', 'start_iso', 'end_iso', 'buckets', 'totals', 'cache', 'scope']);
+    // The gateway did not say whose usage this is.
+    expect(out.scope).toBeNull();
     expect([out.bucket, out.start, out.end, out.start_iso, out.end_iso, out.cache]).toEqual(['day', DAY0, DAY0 + 7 * D, '2026-11-15T00:00:00+00:00', '2026-11-22T00:00:00+00:00', 'MISS']);
     expect(out.totals).toEqual({ requests: 15, prompt_tokens: 49000, completion_tokens: 9300, spend: '3.25400000' });
     expect(out.buckets).toHaveLength(7);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeColumns, findContinuation, findRecords } from '../../src/domain/records.js';
+import { describeColumns, findContinuation, findRecords, scopeOf } from '../../src/domain/records.js';
 import { parseJson } from '../../src/domain/json.js';
 
 const json = (text: string) => parseJson(text);
@@ -52,5 +52,21 @@ describe('describeColumns', () => {
       { name: 'cost', kind: 'money' },
       { name: 'note', kind: 'text' },
     ]);
+  });
+});
+
+describe('scopeOf', () => {
+  it.each([
+    ['{"scope": "account", "buckets": []}', 'account'],
+    ['{"scope": "USER", "buckets": []}', 'account'],
+    ['{"scope": "key", "data": []}', 'key'],
+    ['{"scope": "api_key", "data": []}', 'key'],
+    ['{"scope": "token", "data": []}', 'key'],
+    ['{"scope": "team", "data": []}', undefined],
+    ['{"scope": 1, "data": []}', undefined],
+    ['{"data": []}', undefined],
+    ['[]', undefined],
+  ])('reads %s as %s', (body, scope) => {
+    expect(scopeOf(json(body))).toBe(scope);
   });
 });

@@ -84,8 +84,9 @@ describe('tally status', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Balance +¥[\d,]+\.\d{2} · lifetime spend ¥[\d,]+\.\d{2} · no active plan/m);
     expect(result.stdout).toMatch(/^Today +¥[\d,]+\.\d{2} of ¥50\.00 +[#.]{20} +[\d.]+%$/m);
-    expect(result.stdout).toMatch(/^Last 7 days +[▁▂▃▄▅▆▇█]{7} +¥[\d,]+\.\d{2}, [\d,]+ calls$/m);
-    expect(result.stdout).toMatch(/^Top models +\S+ ¥[\d,]+\.\d{2}( · \S+ ¥[\d,]+\.\d{2})*$/m);
+    // The sandbox reports usage over time for the account and per model for the key: each row says whose.
+    expect(result.stdout).toMatch(/^Last 7 days +[▁▂▃▄▅▆▇█]{7} +¥[\d,]+\.\d{2}, [\d,]+ calls \(whole account\)$/m);
+    expect(result.stdout).toMatch(/^Top models +\S+ ¥[\d,]+\.\d{2}( · \S+ ¥[\d,]+\.\d{2})* \(this key\)$/m);
     expect(result.stdout).toMatch(/^Runway +[\d,]+ days/m);
   });
 });
