@@ -80,5 +80,16 @@ async function frameWriter(ctx: Context): Promise<((frame: string) => void) & { 
   const [{ createLogUpdate }, { guardTerminalText }] = await Promise.all([import('log-update'), import('../output/escape.js')]);
   const stream = { write: (text: string) => ctx.io.out(text), isTTY: true, columns: ctx.io.width, rows: ctx.io.height };
   const update = createLogUpdate(stream as unknown as NodeJS.WriteStream, { showCursor: true });
-  return Object.assign((frame: string) => update(guardTerminalText(frame)), { done: () => update.done() });
+  return Object.assign((frame: string) => update(guardTerminalText(fitHeight(frame, ctx.io.height))), { done: () => update.done() });
+}
+
+/**
+ * A frame cut to a terminal `rows` high, as watch(1) does: the header stays, the body loses its
+ * last lines (one row is left for the cursor; a frame taller than the screen cannot be redrawn).
+ */
+export function fitHeight(frame: string, rows: number | undefined): string {
+  if (!rows || rows < 2) return frame;
+  const lines = frame.split('\n');
+  if (lines.length <= rows - 1) return frame;
+  return lines.slice(0, rows - 1).join('\n');
 }

@@ -64,3 +64,29 @@ describe('--watch', () => {
     expect(result.stderr).toContain(message);
   });
 });
+
+describe('--watch on a short terminal', () => {
+  it('keeps the header and cuts the body to the terminal, as watch(1) does', async () => {
+    const { fitHeight } = await import('../../src/commands/watch.js');
+    const frame = ['header', '', 'a', 'b', 'c', 'd', 'e'].join('\n');
+    expect(fitHeight(frame, 5)).toBe(['header', '', 'a', 'b'].join('\n'));
+    expect(fitHeight(frame, 8)).toBe(frame);
+    expect(fitHeight(frame, undefined)).toBe(frame);
+  });
+
+  it('never draws more rows than the terminal has', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, balance('3.00'), json);
+    const interrupt = new AbortController();
+    const { Interrupted } = await import('../../src/errors.js');
+    const result = await runCommand(['balance', '--watch', '10'], {
+      transport: gw.transport, env, tty: true, height: 4, interrupt: interrupt.signal,
+      now: () => Date.UTC(2026, 10, 21, 12),
+      sleep: async () => interrupt.abort(new Interrupted('interrupted')),
+    });
+    expect(result.code).toBe(130);
+    const screen = result.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split('\n').filter(Boolean);
+    expect(screen[0]).toMatch(/^tally balance · every 10s · updated 12:00:00/);
+    expect(screen.length).toBeLessThanOrEqual(3);
+  });
+});
