@@ -3,9 +3,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import { COMMANDS, type CommandEntry } from './commands/registry.js';
 import { Context, type ContextInit, type GlobalOptions } from './context.js';
-import { Interrupted, TallyError, UsageError } from './errors.js';
-import { type IO, createProcessIO } from './io.js';
-import { redact } from './domain/secrets.js';
+import { Interrupted, OutputError, TallyError, UsageError } from './errors.js';
+import { type IO, createProcessIO, redactingIO } from './io.js';
+import { SecretSet, environmentSecrets } from './domain/secrets.js';
 import { escapeControl } from './output/escape.js';
 import { errorJson, errorText } from './output/error-text.js';
 
@@ -24,20 +24,26 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
     interrupt.abort(new Interrupted('interrupted'));
   };
   if (standalone) process.on('SIGINT', onSigint);
-  const io = deps.io ?? createProcessIO({ noColorFlag: argv.includes('--no-color') });
+  const env = deps.env ?? process.env;
+  // Every secret of the run, known from the start (the environment's) or as it is read (a stored
+  // key, a device token): whatever leaves the process is scrubbed of them.
+  const secrets = new SecretSet();
+  for (const secret of environmentSecrets(env)) secrets.add(secret);
+  const raw = deps.io ?? createProcessIO({ noColorFlag: argv.includes('--no-color') });
+  const io = redactingIO(raw, secrets);
   let ctx: Context | undefined;
   const wantsJson = argv.includes('--json') || argv.includes('--jq');
   const wantsDebug = argv.includes('--debug');
-  const env = deps.env ?? process.env;
   try {
     const program = await buildProgram(argv, io, (options) => {
-      ctx = new Context({ ...deps, io, options, env, interrupt: deps.interrupt ?? interrupt.signal });
+      ctx = new Context({ ...deps, io, options, env, secrets, interrupt: deps.interrupt ?? interrupt.signal });
       return ctx;
     });
     await program.parseAsync(argv, { from: 'user' });
+    await outputWritten(raw);
     return 0;
   } catch (error) {
-    return report(error, io, { json: wantsJson, debug: wantsDebug, secrets: secretsOf(env) });
+    return report(error, io, { json: wantsJson, debug: wantsDebug, secrets });
   } finally {
     await ctx?.dispose();
     if (standalone) process.off('SIGINT', onSigint);
@@ -99,6 +105,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
       command.action(async (...args: unknown[]) => {
         const self = args[args.length - 1] as Command;
         const options = globalOptions(self.optsWithGlobals());
+        options.timeoutGiven = argv.some((word) => word === '--timeout' || word.startsWith('--timeout='));
         checkGlobalOptions(entry, options);
         const ctx = makeContext(options);
         await module.run(self.opts(), ctx, self.args, (name) => self.getOptionValueSource(name) === 'cli');
@@ -201,8 +208,17 @@ export function parseTimeout(text: string): number {
   return seconds;
 }
 
-function secretsOf(env: NodeJS.ProcessEnv): string[] {
-  return [env.TALLY_API_KEY].filter((s): s is string => Boolean(s));
+/**
+ * Throws when results could not be written (a full disk): a failed write to a file is reported
+ * by the stream a moment after the write, so one turn of the event loop is waited for.
+ */
+async function outputWritten(io: IO): Promise<void> {
+  if (!io.outputFailure) return;
+  await new Promise((resolve) => setImmediate(resolve));
+  const failure = io.outputFailure();
+  if (!failure) return;
+  const reason = failure.code === 'ENOSPC' ? 'no space left on the device' : failure.code === 'EDQUOT' ? 'the disk quota is used up' : failure.code === 'EIO' ? 'an input/output error' : failure.message;
+  throw new OutputError(`could not write the results to standard output: ${reason}`);
 }
 
 /** A commander error in tally's words: the problem, then the suggestion and where help is, on lines of their own. */
@@ -213,7 +229,7 @@ function fromCommander(error: CommanderError & { commandPath?: string }): UsageE
   return new UsageError(first, { hint: [...suggestion, `See \`${command} --help\`.`].join('\n') });
 }
 
-function report(error: unknown, io: IO, how: { json: boolean; debug: boolean; secrets: string[] }): number {
+function report(error: unknown, io: IO, how: { json: boolean; debug: boolean; secrets: SecretSet }): number {
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     if (error.code === 'commander.executeSubCommandAsync') return 0;
@@ -225,7 +241,7 @@ function report(error: unknown, io: IO, how: { json: boolean; debug: boolean; se
     io.err(`tally: ${text.message}\n`);
     if (text.hint) io.err(`${text.hint.join('\n')}\n`);
   }
-  if (how.debug && error instanceof Error && error.stack) io.err(`${escapeControl(redact(error.stack, how.secrets)).replace(/\\n/g, '\n')}\n`);
+  if (how.debug && error instanceof Error && error.stack) io.err(`${escapeControl(how.secrets.scrubMessage(error.stack)).replace(/\\n/g, '\n')}\n`);
   else if (!text.known) io.err('(run with --debug for details)\n');
   return error instanceof TallyError ? error.exitCode : 1;
 }

@@ -11,6 +11,7 @@ import { stateDirFor } from './settings/state-dir.js';
 import type { ProfileRecord, SettingsStore } from './settings/store.js';
 import { type Zone, zoneFromEnv } from './domain/zone.js';
 import { escapeControl } from './output/escape.js';
+import { SecretSet } from './domain/secrets.js';
 
 export interface GlobalOptions {
   json: boolean;
@@ -19,6 +20,8 @@ export interface GlobalOptions {
   csv: boolean;
   /** Seconds for the whole command. */
   timeout: number;
+  /** Whether --timeout was given (not the default): it then bounds waits that otherwise run longer. */
+  timeoutGiven?: boolean;
   debug: boolean;
   /** Tables: never drop or shorten a column to fit the terminal. */
   wide: boolean;
@@ -42,6 +45,8 @@ export interface ContextInit {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Aborted with an Interrupted reason on Ctrl-C. */
   interrupt?: AbortSignal;
+  /** The run's secrets: what is read here (a stored key, a device token) is added for redaction. */
+  secrets?: SecretSet;
 }
 
 export class Context {
@@ -57,6 +62,8 @@ export class Context {
   deadline!: number;
   /** Aborted on Ctrl-C only (long-running commands such as the sandbox wait on it). */
   readonly interrupt: AbortSignal;
+  /** Every secret of the run; whatever leaves the process is scrubbed of them. */
+  readonly secrets: SecretSet;
   readonly #init: ContextInit;
   readonly #disposers: (() => Promise<void> | void)[] = [];
   #stateDir?: Promise<string>;
@@ -78,6 +85,7 @@ export class Context {
     const sleep = init.sleep ?? abortableSleep;
     this.sleep = (ms, signal) => sleep(ms, signal ?? this.signal);
     this.interrupt = init.interrupt ?? new AbortController().signal;
+    this.secrets = init.secrets ?? new SecretSet();
     this.renewDeadline();
   }
 
@@ -156,6 +164,8 @@ export class Context {
         } satisfies ResolvedSettings;
       }
       const settings = await resolveSettings({ flags: this.options, env: this.env, openStore: () => this.store() });
+      this.secrets.add(settings.credential?.secret);
+      this.secrets.add(settings.credential?.device?.refresh_token);
       // A stored credential others may read is worth a word, every time it is used.
       if (settings.credential?.source === 'profile') {
         const exposure = (await this.store()).exposure();
@@ -199,6 +209,7 @@ export class Context {
           settings,
           baseUrl,
         );
+        this.secrets.add(credential?.secret);
       }
       return { baseUrl, credential };
     });
@@ -206,6 +217,7 @@ export class Context {
 
   /** A client for an explicit base URL and credential (login verifies before it stores). */
   clientFor(key: string, baseUrl: URL, credential: ResolvedSettings['credential']): Promise<HttpClient> {
+    this.secrets.add(credential?.secret);
     return this.#client(key, async () => ({ baseUrl, credential }));
   }
 
@@ -227,6 +239,8 @@ export class Context {
           now: this.now,
           retry: this.#init.retry,
           userAgent: `tally/${typeof __TALLY_VERSION__ === 'string' ? __TALLY_VERSION__ : 'dev'}`,
+          // A wait (rate limited, the gateway draining) is said at once on a terminal: never a silent pause.
+          onWait: (reason) => this.progress(reason, { now: true }),
         });
       })();
       this.#clients.set(key, client);
@@ -267,11 +281,11 @@ export class Context {
    * A progress line on a terminal's stderr, redrawn in place; shown only once the work has
    * taken a second, so quick runs never flash. `undefined` clears it.
    */
-  progress(text: string | undefined): void {
+  progress(text: string | undefined, options: { now?: boolean } = {}): void {
     if (!this.io.stderrIsTTY) return;
     if (text === undefined) return this.#endProgress();
     this.#progressSince ??= this.now();
-    if (this.now() - this.#progressSince < 1000) return;
+    if (!options.now && this.now() - this.#progressSince < 1000) return;
     this.io.err(`\r\u001b[K${escapeControl(text)}`);
     this.#progressShown = true;
   }

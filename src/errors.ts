@@ -9,7 +9,8 @@ export type ErrorKind =
   | 'auth'
   | 'rate_limit'
   | 'check'
-  | 'interrupted';
+  | 'interrupted'
+  | 'output';
 
 export abstract class TallyError extends Error {
   abstract readonly exitCode: number;
@@ -52,6 +53,12 @@ export class NetworkError extends ServiceError {
 /** The whole-command deadline (--timeout) ran out: exit 1. */
 export class TimeoutError extends ServiceError {
   override readonly kind: ErrorKind = 'timeout';
+}
+
+/** Results could not be written (a full disk): exit 1, said on stderr. */
+export class OutputError extends TallyError {
+  readonly exitCode = 1;
+  readonly kind: ErrorKind = 'output';
 }
 
 /** No credential, a rejected one, or the wrong kind for the endpoint: exit 3. */

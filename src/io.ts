@@ -1,6 +1,7 @@
 // The streams a command talks to, and what we know about the terminal behind them.
 // Commands never touch process.stdout directly; tests swap in `createTestIO`.
 import { Interrupted } from './errors.js';
+import type { SecretSet } from './domain/secrets.js';
 
 export interface IO {
   /** Write results (stdout). */
@@ -20,6 +21,20 @@ export interface IO {
   readStdin(): Promise<string>;
   /** Ask for a secret on the terminal without echoing it. */
   promptHidden(question: string): Promise<string>;
+  /** Why results could not be written (a full disk), once a write to stdout failed. */
+  outputFailure?(): NodeJS.ErrnoException | undefined;
+}
+
+/**
+ * The one redaction step: every line written to stdout or stderr goes through `secrets` (the key,
+ * tokens and other secrets of the run, in every encoding an echo can take).
+ */
+export function redactingIO(io: IO, secrets: SecretSet): IO {
+  const redacting = Object.create(io) as IO;
+  return Object.assign(redacting, {
+    out: (text: string) => io.out(secrets.size > 0 ? secrets.scrub(text) : text),
+    err: (text: string) => io.err(secrets.size > 0 ? secrets.scrub(text) : text),
+  });
 }
 
 export interface ColorChoice {
@@ -46,16 +61,24 @@ export function wantsColor({ noColorFlag, env, isTTY }: ColorChoice): boolean {
 export function createProcessIO(options: { noColorFlag: boolean }): IO {
   // process.stdin is built on first access (a few ms): touch it only to read from it.
   const { stdout, stderr } = process;
-  // A closed pipe (`tally pricing | head -1`) ends the run quietly instead of with EPIPE.
-  const onPipeError = (error: NodeJS.ErrnoException) => {
+  // A closed pipe (`tally pricing | head -1`) ends the run quietly instead of with EPIPE; any
+  // other failure to write results (a full disk) is remembered and ends the run with exit 1.
+  let failure: NodeJS.ErrnoException | undefined;
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
-  };
-  stdout.on('error', onPipeError);
-  stderr.on('error', onPipeError);
+    failure ??= error;
+  });
+  stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    // Nowhere left to say it: the exit code still tells.
+    process.exitCode ||= 1;
+  });
   return {
-    out: (text) => void stdout.write(text),
+    out: (text) => {
+      if (failure === undefined) stdout.write(text);
+    },
     err: (text) => void stderr.write(text),
+    outputFailure: () => failure,
     stdoutIsTTY: Boolean(stdout.isTTY),
     stderrIsTTY: Boolean(stderr.isTTY),
     // node:tty (with net behind it) costs milliseconds to load: only a prompt asks this.

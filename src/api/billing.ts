@@ -34,17 +34,33 @@ export interface CompatibleBilling {
 
 const TIME_NAME = /(^|_)(at|time|timestamp|date|expires?|expiry|until)(_|$)|At$/i;
 const WRAPPER_KEYS = new Set(['code', 'message', 'msg', 'success', 'data', 'object']);
+/** Top-level fields of the records themselves: a body with one of them is the record, not a wrapper. */
+const RECORD_FIELD = /_usd$|^total_(usage|granted|used|available)$|^(granted|used|available)(_|$)/;
 
 /**
- * The record inside `{"code", "message", "data": {...}}` (only those keys), or the body itself.
- * A wrapper without a record, or one that says it failed, is the service's error.
+ * The record inside a wrapper, or the body itself. Gateways of this family wrap records as
+ * `{"code", "message", "data"}` or `{"success", "message", "data"}`, often with a request id or
+ * a timestamp beside them: a body is a wrapper when it has `data` and a `code`, `success`,
+ * `message` or `msg`, and no field of the record itself. A wrapper says it succeeded with
+ * `success: true`, or a `code` of 0, 200, "ok" or "success" (or neither word, when it says
+ * nothing else); anything else is the service's error, whatever `data` holds (a failing wrapper
+ * may carry zeroed data, which is never read as figures).
  */
 export function unwrapRecord(body: JsonObject, path: string, host: string): JsonObject {
   const keys = Object.keys(body);
-  if (!('data' in body) || !keys.every((k) => WRAPPER_KEYS.has(k))) return body;
-  if (isJsonObject(body.data) && body.success !== false) return body.data;
+  const envelope = 'code' in body || 'success' in body || 'message' in body || 'msg' in body || keys.every((k) => WRAPPER_KEYS.has(k));
+  if (!('data' in body) || !envelope || keys.some((k) => RECORD_FIELD.test(k))) return body;
+  if (wrapperSucceeded(body) && isJsonObject(body.data)) return body.data;
   const said = serviceMessage(body) ?? (typeof body.msg === 'string' ? body.msg : undefined);
   throw new ServiceError(`${host} reported an error for ${path}${body.code !== undefined ? ` (code ${isJsonNumber(body.code) ? numberText(body.code) : JSON.stringify(body.code)})` : ''}${said ? `: ${said}` : ': no record in its answer'}`);
+}
+
+function wrapperSucceeded(body: JsonObject): boolean {
+  if (body.success === false) return false;
+  if (body.success === true) return true;
+  if (body.code === undefined || body.code === null) return true;
+  const code = isJsonNumber(body.code) ? numberText(body.code) : typeof body.code === 'string' ? body.code.trim().toLowerCase() : undefined;
+  return code === '0' || code === '200' || code === 'ok' || code === 'success';
 }
 
 async function getRecord(client: HttpClient, path: string): Promise<{ body: JsonObject; record: JsonObject }> {

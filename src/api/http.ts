@@ -93,6 +93,8 @@ export interface HttpClientOptions {
   retry?: RetryPolicy;
   maxBodyBytes?: number;
   userAgent?: string;
+  /** Told why the client waits (rate limited, the gateway draining), for a progress line; undefined when the wait is over. */
+  onWait?: (reason: string | undefined) => void;
 }
 
 const MAX_REDIRECTS = 5;
@@ -147,7 +149,7 @@ export class HttpClient {
     let url = this.#url(request);
     let redirects = 0;
     for (let attempt = 1; ; attempt++) {
-      if (this.#rateLimitExhausted) await this.#wait(this.#backoff(this.#retry.rateLimitBaseMs, 1), request);
+      if (this.#rateLimitExhausted) await this.#wait(this.#backoff(this.#retry.rateLimitBaseMs, 1), request, 'pacing: the rate limit is used up');
       let response: TransportResponse;
       const started = this.#options.now();
       try {
@@ -162,7 +164,7 @@ export class HttpClient {
         const failure = this.#networkFailure(error, url);
         this.#log(`${request.method ?? 'GET'} ${url.href} -> ${failure.message} (${this.#options.now() - started} ms)`);
         if (isConnectionReset(error) && attempt < this.#retry.attempts) {
-          await this.#wait(this.#backoff(this.#retry.transientBaseMs, attempt), request);
+          await this.#wait(this.#backoff(this.#retry.transientBaseMs, attempt), request, `connection reset, retrying (${attempt + 1}/${this.#retry.attempts})`);
           continue;
         }
         throw failure;
@@ -203,7 +205,7 @@ export class HttpClient {
         const error = this.#rateLimited(headers, body, text);
         const delay = this.#retryAfter(headers) ?? this.#backoff(this.#retry.rateLimitBaseMs, attempt);
         if (attempt >= this.#retry.attempts || !this.#fitsDeadline(delay)) throw error;
-        await this.#wait(delay, request);
+        await this.#wait(delay, request, `rate limited, retrying (${attempt + 1}/${this.#retry.attempts})`);
         continue;
       }
       if (status === 503 && isDraining(body)) {
@@ -213,7 +215,7 @@ export class HttpClient {
             { status },
           );
         }
-        await this.#wait(this.#backoff(this.#retry.transientBaseMs, attempt), request);
+        await this.#wait(this.#backoff(this.#retry.transientBaseMs, attempt), request, `the gateway is restarting (503 draining), retrying (${attempt + 1}/${this.#retry.attempts})`);
         continue;
       }
       if (request.acceptStatus?.(status) && body !== undefined) return { status, headers, body: body.value, text, bytes, url };
@@ -324,13 +326,17 @@ export class HttpClient {
     return this.#options.now() + delayMs < this.#options.deadline;
   }
 
-  async #wait(ms: number, request: JsonRequest): Promise<void> {
+  async #wait(ms: number, request: JsonRequest, reason: string): Promise<void> {
     if (ms <= 0) return;
     this.#log(`waiting ${ms} ms before ${request.method ?? 'GET'} ${request.path}`);
+    const seconds = Math.max(1, Math.round(ms / 1000));
+    this.#options.onWait?.(`${this.host}: ${reason.replace('retrying', `retrying in ${seconds} s`)}…`);
     try {
       await this.#options.sleep(ms, this.#options.signal);
     } catch (error) {
       throw this.#abortError(error);
+    } finally {
+      this.#options.onWait?.(undefined);
     }
   }
 

@@ -4,52 +4,14 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { parseUtcOffset } from '../domain/offset.js';
 import { emit } from '../output/emit.js';
 import { type Source, originOf, parseBaseUrl, profileName } from '../settings/resolve.js';
 import type { ProfileRecord } from '../settings/store.js';
-import { DEFAULT_PRICING_TTL_SECONDS } from '../settings/pricing-cache.js';
-import { wholeNumber } from './flag-values.js';
+import { SETTINGS, type SettingKey } from '../settings/profile-rules.js';
 import type { CommandModule } from './registry.js';
 
-type Key = 'base_url' | 'pricing_ttl' | 'utc_offset' | 'device_code_url' | 'token_url' | 'client_id';
-
-interface KeyRule {
-  description: string;
-  /** The stored value for a given text, or a UsageError. */
-  parse: (text: string, allowHttp: boolean) => string | number;
-  /** What applies when nothing is stored. */
-  fallback: (record: ProfileRecord | undefined, baseUrl: string | undefined) => string | undefined;
-}
-
-const urlValue = (what: string) => (text: string, allowHttp: boolean) => parseBaseUrl(text, allowHttp, what).href.replace(/\/$/, '');
-
-export const KEYS: Record<Key, KeyRule> = {
-  base_url: { description: "the gateway's base URL", parse: urlValue('base_url'), fallback: () => undefined },
-  pricing_ttl: {
-    description: 'seconds a cached price catalog is used before it is fetched again',
-    parse: (text) => wholeNumber(text, 'pricing_ttl', 0, 365 * 86_400),
-    fallback: () => String(DEFAULT_PRICING_TTL_SECONDS),
-  },
-  utc_offset: {
-    description: "the gateway's day grid and the zone of times (+HH:MM)",
-    parse: (text) => {
-      parseUtcOffset(text, 'utc_offset');
-      return text;
-    },
-    fallback: () => undefined,
-  },
-  device_code_url: { description: 'the device login authorization endpoint', parse: urlValue('device_code_url'), fallback: (_r, base) => base && `${base}/oauth/device/code` },
-  token_url: { description: 'the device login token endpoint', parse: urlValue('token_url'), fallback: (_r, base) => base && `${base}/oauth/token` },
-  client_id: {
-    description: 'the OAuth client id of the device login',
-    parse: (text) => {
-      if (!/^[\x21-\x7e]{1,200}$/.test(text)) throw new UsageError(`client_id "${text}" must be printable characters without spaces`);
-      return text;
-    },
-    fallback: () => 'tally',
-  },
-};
+type Key = SettingKey;
+const KEYS = SETTINGS;
 
 const SECRETS = /key|token$|secret|password|credential/i;
 

@@ -32,6 +32,7 @@ export async function run(_raw: Record<string, unknown>, ctx: Context): Promise<
 
   const version = process.versions.node.split('.').map(Number);
   const newEnough = version[0]! > NODE_REQUIRED[0] || (version[0] === NODE_REQUIRED[0] && (version[1]! > NODE_REQUIRED[1] || (version[1] === NODE_REQUIRED[1] && version[2]! >= NODE_REQUIRED[2])));
+  add('tally', 'pass', `${typeof __TALLY_VERSION__ === 'string' ? __TALLY_VERSION__ : 'dev'} on ${process.platform} ${process.arch}`);
   add('node', newEnough ? 'pass' : 'fail', `Node.js ${process.versions.node}${newEnough ? '' : `; tally needs ${NODE_REQUIRED.join('.')} or newer`}`);
 
   const stateDir = await ctx.stateDir();
@@ -146,11 +147,14 @@ async function checkCatalogCache(ctx: Context, settings: ResolvedSettings | unde
   else add('price catalog', 'pass', `version ${cached.pricingVersion ?? '(none)'}, fetched ${describeAge(ctx.now() - cached.fetchedAt)}`);
 }
 
-/** A proxy URL without its password. */
+/** A proxy URL without its user name, password or query values (a `?token=` is as secret as a password). */
 function redactUrl(text: string): string {
   try {
     const url = new URL(text);
+    if (url.username) url.username = '****';
     if (url.password) url.password = '****';
+    for (const name of [...url.searchParams.keys()]) url.searchParams.set(name, '****');
+    url.hash = '';
     return url.href;
   } catch {
     return '(not a URL)';

@@ -23,20 +23,29 @@ export async function deviceLogin(ctx: Context, input: DeviceLoginInput): Promis
   showInstructions(ctx, authorization);
   if (input.open) openBrowser(ctx, authorization.verificationUriComplete ?? authorization.verificationUri);
 
-  // The wait for approval lasts as long as the code does; --timeout bounds each request, not the wait.
+  // Without --timeout the wait for approval lasts as long as the code does (each request still
+  // bounded by the default); an explicit --timeout bounds the whole login, wait included.
+  const bounded = ctx.options.timeoutGiven === true;
+  ctx.progress('waiting for approval in the browser… (Ctrl-C to stop)');
   const token = await pollForToken(
     async () => {
-      ctx.renewDeadline();
+      if (!bounded) ctx.renewDeadline();
       return ctx.clientFor('oauth', input.baseUrl, undefined);
     },
     endpoints,
     authorization,
     {
       now: ctx.now,
-      sleep: (ms) => ctx.sleep(ms, ctx.interrupt),
-      onWait: (seconds, reason) => ctx.debug(`device login: ${reason}; next poll in ${seconds}s`),
+      sleep: (ms) => ctx.sleep(ms, bounded ? ctx.signal : ctx.interrupt).catch((error: unknown) => {
+        throw ctx.signal.aborted ? ctx.abortError() : error;
+      }),
+      onWait: (seconds, reason) => {
+        ctx.debug(`device login: ${reason}; next poll in ${seconds}s`);
+        ctx.progress(`waiting for approval in the browser… (${reason}; Ctrl-C to stop)`);
+      },
     },
-  );
+  ).finally(() => ctx.progress(undefined));
+  for (const secret of [token.access_token, token.refresh_token]) ctx.secrets.add(secret);
 
   await input.store.updateProfile(input.profile, (current) => {
     const { api_key: _key, ...rest } = current;

@@ -69,5 +69,6 @@ async function readKey(ctx: Context, fromStdin: boolean): Promise<string> {
   else throw new UsageError('no terminal to ask for the key: pipe it in with `tally login --with-token`');
   const cleaned = cleanSecretInput(input);
   if (!cleaned.ok) throw new UsageError(`${cleaned.reason}; nothing was stored`);
+  ctx.secrets.add(cleaned.secret);
   return cleaned.secret;
 }

@@ -35,7 +35,6 @@ export async function watchOrRun(ctx: Context, options: Record<string, unknown>,
   if (seconds === undefined) return emit(ctx, await load());
   if (ctx.options.csv) throw new UsageError('--watch shows a table or JSON documents; it cannot be combined with --csv');
   const [{ errorText, errorJson }, { isoInZone }] = await Promise.all([import('../output/error-text.js'), import('../domain/zone.js')]);
-  const secrets = ctx.env.TALLY_API_KEY ? [ctx.env.TALLY_API_KEY] : [];
   // HH:MM:SS in the display zone.
   const clock = () => isoInZone(Math.floor(ctx.now() / 1000), ctx.zone).slice(11, 19);
   const redraw = ctx.io.stdoutIsTTY && !ctx.options.json ? await frameWriter(ctx) : undefined;
@@ -50,7 +49,7 @@ export async function watchOrRun(ctx: Context, options: Record<string, unknown>,
       } catch (error) {
         // Ctrl-C and bad flags end the watch; a gateway that failed this once is retried next time.
         if (error instanceof Interrupted || ctx.interrupt.aborted || error instanceof UsageError) throw error;
-        const text = errorText(error, secrets);
+        const text = errorText(error, ctx.secrets);
         if (ctx.options.json) ctx.io.err(`${errorJson(text)}\n`);
         failure = text.message;
       }

@@ -56,7 +56,7 @@ export function readSpecFile(specFile: string): CompletionSpec | undefined {
 function storedProfiles(dir: string): string[] {
   try {
     const profiles = (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { profiles?: unknown }).profiles;
-    return profiles && typeof profiles === 'object' ? Object.keys(profiles).filter((name) => /^[\w.@-]{1,64}$/.test(name)) : [];
+    return profiles && typeof profiles === 'object' ? Object.keys(profiles).filter((name) => /^[\w.@][\w.@-]{0,63}$/.test(name)) : [];
   } catch {
     return [];
   }

@@ -10,30 +10,110 @@ export function maskSecret(secret: string): string {
 // Anything that looks like an `sk-` style key, whatever prefix the service puts before it.
 const KEY_LIKE = /[A-Za-z0-9_-]*sk-[A-Za-z0-9_-]{6,}/g;
 
+/** Whether a value is shaped like an API key (`…sk-…`): never stored as a setting, never shown. */
+export function looksLikeSecret(text: string): boolean {
+  return /[A-Za-z0-9_-]*sk-[A-Za-z0-9_-]{6,}/.test(text);
+}
+
 /**
  * The ways a secret may be written back at us: as it is, URL-encoded (a query string, a
- * redirect's Location), in base64 or base64url (a Basic header, a token blob), in hex.
+ * redirect's Location) once or twice or byte by byte, in hex of either case, and in base64 or
+ * base64url at any of the three alignments it can take inside a longer encoded text (`Bearer
+ * <key>` in a Basic header or a token blob): for each, the part of the encoding that depends on
+ * the secret's bytes alone.
  */
 export function secretForms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8');
-  const forms = [secret, encodeURIComponent(secret), encodeURIComponent(encodeURIComponent(secret)), bytes.toString('base64'), bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url'), bytes.toString('hex')];
+  const percentAll = [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+  const forms = [
+    secret,
+    encodeURIComponent(secret),
+    encodeURIComponent(encodeURIComponent(secret)),
+    percentAll,
+    percentAll.toUpperCase(),
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase(),
+  ];
+  for (let align = 0; align < 3; align++) {
+    const encoded = Buffer.concat([Buffer.alloc(align), bytes]).toString('base64');
+    // Groups of three bytes that hold only the secret's bytes: the same characters wherever it sits.
+    const first = align === 0 ? 0 : 1;
+    const last = Math.floor((align + bytes.length) / 3);
+    const core = encoded.slice(4 * first, 4 * last);
+    if (core.length >= 8) forms.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
   return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+/** Secrets shorter than this are not looked for in text (too many innocent matches). */
+const MIN_SECRET_LENGTH = 8;
+
+/**
+ * Every secret of one run (the key, a device token, a proxy's password, a webhook URL), and the
+ * one redaction step every line that leaves the process goes through: stdout, stderr, files and
+ * notifications alike.
+ */
+export class SecretSet {
+  #forms: { form: string; mask: string }[] = [];
+  readonly #seen = new Set<string>();
+
+  /** Adds a secret (and every encoding of it) for the rest of the run. */
+  add(secret: string | undefined): void {
+    if (!secret || secret.length < MIN_SECRET_LENGTH || this.#seen.has(secret)) return;
+    this.#seen.add(secret);
+    const mask = maskSecret(secret);
+    for (const form of secretForms(secret)) this.#forms.push({ form, mask });
+    this.#forms.sort((a, b) => b.form.length - a.form.length);
+  }
+
+  /** Data (results on stdout, files): every known secret in any encoding masked; nothing else changed. */
+  scrub(text: string): string {
+    let result = text;
+    for (const { form, mask } of this.#forms) if (result.includes(form)) result = result.split(form).join(mask);
+    return result;
+  }
+
+  /** Messages (stderr, notifications): known secrets, and anything shaped like a key. */
+  scrubMessage(text: string): string {
+    return this.scrub(text).replace(KEY_LIKE, (match) => maskSecret(match));
+  }
+
+  get size(): number {
+    return this.#seen.size;
+  }
 }
 
 /** Replaces every known secret (in any of its encoded forms), and anything key-like, with its masked form. */
 export function redact(text: string, secrets: readonly (string | undefined)[] = []): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (!secret || secret.length < 4) continue;
-    for (const form of secretForms(secret)) if (result.includes(form)) result = result.split(form).join(maskSecret(secret));
+  const set = new SecretSet();
+  for (const secret of secrets) set.add(secret);
+  return set.scrubMessage(text);
+}
+
+/** The secrets a process's environment holds: the key, and a proxy's user, password and query. */
+export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
+  const found: string[] = [];
+  if (env.TALLY_API_KEY) found.push(env.TALLY_API_KEY.trim());
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy']) {
+    const value = env[name];
+    if (!value) continue;
+    try {
+      const url = new URL(value);
+      if (url.password) found.push(decodeURIComponent(url.password));
+      if (url.username && url.password) found.push(decodeURIComponent(url.username));
+      for (const [, v] of url.searchParams) found.push(v);
+    } catch {
+      // Not a URL: nothing to take from it.
+    }
   }
-  return result.replace(KEY_LIKE, (match) => maskSecret(match));
+  return found;
 }
 
 /** Validates a key or token typed or piped in: trims line endings, refuses control characters. */
 export function cleanSecretInput(raw: string): { ok: true; secret: string } | { ok: false; reason: string } {
   const secret = raw.replace(/^[ \t]+/, '').replace(/[ \t]*(?:\r?\n)*$/, '');
   if (secret === '') return { ok: false, reason: 'no key was given' };
+  if (secret.length > 4096) return { ok: false, reason: `the key is ${secret.length} characters long; keys are far shorter (at most 4096)` };
   if (!/^[\x21-\x7e]+$/.test(secret)) {
     return { ok: false, reason: 'the key contains a space, line break, NUL or other non-printable character' };
   }

@@ -2,7 +2,7 @@
 // control characters escaped, its kind and the HTTP status behind it. cli.ts prints it and picks
 // the exit code; --watch prints it for a refresh that failed and carries on.
 import { TallyError } from '../errors.js';
-import { redact } from '../domain/secrets.js';
+import type { SecretSet } from '../domain/secrets.js';
 import { escapeControl } from './escape.js';
 
 export interface ErrorText {
@@ -15,9 +15,9 @@ export interface ErrorText {
   known: boolean;
 }
 
-export function errorText(error: unknown, secrets: string[]): ErrorText {
+export function errorText(error: unknown, secrets: SecretSet): ErrorText {
   const known = error instanceof TallyError ? error : undefined;
-  const clean = (text: string) => escapeControl(redact(text, secrets));
+  const clean = (text: string) => escapeControl(secrets.scrubMessage(text));
   const raw = known ? known.message : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
   return {
     kind: known?.kind ?? 'internal',

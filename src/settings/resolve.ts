@@ -3,6 +3,7 @@ import { AuthError, UsageError } from '../errors.js';
 import { isLoopback } from '../domain/loopback.js';
 import type { Credential } from '../api/http.js';
 import type { DeviceToken, ProfileRecord, SettingsStore } from './store.js';
+import { checkStoredProfile } from './profile-rules.js';
 
 export type Source = 'flag' | 'env' | 'profile' | 'default' | 'demo';
 
@@ -45,7 +46,9 @@ export async function resolveSettings(input: SettingsInput): Promise<ResolvedSet
   const named = profileSource !== 'default' && profile !== 'default' && input.mustExist !== false;
   const needsStore = !(flagUrl ?? envUrl) || !envKey || named;
   const store = needsStore ? await input.openStore() : undefined;
-  const record = store?.profile(profile);
+  // Read back as `config set` and `login` check what they store: an edited file is untrusted input.
+  const stored = store?.profile(profile);
+  const record = stored === undefined ? undefined : checkStoredProfile(profile, stored, store!.path);
   if (named && !record) {
     const names = store!.profileNames();
     throw new UsageError(`there is no profile "${profile}"${profileSource === 'env' ? ' (named by TALLY_PROFILE)' : ''}`, {
@@ -117,9 +120,12 @@ export function parseBaseUrl(text: string, allowHttp = false, what = '--base-url
 /** Names that are not profiles: they belong to every JavaScript object. */
 const RESERVED_PROFILE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** What a profile may be called: it never starts with a dash (it would read as a flag). */
+export const PROFILE_NAME = /^[\w.@][\w.@-]{0,63}$/;
+
 export function checkProfileName(name: string): string {
-  if (!/^[\w.@-]{1,64}$/.test(name)) {
-    throw new UsageError(`profile name "${name}" may only use letters, digits, ".", "_", "-" and "@" (at most 64)`);
+  if (!PROFILE_NAME.test(name)) {
+    throw new UsageError(`profile name "${name}" may only use letters, digits, ".", "_", "-" and "@" (at most 64), and may not start with "-"`);
   }
   if (RESERVED_PROFILE_NAMES.has(name)) throw new UsageError(`profile name "${name}" is reserved; choose another`);
   return name;

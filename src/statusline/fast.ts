@@ -20,7 +20,7 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
     else if (flag === '--profile') profile = value;
     else return false;
   }
-  if (!/^[\w.@-]{1,64}$/.test(profile)) return false;
+  if (!/^[\w.@][\w.@-]{0,63}$/.test(profile)) return false;
   const stateDir = await stateDirFor(env);
   const who = identityOf(env, profile, stateDir);
   if (!who) return false;

@@ -1,7 +1,7 @@
 // The device login under a hostile or slow authorization server: intervals and lifetimes are
 // clamped, tokens that cannot go into a header are refused, every failure has the contract's
 // exit code, and a stored working credential is never lost.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GW, mockGateway, runCommand, tempDirs } from '../helpers.js';
@@ -94,14 +94,27 @@ describe('adversarial: the device login', () => {
 });
 
 describe('adversarial: a slow approval (built binary against the sandbox)', () => {
-  it('signs in when approval comes after --timeout has run out: --timeout bounds each request, the code its wait', async () => {
+  it('waits for an approval as long as the code lasts when no --timeout is given', async () => {
     const sandbox: Sandbox = await startSandbox({ deviceInterval: 1, autoApproveAfterPolls: 3 });
     try {
       const dir = stateDir();
-      const result = await runTally(['login', '--device', '--base-url', sandbox.baseUrl, '--timeout', '1'], { env: { TALLY_CONFIG_DIR: dir } });
+      const result = await runTally(['login', '--device', '--base-url', sandbox.baseUrl], { env: { TALLY_CONFIG_DIR: dir } });
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('Signed in to');
       expect(sandbox.requestsTo('/oauth/token').length).toBe(3);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('stops at an explicit --timeout, wait included (exit 1, timed out), and stores nothing', async () => {
+    const sandbox: Sandbox = await startSandbox({ deviceInterval: 1, deviceExpiresIn: 3600 });
+    try {
+      const dir = stateDir();
+      const result = await runTally(['login', '--device', '--base-url', sandbox.baseUrl, '--timeout', '2'], { env: { TALLY_CONFIG_DIR: dir } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('tally: timed out after 2s');
+      expect(existsSync(join(dir, 'config.json'))).toBe(false);
     } finally {
       await sandbox.close();
     }

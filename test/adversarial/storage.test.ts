@@ -1,7 +1,7 @@
 // The credential store: private modes whatever the umask, a corrupt file left alone, and
 // concurrent or killed writers never leaving half a file.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,8 +181,13 @@ describe('adversarial: the state folder belongs to the user', () => {
       expect(pricing.code).toBe(0);
       expect(JSON.parse(pricing.stdout).models).toHaveLength(400);
       expect(pricing.stderr).toMatch(/^warning: the price catalog was not cached: cannot write .*: no space left on the device/);
-      writeFileSync(join(full!, 'filler2'), Buffer.alloc(16 * 1024 - 1));
-      const login = await runTally(['login', '--base-url', big.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: full! }, input: `${big.demoKey}${'x'.repeat(8192)}` });
+      // Then every block that is left.
+      try {
+        for (;;) appendFileSync(join(full!, 'filler2'), Buffer.alloc(1024));
+      } catch {
+        // Full.
+      }
+      const login = await runTally(['login', '--base-url', big.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: full! }, input: big.demoKey });
       expect(login.code).toBe(2);
       expect(login.stderr).toMatch(/no space left on the device/);
       const { readdirSync } = await import('node:fs');

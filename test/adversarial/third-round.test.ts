@@ -99,3 +99,115 @@ describe('a partial list says so, on stdout', () => {
     expect(result.stdout).not.toMatch(/^total/m);
   });
 });
+
+describe('secrets, in any encoding, anywhere', () => {
+  const bearer = (key: string, prefix: string) => Buffer.from(`${prefix}Bearer ${key}`).toString('base64');
+  it.each([
+    ['base64 of "Bearer <key>"', (key: string) => bearer(key, '')],
+    ['base64 of "Bearer <key>" at another alignment', (key: string) => bearer(key, 'x')],
+    ['base64 of "Bearer <key>" at the third alignment', (key: string) => bearer(key, 'xy')],
+    ['base64url of the key', (key: string) => Buffer.from(`:${key}`).toString('base64url')],
+    ['upper-case hex of the key', (key: string) => Buffer.from(key).toString('hex').toUpperCase()],
+    ['lower-case hex of the key', (key: string) => Buffer.from(key).toString('hex')],
+    ['every byte percent-encoded', (key: string) => [...Buffer.from(key)].map((b) => `%${b.toString(16)}`).join('')],
+  ])('never prints the key echoed as %s, in any command', async (_name, encode) => {
+    const echo = (status: number) => () => ({ status, body: `{"error": {"message": "bad credential ${encode(KEY)}"}}` });
+    const { run } = await against({
+      name: 'echo',
+      routes: { '/v1/open/balance': echo(401), '/dashboard/billing/subscription': echo(401), '/dashboard/billing/usage': echo(401), '/api/usage/token/': echo(401) },
+    });
+    for (const argv of [['balance'], ['balance', '--json'], ['billing'], ['doctor'], ['balance', '--debug']]) {
+      const result = await run(argv);
+      const all = result.stdout + result.stderr;
+      expect(all).toContain('bad credential');
+      expect(all).not.toContain(encode(KEY));
+      for (const form of [KEY, Buffer.from(KEY).toString('base64').slice(4, 40)]) expect(all).not.toContain(form);
+    }
+  });
+
+  it('masks a stored key of any shape when the billing wrapper echoes it (an error built outside the HTTP client)', async () => {
+    const odd = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+    const { gateway } = await against({
+      name: 'wrapper-echo',
+      routes: { '/api/usage/token/': { body: `{"code": 401, "message": "token ${odd} is not valid", "data": null}` }, '/dashboard/billing/subscription': { body: '{"soft_limit_usd": 1}' }, '/dashboard/billing/usage': { body: '{"total_usage": 0}' } },
+    });
+    const dir = freshState();
+    const login = await runCommand(['login', '--base-url', gateway.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: dir }, stdin: odd });
+    expect(login.code).toBe(0);
+    const result = await runCommand(['billing'], { env: { TALLY_CONFIG_DIR: dir }, now: () => NOW });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('is not valid');
+    expect(result.stderr).not.toContain(odd);
+  });
+
+  it('masks every part of a proxy URL that can hold a secret in doctor, and refuses a key as client_id', async () => {
+    const { run } = await against({ name: 'doctor', routes: { '/v1/open/balance': { body: '{}' } } });
+    const result = await run(['doctor'], { env: { HTTPS_PROXY: 'http://proxy.test:3128/?token=hunter2hunter2' } });
+    expect(result.stdout).toMatch(/proxy +http:\/\/proxy\.test:3128\/\?token=\*\*\*\*/);
+    expect(result.stdout + result.stderr).not.toContain('hunter2');
+    const dir = freshState();
+    const stored = await runCommand(['config', 'set', 'client_id', 'gw-sk-abcdefghijklmnop'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(stored.code).toBe(2);
+    expect(stored.stderr).toBe('tally: client_id looks like an API key: config never stores a secret; use `tally login` (or TALLY_API_KEY)\n');
+    expect(stored.stdout + stored.stderr).not.toContain('abcdefghijklmnop');
+  });
+});
+
+describe('gateways of the billing family that wrap their records', () => {
+  it('unwraps {code, message, data} with more fields beside (a request id), and reads a failing code as an error even with zeroed data', async () => {
+    const subscription = '{"soft_limit_usd": 250, "hard_limit_usd": 250}';
+    const ok = await against({
+      name: 'wrapped',
+      routes: {
+        '/dashboard/billing/subscription': { body: `{"code": 0, "message": "ok", "data": ${subscription}, "request_id": "r-1"}` },
+        '/dashboard/billing/usage': { body: '{"success": true, "message": "", "data": {"total_usage": 275}, "timestamp": 1795300000}' },
+        '/api/usage/token/': { body: '{"code": "success", "data": {"name": "t", "granted": 1}, "trace_id": "x"}' },
+      },
+    });
+    const result = await ok.run(['billing', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).remaining).toBe('247.25000000');
+    const failing = await against({
+      name: 'failing-wrapper',
+      routes: {
+        '/dashboard/billing/subscription': { body: '{"code": 500, "message": "quota service down", "data": {"soft_limit_usd": 0, "hard_limit_usd": 0}}' },
+        '/dashboard/billing/usage': { body: '{"code": 0, "data": {"total_usage": 24713}}' },
+        '/api/usage/token/': { body: '{"code": 0, "data": {"name": "t"}}' },
+      },
+    });
+    const refused = await failing.run(['billing']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('reported an error for /dashboard/billing/subscription (code 500): quota service down');
+  });
+});
+
+describe('configuration read back is checked as config set checks it', () => {
+  it.each([
+    ['a token_url of plain http to another host', { token_url: 'http://evil.example/token' }, 'token_url is not valid'],
+    ['a key with CR LF', { api_key: 'gw-sk-abc\r\ndef' }, 'api_key contains a space, line break or other non-printable character'],
+    ['a key of 50 MB', { api_key: 'k'.repeat(5000) }, 'api_key is longer than 4096 characters'],
+    ['a utc_offset of +99:99', { utc_offset: '+99:99' }, 'utc_offset is not valid'],
+    ['a pricing_ttl of "soon"', { pricing_ttl: 'soon' }, 'pricing_ttl is not valid'],
+    ['an object as client_id', { client_id: { a: 1 } }, 'client_id is an object, not a setting'],
+  ])('refuses %s with exit 2 naming the field', async (_name, fields, words) => {
+    const { gateway } = await against({ name: 'config', routes: { '/v1/open/balance': { body: '{}' } } });
+    const dir = freshState();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`${dir}/config.json`, JSON.stringify({ profiles: { default: { base_url: gateway.baseUrl, api_key: KEY, ...fields } } }), { mode: 0o600 });
+    const result = await runCommand(['balance'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toContain(`tally: profile "default" in ${dir}/config.json: ${words}`);
+    expect(gateway.requests).toHaveLength(0);
+    const doctor = await runCommand(['doctor'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/^FAIL +settings +profile "default" in /m);
+  });
+
+  it('refuses a profile named like a flag, and completion never offers one', async () => {
+    const dir = freshState();
+    const result = await runCommand(['--profile=--json', 'login', '--base-url', 'https://gw.test', '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: dir }, stdin: KEY });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('may not start with "-"');
+  });
+});

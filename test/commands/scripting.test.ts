@@ -114,8 +114,9 @@ describe('tally doctor', () => {
       expect(Object.keys(out)).toEqual(['ok', 'checks']);
       expect(out.ok).toBe(true);
       const byName = Object.fromEntries(out.checks.map((c: { name: string }) => [c.name, c]));
-      expect(out.checks.map((c: { name: string }) => c.name)).toEqual(['node', 'state folder', 'config.json', 'profile', 'settings', 'base URL', 'credential', 'dns', 'tcp', 'gateway', 'clock', 'rate limit', 'price catalog']);
+      expect(out.checks.map((c: { name: string }) => c.name)).toEqual(['tally', 'node', 'state folder', 'config.json', 'profile', 'settings', 'base URL', 'credential', 'dns', 'tcp', 'gateway', 'clock', 'rate limit', 'price catalog']);
       expect(byName.node.level).toBe('pass');
+      expect(byName.tally.detail).toBe(`0.0.0-test on ${process.platform} ${process.arch}`);
       expect(byName['config.json']).toEqual({ name: 'config.json', level: 'pass', detail: 'mode 0600' });
       expect(byName.settings.detail).toBe('utc_offset=+08:00 (profile)');
       expect(byName.credential.detail).toBe('API key sbx-sk-d…3c5e (profile)');
@@ -134,7 +135,7 @@ describe('tally doctor', () => {
     const refused = await runCommand(['doctor'], { transport: gw.transport, env: { ...env, HTTPS_PROXY: 'http://user:secret@proxy.test:3128' } });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/^FAIL +gateway +gw\.test rejected the credential \(HTTP 401\): revoked$/m);
-    expect(refused.stdout).toMatch(/^PASS +proxy +http:\/\/user:\*\*\*\*@proxy\.test:3128\/$/m);
+    expect(refused.stdout).toMatch(/^PASS +proxy +http:\/\/\*\*\*\*:\*\*\*\*@proxy\.test:3128\/$/m);
     expect(refused.stdout).not.toContain('secret');
     const down = await runCommand(['doctor'], { env: { TALLY_CONFIG_DIR: freshState(), TALLY_BASE_URL: 'http://127.0.0.1:9', TALLY_API_KEY: KEY } });
     expect(down.code).toBe(1);

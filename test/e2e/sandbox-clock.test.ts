@@ -59,3 +59,27 @@ describe('tally sandbox', () => {
     }
   });
 });
+
+describe('output that did not arrive', () => {
+  it.each([[['--demo', 'balance']], [['--demo', 'balance', '--json']], [['--demo', 'usage', '--csv']], [['completion', 'bash']]])(
+    'is exit 1 with a message when stdout cannot be written (a full disk): %j',
+    async (args) => {
+      const { openSync, closeSync } = await import('node:fs');
+      const full = openSync('/dev/full', 'w');
+      const dir = tempDir();
+      try {
+        const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', full, 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (d) => (stderr += d));
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        const message = 'could not write the results to standard output: no space left on the device';
+        if (args.includes('--json')) expect(JSON.parse(stderr)).toEqual({ error: { kind: 'output', message } });
+        else expect(stderr).toBe(`tally: ${message}\n`);
+        expect(code).toBe(1);
+      } finally {
+        closeSync(full);
+        dir.remove();
+      }
+    },
+  );
+});

@@ -1,0 +1,106 @@
+// What a profile may hold, checked the same way wherever a value comes from: `tally config set`,
+// `tally login`, and config.json read back (which anyone could have edited). A value that breaks
+// a rule is a ConfigError naming the profile and the field (exit 2), never used as it is.
+import { ConfigError, UsageError } from '../errors.js';
+import { parseUtcOffset } from '../domain/offset.js';
+import { looksLikeSecret } from '../domain/secrets.js';
+import { wholeNumber } from '../commands/flag-values.js';
+import { DEFAULT_PRICING_TTL_SECONDS } from './pricing-cache.js';
+import { parseBaseUrl } from './resolve.js';
+import type { ProfileRecord } from './store.js';
+
+export type SettingKey = 'base_url' | 'pricing_ttl' | 'utc_offset' | 'device_code_url' | 'token_url' | 'client_id';
+
+export interface SettingRule {
+  description: string;
+  /** The stored value for a given text, or a UsageError. */
+  parse: (text: string, allowHttp: boolean) => string | number;
+  /** What applies when nothing is stored. */
+  fallback: (record: ProfileRecord | undefined, baseUrl: string | undefined) => string | undefined;
+}
+
+const urlValue = (what: string) => (text: string, allowHttp: boolean) => parseBaseUrl(text, allowHttp, what).href.replace(/\/$/, '');
+
+export const SETTINGS: Record<SettingKey, SettingRule> = {
+  base_url: { description: "the gateway's base URL", parse: urlValue('base_url'), fallback: () => undefined },
+  pricing_ttl: {
+    description: 'seconds a cached price catalog is used before it is fetched again',
+    parse: (text) => wholeNumber(text, 'pricing_ttl', 0, 365 * 86_400),
+    fallback: () => String(DEFAULT_PRICING_TTL_SECONDS),
+  },
+  utc_offset: {
+    description: "the gateway's day grid and the zone of times (+HH:MM)",
+    parse: (text) => {
+      parseUtcOffset(text, 'utc_offset');
+      return text;
+    },
+    fallback: () => undefined,
+  },
+  device_code_url: { description: 'the device login authorization endpoint', parse: urlValue('device_code_url'), fallback: (_r, base) => base && `${base}/oauth/device/code` },
+  token_url: { description: 'the device login token endpoint', parse: urlValue('token_url'), fallback: (_r, base) => base && `${base}/oauth/token` },
+  client_id: {
+    description: 'the OAuth client id of the device login',
+    parse: (text) => {
+      if (!/^[\x21-\x7e]{1,200}$/.test(text)) throw new UsageError(`client_id "${text.slice(0, 40)}" must be 1 to 200 printable characters without spaces`);
+      if (looksLikeSecret(text)) throw new UsageError('client_id looks like an API key: config never stores a secret; use `tally login` (or TALLY_API_KEY)');
+      return text;
+    },
+    fallback: () => 'tally',
+  },
+};
+
+/** The longest credential tally accepts (keys and tokens are far shorter; a megabyte is a mistake). */
+export const MAX_CREDENTIAL_LENGTH = 4096;
+
+/** A key or token as stored: printable ASCII without spaces, of a sane length; the reason otherwise. */
+export function credentialProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'is not a non-empty string';
+  if (value.length > MAX_CREDENTIAL_LENGTH) return `is longer than ${MAX_CREDENTIAL_LENGTH} characters`;
+  if (!/^[\x21-\x7e]+$/.test(value)) return 'contains a space, line break or other non-printable character';
+  return undefined;
+}
+
+/**
+ * A profile read back from config.json, checked as `config set` and `login` check what they
+ * store: throws a ConfigError (exit 2) that names the profile, the field and what to do.
+ */
+export function checkStoredProfile(name: string, record: unknown, path: string): ProfileRecord {
+  const fail = (field: string, problem: string): never => {
+    throw new ConfigError(`profile "${name}" in ${path}: ${field} ${problem}`, {
+      hint: `Fix it with \`tally --profile ${name} config set\` (or \`tally --profile ${name} login\` for a credential), or edit ${path}.`,
+    });
+  };
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return fail('the profile', 'is not an object');
+  const r = record as Record<string, unknown>;
+  for (const key of Object.keys(SETTINGS) as SettingKey[]) {
+    const value = r[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' && !(key === 'pricing_ttl' && typeof value === 'number')) fail(key, `is ${describe(value)}, not a setting`);
+    try {
+      // Stored values were checked with the flags of their day; plain http:// is kept to loopback here.
+      SETTINGS[key].parse(String(value), false);
+    } catch (error) {
+      if (error instanceof UsageError) fail(key, `is not valid: ${error.message}`);
+      throw error;
+    }
+  }
+  if (r.api_key !== undefined) {
+    const problem = credentialProblem(r.api_key);
+    if (problem) fail('api_key', problem);
+  }
+  if (r.device_token !== undefined) {
+    const token = r.device_token as Record<string, unknown> | null;
+    if (typeof token !== 'object' || token === null || Array.isArray(token)) fail('device_token', 'is not an object');
+    const problem = credentialProblem(token!.access_token);
+    if (problem) fail('device_token.access_token', problem);
+    if (token!.refresh_token !== undefined && credentialProblem(token!.refresh_token)) fail('device_token.refresh_token', credentialProblem(token!.refresh_token)!);
+    if (token!.expires_at !== undefined && (typeof token!.expires_at !== 'string' || !Number.isFinite(Date.parse(token!.expires_at)))) fail('device_token.expires_at', 'is not a date');
+  }
+  return record as ProfileRecord;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
