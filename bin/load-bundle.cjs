@@ -20,6 +20,8 @@ function compile(cachedData) {
 // import() has no loader inside vm-compiled code (and the small bundles turn theirs into
 // require(), which cannot load an ES module): the bundles ask for this one instead.
 globalThis.__tallyImport = (specifier) => import(require.resolve(specifier, { paths: [dirname(bundle)] })).catch(() => import(specifier));
+// Where such a package's file is, for code that loads it elsewhere (jq in a worker thread).
+globalThis.__tallyResolve = (specifier) => require.resolve(specifier, { paths: [dirname(bundle)] });
 
 function run(script) {
   const module = { exports: {} };

@@ -39,7 +39,8 @@ const common = {
   minifySyntax: true,
   sourcemap: 'linked',
   legalComments: 'none',
-  define: { __TALLY_VERSION__: JSON.stringify(version) },
+  // import.meta.url is read only when running from source (external.ts); the bundle has the launcher's resolver.
+  define: { __TALLY_VERSION__: JSON.stringify(version), 'import.meta.url': 'undefined' },
   external: ['undici', 'conf', 'jq-wasm'],
   logLevel: 'warning',
 };

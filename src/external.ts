@@ -3,10 +3,18 @@
 // compiled that way has no import() loader of its own, so the launcher hands one in.
 // Node built-ins are taken with process.getBuiltinModule (synchronous, and cheaper than import()).
 type Importer = (specifier: string) => Promise<unknown>;
-type Launcher = { __tallyImport?: Importer };
+type Launcher = { __tallyImport?: Importer; __tallyResolve?: (specifier: string) => string };
 
 export function importExternal<T>(specifier: string): Promise<T> {
   if (specifier.startsWith('node:')) return Promise.resolve(process.getBuiltinModule(specifier) as T);
   const launcher = globalThis as Launcher;
   return (launcher.__tallyImport ? launcher.__tallyImport(specifier) : import(specifier)) as Promise<T>;
+}
+
+/** The file a dependency outside the bundle loads from (for a worker thread to require it). */
+export function resolveExternal(specifier: string): string {
+  const launcher = globalThis as Launcher;
+  if (launcher.__tallyResolve) return launcher.__tallyResolve(specifier);
+  // Run from source (tests): resolved from this file, as Node would.
+  return process.getBuiltinModule('node:module').createRequire(import.meta.url).resolve(specifier);
 }

@@ -70,7 +70,7 @@ describe('output that did not arrive', () => {
       try {
         const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', full, 'pipe'] });
         let stderr = '';
-        child.stderr.on('data', (d) => (stderr += d));
+        child.stderr!.on('data', (d) => (stderr += d));
         const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
         const message = 'could not write the results to standard output: no space left on the device';
         if (args.includes('--json')) expect(JSON.parse(stderr)).toEqual({ error: { kind: 'output', message } });
@@ -82,4 +82,48 @@ describe('output that did not arrive', () => {
       }
     },
   );
+});
+
+describe('--jq that never yields', () => {
+  const run = (args: string[], signalAfterMs?: number) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const dir = tempDir();
+      const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      if (signalAfterMs !== undefined) setTimeout(() => child.kill('SIGINT'), signalAfterMs);
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('close', (code) => {
+        clearTimeout(killer);
+        dir.remove();
+        resolve({ code, stdout, stderr });
+      });
+    });
+
+  it.each(['repeat(.)', 'last(range(1e9))', 'def f: f; f'])('stops %s at --timeout (exit 1)', async (expression) => {
+    const result = await run(['--demo', '--timeout', '2', 'balance', '--jq', expression]);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr)).toEqual({ error: { kind: 'timeout', message: 'timed out after 2s' } });
+    expect(result.stdout).toBe('');
+  });
+
+  it('stops on Ctrl-C (exit 130)', async () => {
+    const result = await run(['--demo', 'balance', '--jq', 'last(range(1e10))'], 1500);
+    expect(result.code).toBe(130);
+    expect(JSON.parse(result.stderr)).toEqual({ error: { kind: 'interrupted', message: 'interrupted' } });
+  });
+
+  it.each([['[range(1e8)]', 'jq ran out of memory'], ['def f: [f]; f', 'jq ran out of memory']])('turns jq failing on %s into exit 2 with a message', async (expression, words) => {
+    const result = await run(['--demo', '--timeout', '20', 'balance', '--jq', expression]);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stderr).error.message).toContain(words);
+    expect(result.stderr).not.toContain('Aborted()');
+  });
+
+  it('prints results of white space alone, as jq -r does', async () => {
+    const result = await run(['--demo', 'balance', '--jq', '"  ", .currency, " "']);
+    expect(result).toMatchObject({ code: 0, stdout: '  \nCNY\n \n' });
+  });
 });
