@@ -164,7 +164,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 
   const failed = checks.filter((c) => c.level === 'fail');
   const ok = failed.length === 0;
-  const lines = await checkLines(checks);
+  // --exact: every digit of each amount, in the lines, the annotations and the summary alike.
+  const lines = await checkLines(checks, ctx.options.exact);
   await emit(ctx, {
     json: { ok, checks },
     human: () => renderChecks(checks, lines, ctx),
@@ -233,10 +234,10 @@ interface CheckLine {
 }
 
 /** Each check in words, for the terminal, the annotations and the step summary alike. */
-async function checkLines(checks: CheckResult[]): Promise<CheckLine[]> {
+async function checkLines(checks: CheckResult[], exact: boolean): Promise<CheckLine[]> {
   const { formatCount } = await import('../output/money.js');
   const show = (value: string, unit: Unit) =>
-    unit === 'percent' ? `${value}%` : unit === 'days' ? `${formatCount(value)} day${value === '1' ? '' : 's'}` : unit === 'model' ? value : formatAmount(value, 'account', { currency: unit });
+    unit === 'percent' ? `${value}%` : unit === 'days' ? `${formatCount(value)} day${value === '1' ? '' : 's'}` : unit === 'model' ? value : formatAmount(value, 'account', { currency: unit, exact });
   return checks.map((c) => {
     let text: string;
     if (c.unit === 'model') text = `${c.limit}: ${c.actual ?? 'not checked'}`;

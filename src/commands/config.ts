@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
+import { escapeControl } from '../output/escape.js';
 import { type Source, originOf, parseBaseUrl, profileName } from '../settings/resolve.js';
 import type { ProfileRecord } from '../settings/store.js';
 import { SETTINGS, type SettingKey } from '../settings/profile-rules.js';
@@ -36,7 +37,8 @@ async function effective(ctx: Context): Promise<{ profile: string; entries: Entr
   const entries = (Object.keys(KEYS) as Key[]).map((key): Entry => {
     if (key === 'base_url') return { key, value: baseUrl?.replace(/\/$/, '') ?? null, source: baseSource };
     const stored = record?.[key];
-    if (stored !== undefined) return { key, value: String(stored), source: 'profile' };
+    // What config.json holds, as text: an object is written as JSON, never as [object Object].
+    if (stored !== undefined) return { key, value: typeof stored === 'string' || typeof stored === 'number' ? String(stored) : JSON.stringify(stored), source: 'profile' };
     const fallback = KEYS[key].fallback(record, baseUrl?.replace(/\/$/, ''));
     return { key, value: fallback ?? null, source: fallback === undefined ? 'unset' : 'default' };
   });
@@ -69,7 +71,7 @@ export const get: CommandModule = {
   async run(_raw, ctx, args) {
     const key = checkKey(args[0]!);
     const entry = (await effective(ctx)).entries.find((e) => e.key === key)!;
-    await emit(ctx, { json: { key, value: entry.value, source: SOURCES[entry.source] }, human: () => (entry.value === null ? '' : `${entry.value}\n`) });
+    await emit(ctx, { json: { key, value: entry.value, source: SOURCES[entry.source] }, human: () => (entry.value === null ? '' : `${ctx.io.stdoutIsTTY ? escapeControl(entry.value) : entry.value}\n`) });
   },
 };
 

@@ -7,6 +7,7 @@ import { ServiceError, TallyError } from '../errors.js';
 import { maskSecret } from '../domain/secrets.js';
 import { isLoopback } from '../domain/loopback.js';
 import { emit } from '../output/emit.js';
+import { escapeControl } from '../output/escape.js';
 import type { ResolvedSettings } from '../settings/resolve.js';
 
 type Level = 'pass' | 'warn' | 'fail';
@@ -144,7 +145,7 @@ async function checkCatalogCache(ctx: Context, settings: ResolvedSettings | unde
   const [{ readCachedCatalogBytes }, { describeAge }] = await Promise.all([import('../settings/pricing-cache.js'), import('./catalog-source.js')]);
   const cached = readCachedCatalogBytes(await ctx.stateDir(), settings.baseUrl);
   if (!cached) add('price catalog', 'pass', 'not cached yet (`tally pricing` fetches it)');
-  else add('price catalog', 'pass', `version ${cached.pricingVersion ?? '(none)'}, fetched ${describeAge(ctx.now() - cached.fetchedAt)}`);
+  else add('price catalog', 'pass', `version ${escapeControl(cached.pricingVersion ?? '(none)')}, fetched ${describeAge(ctx.now() - cached.fetchedAt)}`);
 }
 
 /** A proxy URL without its user name, password or query values (a `?token=` is as secret as a password). */

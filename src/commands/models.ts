@@ -1,6 +1,7 @@
 // tally models: the models this key may call (GET /v1/models), optionally with their prices.
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
+import { escapeControl } from '../output/escape.js';
 import { UsageError } from '../errors.js';
 import { type ModelListFormat, fetchModels } from '../api/catalog.js';
 import { type PriceRow, reasoningLabel, stringList } from '../domain/catalog.js';
@@ -75,7 +76,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
           : []),
       ];
       const rows = models.map((m) => (prices ? [...cells(m), ...prices(priceOf(m))] : cells(m)));
-      const note = `${models.length} model${models.length === 1 ? '' : 's'} this key may call${catalog ? ` · prices from catalog ${catalog.pricingVersion ?? '(no version)'} (${catalog.source === 'live' ? 'fetched now' : 'cached'}), yuan per 1M tokens` : ''}`;
+      const note = `${models.length} model${models.length === 1 ? '' : 's'} this key may call${catalog ? ` · prices from catalog ${escapeControl(catalog.pricingVersion ?? '(no version)')} (${catalog.source === 'live' ? 'fetched now' : 'cached'}), yuan per 1M tokens` : ''}`;
       return `${await renderTable({ columns, rows }, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
     },
   });

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
+import { escapeControl } from '../output/escape.js';
 import { ServiceError, UsageError } from '../errors.js';
 import { readCatalog } from '../api/catalog.js';
 import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, globMatcher, modelName, per1M, shownTokenPrice, sortRows } from '../domain/catalog.js';
@@ -138,7 +139,7 @@ async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Conte
     style,
   );
   const age = describeAge(ctx.now() - loaded.fetchedAt);
-  const note = `${rows.length} of ${loaded.rows.length} models · catalog ${loaded.pricingVersion ?? '(no version)'} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · prices from service_pricing, yuan per 1M tokens; other prices (per call, second, image) as the catalog names them`;
+  const note = `${rows.length} of ${loaded.rows.length} models · catalog ${escapeControl(loaded.pricingVersion ?? '(no version)')} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · prices from service_pricing, yuan per 1M tokens; other prices (per call, second, image) as the catalog names them`;
   return `${table}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }
 
@@ -194,7 +195,8 @@ async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {
       changes,
     },
     human: async () => {
-      const version = (v: string | undefined) => v ?? '(no version)';
+      // The version is the service's text: escaped, as every piece of data on a terminal.
+      const version = (v: string | undefined) => (v === undefined ? '(no version)' : escapeControl(v));
       if (!baseline) {
         return options.offline
           ? `Only one catalog version is cached (${version(current.pricingVersion)}); --diff compares once a refresh brings a different one.\n`

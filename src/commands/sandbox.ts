@@ -24,6 +24,7 @@ export function configure(command: Command): void {
 }
 
 export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
+  if (ctx.options.demo) throw new UsageError('--demo runs a command against an in-process sandbox; `tally sandbox` is the sandbox itself (leave out --demo)');
   const port = wholeNumber(options.port, '--port', 0, 65535);
   const catalogSize = options.catalogSize === undefined ? undefined : wholeNumber(options.catalogSize, '--catalog-size', 0, 1_000_000);
   const accountLimit = options.accountLimit === undefined ? undefined : wholeNumber(options.accountLimit, '--account-limit', 1);

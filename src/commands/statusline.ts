@@ -5,7 +5,7 @@
 // --check shows what a refresh does, errors and exit codes included.
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
-import { TallyError } from '../errors.js';
+import { TallyError, UsageError } from '../errors.js';
 import { ensurePrivateDir, writeFileAtomic } from '../settings/files.js';
 import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineFigures, type StatuslineIdentity, formatStatusline, readFigures, releaseRefreshLock, statuslinePath } from '../statusline/cache.js';
 import { credentialId } from '../settings/cache-key.js';
@@ -35,6 +35,10 @@ export function configure(command: Command): void {
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as unknown as StatuslineOptions;
+  // One line of text for a prompt: the flags that shape other output do not apply.
+  for (const flag of ['jq', 'json', 'exact', 'wide'] as const) {
+    if (ctx.options[flag]) throw new UsageError(`--${flag} does not apply to statusline, which prints one line for a prompt (for the figures as JSON: \`tally forecast --json\` or \`tally balance --json\`)`);
+  }
   const maxAge = wholeNumber(options.maxAge, '--max-age', 0);
   const stateDir = await ctx.stateDir();
   if (options.check) {

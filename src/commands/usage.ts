@@ -44,6 +44,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
   if (options.by === 'model') {
     if (raw.watch !== undefined) throw new UsageError('--watch goes with the usage series, not --by model (one request per period)');
     if (options.bucket === 'hour') throw new UsageError('--by model works per day, week or month, not per hour (drop --bucket hour)');
+    if (options.chart) throw new UsageError('--chart draws the usage series over time; --by model sets models side by side (leave out one of them)');
+    if (options.metric !== undefined) throw new UsageError('--metric chooses what --chart draws from the usage series; --by model shows every field of its records');
     const { runModelUsage } = await import('./usage-models.js');
     return runModelUsage(ctx, { ...options, bucket: given('bucket') ? options.bucket : undefined });
   }

@@ -79,7 +79,7 @@ async function frameWriter(ctx: Context): Promise<((frame: string) => void) & { 
   const [{ createLogUpdate }, { guardTerminalText }] = await Promise.all([import('log-update'), import('../output/escape.js')]);
   const stream = { write: (text: string) => ctx.io.out(text), isTTY: true, columns: ctx.io.width, rows: ctx.io.height };
   const update = createLogUpdate(stream as unknown as NodeJS.WriteStream, { showCursor: true });
-  return Object.assign((frame: string) => update(guardTerminalText(fitHeight(frame, ctx.io.height))), { done: () => update.done() });
+  return Object.assign((frame: string) => update(guardTerminalText(fitHeight(frame, ctx.io.height), ctx.io.color)), { done: () => update.done() });
 }
 
 /**

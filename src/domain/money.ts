@@ -1,7 +1,7 @@
 // Money is a Decimal from the wire to the screen. Amounts are yuan (1 credit = 1 yuan).
 import decimalImport from 'decimal.js';
 import { isJsonNumber, numberText } from './json.js';
-import { MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS, isDecimalString, plainDecimal, rememberSent } from './decimal-text.js';
+import { MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS, isDecimalString, plainDecimal, rememberSent, sentText } from './decimal-text.js';
 
 // decimal.js ships one .d.ts for its CommonJS and ESM builds; TypeScript reads the default
 // import as the CommonJS namespace while Node's ESM build gives the class itself.
@@ -43,9 +43,12 @@ export function fenToYuan(fen: Decimal): Decimal {
   return fen.div(100);
 }
 
-/** Exact plain decimal text, for --json and CSV: no exponent, no rounding. */
+/**
+ * Exact plain decimal text, for --json and CSV: no exponent, no rounding. An amount the service
+ * sent is written as it sent it (`50.00000000`, not `50`); a derived one as its exact value.
+ */
 export function decimalText(amount: Decimal): string {
-  return amount.toFixed();
+  return sentText(amount) ?? amount.toFixed();
 }
 
 function describe(value: unknown): string {

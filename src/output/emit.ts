@@ -33,7 +33,7 @@ export async function emit(ctx: Context, result: Result): Promise<void> {
     return;
   }
   const text = await result.human();
-  ctx.io.out(tty ? guardTerminalText(text) : text);
+  ctx.io.out(tty ? guardTerminalText(text, ctx.io.color) : text);
 }
 
 /** One JSON document on stdout (through --jq when given), escaped for a terminal. */

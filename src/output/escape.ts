@@ -36,10 +36,28 @@ export function escapeJsonForTerminal(json: string): string {
 }
 
 // In text tally composed for a terminal, the only control characters it writes itself are line
-// feeds and colour (SGR: ESC [ digits m). Anything else is escaped as a last line of defence.
-const UNSAFE_IN_OUTPUT = /\u001b(?!\[[0-9;]*m)|[\u0000-\u0009\u000b-\u001a\u001c-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+// feeds and its own colours: bold, dim, red, green and yellow and their resets (chalk at level 1),
+// and those only when colour is on. Any other escape sequence came from data and is escaped, as
+// a last line of defence (data is escaped where it is inserted, too).
+const TALLY_SGR = /\u001b\[(?:0|1|2|22|31|32|33|39)m/y;
+const OTHER_CONTROL = /[\u0000-\u0009\u000b-\u001a\u001c-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
-/** Text for a terminal with every control character but line feeds and colour codes escaped. */
-export function guardTerminalText(text: string): string {
-  return text.replace(UNSAFE_IN_OUTPUT, (char) => escapeControl(char));
+/** Text for a terminal with every control character but line feeds and (with colour on) tally's own colour codes escaped. */
+export function guardTerminalText(text: string, colour = true): string {
+  const safe = text.replace(OTHER_CONTROL, (char) => escapeControl(char));
+  if (!safe.includes('\u001b')) return safe;
+  let out = '';
+  for (let i = 0; i < safe.length; i++) {
+    if (safe[i] !== '\u001b') {
+      out += safe[i];
+      continue;
+    }
+    TALLY_SGR.lastIndex = i;
+    const own = colour ? TALLY_SGR.exec(safe) : null;
+    if (own) {
+      out += own[0];
+      i += own[0].length - 1;
+    } else out += '\\e';
+  }
+  return out;
 }

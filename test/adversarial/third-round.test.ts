@@ -211,3 +211,56 @@ describe('configuration read back is checked as config set checks it', () => {
     expect(result.stderr).toContain('may not start with "-"');
   });
 });
+
+describe('the terminal: only tally styles it', () => {
+  const catalog = (version: string) => `{"success": true, "pricing_version": "${version}", "data": [{"model_name": "m", "quota_type": 0, "model_ratio": 1, "completion_ratio": 1, "billing_mode": "per_token", "owner_by": "v", "vendor": {"id": "1", "name": "v", "slug": "v"}, "supported_endpoint_types": ["openai"], "service_pricing": {"input_unit_price": "0.001", "output_unit_price": "0.002", "cache_read_input_price": "0"}}]}`;
+  it.each([false, true])('escapes an SGR sequence in pricing_version (conceal, red) in the footer and the diff heading, colour %s', async (colour) => {
+    const { run, env } = await against({ name: 'sgr', routes: { '/api/pricing': ({ count }) => ({ body: catalog(count === 1 ? 'v1\\u001b[8m' : 'v2\\u001b[31m') }) } });
+    const first = await runCommand(['pricing'], { env, tty: true, color: colour, now: () => NOW });
+    expect(first.stdout).toContain('catalog v1\\e[8m');
+    expect(first.stdout).not.toContain('\u001b[8m');
+    const diff = await runCommand(['pricing', '--diff', '--refresh'], { env, tty: true, color: colour, now: () => NOW + 1000 });
+    expect(diff.stdout).not.toMatch(/\u001b\[(8|31)m/);
+    void run;
+  });
+
+  it('escapes a setting carrying escape sequences in config get and list on a terminal', async () => {
+    const dir = freshState();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`${dir}/config.json`, JSON.stringify({ profiles: { default: { client_id: 'x\u001b[8mhidden\u001b[0m' } } }), { mode: 0o600 });
+    const get = await runCommand(['config', 'get', 'client_id'], { env: { TALLY_CONFIG_DIR: dir }, tty: true });
+    expect(get.stdout).toBe('x\\e[8mhidden\\e[0m\n');
+    const list = await runCommand(['config', 'list'], { env: { TALLY_CONFIG_DIR: dir }, tty: true, color: true });
+    expect(list.stdout).not.toContain('\u001b[8m');
+  });
+});
+
+describe('flags that do not apply are refused', () => {
+  it.each([
+    [['statusline', '--json'], '--json does not apply to statusline'],
+    [['statusline', '--jq', '.'], '--jq does not apply to statusline'],
+    [['statusline', '--exact'], '--exact does not apply to statusline'],
+    [['usage', '--by', 'model', '--chart'], '--chart draws the usage series over time; --by model sets models side by side'],
+    [['usage', '--by', 'model', '--metric', 'cost'], '--metric chooses what --chart draws'],
+    [['sandbox', '--demo'], '`tally sandbox` is the sandbox itself'],
+  ])('%j is exit 2 with the reason', async (argv, words) => {
+    const { run, gateway } = await against({ name: 'flags', routes: {} });
+    const result = await run(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(words);
+    expect(gateway.requests).toHaveLength(0);
+  });
+
+  it('shows every digit with check --exact', async () => {
+    const { run } = await against({ name: 'exact', routes: { '/v1/open/balance': { body: '{"currency": "CNY", "balance": "100.12345678", "lifetime_spend": "1", "plan": {"has_active_plan": false}, "api_key": null}' } } });
+    const result = await run(['check', '--exact', '--min-balance', '50']);
+    expect(result.stdout).toBe('PASS  min-balance  actual ¥100.12345678, limit ¥50\n');
+  });
+
+  it('labels amounts with the currency the service states, in check as in balance', async () => {
+    const { run } = await against({ name: 'usd', routes: { '/v1/open/balance': { body: '{"currency": "USD", "balance": "100.00", "lifetime_spend": "1", "plan": {"has_active_plan": false}, "api_key": null}' } } });
+    const result = await run(['check', '--min-balance', '50']);
+    expect(result.stdout).toBe('PASS  min-balance  actual 100.00 USD, limit 50.00 USD\n');
+    expect(JSON.parse((await run(['check', '--json', '--min-balance', '50'])).stdout).checks[0].unit).toBe('USD');
+  });
+});

@@ -160,9 +160,10 @@ describe('tally check', () => {
     expect(JSON.parse(result.stdout)).toEqual({
       ok: false,
       checks: [
-        { name: 'min-balance', ok: false, level: 'fail', actual: '150', limit: '200', unit: 'CNY' },
-        { name: 'warn-balance', ok: true, level: 'warn', actual: '150', limit: '500', unit: 'CNY' },
-        { name: 'max-daily-used', ok: false, level: 'fail', actual: '5', limit: '4.99', unit: 'CNY' },
+        // Amounts the service sent, as it sent them.
+        { name: 'min-balance', ok: false, level: 'fail', actual: '150.00000000', limit: '200', unit: 'CNY' },
+        { name: 'warn-balance', ok: true, level: 'warn', actual: '150.00000000', limit: '500', unit: 'CNY' },
+        { name: 'max-daily-used', ok: false, level: 'fail', actual: '5.00000000', limit: '4.99', unit: 'CNY' },
         { name: 'warn-daily-used', ok: true, level: 'warn', actual: '25.0', limit: '20', unit: 'percent', detail: '¥5.00 of the ¥20.00 daily limit spent today' },
         { name: 'require-model:o3', ok: false, level: 'fail', actual: 'not available to this key', limit: 'o3', unit: 'model' },
       ],
