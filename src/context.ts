@@ -262,14 +262,23 @@ export class Context {
     if (this.options.debug) this.io.err(`[debug] ${escapeControl(line)}\n`);
   }
 
+  #quiet = false;
+
+  /** For output that sits in a prompt (statusline): warnings and notes go to --debug only. */
+  quiet(): void {
+    this.#quiet = true;
+  }
+
   /** A warning on stderr (the run goes on). */
   warn(message: string): void {
+    if (this.#quiet) return this.debug(`warning: ${message}`);
     this.#endProgress();
     this.io.err(`warning: ${escapeControl(message)}\n`);
   }
 
   /** A line for the person at the terminal that is not a result (more pages to fetch, say). */
   note(message: string): void {
+    if (this.#quiet) return this.debug(message);
     this.#endProgress();
     this.io.err(`${escapeControl(message)}\n`);
   }
@@ -282,7 +291,7 @@ export class Context {
    * taken a second, so quick runs never flash. `undefined` clears it.
    */
   progress(text: string | undefined, options: { now?: boolean } = {}): void {
-    if (!this.io.stderrIsTTY) return;
+    if (!this.io.stderrIsTTY || this.#quiet) return;
     if (text === undefined) return this.#endProgress();
     this.#progressSince ??= this.now();
     if (!options.now && this.now() - this.#progressSince < 1000) return;

@@ -1,7 +1,7 @@
 // tally config list|get|set|unset: the settings of a profile (--profile), validated as the flags
 // are, written through the same store as login (0600, a lock, a rename). Secrets are refused:
 // they go in with `tally login`.
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
@@ -45,6 +45,14 @@ async function effective(ctx: Context): Promise<{ profile: string; entries: Entr
   return { profile, entries };
 }
 
+/** The <key> argument: its values are offered by shell completion, and checked by checkKey (which names secrets). */
+function keyArgument(): Argument {
+  const argument = new Argument('<key>', `one of ${Object.keys(KEYS).join(', ')}`);
+  // Not .choices(): commander would refuse `api_key` before checkKey can say it is a secret.
+  argument.argChoices = Object.keys(KEYS);
+  return argument;
+}
+
 const SOURCES: Record<Entry['source'], string> = { flag: 'flag', env: 'environment', profile: 'profile', default: 'default', demo: 'demo', unset: 'not set' };
 
 export const list: CommandModule = {
@@ -66,7 +74,7 @@ export const list: CommandModule = {
 
 export const get: CommandModule = {
   configure(command: Command) {
-    command.argument('<key>', `one of ${Object.keys(KEYS).join(', ')}`).description('the value of one setting as it applies now');
+    command.addArgument(keyArgument()).description('the value of one setting as it applies now');
   },
   async run(_raw, ctx, args) {
     const key = checkKey(args[0]!);
@@ -77,7 +85,7 @@ export const get: CommandModule = {
 
 export const set: CommandModule = {
   configure(command: Command) {
-    command.argument('<key>', `one of ${Object.keys(KEYS).join(', ')}`).argument('<value>').description('store a setting in the profile (validated as the flags are)');
+    command.addArgument(keyArgument()).argument('<value>').description('store a setting in the profile (validated as the flags are)');
     // A value may start with a dash (utc_offset -05:00): it is the value, not a flag.
     command.allowUnknownOption();
   },
@@ -103,7 +111,7 @@ export const set: CommandModule = {
 
 export const unset: CommandModule = {
   configure(command: Command) {
-    command.argument('<key>', `one of ${Object.keys(KEYS).join(', ')}`).description('remove a setting from the profile (its default applies again)');
+    command.addArgument(keyArgument()).description('remove a setting from the profile (its default applies again)');
   },
   async run(_raw, ctx, args) {
     if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');

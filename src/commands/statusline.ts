@@ -48,7 +48,9 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     ctx.note(ctx.options.demo ? 'fetched from the demo gateway (nothing cached)' : `fetched now and cached in ${statuslinePath(stateDir, fetched.who)}`);
     return;
   }
-  // From here on a prompt is waiting: whatever goes wrong, it shows nothing rather than an error.
+  // From here on a prompt is waiting: whatever goes wrong, it shows nothing rather than an error
+  // (or a warning: an unwritable state folder costs a fetch, and --debug says so).
+  ctx.quiet();
   try {
     await promptLine(ctx, options, maxAge, stateDir);
   } catch (error) {

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateDirFor } from '../settings/state-dir.js';
+import { readStateFile } from '../settings/read-file.js';
 import type { CompletionSpec, SpecOption } from './spec.js';
 
 type Complete = (value: string, description: string) => void;
@@ -55,7 +56,8 @@ export function readSpecFile(specFile: string): CompletionSpec | undefined {
 /** Profile names in config.json (none when there is no readable file). */
 function storedProfiles(dir: string): string[] {
   try {
-    const profiles = (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { profiles?: unknown }).profiles;
+    // Only a small regular file: a FIFO or a link to a device would hang every Tab.
+    const profiles = (JSON.parse(readStateFile(join(dir, 'config.json'), 4 * 1024 * 1024).toString('utf8')) as { profiles?: unknown }).profiles;
     return profiles && typeof profiles === 'object' ? Object.keys(profiles).filter((name) => /^[\w.@][\w.@-]{0,63}$/.test(name)) : [];
   } catch {
     return [];

@@ -1,26 +1,49 @@
-// The completion scripts of @bomb.sh/tab, which ask `<name> complete -- <words>` at completion
-// time. Its bash script relies on _get_comp_words_by_ref from the bash-completion package; where
-// that package is missing, a stand-in built on COMP_WORDS and COMP_CWORD takes its place.
+// The completion scripts: each asks `tally complete -- <words>` at every Tab. zsh and fish are
+// @bomb.sh/tab's (they quote the words); bash is tally's own (see BASH_SCRIPT).
 
-const BASH_STAND_IN = `# Without the bash-completion package, a minimal _get_comp_words_by_ref for this script.
-if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
-_get_comp_words_by_ref() {
-    local cword_=\${COMP_CWORD:-0}
-    while [[ $# -gt 0 ]]; do
-        case "$1" in
-            -n) shift ;;
-            cur) cur=\${COMP_WORDS[cword_]:-} ;;
-            prev) prev=\${COMP_WORDS[cword_-1]:-} ;;
-            words) words=("\${COMP_WORDS[@]}") ;;
-            cword) cword=$cword_ ;;
-        esac
-        shift
-    done
+// tally's own bash script (tab's evaluates the typed words, so Tab on `--param 'x=$(touch F)'`
+// would run the command, and declares readonly variables, so sourcing it twice fails). This one
+// passes each word as its own argument, filters the answers itself (compgen -W would expand
+// them), and can be sourced any number of times, with or without the bash-completion package.
+const BASH_SCRIPT = `# bash completion for tally: \`source <(tally completion bash)\` in ~/.bashrc, or save it as
+# ~/.local/share/bash-completion/completions/tally (with the bash-completion package).
+__tally_complete() {
+    local cur cword
+    local -a words
+    if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+        _get_comp_words_by_ref -n "=:" cur words cword
+    else
+        words=("\${COMP_WORDS[@]}")
+        cword=\${COMP_CWORD:-0}
+        cur=\${COMP_WORDS[cword]:-}
+    fi
+    # The words up to the cursor, the one being completed last (empty after a space).
+    local -a args=("\${words[@]:1:cword}")
+    local out
+    out=$(command tally complete -- "\${args[@]}" 2>/dev/null) || return 0
+    local directive=0 last=\${out##*$'\\n'}
+    if [[ "$last" =~ ^:([0-9]+)$ ]]; then
+        directive=\${BASH_REMATCH[1]}
+        out=\${out%"$last"}
+    fi
+    (( directive & 1 )) && return 0
+    (( directive & 2 )) && compopt -o nospace 2>/dev/null
+    (( directive & 32 )) && compopt -o nosort 2>/dev/null
+    (( directive & 4 )) && compopt +o default 2>/dev/null
+    COMPREPLY=()
+    local line value
+    while IFS= read -r line; do
+        [[ -z "$line" ]] && continue
+        value=\${line%%$'\\t'*}
+        [[ "$value" == "$cur"* ]] && COMPREPLY+=("$value")
+    done <<< "$out"
+    return 0
 }
-fi
+complete -F __tally_complete tally
 `;
 
 export async function completionScript(shell: 'bash' | 'zsh' | 'fish', name: string): Promise<string> {
+  if (shell === 'bash') return BASH_SCRIPT;
   const tab = await import('@bomb.sh/tab');
   // tab writes the script with console.log: collect it instead.
   const lines: string[] = [];
@@ -31,6 +54,5 @@ export async function completionScript(shell: 'bash' | 'zsh' | 'fish', name: str
   } finally {
     console.log = log;
   }
-  const script = `${lines.join('\n')}\n`;
-  return shell === 'bash' ? `${BASH_STAND_IN}\n${script}` : script;
+  return `${lines.join('\n')}\n`;
 }

@@ -3,6 +3,7 @@ import { chmodSync, closeSync, existsSync, lstatSync, openSync, readFileSync, st
 import { join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { ensurePrivateDir, writeError } from './files.js';
+import { readStateFile } from './read-file.js';
 import { importExternal } from '../external.js';
 
 export interface DeviceToken {
@@ -32,6 +33,8 @@ type Profiles = Record<string, ProfileRecord>;
 const CONFIG_NAME = 'config';
 const LOCK_STALE_MS = 10_000;
 const LOCK_WAIT_MS = 5_000;
+/** config.json holds settings and credentials of a few profiles: kilobytes. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
 export class SettingsStore {
   readonly dir: string;
@@ -138,7 +141,8 @@ export class SettingsStore {
   #profiles(): Profiles {
     let text: string;
     try {
-      text = readFileSync(this.path, 'utf8');
+      // Only a regular file of a sane size: a FIFO or a link to a device would hang every run.
+      text = readStateFile(this.path, MAX_CONFIG_BYTES).toString('utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
       throw this.#unreadable((error as Error).message, error);

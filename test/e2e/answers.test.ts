@@ -1,5 +1,6 @@
 // Forecast, status, statusline and charts: the built binary against a sandbox on a fixed clock.
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
@@ -142,6 +143,32 @@ describe('tally statusline', () => {
       }
     } finally {
       await other.close();
+      dir.remove();
+    }
+  });
+
+  it('shows no warning next to the prompt, never hangs on a FIFO, and prints no JavaScript internals for a placeholder', async () => {
+    const dir = tempDir();
+    try {
+      const { chmodSync, mkfifoSync } = { ...(await import('node:fs')), mkfifoSync: (path: string) => execFileSync('mkfifo', [path]) };
+      // Credentials others may read: every other command warns; a prompt does not.
+      await tally(['login', '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { TALLY_CONFIG_DIR: dir.path, TALLY_API_KEY: '', TALLY_BASE_URL: '' }).then(async () => {
+        const { writeFileSync: write } = await import('node:fs');
+        write(`${dir.path}/config.json`, JSON.stringify({ profiles: { default: { base_url: sandbox.baseUrl, api_key: sandbox.demoKey } } }));
+      });
+      chmodSync(`${dir.path}/config.json`, 0o644);
+      const mine = { TALLY_CONFIG_DIR: dir.path, TALLY_API_KEY: '', TALLY_BASE_URL: '' };
+      const line = await tally(['statusline', '--format', '{balance} {constructor} {__proto__} {toString}'], mine);
+      expect(line.stderr).toBe('');
+      expect(line.stdout).toMatch(/^¥[\d,]+\.\d{2} \{constructor\} \{__proto__\} \{toString\}\n$/);
+      expect((await tally(['balance'], mine)).stderr).toContain('is readable by others');
+      // The cache a FIFO: answered without it (no hang), and without a word.
+      const cache = readdirSync(join(dir.path, 'cache')).find((f) => f.startsWith('statusline-'))!;
+      rmSync(join(dir.path, 'cache', cache));
+      mkfifoSync(join(dir.path, 'cache', cache));
+      const fifo = await tally(['statusline'], mine);
+      expect(fifo).toMatchObject({ code: 0, stderr: '' });
+    } finally {
       dir.remove();
     }
   });

@@ -1,8 +1,8 @@
 // Shell completion under a real bash: the script tally prints is sourced, and its completion
 // function is asked what it offers, the way bash asks it on Tab. zsh and fish are tried when the
 // machine has them.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, runTally, tempDir } from '../helpers.js';
@@ -16,7 +16,7 @@ afterAll(() => {
 // `tally` on the PATH, as after `npm install -g`: the script calls it by that name.
 writeFileSync(join(bin.path, 'tally'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
 chmodSync(join(bin.path, 'tally'), 0o755);
-writeFileSync(join(state.path, 'config.json'), JSON.stringify({ profiles: { default: {}, work: {}, 'ci.runner': {} } }), { mode: 0o600 });
+writeFileSync(join(state.path, 'config.json'), JSON.stringify({ profiles: { default: {}, work: {}, 'ci.runner': {}, '--json': {} } }), { mode: 0o600 });
 
 const has = (shell: string) => {
   try {
@@ -70,9 +70,36 @@ describe('tally completion bash, in a real bash', () => {
     expect(offered('tally completion ')).toEqual(['bash', 'fish', 'zsh']);
   });
 
-  it('completes the stored profile names for --profile', () => {
+  it('completes the stored profile names for --profile, never a name that reads as a flag', () => {
     expect(offered('tally --profile ')).toEqual(['ci.runner', 'default', 'work']);
     expect(offered('tally balance --profile w')).toEqual(['work']);
+  });
+
+  it('completes the keys of config get, set and unset', () => {
+    expect(offered('tally config set ')).toEqual(['base_url', 'client_id', 'device_code_url', 'pricing_ttl', 'token_url', 'utc_offset']);
+    expect(offered('tally config get u')).toEqual(['utc_offset']);
+  });
+
+  it('never runs what the typed words hold, and can be sourced again and again', () => {
+    const marker = join(state.path, 'pwned');
+    // The words as bash holds them when typed: quotes and $( ) unexpanded.
+    const typed = [`'x=$(touch ${marker})'`, `$(touch ${marker})`, `\`touch ${marker}\``];
+    const quoted = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+    const script = [
+      'source <(tally completion bash)',
+      'source <(tally completion bash)',
+      `COMP_WORDS=(tally logs --param ${quoted(typed[0]!)} '')`,
+      'COMP_CWORD=4',
+      '__tally_complete',
+      `COMP_WORDS=(tally logs ${quoted(typed[1]!)} ${quoted(typed[2]!)} --a)`,
+      'COMP_CWORD=4',
+      '__tally_complete',
+      `printf '%s\\n' "\${COMPREPLY[@]}"`,
+    ].join('\n');
+    const result = spawnSync('bash', ['-c', script], { env: { PATH: `${bin.path}:${process.env.PATH}`, TALLY_CONFIG_DIR: state.path, HOME: state.path } });
+    expect(result.stderr.toString()).toBe('');
+    expect(existsSync(marker)).toBe(false);
+    expect(result.stdout.toString()).toBe('--all\n--allow-http\n');
   });
 });
 
