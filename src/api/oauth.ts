@@ -1,6 +1,6 @@
 // OAuth 2.0 Device Authorization Grant (RFC 8628) and refresh (RFC 6749 §6).
 import { AuthError } from '../errors.js';
-import { isJsonObject, safeInteger } from '../domain/json.js';
+import { isJsonNumber, isJsonObject, numberText, safeInteger } from '../domain/json.js';
 import type { DeviceToken, ProfileRecord } from '../settings/store.js';
 import type { HttpClient, JsonResponse } from './http.js';
 
@@ -63,12 +63,19 @@ export async function requestDeviceCode(client: HttpClient, endpoints: OAuthEndp
   const body = response.body;
   if (response.status !== 200 || !isJsonObject(body)) throw oauthFailure(client, response, 'the device authorization request');
   const { device_code: deviceCode, user_code: userCode, verification_uri: uri, verification_uri_complete: complete } = body;
-  const expiresIn = safeInteger(body.expires_in);
-  const interval = body.interval === undefined ? DEFAULT_INTERVAL : safeInteger(body.interval);
-  if (typeof deviceCode !== 'string' || typeof userCode !== 'string' || typeof uri !== 'string' || expiresIn === undefined || interval === undefined) {
+  const expiresIn = seconds(body.expires_in);
+  const interval = body.interval === undefined || body.interval === null ? DEFAULT_INTERVAL : seconds(body.interval);
+  if (typeof deviceCode !== 'string' || typeof userCode !== 'string' || typeof uri !== 'string' || expiresIn === undefined) {
     throw client.unexpected('the device authorization response lacks device_code, user_code, verification_uri or expires_in');
   }
+  if (interval === undefined) throw client.unexpected('the device authorization response has an interval that is not a number of seconds');
   if (expiresIn <= 0) throw client.unexpected(`the device code expires at once (expires_in ${expiresIn})`);
+  // What is shown to a person must be fit to show: a code of a few characters, a web address.
+  if (userCode.length > MAX_USER_CODE || !/^[\x21-\x7e]+$/.test(userCode)) throw client.unexpected(`the user_code is not a short code to type (${userCode.length} characters)`);
+  for (const [field, value] of [['verification_uri', uri], ['verification_uri_complete', complete]] as const) {
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string' || value.length > MAX_URI || !/^https?:\/\/[\x21-\x7e]+$/.test(value)) throw client.unexpected(`${field} is not a web address to open`);
+  }
   return {
     deviceCode,
     userCode,
@@ -77,6 +84,20 @@ export async function requestDeviceCode(client: HttpClient, endpoints: OAuthEndp
     expiresIn: Math.min(expiresIn, MAX_EXPIRES_IN),
     interval: clampInterval(interval),
   };
+}
+
+/** The longest user code shown (RFC 8628 codes are 8 or 9 characters) and the longest address. */
+const MAX_USER_CODE = 64;
+const MAX_URI = 2048;
+
+/**
+ * A number of seconds as servers write it: a JSON number (a fraction rounds up) or a string of
+ * digits (`"5"`); undefined for anything else.
+ */
+function seconds(value: unknown): number | undefined {
+  const text = isJsonNumber(value) ? numberText(value) : typeof value === 'string' ? value.trim() : undefined;
+  if (text === undefined || !/^\d{1,12}(\.\d{1,9})?$/.test(text)) return undefined;
+  return Math.ceil(Number(text));
 }
 
 export interface PollClock {
@@ -161,7 +182,7 @@ function readToken(client: HttpClient, response: JsonResponse, now: number): Dev
   }
   const accessToken = checkToken(body.access_token, 'access_token', client.host);
   const refreshToken = body.refresh_token === undefined || body.refresh_token === null ? undefined : checkToken(body.refresh_token, 'refresh_token', client.host);
-  const expiresIn = safeInteger(body.expires_in);
+  const expiresIn = seconds(body.expires_in);
   // An expiry beyond any date a Date can hold (or a negative one) is as good as none.
   const expiresAt = expiresIn !== undefined && expiresIn > 0 && expiresIn < 100 * 365 * 86_400 ? new Date(now + expiresIn * 1000).toISOString() : undefined;
   return {

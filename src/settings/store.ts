@@ -65,13 +65,14 @@ export class SettingsStore {
    * A symbolic link in place of config.json is refused (conf would write through it); a write
    * that fails (a full disk, a read-only folder) says so in words and leaves the old file.
    */
-  async updateProfile(name: string, change: (current: ProfileRecord) => ProfileRecord | undefined): Promise<void> {
+  async updateProfile(name: string, change: (current: ProfileRecord) => ProfileRecord | undefined | Promise<ProfileRecord | undefined>): Promise<void> {
     this.#refuseSymlink();
     const conf = await this.#writer();
-    await withLock(this.dir, () => {
+    await withLock(this.dir, async () => {
       this.#refuseSymlink();
       const profiles = { ...this.#profiles() };
-      const next = change({ ...(Object.hasOwn(profiles, name) ? profiles[name] : {}) });
+      // The profile as it is on disk now, under the lock (another run may have just changed it).
+      const next = await change({ ...(Object.hasOwn(profiles, name) ? profiles[name] : {}) });
       if (next === undefined) delete profiles[name];
       else profiles[name] = next;
       try {
@@ -169,7 +170,7 @@ export class SettingsStore {
 }
 
 /** A lock file made with O_EXCL; a lock older than LOCK_STALE_MS is from a process that died. */
-async function withLock(dir: string, work: () => void): Promise<void> {
+async function withLock(dir: string, work: () => void | Promise<void>): Promise<void> {
   ensurePrivateDir(dir);
   const lockPath = join(dir, `${CONFIG_NAME}.lock`);
   const giveUp = Date.now() + LOCK_WAIT_MS;
@@ -192,7 +193,7 @@ async function withLock(dir: string, work: () => void): Promise<void> {
     }
   }
   try {
-    work();
+    await work();
   } finally {
     try { unlinkSync(lockPath); } catch { /* already gone */ }
   }

@@ -264,3 +264,23 @@ describe('flags that do not apply are refused', () => {
     expect(JSON.parse((await run(['check', '--json', '--min-balance', '50'])).stdout).checks[0].unit).toBe('USD');
   });
 });
+
+describe('device-code answers that bend the rules', () => {
+  const code = (extra: string) => ({ body: `{"device_code": "dc", "user_code": "ABCD-EFGH", "verification_uri": "https://gw.test/device", "expires_in": 600${extra}}` });
+  it.each([[', "interval": "1"'], [', "interval": 1.5'], [', "interval": 1']])('reads an interval written as %s (a string of digits, a fraction rounded up)', async (interval) => {
+    const { gateway } = await against({ name: 'interval', routes: { '/oauth/device/code': code(interval), '/oauth/token': { status: 400, body: '{"error": "access_denied"}' } } });
+    const result = await runCommand(['login', '--device', '--base-url', gateway.baseUrl], { env: { TALLY_CONFIG_DIR: freshState() }, now: () => NOW });
+    expect(result.stderr).toContain('ABCD-EFGH');
+    expect(result.code).toBe(3);
+    expect(gateway.requests.map((r) => r.url.pathname)).toEqual(['/oauth/device/code', '/oauth/token']);
+  });
+
+  it('refuses a user code of a megabyte instead of printing it', async () => {
+    const huge = { body: `{"device_code": "dc", "user_code": "${'A'.repeat(1_000_000)}", "verification_uri": "https://gw.test/device", "expires_in": 600}` };
+    const { gateway } = await against({ name: 'huge', routes: { '/oauth/device/code': huge } });
+    const result = await runCommand(['login', '--device', '--base-url', gateway.baseUrl], { env: { TALLY_CONFIG_DIR: freshState() }, now: () => NOW });
+    expect(result.code).toBe(1);
+    expect(result.stderr.length).toBeLessThan(1000);
+    expect(result.stderr).toContain('the user_code is not a short code to type (1000000 characters)');
+  });
+});

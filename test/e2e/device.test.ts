@@ -68,6 +68,12 @@ describe('device login against the sandbox', () => {
     const renewed = await runTally(['balance', '--json'], { env: { TALLY_CONFIG_DIR: dir } });
     expect(renewed.code).toBe(0);
     expect(JSON.parse(readFileSync(config, 'utf8')).profiles.default.device_token.access_token).not.toBe(stored.access_token);
+
+    // Two runs that start with the same expired token: the refresh token is good once, so one
+    // renews it under the store's lock and the other uses what it stored; both succeed.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const together = await Promise.all([1, 2, 3].map(() => runTally(['balance', '--json'], { env: { TALLY_CONFIG_DIR: dir } })));
+    expect(together.map((r) => [r.code, r.stderr])).toEqual([[0, ''], [0, ''], [0, '']]);
   });
 
   it('exits 3 when the login is denied', async () => {
