@@ -138,6 +138,16 @@ export class Context {
     if (this.signal.aborted || this.now() >= this.deadline) throw this.abortError();
   }
 
+  /**
+   * Lets the event loop run (a Ctrl-C or the --timeout timer is heard only then), then stops the
+   * command if either came: long computations call it every so often, and every result waits for
+   * it before it is written, so an interrupt during work never ends in a result and exit 0.
+   */
+  async checkpoint(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.signal.aborted) throw this.abortError();
+  }
+
   stateDir(): Promise<string> {
     this.#stateDir ??= stateDirFor(this.env);
     return this.#stateDir;

@@ -96,8 +96,10 @@ const MAX_URI = 2048;
  */
 function seconds(value: unknown): number | undefined {
   const text = isJsonNumber(value) ? numberText(value) : typeof value === 'string' ? value.trim() : undefined;
-  if (text === undefined || !/^\d{1,12}(\.\d{1,9})?$/.test(text)) return undefined;
-  return Math.ceil(Number(text));
+  if (text === undefined || !/^\d{1,400}(\.\d{1,400})?([eE]\+?\d{1,3})?$/.test(text)) return undefined;
+  const n = Math.ceil(Number(text));
+  // Callers clamp what they wait for; a value past what a double holds exactly is as good as endless.
+  return Number.isFinite(n) ? Math.min(n, Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
 }
 
 export interface PollClock {

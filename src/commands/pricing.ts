@@ -186,7 +186,7 @@ async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {
   if (options.against !== undefined) baseline = await baselineFrom(ctx, options.against, [options.offline ? current : undefined, loaded.previous, older]);
   else baseline = options.offline ? older : loaded.previous;
   const model = options.model ? globMatcher(options.model) : undefined;
-  const changes: CatalogChange[] = baseline ? diffCatalogs(baseline.records, current.records).filter((c) => !model || model(c.model)) : [];
+  const changes: CatalogChange[] = baseline ? (await diffCatalogs(baseline.records, current.records, () => ctx.checkpoint())).filter((c) => !model || model(c.model)) : [];
   await emit(ctx, {
     json: {
       pricing_version_before: baseline?.pricingVersion ?? null,

@@ -7,7 +7,7 @@ import { type RecordPage, fetchRecordPage } from '../api/usage.js';
 import type { HttpClient } from '../api/http.js';
 import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, jsonText, newRecord, numberText } from '../domain/json.js';
 import { isDecimalString, plainDecimal } from '../domain/decimal-text.js';
-import { type RecordColumn, type Scope, describeColumns, scopeText } from '../domain/records.js';
+import { type RecordColumn, type Scope, describeColumns, isTimeName, scopeText } from '../domain/records.js';
 import type { UsageWindow } from '../domain/window.js';
 import type { Zone } from '../domain/zone.js';
 import type { AmountKind } from '../output/money.js';
@@ -189,7 +189,7 @@ export interface RecordTableOptions {
 
 /** The records as a table: money in yuan, counts grouped, times in the display zone, a totals row. */
 export async function renderRecords(records: JsonObject[], ctx: Context, options: RecordTableOptions): Promise<string> {
-  const [{ renderTable }, { formatAmount, formatCount }, { styleFor }, { fitLines }, { wallClock, dateText, two }, { isAdditive }] = await Promise.all([
+  const [{ renderTable }, { formatAmount, formatCount }, { styleFor }, { fitLines }, { wallClock, dateText, two, isCalendarSecond }, { isAdditive }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
     import('../output/style.js'),
@@ -206,6 +206,8 @@ export async function renderRecords(records: JsonObject[], ctx: Context, options
   const time = (value: JsonValue): string => {
     const n = isJsonNumber(value) ? Number(numberText(value)) : Date.parse(String(value)) / 1000;
     const seconds = n > 1e11 ? n / 1000 : n;
+    // A time no calendar date can name is shown as the service sent it, never as a broken date.
+    if (!isCalendarSecond(seconds)) return jsonText(value);
     const c = wallClock(Math.floor(seconds), options.zone);
     return `${dateText(c)} ${two(c.hour)}:${two(c.minute)}:${two(c.second)}`;
   };
@@ -217,7 +219,7 @@ export async function renderRecords(records: JsonObject[], ctx: Context, options
     return jsonText(value);
   };
   // Totals of the additive columns: money and counts, not times, ids or averages.
-  const summed = columns.map((c) => (c.kind === 'money' || c.kind === 'number') && !IDENTIFYING.test(c.name) && isAdditive(c.name));
+  const summed = columns.map((c) => (c.kind === 'money' || c.kind === 'number') && !IDENTIFYING.test(c.name) && !isTimeName(c.name) && isAdditive(c.name));
   let footer: string[] | undefined;
   if (records.length > 0 && summed.some(Boolean)) {
     const { Decimal } = await import('../domain/money.js');

@@ -402,11 +402,20 @@ export interface CatalogChange {
 }
 
 /** Models added, removed and re-priced (any service_pricing value changed) between two catalogs. */
-export function diffCatalogs(before: JsonObject[], after: JsonObject[]): CatalogChange[] {
+/** Records compared between two pauses (a pause lets Ctrl-C and --timeout be heard). */
+const DIFF_SLICE = 5000;
+
+/**
+ * What changed between two catalogs. `pause`, when given, is awaited every few thousand records:
+ * comparing hundreds of thousands of models is long enough that an interrupt must be heard.
+ */
+export async function diffCatalogs(before: JsonObject[], after: JsonObject[], pause?: () => Promise<void>): Promise<CatalogChange[]> {
   const old = new Map(before.map((r) => [modelName(r), r]));
   const now = new Map(after.map((r) => [modelName(r), r]));
   const changes: CatalogChange[] = [];
+  let seen = 0;
   for (const [name, record] of now) {
+    if (pause && ++seen % DIFF_SLICE === 0) await pause();
     const previous = old.get(name);
     if (!previous) {
       changes.push({ model: name, kind: 'added' });

@@ -9,6 +9,7 @@
 //   limit is reached at day start + (limit / used) × time gone by, when that falls within today.
 import { Decimal, ZERO } from './money.js';
 import { bucketStart, nextBucketStart } from './window.js';
+import { LAST_CALENDAR_SECOND } from './zone.js';
 
 /** Decimal places of derived amounts (the ledger's). */
 export const FORECAST_DECIMALS = 8;
@@ -45,8 +46,6 @@ export interface Forecast {
 }
 
 const DAY = 86_400;
-/** 9999-12-31T23:59:59Z: the last instant an ISO 8601 date (four-digit year) names. */
-export const LAST_CALENDAR_SECOND = 253_402_300_799;
 
 export function forecast(input: ForecastInput): Forecast {
   const { now, dayOffset } = input;

@@ -79,6 +79,11 @@ export interface RecordColumn {
 
 const TIME_NAME = /(^|_)(at|time|timestamp|date|ts)$|At$/;
 
+/** Whether a field is named as a time (`created_at`, `ts`): never added up, whatever it holds. */
+export function isTimeName(name: string): boolean {
+  return TIME_NAME.test(name);
+}
+
 /** Columns in first-seen order: decimal strings are money (yuan), epoch values under a time-like name are times. */
 export function describeColumns(records: JsonObject[]): RecordColumn[] {
   const columns = new Map<string, RecordColumn['kind'][]>();

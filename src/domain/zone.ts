@@ -127,6 +127,15 @@ export interface WallClock {
   offset: number;
 }
 
+/** 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the instants an ISO 8601 date (four-digit year) can name. */
+export const FIRST_CALENDAR_SECOND = -62_135_596_800;
+export const LAST_CALENDAR_SECOND = 253_402_300_799;
+
+/** Whether an instant (Unix seconds) can be written as an ISO date in any zone (a day of margin each side). */
+export function isCalendarSecond(t: number): boolean {
+  return Number.isFinite(t) && t >= FIRST_CALENDAR_SECOND + 86_400 && t <= LAST_CALENDAR_SECOND - 86_400;
+}
+
 export function wallClock(utcSeconds: number, zone: Zone): WallClock {
   const offset = zone.offsetAt(utcSeconds);
   const date = new Date((utcSeconds + offset) * 1000);

@@ -30,12 +30,14 @@ export async function renderChart(input: ChartInput): Promise<Chart> {
   const [{ default: asciichart }, { Decimal }] = await Promise.all([import('asciichart'), import('../domain/money.js')]);
   const width = Number.isFinite(input.width) ? input.width : 80;
   const values = input.values.map((v) => new Decimal(v === '' ? 0 : v));
-  const max = values.reduce((a, b) => (b.gt(a) ? b : a), new Decimal(0));
   const height = Math.max(2, input.height);
   const label = (value: Decimal) => (input.kind === 'count' ? formatCount(value.toDecimalPlaces(0).toFixed()) : formatAmount(value, input.kind));
-  // Tick labels, top to bottom, exact: max - row * max / height.
-  const ticks = Array.from({ length: height + 1 }, (_, row) => label(max.minus(max.mul(row).div(height))));
-  const labelWidth = Math.max(...ticks.map((t) => t.length));
+  const maxOf = (list: Decimal[]) => list.reduce((a, b) => (b.gt(a) ? b : a), new Decimal(0));
+  const minOf = (list: Decimal[]) => list.reduce((a, b) => (b.lt(a) ? b : a), new Decimal(0));
+  // Tick labels, top to bottom, exact: top - row * (top - bottom) / height. The range holds zero
+  // and every value, refunds (negative amounts) included, so each label names the row it is on.
+  const ticksFor = (top: Decimal, bottom: Decimal) => Array.from({ length: height + 1 }, (_, row) => label(top.minus(top.minus(bottom).mul(row).div(height))));
+  const labelWidth = Math.max(...ticksFor(maxOf(values), minOf(values)).map((t) => t.length));
   const plotWidth = Math.max(10, width - labelWidth - 4);
   const perColumn = Math.max(1, Math.ceil(values.length / plotWidth));
   const columns: Decimal[] = [];
@@ -45,14 +47,16 @@ export async function renderChart(input: ChartInput): Promise<Chart> {
     columnLabels.push(input.labels[i] ?? '');
   }
   // Added up, columns may exceed the largest bucket: the axis follows what is drawn.
-  const top = perColumn === 1 ? max : columns.reduce((a, b) => (b.gt(a) ? b : a), new Decimal(0));
-  const axis = perColumn === 1 ? ticks : Array.from({ length: height + 1 }, (_, row) => label(top.minus(top.mul(row).div(height))));
+  const bottom = minOf(columns);
+  // All zero: one yuan (or one call) of height, so the zero line sits at the bottom.
+  const top = maxOf(columns).eq(bottom) ? bottom.plus(1) : maxOf(columns);
+  const axis = ticksFor(top, bottom);
   const axisWidth = Math.max(...axis.map((t) => t.length));
   const series = columns.map((c: Decimal) => c.toNumber());
   const plot = asciichart.plot(series.length > 0 ? series : [0], {
     height,
-    min: 0,
-    max: Math.max(top.toNumber(), 0) || 1,
+    min: bottom.toNumber(),
+    max: top.toNumber(),
     // asciichart puts a label in one cell left of the axis: the label and its margins are that cell.
     offset: 2,
     format: (_x: number, row: number) => ` ${(axis[row] ?? '').padStart(axisWidth)} `,

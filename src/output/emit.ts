@@ -20,6 +20,8 @@ export interface Result {
 }
 
 export async function emit(ctx: Context, result: Result): Promise<void> {
+  // An interrupt that came during the work (heard only now) ends the run before any result is written.
+  await ctx.checkpoint();
   const tty = ctx.io.stdoutIsTTY;
   if (ctx.options.json) {
     const value = typeof result.json === 'function' ? (result.json as () => unknown)() : result.json;

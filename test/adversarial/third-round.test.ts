@@ -284,3 +284,41 @@ describe('device-code answers that bend the rules', () => {
     expect(result.stderr).toContain('the user_code is not a short code to type (1000000 characters)');
   });
 });
+
+describe('work that never yields', () => {
+  it('hears a Ctrl-C that came during the work: exit 130 and no result written', async () => {
+    const { Interrupted } = await import('../../src/errors.js');
+    const interrupt = new AbortController();
+    const { env } = await against({ name: 'balance', routes: { '/v1/open/balance': () => {
+      // The interrupt arrives while tally reads and renders the answer.
+      setImmediate(() => interrupt.abort(new Interrupted('interrupted')));
+      return { body: '{"currency": "CNY", "balance": "1.00", "lifetime_spend": "0", "plan": {"has_active_plan": false}, "api_key": null}' };
+    } } });
+    const result = await runCommand(['balance'], { env, now: () => NOW, interrupt: interrupt.signal, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 5))) });
+    // Either the request itself was cut short or its result was withheld: never exit 0.
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe('');
+  });
+
+  it('pauses every few thousand models while comparing catalogs, so an interrupt is heard', async () => {
+    const { diffCatalogs } = await import('../../src/domain/catalog.js');
+    const models = (n: number, price: string) => Array.from({ length: n }, (_, i) => ({ model_name: `m${i}`, service_pricing: { input_unit_price: price } }));
+    let pauses = 0;
+    await expect(diffCatalogs(models(20_000, '1'), models(20_000, '2'), async () => {
+      if (++pauses === 2) throw new Error('interrupted');
+    })).rejects.toThrow('interrupted');
+    expect(pauses).toBe(2);
+  });
+});
+
+describe('numbers and dates beyond range', () => {
+  it.each(['"+275760-09-13T00:00:00.000Z"', '"-271821-04-20T00:00:00.000Z"', '"9999-12-31T23:59:59Z"', '9e15', '-9e15', '1e300'])('shows a log time of %s as sent, never as +000NaN, and never adds times up', async (time) => {
+    const { run } = await against({ name: 'far-time', routes: { '/v1/open/logs': { body: `{"data": [{"id": "a", "created_at": ${time}, "cost": "1.00"}, {"id": "b", "created_at": ${time}, "cost": "1.00"}]}` } } });
+    for (const zone of ['UTC', 'Pacific/Kiritimati', 'Etc/GMT+12']) {
+      const result = await run(['logs'], { env: { TZ: zone } });
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toContain('NaN');
+      expect(result.stdout).toMatch(/^total +¥2\.00$/m);
+    }
+  });
+});

@@ -142,14 +142,14 @@ describe('catalog filters and order', () => {
     expect(fromListing(null)).toBeUndefined();
   });
 
-  it('lists models added, removed and re-priced', () => {
+  it('lists models added, removed and re-priced', async () => {
     const before = [models[0]!, models[1]!, models[2]!];
     const after = [
       record('{"model_name": "gpt-5-mini", "service_pricing": {"input_unit_price": "0.00175000", "output_unit_price": "0.014"}}'),
       record('{"model_name": "gpt-5", "service_pricing": {"input_unit_price": "0.007", "output_unit_price": "0.07"}}'),
       models[3]!,
     ];
-    expect(diffCatalogs(before, after)).toEqual([
+    expect(await diffCatalogs(before, after)).toEqual([
       { model: 'glm-4.6', kind: 'added' },
       { model: 'gpt-5', kind: 'repriced', prices: { input_unit_price: ['0.00875', '0.007'] } },
       { model: 'sora-2', kind: 'removed' },
