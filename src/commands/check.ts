@@ -30,6 +30,8 @@ interface CheckOptions {
   requireModel?: string[];
   since?: string;
   until?: string;
+  month?: string;
+  last?: string;
   utcOffset?: string;
   failOpen?: boolean;
 }
@@ -96,7 +98,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway].every((c) => c === undefined) && models.length === 0) {
     throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway or --require-model (see `tally check --help`)');
   }
-  if (maxSpend === undefined && (options.since || options.until)) throw new UsageError('--since and --until go with --max-spend (the window it adds spend over)');
+  if (maxSpend === undefined && (options.since || options.until || options.month || options.last)) throw new UsageError('--since, --until, --month and --last go with --max-spend (the window it adds spend over)');
   if (maxSpend === undefined && !runway && (options.metric || options.utcOffset)) throw new UsageError('--metric and --utc-offset go with --max-spend or --min-runway/--warn-runway');
   if (!runway && options.days !== undefined) throw new UsageError('--days goes with --min-runway or --warn-runway');
 
@@ -206,7 +208,7 @@ function runwayCheck(name: string, level: Level, loaded: LoadedForecast, days: n
 }
 
 async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount: Decimal; detail: string }> {
-  const series = await loadUsageSeries(ctx, { bucket: 'day', since: options.since, until: options.until, utcOffset: options.utcOffset });
+  const series = await loadUsageSeries(ctx, { bucket: 'day', since: options.since, until: options.until, month: options.month, last: options.last, utcOffset: options.utcOffset });
   const metric = spendMetric(series, options.metric);
   const window = describeWindow(series.window, fixedZone(series.dayGrid.offset), plural(Math.round((series.window.end - series.window.start) / 86_400), 'day'));
   if (metric === undefined) {

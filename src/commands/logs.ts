@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { isDateOnly, resolveWindow } from '../domain/window.js';
+import { namesGridDays, resolveWindow } from '../domain/window.js';
 import { knownDayGrid } from './usage-series.js';
 import { emit } from '../output/emit.js';
 import { describeWindow } from '../output/window-text.js';
@@ -42,7 +42,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const window = (offset: number) => resolveWindow({ ...options, now, zone: time.zone, bucket: undefined, dayOffset: offset });
   // A window that is wrong on any grid is said before any request.
   const guess = window(time.known?.offset ?? 0);
-  const grid = time.known ?? (isDateOnly(options.since) || isDateOnly(options.until) ? await knownDayGrid(ctx, time) : undefined);
+  const grid = time.known ?? (namesGridDays(options) ? await knownDayGrid(ctx, time) : undefined);
   const exact = grid === undefined ? guess : window(grid.offset);
   const client = await ctx.client();
   const found = await fetchAllPages(ctx, client, '/v1/open/logs', { start: String(exact.start), end: String(exact.end), ...query }, {

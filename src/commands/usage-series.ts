@@ -15,7 +15,7 @@ import {
   type UsageWindow,
   alignedByService,
   bucketStarts,
-  isDateOnly,
+  namesGridDays,
   nextBucketStart,
   parseBucket,
   resolveWindow,
@@ -61,7 +61,7 @@ async function loadOnGrid(ctx: Context, options: SeriesRequest, time: TimeSettin
   const now = Math.floor(ctx.now() / 1000);
   // Weeks and months are whole periods of the day grid, and a date alone names one of its days:
   // the grid must be known before asking (learned with one request the first time).
-  const needsGrid = bucket === 'week' || bucket === 'month' || isDateOnly(options.since) || isDateOnly(options.until);
+  const needsGrid = bucket === 'week' || bucket === 'month' || namesGridDays(options);
   // A window that is wrong on any grid (a bad date, an empty window) is said before any request.
   if (needsGrid && !time.known) resolveWindow({ ...options, bucket, now, zone: time.zone, dayOffset: 0 });
   const known = needsGrid ? (time.known ?? (await probeDayGrid(ctx, client, time, now))) : time.known;

@@ -1,16 +1,18 @@
 // --since / --until / --utc-offset for every command that covers a window, and what they
 // resolve to: the display zone (labels, times written without an offset) and the gateway's day
 // grid when it is known before any usage comes back.
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { type Zone, fixedZone } from '../domain/zone.js';
-import { WINDOW_HELP } from '../domain/window.js';
+import { LAST_PERIODS, WINDOW_HELP } from '../domain/window.js';
 import { readLearnedGrid, rememberGrid } from '../settings/grid-cache.js';
 
 export interface WindowOptions {
   since?: string;
   until?: string;
+  month?: string;
+  last?: string;
   utcOffset?: string;
 }
 
@@ -40,6 +42,8 @@ export function addWindowOptions(command: Command, window: string, end = 'the en
   return command
     .option('--since <time>', `${WINDOW_HELP.since} (default: ${window})`)
     .option('--until <time>', `${WINDOW_HELP.until} (default: ${end})`)
+    .option('--month <YYYY-MM>', WINDOW_HELP.month)
+    .addOption(new Option('--last <period>', WINDOW_HELP.last).choices([...LAST_PERIODS]))
     .option('--utc-offset <+HH:MM>', "the gateway's day grid and the zone of times and labels (default: the grid inferred from usage, times in TZ)");
 }
 

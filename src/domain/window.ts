@@ -13,6 +13,8 @@
 // - Default: the last 7 days (hours: 24 hours; weeks: 8; months: 6), the current one included,
 //   up to the end of the current bucket; unbucketed windows (logs) the same days, up to now.
 // - A window with nothing in it (`--since 0d`) is a usage error, never an empty answer.
+// - Calendar forms: `today` and `yesterday` (grid days), a month `YYYY-MM` (its first day);
+//   `--month YYYY-MM` is that month whole; `--last day|week|month|quarter` the last complete one.
 import { UsageError } from '../errors.js';
 import { type Zone, fromWallClock, wallClock } from './zone.js';
 
@@ -108,13 +110,25 @@ export interface TimeContext {
 
 /** The help text of the window rule, for every command that takes --since/--until. */
 export const WINDOW_HELP = {
-  since: 'start of the window: a date (a day of the gateway\'s day grid), an ISO date-time, Unix seconds, now, or a span back such as 90m, 36h, 7d, 2w',
+  since: 'start of the window: a date (a day of the gateway\'s day grid), today, yesterday, a month YYYY-MM, an ISO date-time, Unix seconds, now, or a span back such as 90m, 36h, 7d, 2w',
   until: 'end of the window, exclusive (a date: the window stops before that day), same forms',
+  month: 'the month YYYY-MM whole (instead of --since/--until)',
+  last: 'the last complete day, week, month or quarter (instead of --since/--until)',
 } as const;
 
-/** Whether a --since/--until text is a date alone (a day of the gateway's grid). */
+export const LAST_PERIODS = ['day', 'week', 'month', 'quarter'] as const;
+export type LastPeriod = (typeof LAST_PERIODS)[number];
+
+/** Whether a --since/--until text names days of the gateway's grid (a date, a month, today, yesterday). */
 export function isDateOnly(text: string | undefined): boolean {
-  return text !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(text.trim());
+  if (text === undefined) return false;
+  const spec = text.trim();
+  return /^\d{4}-\d{2}(-\d{2})?$/.test(spec) || spec === 'today' || spec === 'yesterday';
+}
+
+/** Whether a window's bounds name grid days, so the grid must be known before asking. */
+export function namesGridDays(options: { since?: string; until?: string; month?: string; last?: string }): boolean {
+  return isDateOnly(options.since) || isDateOnly(options.until) || options.month !== undefined || options.last !== undefined;
 }
 
 /**
@@ -126,8 +140,17 @@ export function parseTimeSpec(text: string, context: TimeContext, flag = '--sinc
   const spec = text.trim();
   let seconds: number;
   const span = /^(\d{1,9})([mhdw])$/.exec(spec);
+  const month = /^(\d{4})-(\d{2})$/.exec(spec);
   if (spec === 'now') seconds = context.now;
-  else if (span) seconds = context.anchor - Number(span[1]) * SPAN_UNITS[span[2]!]!;
+  else if (spec === 'today' || spec === 'yesterday') {
+    // Grid days, as the tables label them (UTC when the grid is not known).
+    const today = bucketStart(context.now, 'day', context.dayOffset ?? 0);
+    seconds = spec === 'today' ? today : today - 86_400;
+  } else if (month) {
+    const [year, monthIndex] = [Number(month[1]), Number(month[2]) - 1];
+    if (monthIndex < 0 || monthIndex > 11) throw new UsageError(`${flag} "${text}" is not a month (YYYY-MM, 01 to 12)`);
+    seconds = Date.UTC(year, monthIndex, 1) / 1000 - (context.dayOffset ?? 0);
+  } else if (span) seconds = context.anchor - Number(span[1]) * SPAN_UNITS[span[2]!]!;
   else if (/^\d+$/.test(spec)) {
     if (spec.length < 9 || spec.length > 11) throw new UsageError(`${flag} "${text}" is not a time: Unix seconds have 9 to 11 digits (or use an ISO date such as 2026-11-01)`);
     seconds = Number(spec);
@@ -168,6 +191,10 @@ export function zoneSeconds(zone: string): number {
 export interface WindowInput {
   since?: string;
   until?: string;
+  /** `--month YYYY-MM`: that month whole. */
+  month?: string;
+  /** `--last day|week|month|quarter`: the last complete one. */
+  last?: string;
   /** Unix seconds. */
   now: number;
   /** The display zone: times written without an offset are read in it. */
@@ -189,6 +216,7 @@ export interface ResolvedWindow extends UsageWindow {
 
 /** The window a command covers (see the rule at the top of this file). */
 export function resolveWindow(input: WindowInput): ResolvedWindow {
+  if (input.month !== undefined || input.last !== undefined) return resolveWindow({ ...input, ...calendarBounds(input), month: undefined, last: undefined });
   const grid = input.bucket ?? 'day';
   if (input.dayOffset === undefined && grid !== 'hour' && grid !== 'day') {
     throw new Error('weeks and months need a known day grid');
@@ -218,6 +246,31 @@ export function resolveWindow(input: WindowInput): ResolvedWindow {
     throw new UsageError(`the window from ${input.since ?? 'the default start'} to ${input.until ?? 'now'} is longer than ${MAX_SPAN_DAYS.toLocaleString('en-US')} days (ten years); ask for less`);
   }
   return { start, end, final: known };
+}
+
+/** --month and --last as --since/--until (Unix seconds on the grid, or a month), checked against each other. */
+function calendarBounds(input: WindowInput): { since: string; until: string } {
+  const given = [input.since !== undefined && '--since', input.until !== undefined && '--until', input.month !== undefined && '--month', input.last !== undefined && '--last'].filter(Boolean);
+  if (given.length > 1) throw new UsageError(`${given.join(' and ')} each name the window; give one of them`);
+  const offset = input.dayOffset ?? 0;
+  if (input.month !== undefined) {
+    const month = /^(\d{4})-(\d{2})$/.exec(input.month.trim());
+    if (!month || Number(month[2]) < 1 || Number(month[2]) > 12) throw new UsageError(`--month "${input.month}" is not a month (YYYY-MM, e.g. 2026-10)`);
+    const start = Date.UTC(Number(month[1]), Number(month[2]) - 1, 1) / 1000 - offset;
+    return { since: String(start), until: String(nextBucketStart(start, 'month', offset)) };
+  }
+  const last = input.last!.trim();
+  if (!(LAST_PERIODS as readonly string[]).includes(last)) throw new UsageError(`--last "${input.last}" is not one of ${LAST_PERIODS.join(', ')}`);
+  const now = input.now;
+  if (last === 'day' || last === 'week' || last === 'month') {
+    const end = bucketStart(now, last, offset);
+    return { since: String(bucketStart(end - 1, last, offset)), until: String(end) };
+  }
+  // Quarters start on the 1st of January, April, July and October of the grid.
+  const wall = new Date((bucketStart(now, 'month', offset) + offset) * 1000);
+  const end = Date.UTC(wall.getUTCFullYear(), Math.floor(wall.getUTCMonth() / 3) * 3, 1) / 1000 - offset;
+  const start = Date.UTC(new Date((end + offset) * 1000).getUTCFullYear(), new Date((end + offset) * 1000).getUTCMonth() - 3, 1) / 1000 - offset;
+  return { since: String(start), until: String(end) };
 }
 
 function defaultStart(end: number, bucket: BucketSize | undefined, offset: number, known: boolean): number {

@@ -217,7 +217,7 @@ describe('tally usage', () => {
 
   it.each([
     [['usage', '--bucket', 'fortnight'], "option '--bucket <size>' argument 'fortnight' is invalid"],
-    [['usage', '--since', 'yesterday'], '--since "yesterday" is not a time'],
+    [['usage', '--since', 'tomorrow'], '--since "tomorrow" is not a time'],
     [['usage', '--since', '2026-11-20', '--until', '2026-11-10'], '--since (2026-11-20) must be before --until (2026-11-10)'],
     [['usage', '--since', '999999999w'], '--since "999999999w" is outside the years 2000 to 2099'],
     [['usage', '--utc-offset', '8'], '--utc-offset "8" is not a UTC offset of the form +HH:MM'],

@@ -42,7 +42,7 @@ describe('parseTimeSpec', () => {
     expect(parseTimeSpec('2026-03-08T02:30', { ...context, zone: newYork })).toBe(at(2026, 3, 8, 7, 30));
   });
 
-  it.each(['yesterday', '2026-02-30', '2026-13-01', '12345', '7x', '2026-11-01T25:00', '', '--1d', '999999999w', '9999999999w', '+275760-09-13', '-271821-04-20', '1999-12-31', '2100-01-02', '99999999999'])(
+  it.each(['tomorrow', '2026-00', '2026-02-30', '2026-13-01', '12345', '7x', '2026-11-01T25:00', '', '--1d', '999999999w', '9999999999w', '+275760-09-13', '-271821-04-20', '1999-12-31', '2100-01-02', '99999999999'])(
     'refuses %j with a usage error naming it',
     (text) => {
       expect(() => parseTimeSpec(text, context, '--since')).toThrow(UsageError);
@@ -162,6 +162,49 @@ describe('resolveWindow', () => {
         return w.start <= since && w.end >= until && w.start < w.end && bucketStart(w.start, bucket, offset) === w.start && bucketEnd(w.end, bucket, offset) === w.end && starts[0] === w.start;
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('calendar forms', () => {
+  const base = { now: NOW, zone: UTC, bucket: 'day' as const };
+  it.each([
+    [0, 'today', at(2026, 11, 21)],
+    [0, 'yesterday', at(2026, 11, 20)],
+    [8 * 3600, 'today', at(2026, 11, 21, 16)], // 07:18 on Sunday in UTC+8
+    [8 * 3600, '2026-10', at(2026, 9, 30, 16)],
+    [-5 * 3600, '2026-10', at(2026, 10, 1, 5)],
+  ])('on a grid %i s east of UTC reads %s as the start of that grid day', (dayOffset, text, expected) => {
+    expect(parseTimeSpec(text, { ...context, dayOffset }, '--since')).toBe(expected);
+  });
+
+  it('reads --month as that month whole and --last as the last complete period, on the grid', () => {
+    expect(resolveWindow({ ...base, dayOffset: 0, month: '2026-02' })).toEqual({ start: at(2026, 2, 1), end: at(2026, 3, 1), final: true });
+    expect(resolveWindow({ ...base, dayOffset: 0, last: 'day' })).toEqual({ start: at(2026, 11, 20), end: at(2026, 11, 21), final: true });
+    expect(resolveWindow({ ...base, dayOffset: 0, last: 'week' })).toEqual({ start: at(2026, 11, 9), end: at(2026, 11, 16), final: true });
+    expect(resolveWindow({ ...base, dayOffset: 0, last: 'month' })).toEqual({ start: at(2026, 10, 1), end: at(2026, 11, 1), final: true });
+    expect(resolveWindow({ ...base, dayOffset: 0, last: 'quarter' })).toEqual({ start: at(2026, 7, 1), end: at(2026, 10, 1), final: true });
+    expect(() => resolveWindow({ ...base, dayOffset: 0, last: 'month', since: '7d' })).toThrow('--since and --last each name the window; give one of them');
+    expect(() => resolveWindow({ ...base, dayOffset: 0, month: '2026-13' })).toThrow('is not a month');
+    expect(() => resolveWindow({ ...base, dayOffset: 0, last: 'year' })).toThrow('is not one of day, week, month, quarter');
+  });
+
+  it('makes --last a whole period just before the one holding now, on any grid and at any time (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: at(2001, 1, 1), max: at(2098, 12, 31) }), fc.integer({ min: -48, max: 56 }).map((q) => q * 900), fc.constantFrom('day', 'week', 'month', 'quarter'), (now, dayOffset, last) => {
+        const w = resolveWindow({ now, zone: UTC, bucket: 'day', dayOffset, last });
+        const size = last === 'quarter' ? 'month' : (last as BucketSize);
+        // It ends where the current period starts, and starts on a boundary of the grid.
+        expect(w.end).toBeLessThanOrEqual(now);
+        expect(bucketStart(w.start, size, dayOffset)).toBe(w.start);
+        expect(bucketStart(w.end, size, dayOffset)).toBe(w.end);
+        expect(w.end).toBe(last === 'quarter' ? w.end : bucketStart(now, size, dayOffset));
+        const days = (w.end - w.start) / D;
+        const expected = { day: [1, 1], week: [7, 7], month: [28, 31], quarter: [89, 92] }[last]!;
+        expect(days).toBeGreaterThanOrEqual(expected[0]!);
+        expect(days).toBeLessThanOrEqual(expected[1]!);
+      }),
+      { numRuns: 400 },
     );
   });
 });
