@@ -5,6 +5,8 @@ import { escapeControl } from '../output/escape.js';
 import { UsageError } from '../errors.js';
 import { type ModelListFormat, fetchModels } from '../api/catalog.js';
 import { type PriceRow, reasoningLabel, stringList } from '../domain/catalog.js';
+import { compareDecimalText } from '../domain/decimal-text.js';
+import { wholeNumber } from './flag-values.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
 import { emit } from '../output/emit.js';
 import { loadCatalog } from './catalog-source.js';
@@ -16,6 +18,9 @@ interface ModelsOptions {
   refresh?: boolean;
   offline?: boolean;
   maxAge?: string;
+  minContext?: string;
+  reasoning?: boolean;
+  sort?: 'name' | 'input' | 'output' | 'context';
 }
 
 export function configure(command: Command): void {
@@ -24,7 +29,15 @@ export function configure(command: Command): void {
     .option('--prices', "add each model's catalog prices (from the cached catalog)")
     .option('--refresh', 'with --prices: fetch the catalog even when the cached one is fresh')
     .option('--offline', 'with --prices: use the cached catalog only')
-    .option('--max-age <seconds>', 'with --prices: reuse a cached catalog younger than this');
+    .option('--max-age <seconds>', 'with --prices: reuse a cached catalog younger than this')
+    .option('--min-context <tokens>', 'only models whose context window holds at least this many tokens')
+    .option('--reasoning', 'only models that can reason (a reasoning level other than none)')
+    .addOption(new Option('--sort <key>', 'order by name, input or output price (adds --prices), or context window (largest first)').choices(['name', 'input', 'output', 'context']));
+  command.addHelpText('after', `
+More examples:
+  $ tally models --min-context 200000 --reasoning --sort input   # the cheapest reasoning models with a 200k context
+  $ tally models --prices --csv > models.csv
+  $ tally models --format alt --json`);
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
@@ -34,11 +47,18 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       if (value !== undefined) throw new UsageError(`${flag} is about the price catalog: it goes with --prices`);
     }
   }
-  const models = await fetchModels(await ctx.client(), options.format);
+  const alt = options.format === 'alt';
+  const minContext = options.minContext === undefined ? undefined : wholeNumber(options.minContext, '--min-context', 1);
+  if (alt && (minContext !== undefined || options.reasoning || options.sort === 'context')) {
+    throw new UsageError('--min-context, --reasoning and --sort context read the native list\'s context_window and reasoning_efforts; the alt format has neither (leave out --format alt)');
+  }
+  // Sorting by price needs the prices: they are fetched and shown.
+  if (options.sort === 'input' || options.sort === 'output') options.prices = true;
+  const listed = await fetchModels(await ctx.client(), options.format);
   const catalog = options.prices ? await loadCatalog(ctx, options, { whole: false }) : undefined;
   const priced = catalog ? new Map(catalog.rows.map((row) => [row.name, row])) : undefined;
   const priceOf = (m: JsonObject): PriceRow | undefined => priced?.get(String(m.id));
-  const alt = options.format === 'alt';
+  const models = sortModels(filterModels(listed, minContext, options.reasoning === true), options.sort, priceOf);
   const numberCell = (value: unknown) => (isJsonNumber(value) ? numberText(value) : '');
   const csvCells = (m: JsonObject) =>
     alt
@@ -76,8 +96,45 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
           : []),
       ];
       const rows = models.map((m) => (prices ? [...cells(m), ...prices(priceOf(m))] : cells(m)));
-      const note = `${models.length} model${models.length === 1 ? '' : 's'} this key may call${catalog ? ` · prices from catalog ${escapeControl(catalog.pricingVersion ?? '(no version)')} (${catalog.source === 'live' ? 'fetched now' : 'cached'}), yuan per 1M tokens` : ''}`;
+      const filtered = models.length < listed.length;
+      const counted = models.length === 0 && filtered ? whyNone(listed, minContext, options.reasoning === true) : `${filtered ? `${models.length} of ${listed.length}` : models.length} model${listed.length === 1 ? '' : 's'} this key may call`;
+      const note = `${counted}${catalog ? ` · prices from catalog ${escapeControl(catalog.pricingVersion ?? '(no version)')} (${catalog.source === 'live' ? 'fetched now' : 'cached'}), yuan per 1M tokens` : ''}`;
       return `${await renderTable({ columns, rows }, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
     },
   });
+}
+
+const contextOf = (m: JsonObject): number => (isJsonNumber(m.context_window) ? Number(numberText(m.context_window)) : 0);
+const canReason = (m: JsonObject): boolean => stringList(m.reasoning_efforts).some((level) => level !== 'none');
+
+function filterModels(models: JsonObject[], minContext: number | undefined, reasoning: boolean): JsonObject[] {
+  return models.filter((m) => (minContext === undefined || contextOf(m) >= minContext) && (!reasoning || canReason(m)));
+}
+
+/** The list sorted as asked (the service's order, by name, otherwise); models without the figure go last. */
+function sortModels(models: JsonObject[], key: ModelsOptions['sort'], priceOf: (m: JsonObject) => PriceRow | undefined): JsonObject[] {
+  if (key === undefined) return models;
+  const name = (m: JsonObject) => String(m.id);
+  const byName = (a: JsonObject, b: JsonObject) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
+  if (key === 'name') return [...models].sort(byName);
+  if (key === 'context') return [...models].sort((a, b) => contextOf(b) - contextOf(a) || byName(a, b));
+  const price = (m: JsonObject) => {
+    const row = priceOf(m);
+    const text = key === 'input' ? row?.input : row?.output;
+    return row?.perToken && text ? text : undefined;
+  };
+  return [...models].sort((a, b) => {
+    const [x, y] = [price(a), price(b)];
+    if (x === undefined || y === undefined) return x === y ? byName(a, b) : x === undefined ? 1 : -1;
+    return compareDecimalText(x, y) || byName(a, b);
+  });
+}
+
+/** Why a filter left nothing, and what there is instead. */
+function whyNone(models: JsonObject[], minContext: number | undefined, reasoning: boolean): string {
+  const asked = [minContext !== undefined && `a context of at least ${minContext.toLocaleString('en-US')} tokens`, reasoning && 'reasoning'].filter(Boolean).join(' and ');
+  const largest = Math.max(0, ...models.filter((m) => !reasoning || canReason(m)).map(contextOf));
+  const reasoners = models.filter(canReason).length;
+  const facts = [`the largest context${reasoning ? ' of a reasoning model' : ''} is ${largest.toLocaleString('en-US')} tokens`, `${reasoners} of the ${models.length} can reason`];
+  return `no model this key may call has ${asked}: ${facts.join('; ')}`;
 }
