@@ -10,7 +10,8 @@ export type ErrorKind =
   | 'rate_limit'
   | 'check'
   | 'interrupted'
-  | 'output';
+  | 'output'
+  | 'changes';
 
 export abstract class TallyError extends Error {
   abstract readonly exitCode: number;
@@ -53,6 +54,12 @@ export class NetworkError extends ServiceError {
 /** The whole-command deadline (--timeout) ran out: exit 1. */
 export class TimeoutError extends ServiceError {
   override readonly kind: ErrorKind = 'timeout';
+}
+
+/** `pricing --diff --exit-code`: the catalog changed (exit 5, as a failed check). */
+export class ChangesFound extends TallyError {
+  readonly exitCode = 5;
+  readonly kind: ErrorKind = 'changes';
 }
 
 /** Results could not be written (a full disk): exit 1, said on stderr. */

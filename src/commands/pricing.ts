@@ -9,6 +9,9 @@ import { readCatalog } from '../api/catalog.js';
 import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, globMatcher, modelName, per1M, shownTokenPrice, sortRows } from '../domain/catalog.js';
 import { type JsonObject, isJsonObject, parseJson } from '../domain/json.js';
 import { emit } from '../output/emit.js';
+import { keptVersionTimes, readKeptVersion } from '../settings/pricing-cache.js';
+import { parseTimeSpec } from '../domain/window.js';
+import { ChangesFound } from '../errors.js';
 import { memo } from '../output/memo.js';
 import { type CatalogVersion, type LoadedCatalog, describeAge, loadCatalog } from './catalog-source.js';
 
@@ -23,6 +26,8 @@ interface PricingOptions {
   maxAge?: string;
   diff?: boolean;
   against?: string;
+  since?: string;
+  exitCode?: boolean;
 }
 
 export function configure(command: Command): void {
@@ -36,12 +41,23 @@ export function configure(command: Command): void {
     .option('--offline', 'use the cached catalog only')
     .option('--max-age <seconds>', 'reuse a cached catalog younger than this (default 3600)')
     .option('--diff', 'list models added, removed and re-priced since the previous catalog version')
-    .option('--against <version|file>', 'with --diff: compare with this cached pricing_version, or a saved catalog file');
+    .option('--against <version|file>', 'with --diff: compare with this cached pricing_version, or a saved catalog file')
+    .option('--since <span|date>', 'with --diff: compare with the kept catalog version closest to that age (7d, 2w, 2026-11-01)')
+    .option('--exit-code', 'with --diff: exit 5 when the catalog changed (as git diff --exit-code exits 1)');
+  command.addHelpText('after', `
+More examples:
+  $ tally pricing --model 'claude-*' --sort output
+  $ tally pricing --diff --since 7d             # what changed in the price list this week
+  $ tally pricing --diff --exit-code --json     # for CI: exit 5 when prices changed
+  $ tally pricing --type image-generation --csv`);
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context, _args: string[], given: (name: string) => boolean = () => false): Promise<void> {
   const options = raw as unknown as PricingOptions;
-  if (options.against !== undefined && !options.diff) throw new UsageError('--against goes with --diff');
+  for (const flag of ['against', 'since', 'exitCode'] as const) {
+    if (options[flag] !== undefined && !options.diff) throw new UsageError(`--${flag === 'exitCode' ? 'exit-code' : flag} goes with --diff`);
+  }
+  if (options.against !== undefined && options.since !== undefined) throw new UsageError('--against and --since each choose what --diff compares with; give one of them');
   if (options.diff) {
     // Before the fetch: --diff replaces the cached catalog it compares against.
     if (ctx.options.csv) throw new UsageError('--diff prints changes, not rows: use --json instead of --csv');
@@ -171,6 +187,26 @@ async function baselineFrom(ctx: Context, against: string, versions: (CatalogVer
   return { pricingVersion: catalog.pricingVersion, records: catalog.models };
 }
 
+/**
+ * The kept catalog version last seen closest to `since` ago (--diff --since 7d): versions are
+ * kept, with the time each was last seen current, whenever a refresh brings a different one.
+ */
+function keptVersionNear(ctx: Context, since: string, stateDir: string, baseUrl: URL): CatalogVersion {
+  const now = Math.floor(ctx.now() / 1000);
+  const at = parseTimeSpec(since, { now, anchor: now, zone: ctx.zone }, '--since') * 1000;
+  if (at >= ctx.now()) throw new UsageError(`--since "${since}" is not in the past`);
+  const times = ctx.options.demo ? [] : keptVersionTimes(stateDir, baseUrl);
+  if (times.length === 0) {
+    throw new UsageError('no earlier catalog version is kept yet: tally keeps one each time a refresh brings a changed catalog (run `tally pricing --diff` now and then)');
+  }
+  const closest = times.reduce((a, b) => (Math.abs(b - at) < Math.abs(a - at) ? b : a));
+  const file = readKeptVersion(stateDir, baseUrl, closest);
+  if (!file) throw new UsageError(`the catalog version kept from ${new Date(closest).toISOString()} cannot be read; try another --since`);
+  const catalog = readCatalog(file.body, (detail) => new UsageError(`the kept catalog version is unusable (${detail})`));
+  ctx.debug(`--diff --since ${since}: the version last seen ${new Date(closest).toISOString()} of ${times.length} kept`);
+  return { pricingVersion: catalog.pricingVersion, records: catalog.models, fetchedAt: file.fetchedAt };
+}
+
 async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {
   const loaded = await loadCatalog(ctx, options, { whole: true, forceLive: !options.offline });
   const { readPreviousCatalog } = await import('../settings/pricing-cache.js');
@@ -184,6 +220,7 @@ async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {
   const current: CatalogVersion = { pricingVersion: loaded.pricingVersion, records: loaded.records ?? [], fetchedAt: loaded.fetchedAt };
   let baseline: CatalogVersion | undefined;
   if (options.against !== undefined) baseline = await baselineFrom(ctx, options.against, [options.offline ? current : undefined, loaded.previous, older]);
+  else if (options.since !== undefined) baseline = keptVersionNear(ctx, options.since, stateDir, client.baseUrl);
   else baseline = options.offline ? older : loaded.previous;
   const model = options.model ? globMatcher(options.model) : undefined;
   const changes: CatalogChange[] = baseline ? (await diffCatalogs(baseline.records, current.records, () => ctx.checkpoint())).filter((c) => !model || model(c.model)) : [];
@@ -217,4 +254,5 @@ async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {
       return `${await renderTable({ columns: [{ header: 'model' }, { header: 'change' }, { header: 'details' }], rows }, style)}${style.paint.dim(heading)}\n`;
     },
   });
+  if (options.exitCode && changes.length > 0) throw new ChangesFound(`the catalog changed: ${changes.length} model${changes.length === 1 ? '' : 's'} added, removed or re-priced`);
 }

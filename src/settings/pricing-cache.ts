@@ -2,7 +2,7 @@
 // the catalog is the same for every caller and may be cached), and beside it a listing: what
 // tables filter, sort and show, stored compactly (see domain/catalog.ts toListing). A listing
 // of thousands of models loads in a fraction of the time of the whole catalog.
-import { readFileSync, renameSync } from 'node:fs';
+import { copyFileSync, linkSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type JsonValue, isJsonObject, parseJson } from '../domain/json.js';
 import { type PriceRow, fromListing, sortRows, toListing } from '../domain/catalog.js';
@@ -136,10 +136,69 @@ export function writeCachedCatalog(
     } catch (error) {
       throw writeError(cachePath(stateDir, baseUrl, 'previous'), error);
     }
+    keepVersion(stateDir, baseUrl, cached.fetchedAt);
   }
   // In name order, the order tables show by default: sorting it again is one pass.
   writeCacheFile(stateDir, baseUrl, 'listing', [head, JSON.stringify(toListing(sortRows(catalog.rows, 'name'))), '}']);
   writeCacheFile(stateDir, baseUrl, 'whole', [head, catalog.bytes, '}']);
+}
+
+/** How many earlier catalog versions are kept (for `pricing --diff --since`), newest first. */
+export const KEPT_VERSIONS = 12;
+
+function versionsDir(stateDir: string, baseUrl: URL): string {
+  return keyedCachePath(stateDir, 'pricing', baseUrl, undefined, '.versions');
+}
+
+/**
+ * Keeps the catalog that was just replaced (now the 'previous' file) among the dated versions:
+ * a hard link, so no megabytes are copied; the oldest beyond KEPT_VERSIONS go. A version that
+ * cannot be kept only narrows what --diff --since can compare with.
+ */
+function keepVersion(stateDir: string, baseUrl: URL, lastSeen: number): void {
+  const dir = versionsDir(stateDir, baseUrl);
+  try {
+    ensurePrivateDir(dir);
+    const target = join(dir, `${lastSeen}.json`);
+    try {
+      linkSync(cachePath(stateDir, baseUrl, 'previous'), target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') copyFileSync(cachePath(stateDir, baseUrl, 'previous'), target);
+    }
+    for (const old of keptVersionTimes(stateDir, baseUrl).slice(KEPT_VERSIONS)) rmSync(join(dir, `${old}.json`), { force: true });
+  } catch {
+    // Only a history: the catalog and its baseline are written all the same.
+  }
+}
+
+/** When each kept version was last seen current (ms since the epoch), newest first. */
+export function keptVersionTimes(stateDir: string, baseUrl: URL): number[] {
+  try {
+    return readdirSync(versionsDir(stateDir, baseUrl))
+      .map((name) => /^(\d{1,15})\.json$/.exec(name)?.[1])
+      .filter((t): t is string => t !== undefined)
+      .map(Number)
+      .sort((a, b) => b - a);
+  } catch {
+    return [];
+  }
+}
+
+/** A kept version, read as a cache file; undefined when it is not one tally wrote for this gateway. */
+export function readKeptVersion(stateDir: string, baseUrl: URL, lastSeen: number): CachedCatalog | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(versionsDir(stateDir, baseUrl), `${lastSeen}.json`), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const file = parseJson(text);
+    const head = headOf(file, baseUrl);
+    return head && isJsonObject(file) && file.catalog !== undefined ? { ...head, body: file.catalog } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // A cache file is {"base_url", "fetched_at", "pricing_version", "catalog"}, the catalog last:

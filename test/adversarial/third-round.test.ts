@@ -322,3 +322,24 @@ describe('numbers and dates beyond range', () => {
     }
   });
 });
+
+describe('pricing --diff against kept versions', () => {
+  const catalog = (version: number) => `{"success": true, "pricing_version": "v${version}", "data": [{"model_name": "m", "quota_type": 0, "model_ratio": 1, "completion_ratio": 1, "billing_mode": "per_token", "owner_by": "v", "vendor": {"id": "1", "name": "v", "slug": "v"}, "supported_endpoint_types": ["openai"], "service_pricing": {"input_unit_price": "0.00${version}", "output_unit_price": "0.002", "cache_read_input_price": "0"}}]}`;
+  it('compares with the version kept closest to --since ago, and exits 5 on changes with --exit-code', async () => {
+    const { env } = await against({ name: 'versions', routes: { '/api/pricing': ({ count }) => ({ body: catalog(count) }) } });
+    const day = 86_400_000;
+    // One refresh a day for ten days: each brings a new price, and the one before is kept.
+    for (let d = 0; d < 10; d++) expect((await runCommand(['pricing', '--refresh'], { env, now: () => NOW + d * day })).code).toBe(0);
+    const result = await runCommand(['pricing', '--diff', '--since', '7d', '--json', '--exit-code'], { env, now: () => NOW + 10 * day });
+    expect(result.code).toBe(5);
+    const out = JSON.parse(result.stdout);
+    // Last seen current 7 days ago: the version fetched on day 3.
+    expect(out.pricing_version_before).toBe('v4');
+    expect(out.pricing_version_after).toBe('v11');
+    expect(out.changes).toEqual([{ model: 'm', kind: 'repriced', prices: { input_unit_price: ['0.004', '0.0011'] } }]);
+    expect(JSON.parse(result.stderr)).toEqual({ error: { kind: 'changes', message: 'the catalog changed: 1 model added, removed or re-priced' } });
+    const none = await runCommand(['pricing', '--diff', '--since', '7d'], { env: { ...env, TALLY_CONFIG_DIR: freshState() }, now: () => NOW });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no earlier catalog version is kept yet');
+  });
+});
