@@ -78,7 +78,9 @@ describe('tally pricing', () => {
     const files = readdirSync(join(dir, 'cache')).sort();
     // The catalog before the last change is kept: it is what --diff compares with.
     const id = cacheFileId(new URL(GW));
-    expect(files).toEqual([`pricing-${id}.json`, `pricing-${id}.listing.json`, `pricing-${id}.previous.json`]);
+    expect(files).toEqual([`pricing-${id}.json`, `pricing-${id}.listing.json`, `pricing-${id}.previous.json`, `pricing-${id}.versions`]);
+    // And every version replaced, dated by when it was last seen current (for --diff --since).
+    expect(readdirSync(join(dir, 'cache', `pricing-${id}.versions`)).sort()).toEqual([`${T}.json`, `${T + 2 * HOUR}.json`].sort());
     const whole = JSON.parse(readFileSync(join(dir, 'cache', files[0]!), 'utf8'));
     const listing = JSON.parse(readFileSync(join(dir, 'cache', files[1]!), 'utf8'));
     expect(whole.pricing_version).toBe('v3');
