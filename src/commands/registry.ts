@@ -42,4 +42,5 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'completion', summary: 'print a shell completion script (bash, zsh, fish)', example: 'tally completion bash > ~/.local/share/bash-completion/completions/tally', load: () => import('./completion.js') },
   { name: 'sandbox', summary: 'serve the built-in fake gateway on 127.0.0.1', example: 'tally sandbox --port 8787', load: () => import('./sandbox.js') },
   { name: 'demo', summary: 'a short tour against the built-in sandbox', example: 'tally demo', load: () => import('./demo.js') },
+  { name: 'version', summary: 'print the version (the same as --version)', example: 'tally version', load: () => import('./version.js') },
 ];
