@@ -37,12 +37,36 @@ interface StatusData {
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as { utcOffset?: string };
+  const settings = await ctx.settings();
+  if (settings.credential?.kind === 'device-token') return deviceStatus(ctx, raw);
   await watchOrRun(ctx, raw, 'tally status', async () => {
     const data = await loadStatus(ctx, options);
     return {
       json: () => ({ balance: data.loaded.balance.raw, usage: usageJson(data.week), top_models: data.topModels, forecast: forecastJson(data.loaded) }),
       human: () => renderStatus(data, ctx),
       note: data.week.cache === 'HIT' ? "usage from the gateway's cache" : undefined,
+    };
+  });
+}
+
+/** What a device token can see (the balance), and what needs an API key, instead of exit 3. */
+async function deviceStatus(ctx: Context, raw: Record<string, unknown>): Promise<void> {
+  const needsKey = ['usage', 'top_models', 'forecast'];
+  const hint = 'usage, top models and the forecast need an API key (`tally login --with-token`, or TALLY_API_KEY): a device token sees the balance only';
+  await watchOrRun(ctx, raw, 'tally status', async () => {
+    const balance = await fetchBalance(await ctx.client());
+    return {
+      json: () => ({ balance: balance.raw, usage: null, top_models: null, forecast: null, needs_api_key: needsKey }),
+      human: async () => {
+        const [{ renderPanel }, { formatAmount }, { styleFor }, { fitLines }] = await Promise.all([import('../output/table.js'), import('../output/money.js'), import('../output/style.js'), import('../output/wrap.js')]);
+        const style = await styleFor(ctx);
+        const amount = (value: Decimal) => formatAmount(value, 'account', { currency: balance.currency, exact: ctx.options.exact });
+        const rows: [string, string][] = [
+          ['Balance', `${amount(balance.balance)} · lifetime spend ${amount(balance.lifetimeSpend)} · ${balance.hasActivePlan ? 'plan active' : 'no active plan (billing from balance)'}`],
+          ['Today', 'signed in with a device token: no key-level limit'],
+        ];
+        return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(hint, style.width))}\n`;
+      },
     };
   });
 }

@@ -12,6 +12,7 @@ import { credentialId } from '../settings/cache-key.js';
 import { refreshInBackground } from '../statusline/fast.js';
 import { wholeNumber } from './flag-values.js';
 import { loadForecast } from './forecast.js';
+import { fetchBalance } from '../api/balance.js';
 import { dirname } from 'node:path';
 
 /** How long a prompt waits for a statusline without a cache. */
@@ -102,7 +103,10 @@ interface Fetched {
 
 /** The balance, today against the limit, and the runway: two requests (balance, usage). */
 async function fetchFigures(ctx: Context): Promise<Fetched> {
-  const [settings, loaded, client] = await Promise.all([ctx.settings(), loadForecast(ctx, {}), ctx.client()]);
+  const [settings, client] = await Promise.all([ctx.settings(), ctx.client()]);
+  // A device token sees the balance only: the other placeholders show —.
+  const deviceToken = settings.credential?.kind === 'device-token';
+  const loaded = deviceToken ? { balance: await fetchBalance(client), forecast: { runwayDays: null } } : await loadForecast(ctx, {});
   const key = loaded.balance.apiKey;
   // The credential the requests carried (a device token may have been renewed on the way).
   const who = { profile: settings.profile, baseUrl: client.baseUrl, secret: client.credential?.secret ?? '' };

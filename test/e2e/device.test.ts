@@ -62,6 +62,14 @@ describe('device login against the sandbox', () => {
     const usage = await runTally(['usage'], { env: { TALLY_CONFIG_DIR: dir } });
     expect(usage.code).toBe(3);
     expect(usage.stderr).toContain('needs an API key');
+    // status and the statusline show what a device token can see, and say what needs a key.
+    const screen = await runTally(['status'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(screen.code).toBe(0);
+    expect(screen.stdout).toMatch(/^Balance +¥[\d,]+\.\d{2} · lifetime spend/m);
+    expect(screen.stdout).toContain('usage, top models and the forecast need an API key');
+    expect(JSON.parse((await runTally(['status', '--json'], { env: { TALLY_CONFIG_DIR: dir } })).stdout)).toMatchObject({ usage: null, top_models: null, forecast: null, needs_api_key: ['usage', 'top_models', 'forecast'] });
+    const line = await runTally(['statusline'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(line.stdout).toMatch(/^¥[\d,]+\.\d{2} · today —\/— \(—\) · —\n$/);
 
     // The sandbox issued a 2-second token; past its expiry balance renews it first.
     await new Promise((resolve) => setTimeout(resolve, 2100));
