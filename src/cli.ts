@@ -8,6 +8,7 @@ import { type IO, createProcessIO, redactingIO } from './io.js';
 import { SecretSet, environmentSecrets } from './domain/secrets.js';
 import { escapeControl } from './output/escape.js';
 import { errorJson, errorText } from './output/error-text.js';
+import { wrapNote } from './output/wrap.js';
 
 /** Options of the whole program that take a value (needed to find the command name). */
 const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout', '--jq']);
@@ -225,7 +226,8 @@ async function outputWritten(io: IO): Promise<void> {
 function fromCommander(error: CommanderError & { commandPath?: string }): UsageError {
   const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
   const suggestion = rest.map((line) => line.replace(/^\((.*)\)$/, '$1')).filter(Boolean);
-  const command = error.code === 'commander.unknownCommand' ? 'tally' : (error.commandPath ?? 'tally');
+  // The help of the command the mistake was made in: `tally auth stats` points at `tally auth --help`.
+  const command = error.commandPath ?? 'tally';
   return new UsageError(first, { hint: [...suggestion, `See \`${command} --help\`.`].join('\n') });
 }
 
@@ -237,9 +239,11 @@ function report(error: unknown, io: IO, how: { json: boolean; debug: boolean; se
   }
   const text = errorText(error, how.secrets);
   if (how.json) io.err(`${errorJson(text)}\n`);
-  else {
-    io.err(`tally: ${text.message}\n`);
-    if (text.hint) io.err(`${text.hint.join('\n')}\n`);
+  // On a terminal a person reads it: the plain message too (under --json a script reads the JSON line).
+  if (!how.json || io.stderrIsTTY) {
+    const fit = (line: string) => (io.stderrIsTTY ? wrapNote(line, io.width, 2) : line);
+    io.err(`${fit(`tally: ${text.message}`)}\n`);
+    if (text.hint) io.err(`${text.hint.map(fit).join('\n')}\n`);
   }
   if (how.debug && error instanceof Error && error.stack) io.err(`${escapeControl(how.secrets.scrubMessage(error.stack)).replace(/\\n/g, '\n')}\n`);
   else if (!text.known) io.err('(run with --debug for details)\n');

@@ -11,6 +11,7 @@ import { stateDirFor } from './settings/state-dir.js';
 import type { ProfileRecord, SettingsStore } from './settings/store.js';
 import { type Zone, zoneFromEnv } from './domain/zone.js';
 import { escapeControl } from './output/escape.js';
+import { wrapNote } from './output/wrap.js';
 import { SecretSet } from './domain/secrets.js';
 
 export interface GlobalOptions {
@@ -283,14 +284,19 @@ export class Context {
   warn(message: string): void {
     if (this.#quiet) return this.debug(`warning: ${message}`);
     this.#endProgress();
-    this.io.err(`warning: ${escapeControl(message)}\n`);
+    this.io.err(`${this.#fitted(`warning: ${escapeControl(message)}`)}\n`);
   }
 
   /** A line for the person at the terminal that is not a result (more pages to fetch, say). */
   note(message: string): void {
     if (this.#quiet) return this.debug(message);
     this.#endProgress();
-    this.io.err(`${escapeControl(message)}\n`);
+    this.io.err(`${this.#fitted(escapeControl(message))}\n`);
+  }
+
+  /** A note that fits the terminal behind stderr, broken at spaces (never mid-word). */
+  #fitted(text: string): string {
+    return this.io.stderrIsTTY ? wrapNote(text, this.io.width, 2) : text;
   }
 
   #progressSince: number | undefined;

@@ -1,0 +1,47 @@
+// What a person meets in the first hour: errors that read well on a terminal, hints that point
+// at the right help, notes that wrap at spaces.
+import { describe, expect, it } from 'vitest';
+import { wrapNote } from '../../src/output/wrap.js';
+import { GW, KEY, mockGateway, runCommand } from '../helpers.js';
+
+const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY };
+
+describe('errors and hints', () => {
+  it('prints a --json error as JSON, and on a terminal the plain message too', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/v1/open/balance' }).reply(401, '{"error": {"message": "revoked"}}', { headers: { 'content-type': 'application/json' } });
+    const pipe = await runCommand(['balance', '--json'], { transport: gw.transport, env });
+    expect(pipe.code).toBe(3);
+    expect(pipe.stderr.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(pipe.stderr).error.status).toBe(401);
+    const gw2 = mockGateway();
+    gw2.pool.intercept({ path: '/v1/open/balance' }).reply(401, '{"error": {"message": "revoked"}}', { headers: { 'content-type': 'application/json' } });
+    const tty = await runCommand(['balance', '--json'], { transport: gw2.transport, env, tty: true, width: 200 });
+    const [json, plain] = tty.stderr.trim().split('\n');
+    expect(JSON.parse(json!).error.kind).toBe('auth');
+    expect(plain).toMatch(/^tally: gw\.test rejected the credential \(HTTP 401\): revoked/);
+  });
+
+  it.each([
+    [['auth', 'stats'], 'Did you mean status?', 'See `tally auth --help`.'],
+    [['statu'], 'Did you mean status?', 'See `tally --help`.'],
+    [['models', '--sortt', 'x'], 'Did you mean --sort?', 'See `tally models --help`.'],
+    [['config', 'sett'], 'Did you mean set?', 'See `tally config --help`.'],
+  ])('%j suggests on a line of its own and points at the right help', async (argv, suggestion, help) => {
+    const result = await runCommand(argv, { env });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.slice(1)).toEqual([suggestion, help]);
+  });
+});
+
+describe('notes on a terminal', () => {
+  it('wrap at spaces, never mid-word, and indent what continues', () => {
+    const text = 'warning: the price catalog was not cached: cannot write the cache file: no space left on the device, so the next run fetches it again';
+    const wrapped = wrapNote(text, 40, 2);
+    for (const line of wrapped.split('\n')) expect(line.length).toBeLessThanOrEqual(40);
+    expect(wrapped.replace(/\n {2}/g, ' ')).toBe(text);
+    expect(wrapNote('a'.repeat(50), 20)).toBe(['a'.repeat(20), 'a'.repeat(20), 'a'.repeat(10)].join('\n'));
+    expect(wrapNote('short', 40)).toBe('short');
+  });
+});
