@@ -79,6 +79,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     .option('--base-url <url>', 'gateway base URL (env TALLY_BASE_URL)')
     .option('--demo', 'run against the built-in sandbox gateway with a demo key')
     .option('--allow-http', 'allow plain http:// to a non-loopback host')
+    .option('--no-pager', 'never page a table taller than the terminal ($TALLY_PAGER, $PAGER, less -FRX)')
     .addHelpText('after', `\n${await after(`Examples:\n${COMMANDS.map((c) => `  $ ${c.example}`).join('\n')}\n\n${EXIT_CODES}`)}\n`);
 
   throughIO(program, io, 'tally');
@@ -198,6 +199,7 @@ function globalOptions(raw: Record<string, unknown>): GlobalOptions {
     baseUrl: typeof raw.baseUrl === 'string' ? raw.baseUrl : undefined,
     demo: raw.demo === true,
     allowHttp: raw.allowHttp === true,
+    noPager: raw.pager === false,
   };
 }
 

@@ -32,6 +32,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   demo: boolean;
   allowHttp: boolean;
+  /** --no-pager: tall tables are written directly, never through a pager. */
+  noPager?: boolean;
 }
 
 export interface ContextInit {

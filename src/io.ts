@@ -23,6 +23,11 @@ export interface IO {
   promptHidden(question: string): Promise<string>;
   /** Why results could not be written (a full disk), once a write to stdout failed. */
   outputFailure?(): NodeJS.ErrnoException | undefined;
+  /**
+   * Shows text through a pager command (run by the shell, as git runs $PAGER), on the terminal
+   * stdout is; false when the pager could not be started (the caller writes the text itself).
+   */
+  page?(command: string, text: string): Promise<boolean>;
 }
 
 /**
@@ -34,6 +39,7 @@ export function redactingIO(io: IO, secrets: SecretSet): IO {
   return Object.assign(redacting, {
     out: (text: string) => io.out(secrets.size > 0 ? secrets.scrub(text) : text),
     err: (text: string) => io.err(secrets.size > 0 ? secrets.scrub(text) : text),
+    ...(io.page && { page: (command: string, text: string) => io.page!(command, secrets.size > 0 ? secrets.scrub(text) : text) }),
   });
 }
 
@@ -79,6 +85,7 @@ export function createProcessIO(options: { noColorFlag: boolean }): IO {
     },
     err: (text) => void stderr.write(text),
     outputFailure: () => failure,
+    page: (command, text) => runPager(command, text),
     stdoutIsTTY: Boolean(stdout.isTTY),
     stderrIsTTY: Boolean(stderr.isTTY),
     // node:tty (with net behind it) costs milliseconds to load: only a prompt asks this.
@@ -91,6 +98,21 @@ export function createProcessIO(options: { noColorFlag: boolean }): IO {
     readStdin: () => readAll(process.stdin),
     promptHidden: (question) => promptHidden(question),
   };
+}
+
+function runPager(command: string, text: string): Promise<boolean> {
+  const { spawn } = process.getBuiltinModule('node:child_process');
+  return new Promise((resolve) => {
+    let started = false;
+    // less without options of the user's own: quit when it fits, keep colour, keep the screen.
+    const child = spawn('sh', ['-c', command], { stdio: ['pipe', 'inherit', 'inherit'], env: { ...process.env, LESS: process.env.LESS ?? 'FRX' } });
+    child.on('spawn', () => (started = true));
+    child.on('error', () => resolve(false));
+    // The reader may quit before reading it all (q in less): that is no error.
+    child.stdin.on('error', () => undefined);
+    child.on('close', (code) => resolve(started && code !== 127 && code !== 126));
+    child.stdin.end(text);
+  });
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -35,7 +35,22 @@ export async function emit(ctx: Context, result: Result): Promise<void> {
     return;
   }
   const text = await result.human();
+  if (tty && (await paged(ctx, guardTerminalText(text, ctx.io.color)))) return;
   ctx.io.out(tty ? guardTerminalText(text, ctx.io.color) : text);
+}
+
+/**
+ * A table taller than the terminal goes through $TALLY_PAGER, else $PAGER, else `less -FRX`
+ * (an empty pager or `cat`, or --no-pager, writes it directly). True when a pager showed it.
+ */
+async function paged(ctx: Context, text: string): Promise<boolean> {
+  if (!ctx.io.page || ctx.options.noPager) return false;
+  let lines = 0;
+  for (let at = text.indexOf('\n'); at >= 0 && lines < ctx.io.height; at = text.indexOf('\n', at + 1)) lines++;
+  if (lines < ctx.io.height) return false;
+  const command = (ctx.env.TALLY_PAGER ?? ctx.env.PAGER ?? 'less -FRX').trim();
+  if (command === '' || command === 'cat') return false;
+  return ctx.io.page(command, text);
 }
 
 /** One JSON document on stdout (through --jq when given), escaped for a terminal. */

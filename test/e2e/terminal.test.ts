@@ -20,11 +20,12 @@ const hasScript = (() => {
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
 /** Runs tally in a pseudo-terminal `columns` wide; what the terminal received, as lines. */
-function inTerminal(args: string[], options: { columns: number; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; text: string; lines: string[] }> {
-  const command = `stty cols ${options.columns} rows 60; exec ${[process.execPath, ...binaryArgs(args, NOW)].map(quote).join(' ')}`;
+function inTerminal(args: string[], options: { columns: number; rows?: number; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; text: string; lines: string[] }> {
+  const command = `stty cols ${options.columns} rows ${options.rows ?? 60}; exec ${[process.execPath, ...binaryArgs(args, NOW)].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
-      env: { PATH: process.env.PATH, HOME: '/nonexistent-home', TERM: 'xterm-256color', TALLY_TEST_NOW: String(NOW), TZ: 'Asia/Shanghai', ...options.env },
+      // No pager unless a test asks for one (less would wait for a key).
+      env: Object.fromEntries(Object.entries({ PATH: process.env.PATH, HOME: '/nonexistent-home', TERM: 'xterm-256color', TALLY_TEST_NOW: String(NOW), TZ: 'Asia/Shanghai', TALLY_PAGER: '', ...options.env }).filter(([, v]) => v !== undefined)),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -129,6 +130,28 @@ describe.skipIf(!hasScript)('in a terminal', () => {
       expect(Math.abs(cells.reduce((a, b) => a + b, 0) - total)).toBeLessThanOrEqual(cells.length);
     }
     if (top.length) expect(header.length).toBe(1 + 3 + 2);
+  });
+
+  it('pages a table taller than the terminal through $TALLY_PAGER, else $PAGER; not a short one, nor with --no-pager', async () => {
+    const { readFileSync: read, existsSync: exists, rmSync: rm } = await import('node:fs');
+    const file = `${state.path}/paged.txt`;
+    const pager = `cat > '${file}'`;
+    const tall = await inTerminal(['--no-color', 'usage', '--bucket', 'hour'], { columns: 100, rows: 12, env: { ...env, TALLY_PAGER: pager } });
+    expect(tall.code).toBe(0);
+    expect(plain(tall.text)).not.toContain('hour ');
+    expect(read(file, 'utf8').split('\n')[0]).toMatch(/^hour +/);
+    rm(file);
+    await inTerminal(['--no-color', 'usage', '--bucket', 'hour'], { columns: 100, rows: 12, env: { ...env, TALLY_PAGER: undefined, PAGER: pager } });
+    expect(exists(file)).toBe(true);
+    rm(file);
+    for (const [args, extra] of [[['--no-color', 'balance'], {}], [['--no-color', '--no-pager', 'usage', '--bucket', 'hour'], {}]] as const) {
+      const direct = await inTerminal([...args], { columns: 100, rows: 12, env: { ...env, TALLY_PAGER: pager, ...extra } });
+      expect(exists(file)).toBe(false);
+      expect(plain(direct.text).length).toBeGreaterThan(50);
+    }
+    // A pager that cannot be started: the table is written directly.
+    const missing = await inTerminal(['--no-color', 'usage', '--bucket', 'hour'], { columns: 100, rows: 12, env: { ...env, TALLY_PAGER: 'no-such-pager-here' } });
+    expect(plain(missing.text)).toMatch(/^hour +/m);
   });
 
   it('lists the global options in a command\'s help, wrapped to the terminal', async () => {
