@@ -9,7 +9,7 @@ import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, jsonText, 
 import { isDecimalString, plainDecimal } from '../domain/decimal-text.js';
 import { type RecordColumn, type Scope, describeColumns, isTimeName, scopeText } from '../domain/records.js';
 import type { UsageWindow } from '../domain/window.js';
-import type { Zone } from '../domain/zone.js';
+import { type Zone, isCalendarSecond } from '../domain/zone.js';
 import type { AmountKind } from '../output/money.js';
 import { emit, emitNdjson } from '../output/emit.js';
 import { plural, windowJson } from '../output/window-text.js';
@@ -146,9 +146,21 @@ export function recordsCsvOf(ctx: Context, found: PagedRecords) {
   return recordsCsv(found.records);
 }
 
+/** The fields as sent, then each time field again in ISO 8601 UTC (`created_at_iso`), for spreadsheets. */
 export function recordsCsv(records: JsonObject[]) {
-  const header = describeColumns(records).map((c) => c.name);
-  return { header, rows: records.map((r) => header.map((name) => jsonText(r[name]))) };
+  const columns = describeColumns(records);
+  const header = columns.map((c) => c.name);
+  const times = columns.filter((c) => c.kind === 'time').map((c) => c.name).filter((name) => !header.includes(`${name}_iso`));
+  const iso = (value: JsonValue | undefined) => {
+    if (value === undefined || value === null) return '';
+    const n = isJsonNumber(value) ? Number(numberText(value)) : Date.parse(String(value)) / 1000;
+    const seconds = n > 1e11 ? n / 1000 : n;
+    return isCalendarSecond(seconds) ? new Date(Math.floor(seconds) * 1000).toISOString().replace('.000Z', 'Z') : '';
+  };
+  return {
+    header: [...header, ...times.map((name) => `${name}_iso`)],
+    rows: records.map((r) => [...header.map((name) => jsonText(r[name])), ...times.map((name) => iso(r[name]))]),
+  };
 }
 
 /** A record list as a JSON document: the first page's other fields, the window, the records. */

@@ -6,7 +6,7 @@ import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { scopeText } from '../domain/records.js';
 import { BUCKET_SIZES } from '../domain/window.js';
-import { UTC, dateText, formatOffset, two, wallClock } from '../domain/zone.js';
+import { UTC, dateText, formatOffset, isoInZone, two, wallClock } from '../domain/zone.js';
 import { memo } from '../output/memo.js';
 import { describeWindow, plural, windowJson } from '../output/window-text.js';
 import { type UsageSeries, gridMismatch, loadUsageSeries } from './usage-series.js';
@@ -78,9 +78,13 @@ export function usageJson(series: UsageSeries) {
   };
 }
 
+/** The service's fields as sent, then the bucket's start in ISO 8601 (for spreadsheets), in the zone of the labels. */
 function usageCsv(series: UsageSeries) {
-  const header = series.shape?.fieldOrder ?? [];
-  return { header, rows: series.buckets.map((bucket) => header.map((name) => jsonText(bucket[name]))) };
+  const fields = series.shape?.fieldOrder ?? [];
+  return {
+    header: fields.length ? [...fields, 'start_iso'] : [],
+    rows: series.buckets.map((bucket, i) => [...fields.map((name) => jsonText(bucket[name])), isoInZone(series.slots[i]!, series.labelZone)]),
+  };
 }
 
 /**

@@ -89,9 +89,10 @@ describe('tally usage', () => {
     const gw = usageStub(query, body);
     const result = await runCommand(['usage', '--csv'], { transport: gw.transport, env, now: () => NOW });
     const lines = result.stdout.split('\r\n');
-    expect(lines[0]).toBe('ts,requests,prompt_tokens,completion_tokens,spend');
-    expect(lines[1]).toBe(`${DAY0 * 1000},0,0,0,0.00000000`);
-    expect(lines[2]).toBe(`${(DAY0 + D) * 1000},12,48000,9100,3.25000000`);
+    // The fields exactly as sent, then the start as an ISO date a spreadsheet reads.
+    expect(lines[0]).toBe('ts,requests,prompt_tokens,completion_tokens,spend,start_iso');
+    expect(lines[1]).toBe(`${DAY0 * 1000},0,0,0,0.00000000,2026-11-15T00:00:00+00:00`);
+    expect(lines[2]).toBe(`${(DAY0 + D) * 1000},12,48000,9100,3.25000000,2026-11-16T00:00:00+00:00`);
     expect(lines).toHaveLength(9);
   });
 
