@@ -113,6 +113,7 @@ export class HttpClient {
   readonly #retry: RetryPolicy;
   /** Set when a response showed X-RateLimit-Remaining <= 0: the next request waits. */
   #rateLimitExhausted = false;
+  #rateLimit: number | undefined;
 
   constructor(options: HttpClientOptions) {
     this.#options = options;
@@ -149,7 +150,7 @@ export class HttpClient {
     let url = this.#url(request);
     let redirects = 0;
     for (let attempt = 1; ; attempt++) {
-      if (this.#rateLimitExhausted) await this.#wait(this.#backoff(this.#retry.rateLimitBaseMs, 1), request, 'pacing: the rate limit is used up');
+      if (this.#rateLimitExhausted) await this.#wait(this.#pacingDelay(), request, `pacing: the rate limit${this.#rateLimit ? ` of ${this.#rateLimit} a minute` : ''} is used up`);
       let response: TransportResponse;
       const started = this.#options.now();
       try {
@@ -294,6 +295,22 @@ export class HttpClient {
   #noteRateLimit(headers: Record<string, string | undefined>): void {
     const remaining = Number(headers['x-ratelimit-remaining']);
     this.#rateLimitExhausted = headers['x-ratelimit-remaining'] !== undefined && Number.isFinite(remaining) && remaining <= 0;
+    const limit = Number(headers['x-ratelimit-limit']);
+    if (Number.isSafeInteger(limit) && limit > 0 && limit <= 1_000_000) this.#rateLimit = limit;
+  }
+
+  /** Requests a minute the gateway allows, as its X-RateLimit-Limit said (undefined until it says). */
+  get rateLimit(): number | undefined {
+    return this.#rateLimit;
+  }
+
+  /**
+   * How long to wait before a request when the limit is used up: one request's share of the
+   * minute (the limit the gateway states, not an assumed one), and never less than the base.
+   */
+  #pacingDelay(): number {
+    const share = this.#rateLimit ? Math.ceil(60_000 / this.#rateLimit) : 0;
+    return Math.max(this.#backoff(this.#retry.rateLimitBaseMs, 1), Math.min(share, this.#retry.maxRetryAfterMs));
   }
 
   #rateLimited(headers: Record<string, string | undefined>, body: ParsedBody | undefined, text: string): RateLimitError {

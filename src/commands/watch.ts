@@ -25,7 +25,7 @@ export function watchSeconds(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (value === true) return DEFAULT_WATCH_SECONDS;
   const seconds = wholeNumber(value, '--watch', 0);
-  if (seconds < MIN_WATCH_SECONDS) throw new UsageError(`--watch must be at least ${MIN_WATCH_SECONDS} seconds (got ${String(value)}): the gateway allows 120 requests a minute`);
+  if (seconds < MIN_WATCH_SECONDS) throw new UsageError(`--watch must be at least ${MIN_WATCH_SECONDS} seconds (got ${String(value)}): each refresh makes requests against the gateway's rate limit`);
   return seconds;
 }
 

@@ -194,6 +194,20 @@ describe('HttpClient', () => {
     gw.done();
   });
 
+  it('paces by the limit the gateway states (X-RateLimit-Limit), not an assumed 120', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: balancePath }).reply(200, {}, { headers: { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0' } });
+    gw.pool.intercept({ path: balancePath }).reply(200, {}, json);
+    const { waits, sleep } = fakeSleep();
+    const client = testClient(gw.transport, { sleep });
+    await client.requestJson(native);
+    expect(client.rateLimit).toBe(10);
+    await client.requestJson(native);
+    // Ten a minute: one request's share is six seconds.
+    expect(waits).toEqual([6000]);
+    gw.done();
+  });
+
   it.each([
     ['HTML', '<!doctype html><html><body>Bad gateway</body></html>', 'unexpected response from gw.test: not JSON (<!doctype html><html><body>Bad gateway</body></html>)'],
     ['truncated JSON', '{"currency": "CNY", "bal', 'unexpected response from gw.test: not JSON ({"currency": "CNY", "bal)'],
