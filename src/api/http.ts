@@ -396,6 +396,8 @@ export class HttpClient {
   #networkFailure(error: unknown, url: URL): ServiceError | Interrupted {
     if (this.#options.signal.aborted) return this.#abortError(error);
     const code = (error as SystemError | undefined)?.code;
+    const proxy = (error as { proxy?: unknown } | undefined)?.proxy;
+    if (typeof proxy === 'string') return this.#proxyFailure(error, code, proxy, url);
     const where = url.host;
     switch (code) {
       case 'ECONNREFUSED': return new NetworkError(`cannot connect to ${where}: connection refused`, { cause: error });
@@ -409,6 +411,19 @@ export class HttpClient {
         return new NetworkError(`request to ${where} failed: ${this.#clean(message)}`, { cause: error });
       }
     }
+  }
+
+  /** A request through a proxy that failed: the proxy is named, and the gateway is not blamed. */
+  #proxyFailure(error: unknown, code: string | undefined, proxy: string, url: URL): NetworkError {
+    const message = error instanceof Error ? error.message : String(error);
+    const tunnel = /Proxy response \((\d{3})\)/.exec(message);
+    const what =
+      code === 'ECONNREFUSED' ? 'connection refused'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'its name does not resolve'
+      : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'the connection was reset'
+      : tunnel ? `it refused to open a tunnel to ${url.host} (HTTP ${tunnel[1]})`
+      : this.#clean(message);
+    return new NetworkError(`cannot reach ${url.host} through the proxy ${proxy} (HTTPS_PROXY/HTTP_PROXY): ${what}`, { cause: error });
   }
 
   #abortError(error: unknown): TimeoutError | Interrupted {

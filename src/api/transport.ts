@@ -91,8 +91,32 @@ export async function defaultTransport(env: NodeJS.ProcessEnv): Promise<Transpor
     if (isLoopback(request.url.hostname)) return nodeTransport(request);
     if (!viaProxy) {
       const { EnvHttpProxyAgent } = await importExternal<typeof import('undici')>('undici');
-      viaProxy = undiciTransport(new EnvHttpProxyAgent());
+      // The proxies of this run's environment (not necessarily process.env), and its NO_PROXY.
+      viaProxy = undiciTransport(
+        new EnvHttpProxyAgent({
+          httpProxy: env.HTTP_PROXY ?? env.http_proxy ?? proxy,
+          httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? proxy,
+          noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
+        }),
+      );
     }
-    return viaProxy(request);
+    try {
+      return await viaProxy(request);
+    } catch (error) {
+      // Through a proxy, tally connects to the proxy only: a failure to connect is the proxy's,
+      // and is said so (never blamed on the gateway). Its address, never its credentials.
+      if (error && typeof error === 'object') Object.assign(error, { proxy: proxyAddress(proxy) });
+      throw error;
+    }
   };
+}
+
+/** `host:port` of a proxy URL (no user name or password), for messages. */
+function proxyAddress(text: string): string {
+  try {
+    const url = new URL(text);
+    return url.host;
+  } catch {
+    return 'the proxy';
+  }
 }

@@ -54,3 +54,28 @@ describe('CSV a spreadsheet reads', () => {
     expect(result.stdout).toBe('id,created_at,cost,created_at_iso\r\nc1,1795300000,0.01,2026-11-21T22:26:40Z\r\nc2,1795300060000,0.02,2026-11-21T22:27:40Z\r\n');
   });
 });
+
+describe('a proxy that fails', () => {
+  it('is named as the proxy, never blamed on the gateway (connection refused, a refused tunnel)', async () => {
+    const { createServer } = await import('node:net');
+    // A port nothing listens on, and a proxy that refuses every tunnel.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const refusing = createServer((socket) => socket.once('data', () => socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n')));
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const refusingPort = (refusing.address() as { port: number }).port;
+    try {
+      const base = { TALLY_BASE_URL: 'https://gw.example.com', TALLY_API_KEY: KEY };
+      const down = await runCommand(['balance'], { env: { ...base, HTTPS_PROXY: `http://user:secret@127.0.0.1:${closedPort}` } });
+      expect(down.code).toBe(1);
+      expect(down.stderr).toBe(`tally: cannot reach gw.example.com through the proxy 127.0.0.1:${closedPort} (HTTPS_PROXY/HTTP_PROXY): connection refused\n`);
+      const refused = await runCommand(['balance'], { env: { ...base, HTTPS_PROXY: `http://127.0.0.1:${refusingPort}` } });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(`tally: cannot reach gw.example.com through the proxy 127.0.0.1:${refusingPort} (HTTPS_PROXY/HTTP_PROXY): it refused to open a tunnel to gw.example.com (HTTP 403)\n`);
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
+});
