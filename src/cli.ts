@@ -99,7 +99,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     const command = parent
       .command(second ?? first)
       .description(entry.summary)
-      .addHelpText('after', `\n${await after(`Example:\n  $ ${entry.example}\n\n${EXIT_CODES}`)}\n`);
+      .addHelpText('after', `\n${await after(`Examples:\n${[entry.example, ...(entry.more ?? [])].map((e) => `  $ ${e}`).join('\n')}\n\n${EXIT_CODES}`)}\n`);
     throughIO(command, io, `tally ${entry.name}`);
     if (isWanted(entry, wanted)) {
       const module = await entry.load();

@@ -33,11 +33,6 @@ export function configure(command: Command): void {
     .option('--min-context <tokens>', 'only models whose context window holds at least this many tokens')
     .option('--reasoning', 'only models that can reason (a reasoning level other than none)')
     .addOption(new Option('--sort <key>', 'order by name, input or output price (adds --prices), or context window (largest first)').choices(['name', 'input', 'output', 'context']));
-  command.addHelpText('after', `
-More examples:
-  $ tally models --min-context 200000 --reasoning --sort input   # the cheapest reasoning models with a 200k context
-  $ tally models --prices --csv > models.csv
-  $ tally models --format alt --json`);
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {

@@ -44,12 +44,6 @@ export function configure(command: Command): void {
     .option('--against <version|file>', 'with --diff: compare with this cached pricing_version, or a saved catalog file')
     .option('--since <span|date>', 'with --diff: compare with the kept catalog version closest to that age (7d, 2w, 2026-11-01)')
     .option('--exit-code', 'with --diff: exit 5 when the catalog changed (as git diff --exit-code exits 1)');
-  command.addHelpText('after', `
-More examples:
-  $ tally pricing --model 'claude-*' --sort output
-  $ tally pricing --diff --since 7d             # what changed in the price list this week
-  $ tally pricing --diff --exit-code --json     # for CI: exit 5 when prices changed
-  $ tally pricing --type image-generation --csv`);
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context, _args: string[], given: (name: string) => boolean = () => false): Promise<void> {
@@ -191,14 +185,13 @@ async function baselineFrom(ctx: Context, against: string, versions: (CatalogVer
  * The kept catalog version last seen closest to `since` ago (--diff --since 7d): versions are
  * kept, with the time each was last seen current, whenever a refresh brings a different one.
  */
-function keptVersionNear(ctx: Context, since: string, stateDir: string, baseUrl: URL): CatalogVersion {
+function keptVersionNear(ctx: Context, since: string, stateDir: string, baseUrl: URL): CatalogVersion | undefined {
   const now = Math.floor(ctx.now() / 1000);
   const at = parseTimeSpec(since, { now, anchor: now, zone: ctx.zone }, '--since') * 1000;
   if (at >= ctx.now()) throw new UsageError(`--since "${since}" is not in the past`);
   const times = ctx.options.demo ? [] : keptVersionTimes(stateDir, baseUrl);
-  if (times.length === 0) {
-    throw new UsageError('no earlier catalog version is kept yet: tally keeps one each time a refresh brings a changed catalog (run `tally pricing --diff` now and then)');
-  }
+  // Nothing kept yet (a first run): nothing to compare with, said as a first --diff says it.
+  if (times.length === 0) return undefined;
   const closest = times.reduce((a, b) => (Math.abs(b - at) < Math.abs(a - at) ? b : a));
   const file = readKeptVersion(stateDir, baseUrl, closest);
   if (!file) throw new UsageError(`the catalog version kept from ${new Date(closest).toISOString()} cannot be read; try another --since`);
@@ -235,6 +228,7 @@ async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {
       // The version is the service's text: escaped, as every piece of data on a terminal.
       const version = (v: string | undefined) => (v === undefined ? '(no version)' : escapeControl(v));
       if (!baseline) {
+        if (options.since !== undefined) return `No earlier catalog version is kept yet (tally keeps one each time a refresh brings a changed catalog); saved this one (version ${version(current.pricingVersion)}) for the next --diff.\n`;
         return options.offline
           ? `Only one catalog version is cached (${version(current.pricingVersion)}); --diff compares once a refresh brings a different one.\n`
           : `No earlier catalog was cached; saved this one (${loaded.rows.length} models, version ${version(current.pricingVersion)}) for the next --diff.\n`;

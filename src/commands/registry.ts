@@ -15,32 +15,34 @@ export interface CommandEntry {
   name: string;
   summary: string;
   example: string;
+  /** More examples for the command's help (the first is `example`). */
+  more?: string[];
   /** Prints rows: --csv applies. */
   tabular?: true;
   load: () => Promise<CommandModule>;
 }
 
 export const COMMANDS: CommandEntry[] = [
-  { name: 'login', summary: 'store an API key (or a device token) for a profile', example: 'tally login --base-url https://gw.example.com --with-token < key.txt', load: () => import('./login.js') },
+  { name: 'login', summary: 'store an API key (or a device token) for a profile', example: 'tally login --base-url https://gw.example.com --with-token < key.txt', more: ['tally login --base-url https://gw.example.com', 'tally login --device --base-url https://gw.example.com', 'tally --profile work login --base-url https://gw.work.example.com'], load: () => import('./login.js') },
   { name: 'logout', summary: "remove a profile's stored credential", example: 'tally logout --profile work', load: () => import('./logout.js') },
   { name: 'auth status', summary: 'show base URL, credential kind and source, masked key', example: 'tally auth status', load: () => import('./auth-status.js') },
-  { name: 'balance', summary: 'account balance, plan state and the key\'s daily limit', example: 'tally balance --json', load: () => import('./balance.js') },
-  { name: 'usage', tabular: true, summary: 'spend over time by hour, day, week or month (or per model with --by model)', example: 'tally usage --bucket hour --since 36h', load: () => import('./usage.js') },
-  { name: 'logs', tabular: true, summary: 'the per-call log, any fields, every page with --all', example: 'tally logs --since 2h --ndjson', load: () => import('./logs.js') },
-  { name: 'models', tabular: true, summary: 'the models this key may call, with --prices what they cost', example: 'tally models --prices', load: () => import('./models.js') },
-  { name: 'pricing', tabular: true, summary: 'the public price catalog in yuan per 1M tokens (cached)', example: "tally pricing --model 'gpt-5*' --sort input", load: () => import('./pricing.js') },
-  { name: 'billing', summary: 'the compatible billing figures third-party tools read, in yuan', example: 'tally billing --compare', load: () => import('./billing.js') },
-  { name: 'forecast', summary: 'average daily spend, runway, the month projected, today against the daily limit', example: 'tally forecast --days 14', load: () => import('./forecast.js') },
-  { name: 'status', summary: 'one screen: balance, today, the last 7 days, top models, runway', example: 'tally status --watch', load: () => import('./status.js') },
-  { name: 'statusline', summary: 'one short line for shell prompts and status bars, from a cache', example: "tally statusline --format '{balance} {runway}'", load: () => import('./statusline.js') },
-  { name: 'check', summary: 'budget gates for CI: exit 5 when a condition fails', example: 'tally check --min-balance 100 --max-daily-used 80%', load: () => import('./check.js') },
+  { name: 'balance', summary: 'account balance, plan state and the key\'s daily limit', example: 'tally balance --json', more: ['tally balance', 'tally balance --jq .balance', 'tally balance --watch 30'], load: () => import('./balance.js') },
+  { name: 'usage', tabular: true, summary: 'spend over time by hour, day, week or month (or per model with --by model)', example: 'tally usage --bucket hour --since 36h', more: ['tally usage --month 2026-10 --by model', 'tally usage --last quarter --csv > q.csv', 'tally usage --bucket month --since 2026-01', 'tally usage --chart --bucket hour --since 7d'], load: () => import('./usage.js') },
+  { name: 'logs', tabular: true, summary: 'the per-call log, any fields, every page with --all', example: 'tally logs --since 2h --ndjson', more: ['tally logs --since today', 'tally logs --since 1d --all --ndjson | jq .cost', 'tally logs --param model=gpt-5 --csv'], load: () => import('./logs.js') },
+  { name: 'models', tabular: true, summary: 'the models this key may call, with --prices what they cost', example: 'tally models --prices', more: ['tally models --min-context 200000 --reasoning --sort input', 'tally models --json'], load: () => import('./models.js') },
+  { name: 'pricing', tabular: true, summary: 'the public price catalog in yuan per 1M tokens (cached)', example: "tally pricing --model 'gpt-5*' --sort input", more: ['tally pricing --diff --since 7d', 'tally pricing --vendor OpenAI --sort output', 'tally pricing --diff --exit-code --json'], load: () => import('./pricing.js') },
+  { name: 'billing', summary: 'the compatible billing figures third-party tools read, in yuan', example: 'tally billing --compare', more: ['tally billing', 'tally billing --json'], load: () => import('./billing.js') },
+  { name: 'forecast', summary: 'average daily spend, runway, the month projected, today against the daily limit', example: 'tally forecast --days 14', more: ['tally forecast', 'tally forecast --json --jq .runway_days'], load: () => import('./forecast.js') },
+  { name: 'status', summary: 'one screen: balance, today, the last 7 days, top models, runway', example: 'tally status --watch', more: ['tally status', 'tally status --json'], load: () => import('./status.js') },
+  { name: 'statusline', summary: 'one short line for shell prompts and status bars, from a cache', example: "tally statusline --format '{balance} {runway}'", more: ['tally statusline', 'tally statusline --check'], load: () => import('./statusline.js') },
+  { name: 'check', summary: 'budget gates for CI: exit 5 when a condition fails', example: 'tally check --min-balance 100 --max-daily-used 80%', more: ['tally check --max-spend 50 --last day', 'tally check --min-runway 14 --json', 'tally check --max-daily-used 90% --fail-open'], load: () => import('./check.js') },
   { name: 'config list', summary: "the profile's settings and where each comes from", example: 'tally config list --profile work', load: () => import('./config.js').then((m) => m.list) },
   { name: 'config get', summary: 'the value of one setting as it applies now', example: 'tally config get utc_offset', load: () => import('./config.js').then((m) => m.get) },
   { name: 'config set', summary: 'store a setting in the profile (validated as the flags are)', example: 'tally config set utc_offset +08:00', load: () => import('./config.js').then((m) => m.set) },
   { name: 'config unset', summary: 'remove a setting from the profile', example: 'tally config unset pricing_ttl', load: () => import('./config.js').then((m) => m.unset) },
-  { name: 'doctor', summary: 'a checklist for bug reports: Node, files, settings, network, clock, credential, limits', example: 'tally doctor', load: () => import('./doctor.js') },
-  { name: 'completion', summary: 'print a shell completion script (bash, zsh, fish)', example: 'tally completion bash > ~/.local/share/bash-completion/completions/tally', load: () => import('./completion.js') },
-  { name: 'sandbox', summary: 'serve the built-in fake gateway on 127.0.0.1', example: 'tally sandbox --port 8787', load: () => import('./sandbox.js') },
+  { name: 'doctor', summary: 'a checklist for bug reports: Node, files, settings, network, clock, credential, limits', example: 'tally doctor', more: ['tally doctor --json'], load: () => import('./doctor.js') },
+  { name: 'completion', summary: 'print a shell completion script (bash, zsh, fish)', example: 'tally completion bash > ~/.local/share/bash-completion/completions/tally', more: ['source <(tally completion bash)', 'tally completion zsh > "${fpath[1]}/_tally"', 'tally completion fish > ~/.config/fish/completions/tally.fish'], load: () => import('./completion.js') },
+  { name: 'sandbox', summary: 'serve the built-in fake gateway on 127.0.0.1', example: 'tally sandbox --port 8787', more: ['tally sandbox --now 2026-11-20T10:00:00Z --utc-offset +08:00', 'tally sandbox --fault rate-limit:2'], load: () => import('./sandbox.js') },
   { name: 'demo', summary: 'a short tour against the built-in sandbox', example: 'tally demo', load: () => import('./demo.js') },
   { name: 'version', summary: 'print the version (the same as --version)', example: 'tally version', load: () => import('./version.js') },
 ];
