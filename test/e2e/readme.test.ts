@@ -1,0 +1,60 @@
+// Every tally command the README shows works as printed against the sandbox: the flags exist,
+// the values parse, the command answers. Those that sign in, serve, watch or change the shell
+// are left to their own tests.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
+import { runTally, tempDir } from '../helpers.js';
+
+const NOW = Date.UTC(2026, 10, 20, 9, 30);
+const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+
+/** The tally command lines of the README's sh and console blocks. */
+function readmeCommands(): string[] {
+  const found: string[] = [];
+  for (const block of README.matchAll(/```(sh|console)\n([\s\S]*?)```/g)) {
+    for (const raw of block[2]!.split('\n')) {
+      const line = block[1] === 'console' ? (raw.startsWith('$ ') ? raw.slice(2) : '') : raw;
+      if (/^(npx )?tally /.test(line.trim())) found.push(line.trim().replace(/^npx /, ''));
+    }
+  }
+  return [...new Set(found)];
+}
+
+/** The words of a command, as a shell would split them, up to a comment, a redirection or a pipe. */
+function words(line: string): string[] {
+  const out: string[] = [];
+  for (const match of line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)) {
+    const word = match[1] ?? match[2] ?? match[3]!;
+    if (match[3] !== undefined && /^(\||>|<|#|&&|;)/.test(word)) break;
+    out.push(word);
+  }
+  return out;
+}
+
+const SKIP = /\b(login|logout|sandbox|demo|version)\b|--watch|--device|\[|\bsource\b/;
+const commands = readmeCommands().filter((line) => !SKIP.test(line));
+
+let sandbox: Sandbox;
+const state = tempDir();
+beforeAll(async () => {
+  sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480 });
+});
+afterAll(async () => {
+  await sandbox.close();
+  state.remove();
+});
+
+describe('the README', () => {
+  it('shows many commands', () => {
+    expect(commands.length).toBeGreaterThan(30);
+  });
+
+  it.each(commands)('`%s` works as printed', async (line) => {
+    const result = await runTally(words(line).slice(1), { env: { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' }, now: NOW });
+    // A budget gate may fail (exit 5): the command itself understood.
+    expect([0, 5]).toContain(result.code);
+    expect(result.stderr).not.toMatch(/unknown (option|command)|is not a|must be|goes with|does not apply/);
+  });
+});
