@@ -3,7 +3,7 @@
 // raw control character, a malformed value is an exit 1 naming the field, and nothing crashes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY, freshState, runCommand } from '../helpers.js';
-import { type HostileGateway, type Scenario, TERMINAL_CONTROL, balanceBody, startHostile } from './hostile-gateway.js';
+import { type HostileGateway, type Scenario, TERMINAL_CONTROL, againstHostile, balanceBody, startHostile } from './hostile-gateway.js';
 
 const D = 86400;
 const NOW = Date.UTC(2026, 10, 21, 12);
@@ -13,13 +13,7 @@ afterEach(async () => {
   await Promise.all(gateways.splice(0).map((g) => g.close()));
 });
 
-async function against(scenario: Scenario) {
-  const gateway = await startHostile(scenario);
-  gateways.push(gateway);
-  const env = { TALLY_BASE_URL: gateway.baseUrl, TALLY_API_KEY: KEY, TZ: 'UTC', TALLY_CONFIG_DIR: freshState() };
-  const run = (argv: string[], extra: { tty?: boolean; env?: NodeJS.ProcessEnv } = {}) => runCommand(argv, { env: { ...env, ...extra.env }, now: () => NOW, tty: extra.tty });
-  return { gateway, env, run };
-}
+const against = (scenario: Scenario) => againstHostile(scenario, NOW, gateways);
 
 const clean = (result: { stdout: string; stderr: string }) => {
   expect(result.stdout).not.toMatch(TERMINAL_CONTROL);

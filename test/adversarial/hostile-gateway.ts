@@ -79,3 +79,13 @@ export function balanceBody(parts: { currency?: string; balance?: string; limit?
 
 /** Any control, C1, bidirectional or zero-width character a terminal would act on (a CR ending a CSV line aside). */
 export const TERMINAL_CONTROL = /[\u0000-\u0009\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\r(?!\n)|\u001b(?!\[[0-9;]*m)/;
+
+/** Starts a scenario and gives a runner of tally commands against it (a fresh state folder, TZ=UTC, a fixed clock). */
+export async function againstHostile(scenario: Scenario, now: number, gateways: HostileGateway[]) {
+  const { KEY, freshState, runCommand } = await import('../helpers.js');
+  const gateway = await startHostile(scenario);
+  gateways.push(gateway);
+  const env = { TALLY_BASE_URL: gateway.baseUrl, TALLY_API_KEY: KEY, TZ: 'UTC', TALLY_CONFIG_DIR: freshState() };
+  const run = (argv: string[], extra: { tty?: boolean; env?: NodeJS.ProcessEnv } = {}) => runCommand(argv, { env: { ...env, ...extra.env }, now: () => now, tty: extra.tty });
+  return { gateway, env, run };
+}

@@ -2,7 +2,7 @@
 // completion) against a hostile gateway and hostile files. One describe per class of defect.
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY, freshState, runCommand } from '../helpers.js';
-import { type HostileGateway, type Scenario, startHostile } from './hostile-gateway.js';
+import { type HostileGateway, type Scenario, againstHostile, startHostile } from './hostile-gateway.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 const gateways: HostileGateway[] = [];
@@ -10,13 +10,7 @@ afterEach(async () => {
   await Promise.all(gateways.splice(0).map((g) => g.close()));
 });
 
-async function against(scenario: Scenario) {
-  const gateway = await startHostile(scenario);
-  gateways.push(gateway);
-  const env = { TALLY_BASE_URL: gateway.baseUrl, TALLY_API_KEY: KEY, TZ: 'UTC', TALLY_CONFIG_DIR: freshState() };
-  const run = (argv: string[], extra: { tty?: boolean; env?: NodeJS.ProcessEnv } = {}) => runCommand(argv, { env: { ...env, ...extra.env }, now: () => NOW, tty: extra.tty });
-  return { gateway, env, run };
-}
+const against = (scenario: Scenario) => againstHostile(scenario, NOW, gateways);
 
 describe('where the key may go: continuations', () => {
   it.each([

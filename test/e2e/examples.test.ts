@@ -1,5 +1,8 @@
-// Every example a command's help shows works as printed (against the sandbox): flags exist, values
-// parse, and the command answers. Examples that sign in, serve or watch are left to their own tests.
+// Every example tally shows works as printed against the sandbox: the ones in each command's help
+// and every tally command in the README. The flags exist, the values parse, the command answers.
+// Those that sign in, serve, watch or change the shell are left to their own tests.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/commands/registry.js';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
@@ -16,26 +19,50 @@ afterAll(async () => {
   state.remove();
 });
 
-/** The words of an example, as a shell would split it, up to a redirection or a pipe. */
-function words(example: string): string[] {
+/** The words of a command, as a shell would split them, up to a comment, a redirection or a pipe. */
+function words(line: string): string[] {
   const out: string[] = [];
-  for (const match of example.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)) {
+  for (const match of line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)) {
     const word = match[1] ?? match[2] ?? match[3]!;
-    if (match[3] !== undefined && /^(\||>|<|#)/.test(word)) break;
+    if (match[3] !== undefined && /^(\||>|<|#|&&|;)/.test(word)) break;
     out.push(word);
   }
   return out;
 }
 
-const SKIP = /\b(login|logout|sandbox|demo)\b|--watch|--device|^source /;
-const examples = COMMANDS.flatMap((c) => [c.example, ...(c.more ?? [])].map((example) => [c.name, example] as const)).filter(([, e]) => e.startsWith('tally ') && !SKIP.test(e));
+/** Runs an example's words after `tally` against the sandbox, and checks it was understood. */
+async function worksAsPrinted(line: string): Promise<void> {
+  const result = await runTally(words(line).slice(1), { env: { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' }, now: NOW });
+  // A budget gate may fail (exit 5): the command itself understood.
+  expect([0, 5]).toContain(result.code);
+  expect(result.stderr).not.toMatch(/unknown (option|command)|is not a|must be|goes with|does not apply/);
+}
 
-describe('the examples in every command\'s help', () => {
-  it.each(examples)('%s: `%s` works as printed', async (_name, example) => {
-    const args = words(example).slice(1);
-    const result = await runTally(args, { env: { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' }, now: NOW });
-    // A check may fail (exit 5) and a config value may be unset: the command itself understood.
-    expect([0, 5]).toContain(result.code);
-    expect(result.stderr).not.toMatch(/unknown option|is not|must be|goes with/);
+const SKIP = /\b(login|logout|sandbox|demo)\b|--watch|--device|\[|^source |\bsource\b/;
+
+const helpExamples = COMMANDS.flatMap((c) => [c.example, ...(c.more ?? [])].map((example) => [c.name, example] as const)).filter(([, e]) => e.startsWith('tally ') && !SKIP.test(e));
+
+describe("the examples in every command's help", () => {
+  it.each(helpExamples)('%s: `%s` works as printed', async (_name, example) => worksAsPrinted(example));
+});
+
+/** The tally command lines of the README's sh and console blocks. */
+function readmeCommands(): string[] {
+  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const found: string[] = [];
+  for (const block of readme.matchAll(/```(sh|console)\n([\s\S]*?)```/g)) {
+    for (const raw of block[2]!.split('\n')) {
+      const line = block[1] === 'console' ? (raw.startsWith('$ ') ? raw.slice(2) : '') : raw;
+      if (/^(npx )?tally /.test(line.trim())) found.push(line.trim().replace(/^npx /, ''));
+    }
+  }
+  return [...new Set(found)].filter((line) => !SKIP.test(line));
+}
+
+describe('the README', () => {
+  const commands = readmeCommands();
+  it('shows many commands', () => {
+    expect(commands.length).toBeGreaterThan(30);
   });
+  it.each(commands)('`%s` works as printed', async (line) => worksAsPrinted(line));
 });
