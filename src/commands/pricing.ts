@@ -84,7 +84,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
       header: ['model', 'vendor', 'endpoint_types', 'billing_mode', ...PRICE_CSV_HEADER],
       rows: rows.map((row) => [row.name, row.vendor, row.types.join(' '), row.billingMode, ...priceCsv(row)]),
     }),
-    human: () => renderPricing(rows, loaded, ctx),
+    human: () => renderPricing(rows, loaded, ctx, options),
   });
 }
 
@@ -125,7 +125,7 @@ export async function priceCells(exact: boolean): Promise<(row: PriceRow | undef
   return (row) => (row ? [token(row, row.input), token(row, row.output), token(row, row.cacheRead), others(row.other)] : ['—', '—', '—', 'not in the price catalog']);
 }
 
-async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Context): Promise<string> {
+async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Context, options: PricingOptions): Promise<string> {
   const [{ renderTable }, { styleFor }, { fitLines }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/wrap.js')]);
   const style = await styleFor(ctx);
   const prices = await priceCells(ctx.options.exact);
@@ -149,8 +149,23 @@ async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Conte
     style,
   );
   const age = describeAge(ctx.now() - loaded.fetchedAt);
-  const note = `${rows.length} of ${loaded.rows.length} models · catalog ${escapeControl(loaded.pricingVersion ?? '(no version)')} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · prices from service_pricing, yuan per 1M tokens; other prices (per call, second, image) as the catalog names them`;
+  const none = rows.length === 0 && loaded.rows.length > 0 ? `${whatExists(loaded.rows, options)}\n` : '';
+  const note = `${none}${rows.length} of ${loaded.rows.length} models · catalog ${escapeControl(loaded.pricingVersion ?? '(no version)')} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · prices from service_pricing, yuan per 1M tokens; other prices (per call, second, image) as the catalog names them`;
   return `${table}${style.paint.dim(await fitLines(note, style.width))}\n`;
+}
+
+/** When filters leave nothing: which filter, and what the catalog has for it instead. */
+function whatExists(rows: PriceRow[], options: PricingOptions): string {
+  const list = (values: Iterable<string>) => {
+    const sorted = [...new Set(values)].filter(Boolean).sort();
+    return `${sorted.slice(0, 12).map(escapeControl).join(', ')}${sorted.length > 12 ? `, and ${sorted.length - 12} more` : ''}`;
+  };
+  const parts: string[] = [];
+  if (options.vendor !== undefined) parts.push(`vendors: ${list(rows.map((r) => r.vendor))}`);
+  if (options.type !== undefined) parts.push(`endpoint types: ${list(rows.flatMap((r) => r.types))}`);
+  if (options.group !== undefined) parts.push(`groups: ${list(rows.flatMap((r) => r.groups))}`);
+  if (options.model !== undefined) parts.push(`models such as ${list(rows.slice(0, 5).map((r) => r.name))}`);
+  return `no model matches these filters; the catalog has ${parts.join('; ') || `${rows.length} models`}`;
 }
 
 /** The catalog to compare with: a cached pricing_version, or a saved file (raw catalog, cache file, or `pricing --json`). */

@@ -46,3 +46,12 @@ describe('tally models: filters and order', () => {
     expect(result.stderr).toContain('the alt format has neither');
   });
 });
+
+describe('tally pricing: a filter that leaves nothing', () => {
+  it('says which filter and what the catalog has instead', async () => {
+    const result = await runCommand(['pricing', '--vendor', 'Nope'], { env, width: 400 });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^no model matches these filters; the catalog has vendors: \S.*$/m);
+    expect(result.stdout).toContain('OpenAI');
+  });
+});
