@@ -98,6 +98,8 @@ export interface HttpClientOptions {
 }
 
 const MAX_REDIRECTS = 5;
+/** A request without an answer for this long is said on a terminal (waiting for HOST…). */
+const SLOW_REQUEST_MS = 1000;
 const DEFAULT_MAX_BODY = 50 * 1024 * 1024;
 
 /** Thrown by a transport or a body read; what the retry loop looks at. */
@@ -153,6 +155,15 @@ export class HttpClient {
       if (this.#rateLimitExhausted) await this.#wait(this.#pacingDelay(), request, `pacing: the rate limit${this.#rateLimit ? ` of ${this.#rateLimit} a minute` : ''} is used up`);
       let response: TransportResponse;
       const started = this.#options.now();
+      // A gateway slow to answer is said on a terminal after a second: never a silent wait.
+      let slowShown = false;
+      const slow = this.#options.onWait
+        ? setTimeout(() => {
+            slowShown = true;
+            this.#options.onWait?.(`waiting for ${this.host}…`);
+          }, SLOW_REQUEST_MS)
+        : undefined;
+      slow?.unref();
       try {
         response = await this.#options.transport({
           method: request.method ?? 'GET',
@@ -162,6 +173,8 @@ export class HttpClient {
           signal: this.#options.signal,
         });
       } catch (error) {
+        clearTimeout(slow);
+        if (slowShown) this.#options.onWait?.(undefined);
         const failure = this.#networkFailure(error, url);
         this.#log(`${request.method ?? 'GET'} ${url.href} -> ${failure.message} (${this.#options.now() - started} ms)`);
         if (isConnectionReset(error) && attempt < this.#retry.attempts) {
@@ -171,6 +184,8 @@ export class HttpClient {
         throw failure;
       }
 
+      clearTimeout(slow);
+      if (slowShown) this.#options.onWait?.(undefined);
       const { status, headers } = response;
       this.#logResponse(request, url, response, started);
       this.#noteRateLimit(headers);

@@ -154,6 +154,36 @@ describe.skipIf(!hasScript)('in a terminal', () => {
     expect(plain(missing.text)).toMatch(/^hour +/m);
   });
 
+  it('says on a terminal what it waits for (a slow gateway, a rate limit), and clears it; nothing on a pipe', async () => {
+    const { createServer } = await import('node:http');
+    let calls = 0;
+    const slow = createServer((req, res) => {
+      calls++;
+      const body = '{"currency": "CNY", "balance": "1.00", "lifetime_spend": "0", "plan": {"has_active_plan": false}, "api_key": null}';
+      // First a rate limit, then an answer that takes a moment.
+      if (calls === 1) return res.writeHead(429, { 'content-type': 'application/json', 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '0' }).end('{}');
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(body), 1500);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(slow.address() as { port: number }).port}`;
+    try {
+      const extra = { TALLY_BASE_URL: base, TALLY_API_KEY: sandbox.demoKey, TALLY_CONFIG_DIR: state.path };
+      const shown = await inTerminal(['--no-color', 'balance'], { columns: 100, env: extra });
+      expect(shown.code).toBe(0);
+      expect(shown.text).toContain('rate limited, retrying in 1 s (2/4)');
+      expect(shown.text).toMatch(/waiting for 127\.0\.0\.1:\d+…/);
+      // Each line was cleared (erase to the end of the line) before the result came.
+      expect(shown.text).toContain('\r\u001b[K');
+      expect(plain(shown.text)).toMatch(/Balance +¥1\.00/);
+      calls = 0;
+      const piped = await runTally(['balance'], { env: extra, now: NOW });
+      expect(piped.code).toBe(0);
+      expect(piped.stderr).toBe('');
+    } finally {
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
+
   it('lists the global options in a command\'s help, wrapped to the terminal', async () => {
     const { text } = await inTerminal(['check', '--help'], { columns: 80, env });
     expect(plain(text)).toContain('Global Options:');
