@@ -8,7 +8,7 @@ import { maskSecret } from '../domain/secrets.js';
 import { isLoopback } from '../domain/loopback.js';
 import { emit } from '../output/emit.js';
 import { escapeControl } from '../output/escape.js';
-import type { ResolvedSettings } from '../settings/resolve.js';
+import { type ResolvedSettings, parseBaseUrl } from '../settings/resolve.js';
 
 type Level = 'pass' | 'warn' | 'fail';
 
@@ -38,6 +38,13 @@ export async function run(_raw: Record<string, unknown>, ctx: Context): Promise<
 
   const stateDir = await ctx.stateDir();
   checkFiles(ctx, stateDir, add);
+  // The file itself, read as every command reads it (the settings in force may not need it).
+  try {
+    (await ctx.store()).profileNames();
+  } catch (error) {
+    if (!(error instanceof TallyError)) throw error;
+    add('config.json', 'fail', error.message);
+  }
 
   let settings: ResolvedSettings | undefined;
   try {
@@ -45,6 +52,8 @@ export async function run(_raw: Record<string, unknown>, ctx: Context): Promise<
   } catch (error) {
     if (!(error instanceof TallyError)) throw error;
     add('settings', 'fail', error.message);
+    // The other checks still run, on what the environment gives (a broken config.json aside).
+    settings = environmentOnly(ctx);
   }
   if (settings) await checkGateway(ctx, settings, add);
 
@@ -67,6 +76,27 @@ export async function run(_raw: Record<string, unknown>, ctx: Context): Promise<
     },
   });
   if (!ok) throw new ServiceError(`${checks.filter((c) => c.level === 'fail').length} of ${checks.length} checks failed`);
+}
+
+const ENVIRONMENT_ONLY = '(environment only)';
+
+/** The settings the environment alone gives (TALLY_BASE_URL, TALLY_API_KEY), when the profile cannot be read. */
+function environmentOnly(ctx: Context): ResolvedSettings | undefined {
+  const url = ctx.options.baseUrl ?? ctx.env.TALLY_BASE_URL;
+  if (!url) return undefined;
+  try {
+    const key = ctx.env.TALLY_API_KEY?.trim();
+    return {
+      profile: ENVIRONMENT_ONLY,
+      profileSource: 'env',
+      baseUrl: parseBaseUrl(url, ctx.options.allowHttp),
+      baseUrlSource: ctx.options.baseUrl ? 'flag' : 'env',
+      credential: key ? { kind: 'api-key', secret: key, source: 'env' } : undefined,
+      record: undefined,
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 function checkFiles(ctx: Context, stateDir: string, add: (name: string, level: Level, detail: string) => void): void {
@@ -121,7 +151,9 @@ async function checkGateway(ctx: Context, settings: ResolvedSettings, add: (name
   }
   if (!credential) return;
   try {
-    const answer = await probeBalance(await ctx.client());
+    // From the environment alone (the profile unreadable): a client for exactly that.
+    const client = settings.profile === ENVIRONMENT_ONLY ? await ctx.clientFor('doctor', settings.baseUrl, credential) : await ctx.client();
+    const answer = await probeBalance(client);
     add('gateway', 'pass', `the balance endpoint answered HTTP ${answer.status}; the credential is accepted`);
     const date = Date.parse(answer.headers.date ?? '');
     if (Number.isFinite(date)) {

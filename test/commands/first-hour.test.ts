@@ -79,3 +79,20 @@ describe('a proxy that fails', () => {
     }
   });
 });
+
+describe('tally doctor with a corrupt config', () => {
+  it('still runs every check it can, on what the environment gives, and names the file that is broken', async () => {
+    const { freshState } = await import('../helpers.js');
+    const { writeFileSync } = await import('node:fs');
+    const dir = freshState();
+    writeFileSync(`${dir}/config.json`, '{not json', { mode: 0o600 });
+    const { startSandbox, clockStartingAt } = await import('../../src/sandbox/server.js');
+    const sandbox = await startSandbox({ now: clockStartingAt(Date.UTC(2026, 10, 22)) });
+    const result = await runCommand(['doctor', '--json'], { env: { TALLY_CONFIG_DIR: dir, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey }, now: () => Date.UTC(2026, 10, 22) }).finally(() => sandbox.close());
+    expect(result.code).toBe(1);
+    const checks = JSON.parse(result.stdout).checks as { name: string; level: string; detail: string }[];
+    expect(checks.map((c) => c.name)).toEqual(expect.arrayContaining(['tally', 'node', 'config.json', 'base URL', 'credential', 'gateway', 'clock']));
+    expect(checks.find((c) => c.name === 'config.json' && c.level === 'fail')?.detail).toContain(`config unreadable: ${dir}/config.json`);
+    expect(checks.find((c) => c.name === 'gateway')?.level).toBe('pass');
+  });
+});
