@@ -74,6 +74,7 @@ export class Context {
   #settings?: Promise<ResolvedSettings>;
   #clients = new Map<string, Promise<HttpClient>>();
   #demo?: Promise<{ baseUrl: string; apiKey: string }>;
+  #pool?: Promise<import('./api/transport.js').Pool>;
   #deadlineTimer?: NodeJS.Timeout;
   #zone?: Zone;
   #record?: Promise<ProfileRecord | undefined>;
@@ -261,13 +262,17 @@ export class Context {
     return client;
   }
 
-  /** node:http (or the proxy agent) loads on the first request, not before: a cached answer needs neither. */
+  /**
+   * node:http (or the proxy agent) loads on the first request, not before: a cached answer needs
+   * neither. One pool for the whole run (keep-alive), closed when the command ends.
+   */
   #lazyTransport(): Transport {
-    let transport: Promise<Transport> | undefined;
-    return async (request) => {
-      transport ??= import('./api/transport.js').then(({ defaultTransport }) => defaultTransport(this.env));
-      return (await transport)(request);
-    };
+    this.#pool ??= import('./api/transport.js').then(({ defaultTransport }) => defaultTransport(this.env)).then((pool) => {
+      this.onDispose(() => pool.close());
+      return pool;
+    });
+    const pool = this.#pool;
+    return async (request) => (await pool).transport(request);
   }
 
   /** A --debug line on stderr; text from the network in it is escaped. */

@@ -458,9 +458,10 @@ export class HttpClient {
   #logResponse(request: JsonRequest, url: URL, response: TransportResponse, started: number): void {
     if (!this.#options.log) return;
     const shown = loggedHeaders(response.headers);
-    const auth = request.auth !== 'none' && this.credential && url.origin === this.baseUrl.origin ? ' [authorization: Bearer ****]' : '';
+    const auth = request.auth !== 'none' && this.credential && url.origin === this.baseUrl.origin && !/\/api\/pricing\/?$/.test(url.pathname) ? ' [authorization: Bearer ****]' : '';
+    const connection = response.reused === undefined ? '' : response.reused ? ', connection reused' : ', new connection';
     this.#log(
-      `${request.method ?? 'GET'} ${url.href}${auth} -> ${response.status} in ${this.#options.now() - started} ms${shown.length ? ` (${shown.join(', ')})` : ''}`,
+      `${request.method ?? 'GET'} ${url.href}${auth} -> ${response.status} in ${this.#options.now() - started} ms${connection}${shown.length ? ` (${shown.join(', ')})` : ''}`,
     );
   }
 

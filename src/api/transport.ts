@@ -4,6 +4,7 @@
 
 import { importExternal } from '../external.js';
 import { isLoopback } from '../domain/loopback.js';
+import { UsageError } from '../errors.js';
 
 export interface TransportRequest {
   method: 'GET' | 'POST';
@@ -20,6 +21,8 @@ export interface TransportResponse {
   body: AsyncIterable<Uint8Array>;
   /** Stops reading the body and frees the connection. */
   discard(): void;
+  /** Whether the request went over a connection an earlier request opened (keep-alive); undefined when unknown. */
+  reused?: boolean;
 }
 
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
@@ -32,31 +35,63 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return headers;
 }
 
-/** node:http / node:https, no keep-alive so that a finished command exits at once. */
-export async function nodeTransport(request: TransportRequest): Promise<TransportResponse> {
-  // node:https pulls in TLS and crypto: load it only for https URLs.
-  const { request: send } = request.url.protocol === 'https:'
-    ? await importExternal<typeof import('node:https')>('node:https')
-    : await importExternal<typeof import('node:http')>('node:http');
-  return new Promise((resolve, reject) => {
-    const req = send(
-      request.url,
-      { method: request.method, headers: request.headers, signal: request.signal, agent: false },
-      (res) => {
-        // The connection is not reused (no keep-alive): once the body is in, close it now
-        // instead of waiting for the server, so a finished command exits at once.
-        res.once('end', () => res.socket?.destroy());
+/** Requests to one origin that go out together, at most (more wait for a free connection). */
+export const MAX_CONNECTIONS_PER_ORIGIN = 4;
+
+export interface Pool {
+  transport: Transport;
+  /** Closes every idle connection: a finished command then exits at once. */
+  close(): void;
+}
+
+/**
+ * node:http / node:https over one keep-alive agent per scheme for the whole run: a command's
+ * requests to one origin share their connections (one TCP and TLS handshake, not one each), at
+ * most MAX_CONNECTIONS_PER_ORIGIN at a time. `ca` adds certificate authorities (TALLY_CA_FILE).
+ */
+export function nodePool(options: { ca?: string } = {}): Pool {
+  let http: import('node:http').Agent | undefined;
+  let https: import('node:https').Agent | undefined;
+  const agentFor = async (secure: boolean) => {
+    const settings = { keepAlive: true, maxSockets: MAX_CONNECTIONS_PER_ORIGIN, scheduling: 'lifo' as const };
+    if (!secure) {
+      http ??= new (await importExternal<typeof import('node:http')>('node:http')).Agent(settings);
+      return http;
+    }
+    if (!https) {
+      // node:https pulls in TLS and crypto: loaded only for https URLs.
+      const [{ Agent }, { rootCertificates }] = await Promise.all([importExternal<typeof import('node:https')>('node:https'), importExternal<typeof import('node:tls')>('node:tls')]);
+      https = new Agent({ ...settings, ...(options.ca ? { ca: [...rootCertificates, options.ca] } : {}) });
+    }
+    return https;
+  };
+  const transport: Transport = async (request) => {
+    const secure = request.url.protocol === 'https:';
+    const [{ request: send }, agent] = await Promise.all([
+      secure ? importExternal<typeof import('node:https')>('node:https') : importExternal<typeof import('node:http')>('node:http'),
+      agentFor(secure),
+    ]);
+    return new Promise((resolve, reject) => {
+      const req = send(request.url, { method: request.method, headers: request.headers, signal: request.signal, agent }, (res) => {
         resolve({
           status: res.statusCode ?? 0,
           headers: flattenHeaders(res.headers),
           body: res,
           discard: () => res.destroy(),
+          reused: req.reusedSocket,
         });
-      },
-    );
-    req.on('error', reject);
-    req.end(request.body);
-  });
+      });
+      req.on('error', reject);
+      req.end(request.body);
+    });
+  };
+  return {
+    transport,
+    close: () => {
+      http?.destroy();
+      https?.destroy();
+    },
+  };
 }
 
 /** A Transport over an undici Dispatcher (MockAgent in tests, a proxy agent in production). */
@@ -79,35 +114,59 @@ export function undiciTransport(dispatcher: import('undici').Dispatcher): Transp
   };
 }
 
+/** The certificate authorities TALLY_CA_FILE names (PEM), read once; a file that cannot be used is exit 2. */
+export function readCaFile(env: NodeJS.ProcessEnv): string | undefined {
+  const path = env.TALLY_CA_FILE;
+  if (!path) return undefined;
+  let text: string;
+  try {
+    text = process.getBuiltinModule('node:fs').readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`TALLY_CA_FILE ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  if (!/-----BEGIN CERTIFICATE-----/.test(text)) throw new UsageError(`TALLY_CA_FILE ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  return text;
+}
+
 /**
- * The transport for a real run: undici's proxy agent when HTTPS_PROXY/HTTP_PROXY is set
- * (it honours NO_PROXY), loaded only then; loopback hosts are always reached directly.
+ * The transport for a real run: a keep-alive pool (see nodePool), or undici's proxy agent when
+ * HTTPS_PROXY/HTTP_PROXY is set (it honours NO_PROXY), loaded only then; loopback hosts are
+ * always reached directly. TALLY_CA_FILE's authorities are trusted on either path.
  */
-export async function defaultTransport(env: NodeJS.ProcessEnv): Promise<Transport> {
+export async function defaultTransport(env: NodeJS.ProcessEnv): Promise<Pool> {
+  const ca = readCaFile(env);
+  const direct = nodePool({ ca });
   const proxy = env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy;
-  if (!proxy) return nodeTransport;
+  if (!proxy) return direct;
   let viaProxy: Transport | undefined;
-  return async (request) => {
-    if (isLoopback(request.url.hostname)) return nodeTransport(request);
-    if (!viaProxy) {
-      const { EnvHttpProxyAgent } = await importExternal<typeof import('undici')>('undici');
-      // The proxies of this run's environment (not necessarily process.env), and its NO_PROXY.
-      viaProxy = undiciTransport(
-        new EnvHttpProxyAgent({
+  let agent: import('undici').Dispatcher | undefined;
+  return {
+    close: () => {
+      direct.close();
+      void agent?.destroy();
+    },
+    transport: async (request) => {
+      if (isLoopback(request.url.hostname)) return direct.transport(request);
+      if (!viaProxy) {
+        const { EnvHttpProxyAgent } = await importExternal<typeof import('undici')>('undici');
+        // The proxies of this run's environment (not necessarily process.env), and its NO_PROXY.
+        agent = new EnvHttpProxyAgent({
           httpProxy: env.HTTP_PROXY ?? env.http_proxy ?? proxy,
           httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? proxy,
           noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
-        }),
-      );
-    }
-    try {
-      return await viaProxy(request);
-    } catch (error) {
-      // Through a proxy, tally connects to the proxy only: a failure to connect is the proxy's,
-      // and is said so (never blamed on the gateway). Its address, never its credentials.
-      if (error && typeof error === 'object') Object.assign(error, { proxy: proxyAddress(proxy) });
-      throw error;
-    }
+          ...(ca ? { requestTls: { ca: [...(await importExternal<typeof import('node:tls')>('node:tls')).rootCertificates, ca] } } : {}),
+        });
+        viaProxy = undiciTransport(agent);
+      }
+      try {
+        return await viaProxy(request);
+      } catch (error) {
+        // Through a proxy, tally connects to the proxy only: a failure to connect is the proxy's,
+        // and is said so (never blamed on the gateway). Its address, never its credentials.
+        if (error && typeof error === 'object') Object.assign(error, { proxy: proxyAddress(proxy) });
+        throw error;
+      }
+    },
   };
 }
 

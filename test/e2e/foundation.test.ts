@@ -78,7 +78,7 @@ describe('tally (built binary) against the sandbox', () => {
     expect(body.currency).toBe('CNY');
     expect(body.balance).toMatch(/^\d+\.\d{8}$/);
     expect(body.api_key.name).toBe('demo');
-    expect(balance.stderr).toMatch(/\[debug\] GET http:\/\/127\.0\.0\.1:\d+\/v1\/open\/balance \[authorization: Bearer \*\*\*\*\] -> 200 in \d+ ms \(x-ratelimit-limit: 120, x-ratelimit-remaining: \d+\)/);
+    expect(balance.stderr).toMatch(/\[debug\] GET http:\/\/127\.0\.0\.1:\d+\/v1\/open\/balance \[authorization: Bearer \*\*\*\*\] -> 200 in \d+ ms, new connection \(x-ratelimit-limit: 120, x-ratelimit-remaining: \d+\)/);
 
     for (const output of [login, status, balance]) {
       expect(output.stdout + output.stderr).not.toContain(sandbox.demoKey);
