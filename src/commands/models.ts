@@ -49,8 +49,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   }
   // Sorting by price needs the prices: they are fetched and shown.
   if (options.sort === 'input' || options.sort === 'output') options.prices = true;
-  const listed = await fetchModels(await ctx.client(), options.format);
-  const catalog = options.prices ? await loadCatalog(ctx, options, { whole: false }) : undefined;
+  // The key's list and the catalog are independent: asked together.
+  const [listed, catalog] = await Promise.all([fetchModels(await ctx.client(), options.format), options.prices ? loadCatalog(ctx, options, { whole: false }) : undefined]);
   const priced = catalog ? new Map(catalog.rows.map((row) => [row.name, row])) : undefined;
   const priceOf = (m: JsonObject): PriceRow | undefined => priced?.get(String(m.id));
   const models = sortModels(filterModels(listed, minContext, options.reasoning === true), options.sort, priceOf);

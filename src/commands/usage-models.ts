@@ -55,13 +55,17 @@ export async function runModelUsage(ctx: Context, options: ModelUsageOptions): P
   if (starts.length > MAX_PERIODS) {
     throw new UsageError(`${plural(starts.length, bucket)} would take ${starts.length} requests, more than the ${MAX_PERIODS} a minute the gateway allows; use a longer --bucket or a shorter window`);
   }
-  const periods: { start: number; end: number; found: PagedRecords }[] = [];
-  for (const [index, start] of starts.entries()) {
-    ctx.progress(`fetching ${bucket} ${index + 1} of ${starts.length}…`);
-    const end = nextBucketStart(start, bucket, grid.offset);
-    periods.push({ start, end, found: await fetchAllPages(ctx, client, PATH, { start: String(start), end: String(end), ...query }, paging) });
-  }
-  ctx.progress(undefined);
+  // One request per period, independent of each other: they go out together (the pool sends at
+  // most 4 at a time, and pacing keeps within the rate limit), in the periods' order when done.
+  let done = 0;
+  const periods = await Promise.all(
+    starts.map(async (start) => {
+      const end = nextBucketStart(start, bucket, grid.offset);
+      const found = await fetchAllPages(ctx, client, PATH, { start: String(start), end: String(end), ...query }, paging);
+      ctx.progress(`usage by model: ${++done} of ${starts.length} ${bucket}s fetched…`);
+      return { start, end, found };
+    }),
+  ).finally(() => ctx.progress(undefined));
   await emit(ctx, {
     json: () => ({ bucket, ...windowJson(window, gridZone), periods: periods.map((p) => ({ start: p.start, end: p.end, records: p.found.records })) }),
     csv: () => periodsCsv(periods, grid),

@@ -68,12 +68,15 @@ async function loadOnGrid(ctx: Context, options: SeriesRequest, time: TimeSettin
   const requested = resolveWindow({ ...options, bucket, now, zone: time.zone, dayOffset: known?.offset });
   const serviceBucket = bucket === 'hour' ? 'hour' : 'day';
   const parts = splitWindow(requested, requested.final);
-  const pages: UsagePage[] = [];
-  for (const [index, part] of parts.entries()) {
-    if (parts.length > 1) ctx.progress(`fetching part ${index + 1} of ${parts.length}…`);
-    pages.push(await fetchUsage(client, serviceBucket, part));
-  }
-  ctx.progress(undefined);
+  // The parts are independent: they go out together (the pool sends at most 4 at a time).
+  let done = 0;
+  const pages: UsagePage[] = await Promise.all(
+    parts.map(async (part) => {
+      const page = await fetchUsage(client, serviceBucket, part);
+      if (parts.length > 1) ctx.progress(`usage: ${++done} of ${parts.length} parts of the window fetched…`);
+      return page;
+    }),
+  ).finally(() => ctx.progress(undefined));
 
   const received = pages.flatMap((page) => page.buckets);
   // The field names are learned from the buckets; a window without calls has none, so ask once
