@@ -50,20 +50,26 @@ export interface Pool {
  * most MAX_CONNECTIONS_PER_ORIGIN at a time. `ca` adds certificate authorities (TALLY_CA_FILE).
  */
 export function nodePool(options: { ca?: string } = {}): Pool {
-  let http: import('node:http').Agent | undefined;
-  let https: import('node:https').Agent | undefined;
-  const agentFor = async (secure: boolean) => {
-    const settings = { keepAlive: true, maxSockets: MAX_CONNECTIONS_PER_ORIGIN, scheduling: 'lifo' as const };
+  // The agents are made once, as promises: requests sent together must share one agent (each
+  // `await` would otherwise let a second agent be made before the first is stored).
+  let http: Promise<import('node:http').Agent> | undefined;
+  let https: Promise<import('node:https').Agent> | undefined;
+  const made: { destroy(): void }[] = [];
+  const settings = { keepAlive: true, maxSockets: MAX_CONNECTIONS_PER_ORIGIN, scheduling: 'lifo' as const };
+  const agentFor = (secure: boolean): Promise<import('node:http').Agent> => {
     if (!secure) {
-      http ??= new (await importExternal<typeof import('node:http')>('node:http')).Agent(settings);
+      http ??= importExternal<typeof import('node:http')>('node:http').then(({ Agent }) => remember(new Agent(settings)));
       return http;
     }
-    if (!https) {
-      // node:https pulls in TLS and crypto: loaded only for https URLs.
-      const [{ Agent }, { rootCertificates }] = await Promise.all([importExternal<typeof import('node:https')>('node:https'), importExternal<typeof import('node:tls')>('node:tls')]);
-      https = new Agent({ ...settings, ...(options.ca ? { ca: [...rootCertificates, options.ca] } : {}) });
-    }
+    // node:https pulls in TLS and crypto: loaded only for https URLs.
+    https ??= Promise.all([importExternal<typeof import('node:https')>('node:https'), importExternal<typeof import('node:tls')>('node:tls')]).then(([{ Agent }, { rootCertificates }]) =>
+      remember(new Agent({ ...settings, ...(options.ca ? { ca: [...rootCertificates, options.ca] } : {}) })),
+    );
     return https;
+  };
+  const remember = <T extends { destroy(): void }>(agent: T): T => {
+    made.push(agent);
+    return agent;
   };
   const transport: Transport = async (request) => {
     const secure = request.url.protocol === 'https:';
@@ -88,8 +94,7 @@ export function nodePool(options: { ca?: string } = {}): Pool {
   return {
     transport,
     close: () => {
-      http?.destroy();
-      https?.destroy();
+      for (const agent of made) agent.destroy();
     },
   };
 }
