@@ -9,7 +9,7 @@ import {
   RateLimitError,
   ServiceError,
   TimeoutError,
-  type TallyError,
+  TallyError,
 } from '../errors.js';
 import { type JsonValue, isJsonObject, parseJson } from '../domain/json.js';
 import { redact } from '../domain/secrets.js';
@@ -175,6 +175,8 @@ export class HttpClient {
       } catch (error) {
         clearTimeout(slow);
         if (slowShown) this.#options.onWait?.(undefined);
+        // tally's own refusal (a TALLY_CA_FILE that cannot be used) is not a network failure.
+        if (error instanceof TallyError) throw error;
         const failure = this.#networkFailure(error, url);
         this.#log(`${request.method ?? 'GET'} ${url.href} -> ${failure.message} (${this.#options.now() - started} ms)`);
         if (isConnectionReset(error) && attempt < this.#retry.attempts) {
@@ -421,6 +423,14 @@ export class HttpClient {
       case 'ECONNRESET':
       case 'EPIPE':
       case 'UND_ERR_SOCKET': return new NetworkError(`connection to ${where} was reset`, { cause: error });
+      case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+      case 'SELF_SIGNED_CERT_IN_CHAIN':
+      case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+      case 'UNABLE_TO_GET_ISSUER_CERT':
+      case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+        return new NetworkError(`the TLS certificate of ${where} is not signed by an authority this machine trusts (${code}); for a private CA or a TLS-inspecting proxy, name its certificate in TALLY_CA_FILE (PEM)`, { cause: error });
+      case 'CERT_HAS_EXPIRED': return new NetworkError(`the TLS certificate of ${where} has expired`, { cause: error });
+      case 'ERR_TLS_CERT_ALTNAME_INVALID': return new NetworkError(`the TLS certificate of ${where} is for another host name`, { cause: error });
       default: {
         const message = error instanceof Error ? error.message : String(error);
         return new NetworkError(`request to ${where} failed: ${this.#clean(message)}`, { cause: error });

@@ -18,6 +18,7 @@ export function configure(command: Command): void {
     .option('--catalog-size <n>', 'pad the price catalog with generated models up to n')
     .option('--catalog-churn', 'serve a new pricing_version with every catalog request')
     .option('--compat-wrap', 'wrap the token-usage record as {"code", "message", "data"}, as gateways of that family often do')
+    .option('--tls', 'serve HTTPS with a self-signed certificate made for this state folder (prints the TALLY_CA_FILE that trusts it)')
     .option('--log-size <n>', 'serve this many generated log entries (over the last six days) instead of the seeded calls')
     .option('--account-limit <n>', 'requests a minute on account endpoints before 429 (default 120, as the spec)')
     .option('--fault <kind[:times]>', `inject a fault (${FAULT_KINDS.join(', ')})`, (value: string, all: string[] = []) => [...all, value]);
@@ -33,6 +34,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   const now = options.now === undefined ? undefined : parseNow(String(options.now));
   const { startSandbox, clockStartingAt } = await import('../sandbox/server.js');
   ctx.runUntilInterrupted();
+  const tls = options.tls === true ? await (await import('../sandbox/tls.js')).sandboxTls(await ctx.stateDir()) : undefined;
   const sandbox = await startSandbox({
     port,
     now: now === undefined ? undefined : clockStartingAt(now),
@@ -43,6 +45,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     compatWrap: options.compatWrap === true,
     logSize,
     accountLimit,
+    tls,
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') throw new UsageError(`port ${port} on 127.0.0.1 is already in use; pick another with --port N (--port 0 takes a free one)`);
     if (error.code === 'EACCES') throw new UsageError(`port ${port} on 127.0.0.1 may not be opened by this user; pick one above 1023 with --port N`);
@@ -51,11 +54,13 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   sandbox.faults.push(...faults);
   ctx.onDispose(() => sandbox.close());
   await emit(ctx, {
-    json: { base_url: sandbox.baseUrl, api_key: sandbox.demoKey, limited_api_key: sandbox.limitedKey, unlimited_api_key: sandbox.unlimitedKey },
+    json: { base_url: sandbox.baseUrl, api_key: sandbox.demoKey, limited_api_key: sandbox.limitedKey, unlimited_api_key: sandbox.unlimitedKey, ca_file: tls?.certFile ?? null },
     human: () =>
       `Sandbox gateway on ${sandbox.baseUrl}${now === undefined ? '' : ` (its clock started at ${new Date(now).toISOString()})`}\n\n` +
       `  export TALLY_BASE_URL=${sandbox.baseUrl}\n` +
-      `  export TALLY_API_KEY=${sandbox.demoKey}\n\n` +
+      `  export TALLY_API_KEY=${sandbox.demoKey}\n` +
+      (tls ? `  export TALLY_CA_FILE=${tls.certFile}\n` : '') +
+      '\n' +
       `A key that sees fewer models: ${sandbox.limitedKey}\n` +
       `A key with an unlimited quota: ${sandbox.unlimitedKey}\n` +
       `Device logins are approved at ${sandbox.baseUrl}/device\n` +

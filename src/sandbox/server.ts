@@ -45,6 +45,8 @@ export interface SandboxOptions {
   compatWrap?: boolean;
   /** Serve this many generated log entries instead of the seeded calls (for load tests). */
   logSize?: number;
+  /** Serve HTTPS with this key and certificate (PEM), as `tally sandbox --tls` does. */
+  tls?: { key: string; cert: string };
 }
 
 /** A clock that shows `startMs` now and runs on from there (`tally sandbox --now`, tests). */
@@ -79,6 +81,7 @@ export class Sandbox {
   readonly device: DeviceFlow;
   readonly now: () => number;
   readonly #server: Server;
+  readonly #scheme: 'http' | 'https';
   readonly #sockets = new Set<Socket>();
   readonly #limits: RateLimits;
   readonly #native: NativeFamily;
@@ -109,7 +112,10 @@ export class Sandbox {
     });
     this.#catalogSize = options.catalogSize ?? CATALOG.length;
     this.#catalogChurn = options.catalogChurn ?? false;
-    this.#server = createServer((req, res) => void this.#handle(req, res));
+    const handle = (req: IncomingMessage, res: ServerResponse) => void this.#handle(req, res);
+    this.#scheme = options.tls ? 'https' : 'http';
+    // node:https (with TLS behind it) loads only for a TLS sandbox.
+    this.#server = options.tls ? (process.getBuiltinModule('node:https').createServer({ key: options.tls.key, cert: options.tls.cert }, handle) as unknown as Server) : createServer(handle);
     this.#server.on('connection', (socket) => {
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
@@ -130,7 +136,7 @@ export class Sandbox {
       this.#server.once('error', reject);
       this.#server.listen(port, '127.0.0.1', () => {
         const { port: bound } = this.#server.address() as AddressInfo;
-        this.#baseUrl = `http://127.0.0.1:${bound}`;
+        this.#baseUrl = `${this.#scheme}://127.0.0.1:${bound}`;
         resolve(this);
       });
     });
