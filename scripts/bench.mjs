@@ -8,6 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// BENCH_NETWORK=1: round trips on a link with a round-trip time instead (scripts/bench-network.mjs).
+if (process.env.BENCH_NETWORK === '1') {
+  await import('./bench-network.mjs');
+  process.exit(process.exitCode ?? 0);
+}
+
 const bin = fileURLToPath(new URL('../bin/tally.js', import.meta.url));
 const reference = fileURLToPath(new URL('./logs-reference.mjs', import.meta.url));
 const catalogFloor = fileURLToPath(new URL('./catalog-floor.cjs', import.meta.url));

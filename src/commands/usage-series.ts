@@ -67,7 +67,7 @@ async function loadOnGrid(ctx: Context, options: SeriesRequest, time: TimeSettin
   const known = needsGrid ? (time.known ?? (await probeDayGrid(ctx, client, time, now))) : time.known;
   const requested = resolveWindow({ ...options, bucket, now, zone: time.zone, dayOffset: known?.offset });
   const serviceBucket = bucket === 'hour' ? 'hour' : 'day';
-  const parts = splitWindow(requested, requested.final);
+  const parts = splitWindow(requested);
   // The parts are independent: they go out together (the pool sends at most 4 at a time).
   let done = 0;
   const pages: UsagePage[] = await Promise.all(

@@ -295,15 +295,15 @@ export function alignedByService(window: UsageWindow, bucket: 'hour' | 'day', da
 }
 
 /**
- * Consecutive parts covering [start, end) that the service answers whole. On a known grid parts
- * are 92 days; when the service aligns them itself (day grid unknown) 91, so that aligning a
- * part down never makes it longer than 92 days.
+ * Consecutive parts of at most 92 days covering [start, end), each answered whole by the service.
+ * When the service aligns a part's ends itself (day grid unknown), it moves both down to the same
+ * grid: a part of exactly 92 days stays 92 days, and the parts stay contiguous. (Parts of 91 days
+ * would make a year five requests instead of four: two round trips through a pool of four.)
  */
-export function splitWindow(window: UsageWindow, final = true): UsageWindow[] {
-  const step = final ? MAX_WINDOW_SECONDS : MAX_WINDOW_SECONDS - 86_400;
+export function splitWindow(window: UsageWindow): UsageWindow[] {
   const parts: UsageWindow[] = [];
-  for (let start = window.start; start < window.end; start += step) {
-    parts.push({ start, end: Math.min(start + step, window.end) });
+  for (let start = window.start; start < window.end; start += MAX_WINDOW_SECONDS) {
+    parts.push({ start, end: Math.min(start + MAX_WINDOW_SECONDS, window.end) });
   }
   return parts;
 }

@@ -150,8 +150,8 @@ describe('tally usage', () => {
     const gw = mockGateway();
     const since = Date.UTC(2026, 6, 1) / 1000;
     const until = since + 120 * D;
-    // The grid is not known yet: parts of 91 days, which the service aligns itself.
-    const split = since + 91 * D;
+    // The grid is not known yet: parts of 92 days, which the service aligns itself (both ends alike).
+    const split = since + 92 * D;
     gw.pool.intercept({ path: '/v1/open/usage', query: { bucket: 'day', start: String(since), end: String(split) } })
       .reply(200, `{"buckets": [{"day": ${since}, "n": 1, "cost": "0.10000001"}], "totals": {"n": 1, "cost": "0.10000001"}}`, json('HIT'));
     gw.pool.intercept({ path: '/v1/open/usage', query: { bucket: 'day', start: String(split), end: String(until + D - 1) } })

@@ -131,7 +131,7 @@ describe('resolveWindow', () => {
     expect(resolveWindow({ ...base, bucket: undefined, dayOffset: 0 })).toEqual({ start: at(2026, 11, 15), end: NOW, final: true });
   });
 
-  it('splits a 120-day window into 92 + 28 days without gap or overlap (91-day parts when the service aligns them)', () => {
+  it('splits a 120-day window into 92 + 28 days without gap or overlap (the same when the service aligns them)', () => {
     const w = resolveWindow({ ...base, bucket: 'day', dayOffset: 0, since: '2026-07-01', until: '2026-10-29' });
     expect((w.end - w.start) / D).toBe(120);
     const parts = splitWindow(w);
@@ -139,7 +139,7 @@ describe('resolveWindow', () => {
     expect(parts[0]!.start).toBe(w.start);
     expect(parts[0]!.end).toBe(parts[1]!.start);
     expect(parts[1]!.end).toBe(w.end);
-    expect(splitWindow(w, false).map((p) => (p.end - p.start) / D)).toEqual([91, 29]);
+    expect(splitWindow({ start: w.start + 3600, end: w.end + 3600 }).map((p) => (p.end - p.start) / D)).toEqual([92, 28]);
   });
 
   it.each([

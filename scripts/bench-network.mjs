@@ -1,0 +1,116 @@
+// npm run bench with BENCH_NETWORK=1: round trips on a real link. `tally sandbox --tls` sits
+// behind scripts/latency-relay.mjs, which adds a round-trip time (BENCH_RTT_MS, default 100) and
+// one more before a new connection carries data. Each case's median wall time is given as a
+// ratio to one `balance --json` request through the same relay (the reference: a start, a TCP
+// and TLS handshake, one request), with the connections it opened. Rounds interleave the cases.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startRelay } from './latency-relay.mjs';
+
+const bin = fileURLToPath(new URL('../bin/tally.js', import.meta.url));
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+const rtt = Number(process.env.BENCH_RTT_MS ?? 100);
+// Measured as on a user's machine: no certificate bundle parsed at every start.
+delete process.env.NODE_EXTRA_CA_CERTS;
+const folders = [];
+const folder = (name) => {
+  const dir = mkdtempSync(join(tmpdir(), `tally-netbench-${name}-`));
+  folders.push(dir);
+  return dir;
+};
+const children = [];
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGTERM');
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+});
+
+function startSandbox(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'sandbox', '--json', '--tls', '--account-limit', '1000000', ...args], { env: { ...process.env, TALLY_CONFIG_DIR: folder('sandbox') }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('}')) resolve(JSON.parse(out));
+    });
+    child.on('error', reject);
+    children.push(child);
+  });
+}
+
+/** One run, asynchronously (the relay lives in this process and must keep forwarding): ms. */
+function runOnce(args, env) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0) reject(new Error(`tally ${args.join(' ')} exited ${code}: ${stderr}`));
+      else resolve(ms);
+    });
+  });
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+const gateway = await startSandbox(['--log-size', '2000']);
+const url = new URL(gateway.base_url);
+const relay = await startRelay({ host: url.hostname, port: Number(url.port) }, rtt);
+const env = {
+  TALLY_BASE_URL: `https://127.0.0.1:${relay.port}`,
+  TALLY_API_KEY: gateway.api_key,
+  TALLY_CA_FILE: gateway.ca_file,
+};
+const LOG_PAGES = 20;
+const end = Math.floor(Date.now() / 1000) + 1;
+const cases = [
+  { name: 'balance --json (one request: the reference)', args: ['balance', '--json'] },
+  { name: 'usage --since 365d --json', args: ['usage', '--since', '365d', '--json'], target: 1.35 },
+  { name: 'models --prices --refresh', args: ['models', '--prices', '--refresh'], target: 1.35 },
+  { name: 'status', args: ['status'], target: 1.35 },
+  // 2,000 entries over six days, 100 a page: 20 pages that depend on each other.
+  { name: `logs --all, ${LOG_PAGES} pages`, args: ['logs', '--all', '--ndjson', '--since', String(end - 7 * 86400), '--until', String(end), '--param', `limit=${2000 / LOG_PAGES}`] },
+];
+
+const samples = new Map(cases.map((c) => [c.name, { ms: [], connections: [] }]));
+for (const c of cases) await runOnce(c.args, { ...env, TALLY_CONFIG_DIR: folder('warm') });
+for (let round = 0; round < rounds; round++) {
+  for (const c of cases) {
+    // A fresh state folder each run: nothing cached, every request made (the grid is learned as on a first run).
+    const before = relay.connections();
+    const ms = await runOnce(c.args, { ...env, TALLY_CONFIG_DIR: folder('run') });
+    samples.get(c.name).ms.push(ms);
+    samples.get(c.name).connections.push(relay.connections() - before);
+  }
+}
+await relay.close();
+for (const child of children) child.kill('SIGTERM');
+
+const reference = median(samples.get(cases[0].name).ms);
+const report = [`network mode: ${rtt} ms round trip (+1 for a new connection) in front of tally sandbox --tls; median of ${rounds} runs each, interleaved`, `reference: one balance --json request = ${reference.toFixed(0)} ms`, ''];
+report.push(`${'case'.padEnd(46)}${'median ms'.padStart(10)}${'ratio'.padStart(8)}${'target'.padStart(8)}${'conns'.padStart(7)}  verdict`);
+let failed = 0;
+for (const c of cases) {
+  const s = samples.get(c.name);
+  const ms = median(s.ms);
+  const ratio = ms / reference;
+  const verdict = c.target === undefined ? '' : ratio <= c.target ? 'ok' : 'OVER';
+  if (verdict === 'OVER') failed++;
+  report.push(`${c.name.padEnd(46)}${ms.toFixed(0).padStart(10)}${ratio.toFixed(2).padStart(8)}${(c.target ? `${c.target.toFixed(2)}x` : '').padStart(8)}${String(median(s.connections)).padStart(7)}  ${verdict}`);
+}
+// logs: the round trips each page after the first costs, beyond the reference's one request.
+const logs = samples.get(cases.at(-1).name);
+const perPage = (median(logs.ms) - reference) / rtt / (LOG_PAGES - 1);
+const logsVerdict = perPage <= 1.15 && median(logs.connections) === 1 ? 'ok' : 'OVER';
+if (logsVerdict === 'OVER') failed++;
+report.push(`${'logs --all: round trips a page after the first'.padEnd(46)}${''.padStart(10)}${perPage.toFixed(2).padStart(8)}${'1.15'.padStart(8)}${String(median(logs.connections)).padStart(7)}  ${logsVerdict}`);
+console.log(report.join('\n'));
+process.exitCode = failed ? 1 : 0;
