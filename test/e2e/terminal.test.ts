@@ -184,6 +184,29 @@ describe.skipIf(!hasScript)('in a terminal', () => {
     }
   });
 
+  it('shows the progress of long work (pages of logs --all) on one line, cleared when done; nothing on a pipe', async () => {
+    const { createServer } = await import('node:http');
+    const slowPages = createServer((req, res) => {
+      const page = Number(new URL(req.url!, 'http://x').searchParams.get('cursor') ?? 0);
+      const body = `{"data": [{"id": "e${page}", "cost": "0.01"}], "next_cursor": ${page < 5 ? `"${page + 1}"` : 'null'}}`;
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(body), 400);
+    });
+    await new Promise<void>((resolve) => slowPages.listen(0, '127.0.0.1', resolve));
+    try {
+      const extra = { TALLY_BASE_URL: `http://127.0.0.1:${(slowPages.address() as { port: number }).port}`, TALLY_API_KEY: sandbox.demoKey, TALLY_CONFIG_DIR: state.path };
+      const shown = await inTerminal(['--no-color', 'logs', '--all', '--since', '1d'], { columns: 100, env: extra });
+      expect(shown.code).toBe(0);
+      expect(shown.text).toMatch(/\r\u001b\[Klog entries: \d+ records? in \d+ pages?, fetching page \d+…/);
+      // The line is cleared before the table: the table's first line starts clean.
+      expect(plain(shown.text)).toMatch(/\r\u001b\[K(\r\n)?id +cost/);
+      const piped = await runTally(['logs', '--all', '--since', '1d'], { env: extra, now: NOW });
+      expect(piped.stderr).toBe('');
+    } finally {
+      slowPages.closeAllConnections();
+      await new Promise((resolve) => slowPages.close(resolve));
+    }
+  });
+
   it('lists the global options in a command\'s help, wrapped to the terminal', async () => {
     const { text } = await inTerminal(['check', '--help'], { columns: 80, env });
     expect(plain(text)).toContain('Global Options:');
