@@ -6,12 +6,13 @@ import { Context, type ContextInit, type GlobalOptions } from './context.js';
 import { Interrupted, OutputError, TallyError, UsageError } from './errors.js';
 import { type IO, createProcessIO, redactingIO } from './io.js';
 import { SecretSet, environmentSecrets } from './domain/secrets.js';
+import { parseZone } from './domain/zone.js';
 import { escapeControl } from './output/escape.js';
 import { errorJson, errorText } from './output/error-text.js';
 import { wrapNote } from './output/wrap.js';
 
 /** Options of the whole program that take a value (needed to find the command name). */
-const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout', '--jq']);
+const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout', '--jq', '--tz']);
 
 export interface CliDeps extends Partial<Omit<ContextInit, 'options' | 'io'>> {
   io?: IO;
@@ -78,6 +79,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     .option('--profile <name>', 'profile to use (env TALLY_PROFILE; default "default")')
     .option('--base-url <url>', 'gateway base URL (env TALLY_BASE_URL)')
     .option('--demo', 'run against the built-in sandbox gateway with a demo key')
+    .option('--tz <zone>', 'zone of labels and of times without an offset: an IANA name, UTC or +HH:MM (default: TZ, else the machine\'s)')
     .option('--allow-http', 'allow plain http:// to a non-loopback host')
     .option('--no-pager', 'never page a table taller than the terminal ($TALLY_PAGER, $PAGER, less -FRX)')
     .addHelpText('after', `\n${await after(`Examples:\n${COMMANDS.map((c) => `  $ ${c.example}`).join('\n')}\n\n${EXIT_CODES}`)}\n`);
@@ -145,6 +147,7 @@ export async function fullProgram(io: IO): Promise<Command> {
 
 /** Global options that do not fit the command or each other: said before anything is asked of the service. */
 function checkGlobalOptions(entry: CommandEntry, options: GlobalOptions): void {
+  if (options.tz !== undefined && !parseZone(options.tz)) throw new UsageError(`--tz "${options.tz}" is not a zone: an IANA name (Asia/Shanghai, America/New_York), UTC, or +HH:MM`);
   if (options.csv && !entry.tabular) {
     throw new UsageError(`--csv is for the commands that list records (${COMMANDS.filter((c) => c.tabular).map((c) => c.name).join(', ')}); ${entry.name} prints no table of records`);
   }
@@ -200,6 +203,7 @@ function globalOptions(raw: Record<string, unknown>): GlobalOptions {
     demo: raw.demo === true,
     allowHttp: raw.allowHttp === true,
     noPager: raw.pager === false,
+    tz: typeof raw.tz === 'string' ? raw.tz : undefined,
   };
 }
 

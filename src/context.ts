@@ -9,7 +9,7 @@ import type { Transport } from './api/transport.js';
 import { type ResolvedSettings, profileName, resolveSettings } from './settings/resolve.js';
 import { stateDirFor } from './settings/state-dir.js';
 import type { ProfileRecord, SettingsStore } from './settings/store.js';
-import { type Zone, zoneFromEnv } from './domain/zone.js';
+import { type Zone, parseZone, zoneFromEnv } from './domain/zone.js';
 import { escapeControl } from './output/escape.js';
 import { wrapNote } from './output/wrap.js';
 import { SecretSet } from './domain/secrets.js';
@@ -34,6 +34,8 @@ export interface GlobalOptions {
   allowHttp: boolean;
   /** --no-pager: tall tables are written directly, never through a pager. */
   noPager?: boolean;
+  /** --tz: the zone of labels and of times written without an offset. */
+  tz?: string;
 }
 
 export interface ContextInit {
@@ -119,10 +121,20 @@ export class Context {
     this.#clients.clear();
   }
 
-  /** The zone of this run's environment (its TZ): labels and times written without an offset. */
+  /** The zone of labels and of times written without an offset: --tz, else the environment's TZ. */
   get zone(): Zone {
-    this.#zone ??= zoneFromEnv(this.env);
+    if (this.#zone) return this.#zone;
+    if (this.options.tz !== undefined) {
+      const zone = parseZone(this.options.tz);
+      if (!zone) throw new UsageError(`--tz "${this.options.tz}" is not a zone: an IANA name (Asia/Shanghai, America/New_York), UTC, or +HH:MM`);
+      this.#zone = zone;
+    } else this.#zone = zoneFromEnv(this.env);
     return this.#zone;
+  }
+
+  /** Whether --tz named the zone (it then labels what --utc-offset or the profile's grid would). */
+  get zoneGiven(): boolean {
+    return this.options.tz !== undefined;
   }
 
   /** Points this run at an in-process sandbox gateway (`tally demo`, `--demo`). */

@@ -50,13 +50,13 @@ export function addWindowOptions(command: Command, window: string, end = 'the en
 export async function timeSettings(ctx: Context, options: WindowOptions): Promise<TimeSettings> {
   if (options.utcOffset !== undefined) {
     const offset = parseUtcOffset(options.utcOffset) * 60;
-    return { zone: fixedZone(offset), known: { offset, source: 'flag' } };
+    return { zone: ctx.zoneGiven ? ctx.zone : fixedZone(offset), known: { offset, source: 'flag' } };
   }
   const settings = await ctx.settings();
   const configured = (await ctx.profileRecord())?.utc_offset;
   if (configured !== undefined) {
     const offset = parseUtcOffset(configured, `utc_offset of profile "${settings.profile}"`) * 60;
-    return { zone: fixedZone(offset), known: { offset, source: 'profile' } };
+    return { zone: ctx.zoneGiven ? ctx.zone : fixedZone(offset), known: { offset, source: 'profile' } };
   }
   const learned = ctx.options.demo || !settings.baseUrl ? undefined : readLearnedGrid(await ctx.stateDir(), settings.baseUrl);
   return { zone: ctx.zone, known: learned === undefined ? undefined : { offset: learned, source: 'learned' } };

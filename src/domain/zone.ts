@@ -75,6 +75,28 @@ export function zoneNameOfLink(target: string): string | undefined {
   return UTC_ALIASES.has(found[1]!) ? 'UTC' : found[1]!;
 }
 
+/**
+ * A zone as `--tz` names it: `UTC`, an offset `+HH:MM` (as zones use them), or an IANA name that
+ * this platform's zone data knows (`Asia/Shanghai`); anything else is undefined (the caller says so).
+ */
+export function parseZone(text: string): Zone | undefined {
+  const name = text.trim();
+  if (/^(utc|z|gmt)$/i.test(name)) return { ...UTC, label: 'UTC' };
+  const offset = /^([+-])(\d{2}):?(\d{2})$/.exec(name);
+  if (offset) {
+    const minutes = Number(offset[2]) * 60 + Number(offset[3]);
+    if (![0, 30, 45].includes(Number(offset[3])) || minutes > 14 * 60 || (offset[1] === '-' && minutes > 12 * 60)) return undefined;
+    return fixedZone((offset[1] === '-' ? -1 : 1) * minutes * 60);
+  }
+  if (!/^[A-Za-z][A-Za-z0-9_+/-]{1,63}$/.test(name)) return undefined;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+  } catch {
+    return undefined;
+  }
+  return namedZone(name);
+}
+
 /** A zone by its IANA name, its offsets read from ICU (remembered per quarter hour: changes fall on those). */
 export function namedZone(name: string): Zone {
   let format: Intl.DateTimeFormat;
