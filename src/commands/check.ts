@@ -14,6 +14,7 @@ import { formatAmount, formatShare } from '../output/money.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from './flag-values.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
+import { loadBudgets } from './budget.js';
 import { loadUsageSeries } from './usage-series.js';
 import { addWindowOptions } from './window-options.js';
 
@@ -34,6 +35,9 @@ interface CheckOptions {
   last?: string;
   utcOffset?: string;
   failOpen?: boolean;
+  budget?: string[];
+  warnBudget?: string[];
+  budgetProjected?: string[];
 }
 
 export type Level = 'pass' | 'warn' | 'fail';
@@ -66,6 +70,9 @@ export function configure(command: Command): void {
     .option('--warn-runway <days>', 'warn when the balance lasts fewer days at the recent pace')
     .option('--days <n>', 'with a runway check: the complete days the pace is taken from (default 7)')
     .option('--require-model <id>', 'fail unless this key may call the model (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--budget <name[:percent%]>', 'fail when a budget\'s spend this period reaches PERCENT of its amount (default 100%; repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--warn-budget <name:percent%>', 'warn when a budget\'s spend this period reaches PERCENT of its amount (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--budget-projected <name>', 'fail when a budget\'s spend is projected past its amount by the period\'s end (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--fail-open', 'an unreachable service is a warning (exit 0), not an error');
 }
 
@@ -95,15 +102,20 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const warnRunway = options.warnRunway === undefined ? undefined : wholeNumber(options.warnRunway, '--warn-runway', 0, 100_000);
   const models = options.requireModel ?? [];
   const runway = minRunway !== undefined || warnRunway !== undefined;
-  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway].every((c) => c === undefined) && models.length === 0) {
-    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway or --require-model (see `tally check --help`)');
+  const budgetGates = [
+    ...(options.budget ?? []).map((text) => parseBudgetGate(text, '--budget', 'fail')),
+    ...(options.warnBudget ?? []).map((text) => parseBudgetGate(text, '--warn-budget', 'warn')),
+    ...(options.budgetProjected ?? []).map((text) => ({ ...parseBudgetGate(text, '--budget-projected', 'fail'), projected: true })),
+  ];
+  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway].every((c) => c === undefined) && models.length === 0 && budgetGates.length === 0) {
+    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway, --budget or --require-model (see `tally check --help`)');
   }
   if (maxSpend === undefined && (options.since || options.until || options.month || options.last)) throw new UsageError('--since, --until, --month and --last go with --max-spend (the window it adds spend over)');
   if (maxSpend === undefined && !runway && (options.metric || options.utcOffset)) throw new UsageError('--metric and --utc-offset go with --max-spend or --min-runway/--warn-runway');
   if (!runway && options.days !== undefined) throw new UsageError('--days goes with --min-runway or --warn-runway');
 
   const settings = await ctx.settings();
-  const needsKey = [maxDaily && '--max-daily-used', warnDaily && '--warn-daily-used', maxSpend && '--max-spend', runway && '--min-runway/--warn-runway', models.length > 0 && '--require-model'].filter(Boolean);
+  const needsKey = [maxDaily && '--max-daily-used', warnDaily && '--warn-daily-used', maxSpend && '--max-spend', runway && '--min-runway/--warn-runway', models.length > 0 && '--require-model', budgetGates.length > 0 && '--budget'].filter(Boolean);
   if (settings.credential?.kind === 'device-token' && needsKey.length > 0) {
     throw new AuthError(`${needsKey.join(', ')} need${needsKey.length === 1 ? 's' : ''} an API key; a device token can check the balance only (--min-balance, --warn-balance). Use \`tally login --with-token\` or TALLY_API_KEY`);
   }
@@ -137,13 +149,18 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     minRunway !== undefined && { name: 'min-runway', limit: String(minRunway), unit: 'days' as const },
     warnRunway !== undefined && { name: 'warn-runway', limit: String(warnRunway), unit: 'days' as const },
   ].filter((c): c is { name: string; limit: string; unit: 'days' } => Boolean(c));
-  const balanceRequest = balanceChecks.length > 0 || runway ? fetchBalance(client) : undefined;
+  const balanceRequest = balanceChecks.length > 0 || runway || budgetGates.length > 0 ? fetchBalance(client) : undefined;
   balanceRequest?.catch(() => undefined);
-  const [balance, spend, forecast, available] = await Promise.all([
+  // The forecast (its balance and day buckets) serves the runway checks and the budgets' projections alike.
+  const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days, metric: options.metric, utcOffset: options.utcOffset }, balanceRequest) : undefined;
+  forecastRequest?.catch(() => undefined);
+  const budgetNames = [...new Set(budgetGates.map((g) => g.name))];
+  const [balance, spend, forecast, available, budgets] = await Promise.all([
     balanceRequest && balanceChecks.length > 0 ? guard(balanceChecks, () => balanceRequest) : undefined,
     maxSpend !== undefined ? guard([{ name: 'max-spend', limit: decimalText(maxSpend), unit: 'CNY' }], () => loadSpend(ctx, options)) : undefined,
-    runway ? guard(runwayChecks, () => loadForecast(ctx, { days: options.days, metric: options.metric, utcOffset: options.utcOffset }, balanceRequest)) : undefined,
+    runway ? guard(runwayChecks, () => forecastRequest!) : undefined,
     models.length > 0 ? guard(models.map((m) => ({ name: `require-model:${m}`, limit: m, unit: 'model' as const })), () => fetchModels(client, 'native')) : undefined,
+    budgetGates.length > 0 ? guard(budgetGates.map((g) => ({ name: gateName(g), limit: '', unit: 'CNY' })), () => loadBudgets(ctx, budgetNames, forecastRequest)) : undefined,
   ]);
 
   if (balance) {
@@ -158,6 +175,19 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if (forecast) {
     if (minRunway !== undefined) add(runwayCheck('min-runway', 'fail', forecast, minRunway));
     if (warnRunway !== undefined) add(runwayCheck('warn-runway', 'warn', forecast, warnRunway));
+  }
+  if (budgets) {
+    for (const gate of budgetGates) {
+      const figures = budgets.budgets.find((b) => b.name === gate.name)!.standing;
+      const ledger = (value: Decimal) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed();
+      const unit = budgets.currency;
+      if (gate.projected) {
+        add({ name: gateName(gate), level: figures.projected.gt(figures.amount) ? gate.level : 'pass', actual: ledger(figures.projected), limit: ledger(figures.amount), unit, detail: `projected by the period's end at the recent pace; ${figures.state}` });
+      } else {
+        const limit = figures.amount.mul(gate.percent).div(100);
+        add({ name: gateName(gate), level: figures.spent.gte(limit) ? gate.level : 'pass', actual: ledger(figures.spent), limit: ledger(limit), unit, detail: `${gate.percent.toFixed()}% of the ${formatAmount(figures.amount, 'account', { currency: unit })} budget, spent this period; ${figures.state}` });
+      }
+    }
   }
   if (available) {
     const ids = new Set(available.map((m) => String(m.id)));
@@ -174,6 +204,28 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   });
   reportToGitHub(ctx, checks, lines, skipped);
   if (!ok) throw new CheckFailed(`${failed.length} of ${checks.length} check${checks.length === 1 ? '' : 's'} failed`);
+}
+
+interface BudgetGate {
+  name: string;
+  percent: Decimal;
+  level: Level;
+  projected?: boolean;
+}
+
+/** `monthly`, `monthly:80%` (of the amount; 100% when not said). */
+function parseBudgetGate(text: string, flag: string, level: Level): BudgetGate {
+  const match = /^([a-z0-9][a-z0-9_-]{0,31})(?::(\d{1,3}(?:\.\d{1,2})?)%)?$/.exec(text.trim());
+  if (!match) throw new UsageError(`${flag} "${text}" is not NAME or NAME:PERCENT% (e.g. monthly or monthly:80%)`);
+  if (flag === '--warn-budget' && match[2] === undefined) throw new UsageError(`--warn-budget "${text}" needs a share: NAME:PERCENT% (e.g. monthly:80%)`);
+  if (flag === '--budget-projected' && match[2] !== undefined) throw new UsageError(`--budget-projected takes a budget's NAME only (it fails when the projection passes the amount)`);
+  const percent = new Decimal(match[2] ?? 100);
+  if (percent.lte(0) || percent.gt(1000)) throw new UsageError(`${flag} "${text}": the share must be more than 0% and at most 1000%`);
+  return { name: match[1]!, percent, level };
+}
+
+function gateName(gate: BudgetGate): string {
+  return gate.projected ? `budget-projected:${gate.name}` : `budget:${gate.name}`;
 }
 
 function dailyCheck(name: string, level: Level, balance: Balance, threshold: Threshold): Omit<CheckResult, 'ok'> {

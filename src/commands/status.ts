@@ -17,6 +17,7 @@ import { type UsageSeries, totalsOf } from './usage-series.js';
 import { describeGrid, usageJson } from './usage.js';
 import { describeWindow } from '../output/window-text.js';
 import { addWatchOption, watchOrRun } from './watch.js';
+import { type LoadedBudgets, budgetJson, budgetLines, loadBudgets, storedBudgets } from './budget.js';
 import { timeSettings } from './window-options.js';
 
 const TOP_MODELS = 5;
@@ -33,6 +34,7 @@ interface StatusData {
   topModels: JsonObject[];
   modelFields: { model: string; spend: string } | undefined;
   modelsScope: Scope | undefined;
+  budgets: LoadedBudgets | undefined;
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
@@ -42,7 +44,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   await watchOrRun(ctx, raw, 'tally status', async () => {
     const data = await loadStatus(ctx, options);
     return {
-      json: () => ({ balance: data.loaded.balance.raw, usage: usageJson(data.week), top_models: data.topModels, forecast: forecastJson(data.loaded) }),
+      json: () => ({ balance: data.loaded.balance.raw, usage: usageJson(data.week), top_models: data.topModels, forecast: forecastJson(data.loaded), ...(data.budgets ? { budgets: budgetJson(data.budgets).budgets } : {}) }),
       human: () => renderStatus(data, ctx),
       note: data.week.cache === 'HIT' ? "usage from the gateway's cache" : undefined,
     };
@@ -79,16 +81,21 @@ async function loadStatus(ctx: Context, options: { utcOffset?: string }): Promis
   const now = Math.floor(ctx.now() / 1000);
   const window = resolveWindow({ now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
   const balance = fetchBalance(client);
-  const [loaded, models] = await Promise.all([
-    loadForecast(ctx, { utcOffset: options.utcOffset }, balance),
+  const forecast = loadForecast(ctx, { utcOffset: options.utcOffset }, balance);
+  forecast.catch(() => undefined);
+  // A line per stored budget: its hours asked together with the rest, its pace from the same forecast.
+  const hasBudgets = (await storedBudgets(ctx)).length > 0;
+  const [loaded, models, budgets] = await Promise.all([
+    forecast,
     fetchAllPages(ctx, client, '/v1/open/usage/models', { start: String(window.start), end: String(window.end) }, { all: false, maxPages: DEFAULT_MAX_PAGES }),
+    hasBudgets ? loadBudgets(ctx, [], forecast) : undefined,
   ]);
   const week = await lastDays(loaded.series, WEEK);
   const { modelAndSpend } = await import('./usage-models.js');
   const modelFields = modelAndSpend(models.records);
   const spendOf = (r: JsonObject) => (modelFields && isDecimalString(r[modelFields.spend]) ? new Decimal(r[modelFields.spend] as string) : new Decimal(0));
   const topModels = [...models.records].sort((a, b) => spendOf(b).comparedTo(spendOf(a))).slice(0, TOP_MODELS);
-  return { loaded, week, topModels, modelFields, modelsScope: models.scope };
+  return { loaded, week, topModels, modelFields, modelsScope: models.scope, budgets };
 }
 
 /** Whose figures a row shows, when the gateway says: two scopes are never set side by side without a word. */
@@ -146,6 +153,7 @@ async function renderStatus(data: StatusData, ctx: Context): Promise<string> {
   }
   const forecast = (await forecastRows(data.loaded, ctx)).filter(([label]) => label !== 'Today');
   rows.push(...forecast);
+  if (data.budgets) for (const [name, line] of await budgetLines(data.budgets, ctx)) rows.push([`Budget ${name}`, drawn(line)]);
   const note = `${describeWindow(week.window, fixedZone(data.loaded.series.dayGrid.offset))}, ${describeGrid(data.loaded.series)}`;
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }

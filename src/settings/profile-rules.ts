@@ -7,6 +7,7 @@ import { looksLikeSecret } from '../domain/secrets.js';
 import { wholeNumber } from '../commands/flag-values.js';
 import { DEFAULT_PRICING_TTL_SECONDS } from './pricing-cache.js';
 import { parseBaseUrl } from './resolve.js';
+import { BUDGET_NAME, checkBudget, checkBudgetName } from '../domain/budget.js';
 import type { ProfileRecord } from './store.js';
 
 export type SettingKey = 'base_url' | 'pricing_ttl' | 'utc_offset' | 'device_code_url' | 'token_url' | 'client_id';
@@ -96,7 +97,42 @@ export function checkStoredProfile(name: string, record: unknown, path: string):
     if (token!.refresh_token !== undefined && credentialProblem(token!.refresh_token)) fail('device_token.refresh_token', credentialProblem(token!.refresh_token)!);
     if (token!.expires_at !== undefined && (typeof token!.expires_at !== 'string' || !Number.isFinite(Date.parse(token!.expires_at)))) fail('device_token.expires_at', 'is not a date');
   }
+  if (r.budgets !== undefined) {
+    if (typeof r.budgets !== 'object' || r.budgets === null || Array.isArray(r.budgets)) fail('budgets', 'is not an object');
+    for (const [budget, value] of Object.entries(r.budgets as Record<string, unknown>)) {
+      try {
+        checkBudgetName(budget);
+        checkBudget(budget, value);
+      } catch (error) {
+        if (error instanceof UsageError) fail(`budgets.${budget}`, `is not valid: ${error.message}`);
+        throw error;
+      }
+    }
+  }
+  if (r.notify !== undefined) {
+    if (typeof r.notify !== 'object' || r.notify === null || Array.isArray(r.notify)) fail('notify', 'is not an object');
+    for (const [destination, value] of Object.entries(r.notify as Record<string, unknown>)) {
+      const problem = notifyProblem(destination, value);
+      if (problem) fail(`notify.${destination}`, problem);
+    }
+  }
   return record as ProfileRecord;
+}
+
+/** What is wrong with a stored alert destination, if anything (its URL is never part of the answer). */
+export function notifyProblem(name: string, value: unknown): string | undefined {
+  if (!BUDGET_NAME.test(name)) return 'has a name that is not 1 to 32 lower-case letters, digits, "-" or "_"';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not an object';
+  const v = value as Record<string, unknown>;
+  if (v.kind !== 'webhook' && v.kind !== 'slack' && v.kind !== 'ntfy') return 'has a kind that is not webhook, slack or ntfy';
+  if (typeof v.url !== 'string' || v.url.length > 2048) return 'has no URL';
+  try {
+    const url = new URL(v.url);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'has a URL that is not http(s)';
+  } catch {
+    return 'has a URL that is not a URL';
+  }
+  return undefined;
 }
 
 function describe(value: unknown): string {

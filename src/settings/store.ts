@@ -26,6 +26,10 @@ export interface ProfileRecord {
   pricing_ttl?: number;
   /** The gateway's day grid and the zone of times, as --utc-offset takes it. */
   utc_offset?: string;
+  /** Budgets by name (`tally budget set`). */
+  budgets?: Record<string, import('../domain/budget.js').StoredBudget>;
+  /** Where alerts go, by name (`tally notify add`): each destination URL is a secret. */
+  notify?: Record<string, { kind: 'webhook' | 'slack' | 'ntfy'; url: string }>;
 }
 
 type Profiles = Record<string, ProfileRecord>;

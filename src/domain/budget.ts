@@ -1,0 +1,112 @@
+// Budgets: an amount for a period that resets (a day, a week from a weekday, a month from a day
+// of the month) in a zone, and where the spend stands against it. Pure rules; commands/budget.ts
+// fetches the figures. All money in exact decimals; shown figures to the ledger's 8 places.
+import { UsageError } from '../errors.js';
+import { Decimal } from './money.js';
+import { type Period, type PeriodKind, WEEKDAY_NAMES, elapsedOf, periodAt } from './period.js';
+import { parseZone } from './zone.js';
+
+/** A budget as stored in a profile (config.json `budgets`). */
+export interface StoredBudget {
+  amount: string;
+  period: PeriodKind;
+  /** Weeks: the weekday (`mon` … `sun`); months: the day of the month (1-28); days: absent. */
+  starts?: string | number;
+  /** The zone its periods begin in: an IANA name, UTC or ±HH:MM, as it was set. */
+  zone: string;
+}
+
+export const BUDGET_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+/** Words of `tally budget` itself: never names of budgets. */
+const RESERVED = new Set(['set', 'list', 'rm']);
+
+export function checkBudgetName(name: string): string {
+  if (!BUDGET_NAME.test(name)) throw new UsageError(`budget name "${name}" must be 1 to 32 lower-case letters, digits, "-" or "_", starting with a letter or digit`);
+  if (RESERVED.has(name)) throw new UsageError(`"${name}" is a word of \`tally budget\` itself; choose another name`);
+  return name;
+}
+
+/** A positive amount in yuan, as text (at most 8 decimal places: the ledger's). */
+export function parseBudgetAmount(text: string): string {
+  const cleaned = text.trim().replace(/^(?:\u00a5|CNY\s*)/i, '');
+  if (!/^\d{1,20}(\.\d{1,8})?$/.test(cleaned) || new Decimal(cleaned).lte(0)) throw new UsageError(`--amount "${text}" is not a positive amount in yuan (e.g. 500 or 99.50; at most 8 decimal places)`);
+  return new Decimal(cleaned).toFixed();
+}
+
+/** The budget a `budget set` describes, checked as a whole (a bad value stores nothing). */
+export function makeBudget(input: { amount: string; period: string; starts?: string; zone: string }): StoredBudget {
+  const amount = parseBudgetAmount(input.amount);
+  if (!['day', 'week', 'month'].includes(input.period)) throw new UsageError(`--period "${input.period}" is not one of day, week, month`);
+  const period = input.period as PeriodKind;
+  if (!parseZone(input.zone)) throw new UsageError(`--tz "${input.zone}" is not a zone: an IANA name, UTC or +HH:MM`);
+  const budget: StoredBudget = { amount, period, zone: input.zone };
+  if (period === 'day') {
+    if (input.starts !== undefined) throw new UsageError('--starts goes with --period week (a weekday) or month (a day of the month); a day begins at 00:00');
+    return budget;
+  }
+  budget.starts = period === 'week' ? (input.starts ?? 'mon').toLowerCase() : Number(input.starts ?? 1);
+  return checkBudget('', budget);
+}
+
+/** A stored budget read back, checked as `budget set` checks it; throws a UsageError naming what is wrong. */
+export function checkBudget(name: string, value: unknown): StoredBudget {
+  const fail = (problem: string): never => {
+    throw new UsageError(`${name ? `budget "${name}": ` : ''}${problem}`);
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('is not an object');
+  const b = value as Record<string, unknown>;
+  if (typeof b.amount !== 'string') return fail('its amount is not a decimal string');
+  parseBudgetAmount(b.amount);
+  if (b.period !== 'day' && b.period !== 'week' && b.period !== 'month') return fail('its period is not day, week or month');
+  if (typeof b.zone !== 'string' || !parseZone(b.zone)) return fail('its zone is not a zone');
+  if (b.period === 'week' && !(typeof b.starts === 'string' && (WEEKDAY_NAMES as readonly string[]).includes(b.starts))) return fail(`--starts for a weekly budget is a weekday (${WEEKDAY_NAMES.join(', ')})`);
+  if (b.period === 'month' && !(typeof b.starts === 'number' && Number.isInteger(b.starts) && b.starts >= 1 && b.starts <= 28)) return fail('--starts for a monthly budget is a day of the month from 1 to 28');
+  if (b.period === 'day' && b.starts !== undefined) return fail('a daily budget has no --starts');
+  return { amount: b.amount, period: b.period, zone: b.zone, ...(b.starts === undefined ? {} : { starts: b.starts as string | number }) };
+}
+
+/** The period of a budget that holds `t` (Unix seconds). */
+export function budgetPeriod(budget: StoredBudget, t: number): Period {
+  const zone = parseZone(budget.zone)!;
+  const starts = budget.period === 'week' ? WEEKDAY_NAMES.indexOf(budget.starts as (typeof WEEKDAY_NAMES)[number]) : budget.period === 'month' ? Number(budget.starts) : 0;
+  return periodAt(t, { period: budget.period, starts, zone });
+}
+
+export type BudgetState = 'on track' | 'ahead of pace' | 'over';
+
+export interface BudgetStanding {
+  period: Period;
+  spent: Decimal;
+  amount: Decimal;
+  /** spent + average daily spend × the days left (an exact fraction). */
+  projected: Decimal;
+  /** Shares of the amount spent and of the period gone, and days to the reset (exact). */
+  percent: Decimal;
+  elapsedPercent: Decimal;
+  resetsInDays: Decimal;
+  state: BudgetState;
+}
+
+/**
+ * Where a budget stands at `now`: `spent` over its period so far, `averageDailySpend` as
+ * `tally forecast` computes it. Over when spent reaches the amount; ahead of pace when the
+ * projection passes it; on track otherwise.
+ */
+export function standing(budget: StoredBudget, now: number, spent: Decimal, averageDailySpend: Decimal): BudgetStanding {
+  const period = budgetPeriod(budget, now);
+  const { elapsed, left, length } = elapsedOf(period, now);
+  const amount = new Decimal(budget.amount);
+  const daysLeft = new Decimal(left).div(86_400);
+  const projected = spent.plus(averageDailySpend.mul(daysLeft));
+  const state: BudgetState = spent.gte(amount) ? 'over' : projected.gt(amount) ? 'ahead of pace' : 'on track';
+  return {
+    period,
+    spent,
+    amount,
+    projected,
+    percent: spent.div(amount).mul(100),
+    elapsedPercent: new Decimal(elapsed).div(length).mul(100),
+    resetsInDays: daysLeft,
+    state,
+  };
+}
