@@ -70,7 +70,7 @@ describe('tally budget', () => {
     expect(monthly.resets_in_days).toBe('10.3');
     const forecast = JSON.parse((await tally(['forecast', '--json'])).stdout);
     const daysLeft = new Decimal(Date.UTC(2026, 10, 30, 16) - NOW).div(86_400_000);
-    expect(monthly.projected).toBe(new Decimal(monthly.spent).plus(new Decimal(forecast.average_daily_spend).mul(daysLeft)).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed());
+    expect(monthly.projected).toBe(new Decimal(monthly.spent).plus(new Decimal(forecast.basis.spend).div(forecast.basis.days).mul(daysLeft)).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed());
     const table = await tally(['budget']);
     expect(table.stdout).toMatch(/^monthly +¥[\d,.]+ of ¥500\.00 +[#.|]{20} +\d+\.\d% spent, 65\.8% of the month gone · ¥[\d,.]+ projected · resets in 10\.3 days: (on track|ahead of pace|over)$/m);
   });
