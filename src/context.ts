@@ -77,6 +77,7 @@ export class Context {
   #clients = new Map<string, Promise<HttpClient>>();
   #demo?: Promise<{ baseUrl: string; apiKey: string }>;
   #pool?: Promise<import('./api/transport.js').Pool>;
+  #rawTransport?: Transport;
   #deadlineTimer?: NodeJS.Timeout;
   #zone?: Zone;
   #record?: Promise<ProfileRecord | undefined>;
@@ -239,6 +240,12 @@ export class Context {
       }
       return { baseUrl, credential };
     });
+  }
+
+  /** The run's connection pool without a gateway client (alerts go to other hosts, without the credential). */
+  transport(): Transport {
+    this.#rawTransport ??= this.#init.transport ?? this.#lazyTransport();
+    return this.#rawTransport;
   }
 
   /** A client for an explicit base URL and credential (login verifies before it stores). */

@@ -15,6 +15,8 @@ import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from './flag-values.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
 import { loadBudgets } from './budget.js';
+import { destinationsNamed } from './notify.js';
+import { notifyChecks } from '../notify/alerting.js';
 import { loadUsageSeries } from './usage-series.js';
 import { addWindowOptions } from './window-options.js';
 
@@ -38,6 +40,7 @@ interface CheckOptions {
   budget?: string[];
   warnBudget?: string[];
   budgetProjected?: string[];
+  notify?: string[];
 }
 
 export type Level = 'pass' | 'warn' | 'fail';
@@ -72,6 +75,7 @@ export function configure(command: Command): void {
     .option('--require-model <id>', 'fail unless this key may call the model (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--budget <name[:percent%]>', 'fail when a budget\'s spend this period reaches PERCENT of its amount (default 100%; repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--warn-budget <name:percent%>', 'warn when a budget\'s spend this period reaches PERCENT of its amount (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--notify <name>', 'send an alert to this destination (tally notify add) when a condition starts to warn or fail, gets worse, or passes again (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--budget-projected <name>', 'fail when a budget\'s spend is projected past its amount by the period\'s end (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--fail-open', 'an unreachable service is a warning (exit 0), not an error');
 }
@@ -115,6 +119,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if (!runway && options.days !== undefined) throw new UsageError('--days goes with --min-runway or --warn-runway');
 
   const settings = await ctx.settings();
+  // Destinations are checked before any request: a name that is not stored is exit 2 at once.
+  const destinations = options.notify?.length ? await destinationsNamed(ctx, [...new Set(options.notify)]) : [];
   const needsKey = [maxDaily && '--max-daily-used', warnDaily && '--warn-daily-used', maxSpend && '--max-spend', runway && '--min-runway/--warn-runway', models.length > 0 && '--require-model', budgetGates.length > 0 && '--budget'].filter(Boolean);
   if (settings.credential?.kind === 'device-token' && needsKey.length > 0) {
     throw new AuthError(`${needsKey.join(', ')} need${needsKey.length === 1 ? 's' : ''} an API key; a device token can check the balance only (--min-balance, --warn-balance). Use \`tally login --with-token\` or TALLY_API_KEY`);
@@ -203,6 +209,10 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     human: () => renderChecks(checks, lines, ctx),
   });
   reportToGitHub(ctx, checks, lines, skipped);
+  if (destinations.length) {
+    const periodOf = (name: string) => budgets?.budgets.find((b) => name === `budget:${b.name}` || name === `budget-projected:${b.name}`)?.standing.period.start;
+    await notifyChecks(ctx, settings.profile, destinations, checks.map((c, i) => ({ name: c.name, level: c.level, actual: c.actual, limit: c.limit, unit: c.unit, text: lines[i]!.text, period: periodOf(c.name) })));
+  }
   if (!ok) throw new CheckFailed(`${failed.length} of ${checks.length} check${checks.length === 1 ? '' : 's'} failed`);
 }
 

@@ -1,7 +1,7 @@
 // Files in the state folder: folders tally creates are 0700 (and only those are ever changed),
 // every write goes through a temporary file and a rename (a reader sees the old file or the new
 // one), and a write that fails leaves nothing behind and says why in words.
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../errors.js';
 
@@ -76,5 +76,59 @@ export function writeFileAtomic(path: string, parts: (string | Uint8Array)[], op
     }
     try { unlinkSync(temporary); } catch { /* never created */ }
     throw writeError(path, error);
+  }
+}
+
+/** A lock held longer than this is from a process that died (or hangs): it is taken over. */
+const LOCK_STALE_MS = 10_000;
+
+/**
+ * Runs `work` holding a lock file made with O_EXCL (its content the holder's pid), so that two
+ * tally processes never do it at once: settings written read-modify-write, alerts sent and
+ * recorded. A lock whose holder is gone, or older than LOCK_STALE_MS, is taken over; one held
+ * longer than `waitMs` by a live process is an error.
+ */
+export async function withLockFile(lockPath: string, work: () => void | Promise<void>, waitMs = 5_000): Promise<void> {
+  ensurePrivateDir(dirname(lockPath));
+  const giveUp = Date.now() + waitMs;
+  for (;;) {
+    try {
+      const fd = openSync(lockPath, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError(lockPath, error);
+      if (isStale(lockPath)) {
+        try { unlinkSync(lockPath); } catch { /* another process removed it first */ }
+        continue;
+      }
+      if (Date.now() > giveUp) {
+        throw new ConfigError(`${lockPath} is held by another tally process; try again, or remove the lock file if no tally is running`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25 + Math.random() * 50));
+    }
+  }
+  try {
+    await work();
+  } finally {
+    try { unlinkSync(lockPath); } catch { /* already gone */ }
+  }
+}
+
+function isStale(lockPath: string): boolean {
+  try {
+    const age = Date.now() - statSync(lockPath).mtimeMs;
+    if (age > LOCK_STALE_MS) return true;
+    const text = readFileSync(lockPath, 'utf8');
+    // A holder puts its pid in at once: an empty lock is one that died in between.
+    if (text === '') return age > 1000;
+    const pid = Number(text);
+    if (Number.isInteger(pid) && pid > 0) {
+      try { process.kill(pid, 0); } catch (error) { return (error as NodeJS.ErrnoException).code === 'ESRCH'; }
+    }
+    return false;
+  } catch {
+    return false;
   }
 }

@@ -1,8 +1,8 @@
 // Profiles and their credentials, kept by conf in one 0600 file under the state folder.
-import { chmodSync, closeSync, existsSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
-import { ensurePrivateDir, writeError } from './files.js';
+import { ensurePrivateDir, withLockFile, writeError } from './files.js';
 import { readStateFile } from './read-file.js';
 import { importExternal } from '../external.js';
 
@@ -35,8 +35,6 @@ export interface ProfileRecord {
 type Profiles = Record<string, ProfileRecord>;
 
 const CONFIG_NAME = 'config';
-const LOCK_STALE_MS = 10_000;
-const LOCK_WAIT_MS = 5_000;
 /** config.json holds settings and credentials of a few profiles: kilobytes. */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
@@ -72,7 +70,7 @@ export class SettingsStore {
   async updateProfile(name: string, change: (current: ProfileRecord) => ProfileRecord | undefined | Promise<ProfileRecord | undefined>): Promise<void> {
     this.#refuseSymlink();
     const conf = await this.#writer();
-    await withLock(this.dir, async () => {
+    await withLockFile(join(this.dir, `${CONFIG_NAME}.lock`), async () => {
       this.#refuseSymlink();
       const profiles = { ...this.#profiles() };
       // The profile as it is on disk now, under the lock (another run may have just changed it).
@@ -170,52 +168,5 @@ export class SettingsStore {
 
   #unreadable(reason: string, cause?: unknown): ConfigError {
     return new ConfigError(`config unreadable: ${this.path}; not modified (${reason.split('\n')[0]})`, { cause });
-  }
-}
-
-/** A lock file made with O_EXCL; a lock older than LOCK_STALE_MS is from a process that died. */
-async function withLock(dir: string, work: () => void | Promise<void>): Promise<void> {
-  ensurePrivateDir(dir);
-  const lockPath = join(dir, `${CONFIG_NAME}.lock`);
-  const giveUp = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      const fd = openSync(lockPath, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError(lockPath, error);
-      if (isStale(lockPath)) {
-        try { unlinkSync(lockPath); } catch { /* another process removed it first */ }
-        continue;
-      }
-      if (Date.now() > giveUp) {
-        throw new UsageError(`config is locked by another tally process (${lockPath}); try again, or remove the lock file if no tally is running`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 25 + Math.random() * 50));
-    }
-  }
-  try {
-    await work();
-  } finally {
-    try { unlinkSync(lockPath); } catch { /* already gone */ }
-  }
-}
-
-function isStale(lockPath: string): boolean {
-  try {
-    const age = Date.now() - statSync(lockPath).mtimeMs;
-    if (age > LOCK_STALE_MS) return true;
-    const text = readFileSync(lockPath, 'utf8');
-    // A writer puts its pid in at once: an empty lock is one that died in between.
-    if (text === '') return age > 1000;
-    const pid = Number(text);
-    if (Number.isInteger(pid) && pid > 0) {
-      try { process.kill(pid, 0); } catch (error) { return (error as NodeJS.ErrnoException).code === 'ESRCH'; }
-    }
-    return false;
-  } catch {
-    return false;
   }
 }

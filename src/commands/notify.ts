@@ -1,0 +1,134 @@
+// tally notify: where alerts go. Each destination's URL is a secret (a Slack or ntfy URL lets
+// anyone post): it is read from standard input, stored per profile in config.json (0600), shown
+// masked, kept out of --debug and every message.
+//   tally notify add NAME --kind webhook|slack|ntfy  < url.txt
+//   tally notify list | tally notify rm NAME | tally notify test NAME
+import { type Command, Option } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { BUDGET_NAME } from '../domain/budget.js';
+import { cleanSecretInput } from '../domain/secrets.js';
+import { isLoopback } from '../domain/loopback.js';
+import { emit } from '../output/emit.js';
+import { NOTIFY_KINDS, type NotifyKind } from '../notify/payloads.js';
+import { type Destination, deliver, maskDestination } from '../notify/send.js';
+import { profileName } from '../settings/resolve.js';
+import { notifyProblem } from '../settings/profile-rules.js';
+
+export function configure(command: Command): void {
+  command
+    .argument('<action>', 'add NAME, list, rm NAME or test NAME')
+    .argument('[name]', 'the destination')
+    .addOption(new Option('--kind <kind>', 'with add: webhook (JSON), slack (incoming webhook) or ntfy').choices([...NOTIFY_KINDS]));
+}
+
+export async function run(raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
+  const kind = raw.kind as NotifyKind | undefined;
+  const [action, name, ...extra] = args;
+  if (extra.length) throw new UsageError(`\`tally notify ${action}\` takes one NAME`);
+  if (kind !== undefined && action !== 'add') throw new UsageError('--kind goes with `tally notify add NAME`');
+  if (ctx.options.demo && action !== 'list') throw new UsageError('--demo never touches stored settings');
+  switch (action) {
+    case 'add': return add(ctx, checkName(name), kind);
+    case 'list': {
+      if (name !== undefined) throw new UsageError('`tally notify list` takes no NAME');
+      return list(ctx);
+    }
+    case 'rm': return remove(ctx, checkName(name));
+    case 'test': return test(ctx, checkName(name));
+    default: throw new UsageError(`\`tally notify ${action ?? ''}\`: the actions are add NAME, list, rm NAME and test NAME`);
+  }
+}
+
+function checkName(name: string | undefined): string {
+  if (name === undefined) throw new UsageError('a destination NAME is needed (e.g. team)');
+  if (!BUDGET_NAME.test(name)) throw new UsageError(`destination name "${name}" must be 1 to 32 lower-case letters, digits, "-" or "_"`);
+  return name;
+}
+
+async function add(ctx: Context, name: string, kind: NotifyKind | undefined): Promise<void> {
+  if (!kind) throw new UsageError('`tally notify add NAME` needs --kind webhook, slack or ntfy');
+  if (ctx.io.stdinIsTTY) throw new UsageError('the destination URL is read from standard input (it often holds a secret): `tally notify add team --kind slack < url.txt`');
+  const cleaned = cleanSecretInput(await ctx.io.readStdin());
+  if (!cleaned.ok) throw new UsageError(`${cleaned.reason.replace('key', 'URL')}; nothing was stored`);
+  const url = cleaned.secret;
+  ctx.secrets.add(url);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError('the destination is not a URL (https://…); nothing was stored');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new UsageError(`the destination must be an https:// URL (got ${parsed.protocol}); nothing was stored`);
+  if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname) && !ctx.options.allowHttp) {
+    throw new UsageError(`the destination uses plain http:// to ${parsed.hostname}; use https://, or pass --allow-http if you really mean it; nothing was stored`);
+  }
+  const problem = notifyProblem(name, { kind, url });
+  if (problem) throw new UsageError(`destination "${name}" ${problem}; nothing was stored`);
+  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const store = await ctx.store();
+  await store.updateProfile(profile, (current) => ({ ...current, notify: { ...(current.notify ?? {}), [name]: { kind, url } } }));
+  await emit(ctx, {
+    json: { profile, name, kind, url: maskDestination(url) },
+    human: () => `Added ${kind} destination "${name}" (${maskDestination(url)}) to profile "${profile}"; \`tally notify test ${name}\` sends a test message.\n`,
+  });
+}
+
+/** The profile's destinations (their URLs are added to the run's secrets). */
+export async function storedDestinations(ctx: Context): Promise<Destination[]> {
+  const record = await ctx.profileRecord();
+  return Object.entries(record?.notify ?? {}).map(([name, d]) => {
+    ctx.secrets.add(d.url);
+    return { name, kind: d.kind, url: d.url };
+  });
+}
+
+/** The named destinations, each stored; a name that is not is exit 2, listing those there are. */
+export async function destinationsNamed(ctx: Context, names: string[]): Promise<Destination[]> {
+  const stored = await storedDestinations(ctx);
+  return names.map((name) => {
+    const found = stored.find((d) => d.name === name);
+    if (!found) throw new UsageError(`there is no notify destination "${name}"`, { hint: stored.length ? `Destinations: ${stored.map((d) => d.name).join(', ')}.` : 'Add one with `tally notify add NAME --kind slack < url.txt`.' });
+    return found;
+  });
+}
+
+async function list(ctx: Context): Promise<void> {
+  const destinations = await storedDestinations(ctx);
+  await emit(ctx, {
+    json: { destinations: destinations.map((d) => ({ name: d.name, kind: d.kind, url: maskDestination(d.url) })) },
+    human: async () => {
+      if (destinations.length === 0) return 'no notify destination is stored for this profile: `tally notify add team --kind slack < url.txt` adds one\n';
+      const [{ renderTable }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
+      return renderTable({ columns: [{ header: 'name' }, { header: 'kind' }, { header: 'destination (masked)' }], rows: destinations.map((d) => [d.name, d.kind, maskDestination(d.url)]) }, await styleFor(ctx));
+    },
+  });
+}
+
+async function remove(ctx: Context, name: string): Promise<void> {
+  await destinationsNamed(ctx, [name]);
+  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const store = await ctx.store();
+  await store.updateProfile(profile, (current) => {
+    const { [name]: _removed, ...others } = current.notify ?? {};
+    const { notify: _all, ...record } = current;
+    return Object.keys(others).length ? { ...record, notify: others } : record;
+  });
+  await emit(ctx, { json: { profile, name, removed: true }, human: () => `Removed notify destination "${name}" of profile "${profile}".\n` });
+}
+
+async function test(ctx: Context, name: string): Promise<void> {
+  const [destination] = await destinationsNamed(ctx, [name]);
+  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  await deliver(ctx, destination!, {
+    profile,
+    check: 'test',
+    level: 'resolved',
+    actual: null,
+    limit: '',
+    unit: '',
+    message: `tally: a test message for profile "${profile}" to ${destination!.kind} "${name}"; alerts from \`tally check --notify ${name}\` arrive like this`,
+    at: new Date(ctx.now()).toISOString(),
+  });
+  await emit(ctx, { json: { name, delivered: true }, human: () => `Delivered a test message to ${destination!.kind} "${name}".\n` });
+}

@@ -1,0 +1,132 @@
+// Alerts that reach a person, end to end: the built binary against the sandbox, and a local HTTP
+// receiver that records what it got (no mocks of tally's own code).
+import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import { readFileSync, statSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
+import { runTally, tempDir } from '../helpers.js';
+
+const NOW = Date.UTC(2026, 10, 20, 9, 30);
+let sandbox: Sandbox;
+let receiver: Server;
+let receiverUrl: string;
+const received: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
+let answer = 200;
+const state = tempDir();
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480 });
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      if (req.url?.startsWith('/elsewhere')) return res.writeHead(302, { location: 'http://127.0.0.2:9/stolen' }).end();
+      received.push({ path: req.url!, headers: req.headers, body });
+      res.writeHead(answer).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+  env = { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' };
+});
+afterAll(async () => {
+  await sandbox.close();
+  receiver.closeAllConnections();
+  await new Promise((resolve) => receiver.close(resolve));
+  state.remove();
+});
+beforeEach(() => {
+  received.length = 0;
+  answer = 200;
+});
+
+const tally = (args: string[], input?: string) => runTally(args, { env, now: NOW, input });
+
+describe('tally notify', () => {
+  it('reads the destination from stdin, stores it 0600, shows it masked, and sends a test message', async () => {
+    const secretPath = '/hook/T000-secret-token-4f2a';
+    const added = await tally(['notify', 'add', 'team', '--kind', 'webhook'], `${receiverUrl}${secretPath}\n`);
+    expect(added.code).toBe(0);
+    expect(added.stdout).not.toContain('secret-token');
+    expect(statSync(`${state.path}/config.json`).mode & 0o777).toBe(0o600);
+    const listed = await tally(['notify', 'list', '--json']);
+    expect(JSON.parse(listed.stdout)).toEqual({ destinations: [{ name: 'team', kind: 'webhook', url: `${receiverUrl}/…4f2a` }] });
+    const tested = await tally(['notify', 'test', 'team', '--debug']);
+    expect(tested.code).toBe(0);
+    expect(tested.stdout + tested.stderr).not.toContain('secret-token');
+    expect(received).toHaveLength(1);
+    expect(received[0]!.path).toBe(secretPath);
+    expect(received[0]!.headers.authorization).toBeUndefined();
+    expect(JSON.parse(received[0]!.body)).toMatchObject({ source: 'tally', profile: 'default', check: 'test', level: 'resolved' });
+    expect((await tally(['notify', 'add', 'plain', '--kind', 'slack'], 'http://hooks.example.com/x\n')).stderr).toContain('plain http://');
+    expect((await tally(['notify', 'add', 'bad', '--kind', 'slack'], 'ftp://x/y\n')).code).toBe(2);
+    expect((await tally(['notify', 'test', 'nope'])).code).toBe(2);
+  });
+
+  it('sends once when a condition starts failing, again when it gets worse, one resolved, nothing in between', async () => {
+    await tally(['budget', 'set', 'monthly', '--amount', '100', '--period', 'month', '--tz', 'Asia/Shanghai']);
+    const run = (args: string[]) => tally(['check', ...args, '--notify', 'team']);
+    const levels = async () => received.splice(0).map((r) => JSON.parse(r.body).level);
+    expect((await run(['--warn-budget', 'monthly:1%'])).code).toBe(0);
+    expect(await levels()).toEqual(['warn']);
+    expect((await run(['--warn-budget', 'monthly:1%'])).code).toBe(0);
+    expect(await levels()).toEqual([]);
+    expect((await run(['--warn-budget', 'monthly:1%', '--budget', 'monthly:2%'])).code).toBe(5);
+    const worse = received.map((r) => JSON.parse(r.body));
+    expect(await levels()).toEqual(['fail']);
+    expect(worse[0]).toMatchObject({ source: 'tally', profile: 'default', check: 'budget:monthly', level: 'fail', unit: 'CNY', limit: '2' });
+    expect(Object.keys(worse[0])).toEqual(['source', 'profile', 'check', 'level', 'actual', 'limit', 'unit', 'message', 'at']);
+    expect((await run(['--warn-budget', 'monthly:1%', '--budget', 'monthly:2%'])).code).toBe(5);
+    expect(await levels()).toEqual([]);
+    expect((await run(['--budget', 'monthly:900%'])).code).toBe(0);
+    expect(await levels()).toEqual(['resolved']);
+    expect((await run(['--budget', 'monthly:900%'])).code).toBe(0);
+    expect(await levels()).toEqual([]);
+  });
+
+  it('never changes the exit code for a failed delivery, and tries again on the next run', async () => {
+    answer = 500;
+    const first = await tally(['check', '--min-balance', '999999999', '--notify', 'team']);
+    expect(first.code).toBe(5);
+    expect(first.stderr).toContain('warning: the fail alert for min-balance was not delivered: webhook "team" answered HTTP 500; it is tried again on the next run');
+    answer = 200;
+    received.length = 0;
+    expect((await tally(['check', '--min-balance', '999999999', '--notify', 'team'])).code).toBe(5);
+    expect(received.map((r) => JSON.parse(r.body).level)).toEqual(['fail']);
+  });
+
+  it('sends once when two runs go at once', async () => {
+    const results = await Promise.all([1, 2, 3].map(() => tally(['check', '--min-balance', '888888888', '--warn-balance', '999999999', '--notify', 'team'])));
+    expect(results.map((r) => r.code)).toEqual([5, 5, 5]);
+    // min-balance was already notified above; warn-balance is new: exactly one message for it.
+    expect(received.map((r) => JSON.parse(r.body).check).sort()).toEqual(['warn-balance']);
+  });
+
+  it('speaks Slack and ntfy, escapes what Slack reads as markup, and refuses a redirect to another origin', async () => {
+    await tally(['notify', 'add', 'chat', '--kind', 'slack'], `${receiverUrl}/slack/XYZ\n`);
+    await tally(['notify', 'add', 'phone', '--kind', 'ntfy'], `${receiverUrl}/ntfy/topic\n`);
+    await tally(['notify', 'add', 'moved', '--kind', 'webhook'], `${receiverUrl}/elsewhere\n`);
+    const result = await tally(['check', '--max-daily-used', '0.0001', '--notify', 'chat', '--notify', 'phone', '--notify', 'moved']);
+    expect(result.code).toBe(5);
+    const slack = received.find((r) => r.path === '/slack/XYZ')!;
+    expect(Object.keys(JSON.parse(slack.body))).toEqual(['text']);
+    // The limit shows as <¥0.01: Slack reads < as markup, so it arrives escaped.
+    expect(JSON.parse(slack.body).text).toMatch(/^tally \(default\): FAIL max-daily-used: actual ¥[\d.,]+, limit &lt;¥0\.01$/);
+    const ntfy = received.find((r) => r.path === '/ntfy/topic')!;
+    expect(ntfy.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect([ntfy.headers.title, ntfy.headers.priority, ntfy.headers.tags]).toEqual(['tally fail: max-daily-used (default)', 'high', 'rotating_light']);
+    expect(result.stderr).toContain('webhook "moved" redirected to another origin; not followed');
+  });
+
+  it('rebuilds a corrupt state file with a warning and sends nothing twice because of it', async () => {
+    const { readdirSync, writeFileSync } = await import('node:fs');
+    const file = readdirSync(`${state.path}/state`).find((f) => f.startsWith('alerts-default-') && f.endsWith('.json'))!;
+    writeFileSync(`${state.path}/state/${file}`, '{garbage');
+    const result = await tally(['check', '--min-balance', '999999999', '--notify', 'team']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('was not one tally wrote; it is rebuilt');
+    expect(received).toHaveLength(0);
+    expect(JSON.parse(readFileSync(`${state.path}/state/${file}`, 'utf8')).version).toBe(1);
+  });
+});
