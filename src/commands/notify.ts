@@ -3,7 +3,7 @@
 // masked, kept out of --debug and every message.
 //   tally notify add NAME --kind webhook|slack|ntfy  < url.txt
 //   tally notify list | tally notify rm NAME | tally notify test NAME
-import { type Command, Option } from 'commander';
+import { Argument, type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { BUDGET_NAME } from '../domain/budget.js';
@@ -16,8 +16,11 @@ import { profileName } from '../settings/resolve.js';
 import { notifyProblem } from '../settings/profile-rules.js';
 
 export function configure(command: Command): void {
+  const action = new Argument('<action>', 'add NAME, list, rm NAME or test NAME');
+  // Offered by completion; checked by run(), which says what the actions are.
+  action.argChoices = ['add', 'list', 'rm', 'test'];
   command
-    .argument('<action>', 'add NAME, list, rm NAME or test NAME')
+    .addArgument(action)
     .argument('[name]', 'the destination')
     .addOption(new Option('--kind <kind>', 'with add: webhook (JSON), slack (incoming webhook) or ntfy').choices([...NOTIFY_KINDS]));
 }

@@ -36,12 +36,57 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
     const command = root.command(entry.name, entry.description);
     // Global options apply after any command word too.
     for (const option of [...entry.options, ...spec.options.filter((g) => !entry.options.some((o) => o.name === g.name))]) addOption(command, option);
-    for (const argument of entry.arguments) command.argument(argument.name, argument.choices.length ? offer(argument.choices) : undefined, argument.variadic);
+    for (const argument of entry.arguments) {
+      // The names stored in the profile: budgets after `budget`, destinations after `notify ACTION`.
+      const stored = STORED_NAMES[`${entry.name} ${argument.name}`];
+      if (stored) command.argument(argument.name, (complete) => [...stored.words, ...storedNames].forEach((name) => complete(name, '')), argument.variadic);
+      else command.argument(argument.name, argument.choices.length ? offer(argument.choices) : undefined, argument.variadic);
+    }
   }
   // Profile names are read only when a Tab asks for them (reading them may load env-paths).
   const wantsProfiles = words.slice(-2).some((word) => word === '--profile' || word.startsWith('--profile='));
   const names = wantsProfiles ? await profileNames() : [];
+  const commandWords = wordsOf(words);
+  const field = commandWords[0] === 'budget' ? 'budgets' : commandWords[0] === 'notify' && commandWords.length > 2 ? 'notify' : undefined;
+  const storedNames = field ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), field)) : [];
   root.parse(words);
+}
+
+/** Arguments completed from the profile (and the words of the command itself). */
+const STORED_NAMES: Record<string, { words: string[] }> = {
+  'budget words': { words: ['set', 'list', 'rm'] },
+  'notify name': { words: [] },
+};
+
+/** The command words of a line (options and the values of global options left out). */
+function wordsOf(words: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (words[i]!.startsWith('-')) {
+      if (['--profile', '--base-url', '--timeout', '--jq', '--tz'].includes(words[i]!)) i++;
+      continue;
+    }
+    out.push(words[i]!);
+  }
+  return out;
+}
+
+/** The profile a command line names (--profile, TALLY_PROFILE, else default). */
+function profileOf(words: string[], env: NodeJS.ProcessEnv): string {
+  const at = words.findIndex((word) => word === '--profile' || word.startsWith('--profile='));
+  if (at >= 0) return words[at]!.includes('=') ? words[at]!.split('=')[1]! : (words[at + 1] ?? 'default');
+  return env.TALLY_PROFILE || 'default';
+}
+
+/** The names of a profile's budgets or destinations (none when there is no readable file). */
+function namesIn(dir: string, profile: string, field: 'budgets' | 'notify'): string[] {
+  try {
+    const profiles = (JSON.parse(readStateFile(join(dir, 'config.json'), 4 * 1024 * 1024).toString('utf8')) as { profiles?: Record<string, Record<string, unknown>> }).profiles;
+    const record = profiles && Object.hasOwn(profiles, profile) ? profiles[profile]![field] : undefined;
+    return record && typeof record === 'object' ? Object.keys(record).filter((name) => /^[a-z0-9][a-z0-9_-]{0,31}$/.test(name)) : [];
+  } catch {
+    return [];
+  }
 }
 
 /** The spec the build saved (dist/completion.json); undefined when there is none to read. */

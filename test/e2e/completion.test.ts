@@ -16,7 +16,7 @@ afterAll(() => {
 // `tally` on the PATH, as after `npm install -g`: the script calls it by that name.
 writeFileSync(join(bin.path, 'tally'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
 chmodSync(join(bin.path, 'tally'), 0o755);
-writeFileSync(join(state.path, 'config.json'), JSON.stringify({ profiles: { default: {}, work: {}, 'ci.runner': {}, '--json': {} } }), { mode: 0o600 });
+writeFileSync(join(state.path, 'config.json'), JSON.stringify({ profiles: { default: { budgets: { monthly: {}, weekly: {} }, notify: { team: {} } }, work: { budgets: { other: {} } }, 'ci.runner': {}, '--json': {} } }), { mode: 0o600 });
 
 const has = (shell: string) => {
   try {
@@ -73,6 +73,14 @@ describe('tally completion bash, in a real bash', () => {
   it('completes the stored profile names for --profile, never a name that reads as a flag', () => {
     expect(offered('tally --profile ')).toEqual(['ci.runner', 'default', 'work']);
     expect(offered('tally balance --profile w')).toEqual(['work']);
+  });
+
+  it('completes the stored budgets and notify destinations of the profile in use', () => {
+    expect(offered('tally budget ')).toEqual(['list', 'monthly', 'rm', 'set', 'weekly']);
+    expect(offered('tally budget m')).toEqual(['monthly']);
+    expect(offered('tally --profile work budget ')).toEqual(['list', 'other', 'rm', 'set']);
+    expect(offered('tally notify ')).toEqual(['add', 'list', 'rm', 'test']);
+    expect(offered('tally notify test ')).toEqual(['team']);
   });
 
   it('completes the keys of config get, set and unset', () => {
