@@ -15,6 +15,11 @@ import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from './flag-values.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
 import { loadBudgets } from './budget.js';
+import { readCounters } from './mark.js';
+import { runSpend } from '../domain/run-spend.js';
+import { checkMarkName, markPath, readMark, readingOf } from '../settings/marks.js';
+import { writeFileAtomic } from '../settings/files.js';
+import { junitXml } from '../output/junit.js';
 import { destinationsNamed } from './notify.js';
 import { notifyChecks } from '../notify/alerting.js';
 import { loadUsageSeries } from './usage-series.js';
@@ -41,6 +46,12 @@ interface CheckOptions {
   warnBudget?: string[];
   budgetProjected?: string[];
   notify?: string[];
+  maxRunSpend?: string;
+  warnRunSpend?: string;
+  mark?: string;
+  markFile?: string;
+  junit?: string;
+  markdown?: boolean;
 }
 
 export type Level = 'pass' | 'warn' | 'fail';
@@ -57,6 +68,8 @@ export interface CheckResult {
   unit: Unit;
   /** Why a check could not be measured, or what it measured over. */
   detail?: string;
+  /** Run-spend checks: whose spend was measured (this key's, or the whole account's). */
+  basis?: 'key' | 'account';
 }
 
 export function configure(command: Command): void {
@@ -75,6 +88,12 @@ export function configure(command: Command): void {
     .option('--require-model <id>', 'fail unless this key may call the model (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--budget <name[:percent%]>', 'fail when a budget\'s spend this period reaches PERCENT of its amount (default 100%; repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--warn-budget <name:percent%>', 'warn when a budget\'s spend this period reaches PERCENT of its amount (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--max-run-spend <amount>', 'fail when this run spent more than this since `tally mark` (yuan)')
+    .option('--warn-run-spend <amount>', 'warn when this run spent more than this since `tally mark` (yuan)')
+    .option('--mark <name>', 'with a run-spend check: the mark made at the start (default "run")')
+    .option('--mark-file <path>', 'with a run-spend check: the mark in this file (tally mark --file)')
+    .option('--junit <file>', 'also write a JUnit XML report (one testcase per condition), even when a condition fails')
+    .option('--markdown', 'print the Markdown summary (as for $GITHUB_STEP_SUMMARY) instead of the lines, for a pull-request comment')
     .option('--notify <name>', 'send an alert to this destination (tally notify add) when a condition starts to warn or fail, gets worse, or passes again (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--budget-projected <name>', 'fail when a budget\'s spend is projected past its amount by the period\'s end (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--fail-open', 'an unreachable service is a warning (exit 0), not an error');
@@ -106,13 +125,19 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const warnRunway = options.warnRunway === undefined ? undefined : wholeNumber(options.warnRunway, '--warn-runway', 0, 100_000);
   const models = options.requireModel ?? [];
   const runway = minRunway !== undefined || warnRunway !== undefined;
+  const maxRun = options.maxRunSpend === undefined ? undefined : parseAmount(options.maxRunSpend, '--max-run-spend');
+  const warnRun = options.warnRunSpend === undefined ? undefined : parseAmount(options.warnRunSpend, '--warn-run-spend');
+  const runSpendAsked = maxRun !== undefined || warnRun !== undefined;
+  if (!runSpendAsked && (options.mark !== undefined || options.markFile !== undefined)) throw new UsageError('--mark and --mark-file go with --max-run-spend or --warn-run-spend');
+  if (options.mark !== undefined && options.markFile !== undefined) throw new UsageError('--mark and --mark-file each name the mark; give one of them');
+  if (options.markdown && ctx.options.json) throw new UsageError('--markdown and --json each print the whole result; choose one');
   const budgetGates = [
     ...(options.budget ?? []).map((text) => parseBudgetGate(text, '--budget', 'fail')),
     ...(options.warnBudget ?? []).map((text) => parseBudgetGate(text, '--warn-budget', 'warn')),
     ...(options.budgetProjected ?? []).map((text) => ({ ...parseBudgetGate(text, '--budget-projected', 'fail'), projected: true })),
   ];
-  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway].every((c) => c === undefined) && models.length === 0 && budgetGates.length === 0) {
-    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway, --budget or --require-model (see `tally check --help`)');
+  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, maxRun, warnRun].every((c) => c === undefined) && models.length === 0 && budgetGates.length === 0) {
+    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway, --budget, --max-run-spend or --require-model (see `tally check --help`)');
   }
   if (maxSpend === undefined && (options.since || options.until || options.month || options.last)) throw new UsageError('--since, --until, --month and --last go with --max-spend (the window it adds spend over)');
   if (maxSpend === undefined && !runway && (options.metric || options.utcOffset)) throw new UsageError('--metric and --utc-offset go with --max-spend or --min-runway/--warn-runway');
@@ -121,6 +146,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const settings = await ctx.settings();
   // Destinations are checked before any request: a name that is not stored is exit 2 at once.
   const destinations = options.notify?.length ? await destinationsNamed(ctx, [...new Set(options.notify)]) : [];
+  // The mark is read before any request: a missing or foreign one is exit 2 at once.
+  const mark = runSpendAsked ? await markFor(ctx, options) : undefined;
   const needsKey = [maxDaily && '--max-daily-used', warnDaily && '--warn-daily-used', maxSpend && '--max-spend', runway && '--min-runway/--warn-runway', models.length > 0 && '--require-model', budgetGates.length > 0 && '--budget'].filter(Boolean);
   if (settings.credential?.kind === 'device-token' && needsKey.length > 0) {
     throw new AuthError(`${needsKey.join(', ')} need${needsKey.length === 1 ? 's' : ''} an API key; a device token can check the balance only (--min-balance, --warn-balance). Use \`tally login --with-token\` or TALLY_API_KEY`);
@@ -161,12 +188,17 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days, metric: options.metric, utcOffset: options.utcOffset }, balanceRequest) : undefined;
   forecastRequest?.catch(() => undefined);
   const budgetNames = [...new Set(budgetGates.map((g) => g.name))];
-  const [balance, spend, forecast, available, budgets] = await Promise.all([
+  const runChecks = [
+    maxRun !== undefined && { name: 'max-run-spend', limit: decimalText(maxRun), unit: mark?.currency ?? 'CNY' },
+    warnRun !== undefined && { name: 'warn-run-spend', limit: decimalText(warnRun), unit: mark?.currency ?? 'CNY' },
+  ].filter((c): c is { name: string; limit: string; unit: string } => Boolean(c));
+  const [balance, spend, forecast, available, budgets, counters] = await Promise.all([
     balanceRequest && balanceChecks.length > 0 ? guard(balanceChecks, () => balanceRequest) : undefined,
     maxSpend !== undefined ? guard([{ name: 'max-spend', limit: decimalText(maxSpend), unit: 'CNY' }], () => loadSpend(ctx, options)) : undefined,
     runway ? guard(runwayChecks, () => forecastRequest!) : undefined,
     models.length > 0 ? guard(models.map((m) => ({ name: `require-model:${m}`, limit: m, unit: 'model' as const })), () => fetchModels(client, 'native')) : undefined,
     budgetGates.length > 0 ? guard(budgetGates.map((g) => ({ name: gateName(g), limit: '', unit: 'CNY' })), () => loadBudgets(ctx, budgetNames, forecastRequest)) : undefined,
+    runSpendAsked ? guard(runChecks, () => readCounters(ctx)) : undefined,
   ]);
 
   if (balance) {
@@ -195,6 +227,14 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       }
     }
   }
+  if (counters && mark) {
+    const run = runSpend(readingOf(mark), counters.reading);
+    const actual = run.spend.toFixed();
+    const detail = `since the mark of ${mark.at_iso}: ${run.why}`;
+    for (const [name, limit, level] of [['max-run-spend', maxRun, 'fail'], ['warn-run-spend', warnRun, 'warn']] as const) {
+      if (limit !== undefined) add({ name, level: run.spend.lte(limit) ? 'pass' : level, actual, limit: decimalText(limit), unit: counters.balance.currency, basis: run.basis, detail });
+    }
+  }
   if (available) {
     const ids = new Set(available.map((m) => String(m.id)));
     for (const model of models) add({ name: `require-model:${model}`, level: ids.has(model) ? 'pass' : 'fail', actual: ids.has(model) ? 'available' : 'not available to this key', limit: model, unit: 'model' });
@@ -204,9 +244,11 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const ok = failed.length === 0;
   // --exact: every digit of each amount, in the lines, the annotations and the summary alike.
   const lines = await checkLines(checks, ctx.options.exact);
+  // The JUnit report is written whole before anything else can stop the run (a failing check included).
+  if (options.junit) writeJunit(ctx, options.junit, checks, lines, skipped);
   await emit(ctx, {
     json: { ok, checks },
-    human: () => renderChecks(checks, lines, ctx),
+    human: () => (options.markdown ? checksMarkdown(checks, lines) : renderChecks(checks, lines, ctx)),
   });
   reportToGitHub(ctx, checks, lines, skipped);
   if (destinations.length) {
@@ -328,6 +370,39 @@ async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Cont
 }
 
 /** GitHub Actions: annotations for failures and warnings, and a Markdown summary. */
+/** The Markdown summary: what goes to $GITHUB_STEP_SUMMARY, and what --markdown prints. */
+export function checksMarkdown(checks: CheckResult[], lines: CheckLine[]): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  const icon = { pass: '✅ pass', warn: '⚠️ warn', fail: '❌ fail' };
+  return [
+    '### tally check',
+    '',
+    '| result | check | measured |',
+    '| --- | --- | --- |',
+    ...checks.map((c, i) => `| ${icon[c.level]} | ${cell(c.name)} | ${cell(lines[i]!.text)} |`),
+    '',
+  ].join('\n');
+}
+
+/** The JUnit XML report, written whole (a temporary file and a rename). */
+function writeJunit(ctx: Context, path: string, checks: CheckResult[], lines: CheckLine[], skipped: string[]): void {
+  try {
+    writeFileAtomic(path, [junitXml(checks, lines, skipped, new Date(ctx.now()).toISOString())]);
+  } catch (error) {
+    throw new UsageError(`--junit ${path} cannot be written (${(error as Error).message})`);
+  }
+}
+
+/** `since the mark`: the state folder's mark NAME for this profile and gateway, or --mark-file. */
+async function markFor(ctx: Context, options: CheckOptions) {
+  const [settings, client] = await Promise.all([ctx.settings(), ctx.client()]);
+  const name = checkMarkName(options.mark ?? 'run');
+  const secret = client.credential?.secret ?? '';
+  const path = options.markFile ?? markPath(await ctx.stateDir(), name, settings.profile, client.baseUrl, secret);
+  const makeIt = options.markFile ? `tally mark --file ${options.markFile}` : `tally mark${name === 'run' ? '' : ` ${name}`}`;
+  return readMark(path, { name, profile: settings.profile, baseUrl: client.baseUrl, secret, makeIt });
+}
+
 function reportToGitHub(ctx: Context, checks: CheckResult[], lines: CheckLine[], skipped: string[]): void {
   if (ctx.env.GITHUB_ACTIONS !== 'true') return;
   const escape = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
@@ -341,16 +416,7 @@ function reportToGitHub(ctx: Context, checks: CheckResult[], lines: CheckLine[],
   if (skipped.length > 0) write(`::warning title=tally check::${escape(`--fail-open: ${skipped.join(', ')} skipped because the service could not be reached`)}\n`);
   const summary = ctx.env.GITHUB_STEP_SUMMARY;
   if (!summary) return;
-  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-  const icon = { pass: '✅ pass', warn: '⚠️ warn', fail: '❌ fail' };
-  const markdown = [
-    '### tally check',
-    '',
-    '| result | check | measured |',
-    '| --- | --- | --- |',
-    ...checks.map((c, i) => `| ${icon[c.level]} | ${cell(c.name)} | ${cell(lines[i]!.text)} |`),
-    '',
-  ].join('\n');
+  const markdown = checksMarkdown(checks, lines);
   try {
     appendFileSync(summary, `${markdown}\n`);
   } catch (error) {
