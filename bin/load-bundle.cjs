@@ -22,6 +22,8 @@ function compile(cachedData) {
 globalThis.__tallyImport = (specifier) => import(require.resolve(specifier, { paths: [dirname(bundle)] })).catch(() => import(specifier));
 // Where such a package's file is, for code that loads it elsewhere (jq in a worker thread).
 globalThis.__tallyResolve = (specifier) => require.resolve(specifier, { paths: [dirname(bundle)] });
+// The package's own folder (schemas/ is shipped there).
+globalThis.__tallyRoot = join(__dirname, '..');
 
 function run(script) {
   const module = { exports: {} };

@@ -3,7 +3,7 @@
 // compiled that way has no import() loader of its own, so the launcher hands one in.
 // Node built-ins are taken with process.getBuiltinModule (synchronous, and cheaper than import()).
 type Importer = (specifier: string) => Promise<unknown>;
-type Launcher = { __tallyImport?: Importer; __tallyResolve?: (specifier: string) => string };
+type Launcher = { __tallyImport?: Importer; __tallyResolve?: (specifier: string) => string; __tallyRoot?: string };
 
 export function importExternal<T>(specifier: string): Promise<T> {
   if (specifier.startsWith('node:')) return Promise.resolve(process.getBuiltinModule(specifier) as T);
@@ -17,4 +17,12 @@ export function resolveExternal(specifier: string): string {
   if (launcher.__tallyResolve) return launcher.__tallyResolve(specifier);
   // Run from source (tests): resolved from this file, as Node would.
   return process.getBuiltinModule('node:module').createRequire(import.meta.url).resolve(specifier);
+}
+
+/** The folder of tally's package (where schemas/ is shipped beside bin/ and dist/). */
+export function packageRoot(): string {
+  const launcher = globalThis as Launcher;
+  if (launcher.__tallyRoot) return launcher.__tallyRoot;
+  // Run from source (tests): two folders up from this file.
+  return new URL('..', new URL('.', import.meta.url)).pathname.replace(/\/$/, '');
 }

@@ -1,0 +1,45 @@
+// tally schema [COMMAND]: the JSON Schema (draft 2020-12) of a document tally defines, from
+// schemas/ in the package. Scripts can pin it: properties are only ever added.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { packageRoot } from '../external.js';
+import { emit } from '../output/emit.js';
+
+/** Command (or document) name → schema file. */
+const SCHEMAS: Record<string, string> = {
+  usage: 'usage',
+  'usage-models': 'usage-models',
+  logs: 'records',
+  records: 'records',
+  pricing: 'pricing',
+  'pricing-diff': 'pricing-diff',
+  billing: 'billing',
+  forecast: 'forecast',
+  status: 'status',
+  check: 'check',
+  doctor: 'doctor',
+  budget: 'budget',
+  mark: 'mark',
+  config: 'config',
+};
+
+export function configure(command: Command): void {
+  command.argument('[command]', `one of ${Object.keys(SCHEMAS).join(', ')} (none: the list)`);
+}
+
+export async function run(_raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
+  const name = args[0];
+  if (name === undefined) {
+    await emit(ctx, {
+      json: { schemas: Object.keys(SCHEMAS) },
+      human: () => `JSON Schemas (draft 2020-12) of tally's documents; \`tally schema NAME\` prints one:\n${Object.keys(SCHEMAS).map((n) => `  ${n}`).join('\n')}\n`,
+    });
+    return;
+  }
+  if (!Object.hasOwn(SCHEMAS, name)) throw new UsageError(`there is no schema "${name}"`, { hint: `Schemas: ${Object.keys(SCHEMAS).join(', ')}.` });
+  const { readFileSync } = process.getBuiltinModule('node:fs');
+  const text = readFileSync(`${packageRoot()}/schemas/${SCHEMAS[name]}.schema.json`, 'utf8');
+  // The schema is JSON already: --json and a plain run print the same document.
+  await emit(ctx, { json: JSON.parse(text) as unknown, human: () => text });
+}
