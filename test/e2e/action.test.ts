@@ -60,10 +60,11 @@ async function runAction(given: Record<string, string>, runner: { temp: string }
     if (!step.run || step.name === 'Install tally') continue;
     if (step.if && expression(step.if, context) !== 'true') continue;
     const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([name, value]) => [name, expression(value, context)]));
-    const result = await bash(step.run, { PATH: process.env.PATH, GITHUB_ACTIONS: 'true', ...files, ...env, NODE_OPTIONS: `--require ${FIXED_CLOCK}`, TALLY_TEST_NOW: String(NOW) }, runner.temp);
+    const result = await bash(step.run, { PATH: process.env.PATH, GITHUB_ACTIONS: 'true', RUNNER_TEMP: runner.temp, ...files, ...env, NODE_OPTIONS: `--require ${FIXED_CLOCK}`, TALLY_TEST_NOW: String(NOW) }, runner.temp);
     results.push({ step: step.name, ...result });
   }
   const outputs = Object.fromEntries(readFileSync(files.GITHUB_OUTPUT, 'utf8').trim().split('\n').filter(Boolean).map((line) => line.split('=') as [string, string]));
+  writeFileSync(files.GITHUB_OUTPUT, '');
   return { results, outputs, summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8') };
 }
 
@@ -76,7 +77,7 @@ describe('action.yml', () => {
       expect(JSON.stringify(step.with ?? {})).not.toContain('api-key');
     }
     expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(['base-url', 'api-key', 'args', 'mark']));
-    expect(Object.keys(action.outputs)).toEqual(['ok', 'exit-code']);
+    expect(Object.keys(action.outputs)).toEqual(['ok', 'exit-code', 'markdown-file']);
   });
 
   it('marks at the start and gates the run spend at the end, with outputs, a step summary and annotations', async () => {
@@ -87,7 +88,8 @@ describe('action.yml', () => {
       expect(marked.results.map((r) => [r.step, r.status, r.stderr])).toEqual([['Record a mark', 0, '']]);
       const gated = await runAction({ ...inputs, args: '--max-run-spend 5 --min-balance 1000000' }, { temp: temp.path });
       expect(gated.results.map((r) => [r.step, r.status])).toEqual([['Check', 5]]);
-      expect(gated.outputs).toEqual({ 'exit-code': '5', ok: 'false' });
+      expect(gated.outputs).toEqual({ 'markdown-file': `${temp.path}/tally-summary.md`, 'exit-code': '5', ok: 'false' });
+      expect(readFileSync(gated.outputs['markdown-file']!, 'utf8')).toContain('| ❌ fail | min-balance |');
       expect(gated.summary).toContain('| ✅ pass | max-run-spend |');
       expect(gated.summary).toContain('| ❌ fail | min-balance |');
       expect(gated.results[0]!.stdout).toContain('::error title=tally check::min-balance: actual ¥');
