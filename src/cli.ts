@@ -12,7 +12,7 @@ import { errorJson, errorText } from './output/error-text.js';
 import { wrapNote } from './output/wrap.js';
 
 /** Options of the whole program that take a value (needed to find the command name). */
-const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout', '--jq', '--tz']);
+const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout', '--jq', '--tz', '--profiles']);
 
 export interface CliDeps extends Partial<Omit<ContextInit, 'options' | 'io'>> {
   io?: IO;
@@ -37,10 +37,15 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
   const wantsJson = argv.includes('--json') || argv.includes('--jq');
   const wantsDebug = argv.includes('--debug');
   try {
-    const program = await buildProgram(argv, io, (options) => {
-      ctx = new Context({ ...deps, io, options, env, secrets, interrupt: deps.interrupt ?? interrupt.signal });
-      return ctx;
-    });
+    const program = await buildProgram(
+      argv,
+      io,
+      (options) => {
+        ctx = new Context({ ...deps, io, options, env, secrets, interrupt: deps.interrupt ?? interrupt.signal });
+        return ctx;
+      },
+      { ...deps, env, secrets, interrupt: deps.interrupt ?? interrupt.signal },
+    );
     await program.parseAsync(argv, { from: 'user' });
     await outputWritten(raw);
     return 0;
@@ -54,7 +59,7 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
 
 const EXIT_CODES = 'Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check failed, 130 interrupted.';
 
-async function buildProgram(argv: string[], io: IO, makeContext: (options: GlobalOptions) => Context): Promise<Command> {
+async function buildProgram(argv: string[], io: IO, makeContext: (options: GlobalOptions) => Context, fleetInit: Omit<ContextInit, 'options' | 'io'> = { env: process.env }): Promise<Command> {
   const helpWidth = io.stdoutIsTTY ? io.width : 80;
   const asksHelp = argv.includes('--help') || argv.includes('-h') || argv[0] === 'help';
   // Help text after the options: examples and exit codes, wrapped to the terminal (wrap-ansi loads only if a line is too long).
@@ -81,6 +86,8 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     .option('--demo', 'run against the built-in sandbox gateway with a demo key')
     .option('--tz <zone>', 'zone of labels and of times without an offset: an IANA name, UTC or +HH:MM (default: TZ, else the machine\'s)')
     .option('--allow-http', 'allow plain http:// to a non-loopback host')
+    .option('--all-profiles', 'the command for every stored profile (balance, status, forecast, budget, check, billing, usage, statusline)')
+    .option('--profiles <a,b>', 'the command for these profiles')
     .option('--no-pager', 'never page a table taller than the terminal ($TALLY_PAGER, $PAGER, less -FRX)')
     .addHelpText('after', `\n${await after(`Examples:\n${COMMANDS.map((c) => `  $ ${c.example}`).join('\n')}\n\n${EXIT_CODES}`)}\n`);
 
@@ -112,6 +119,10 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
         options.timeoutGiven = argv.some((word) => word === '--timeout' || word.startsWith('--timeout='));
         checkGlobalOptions(entry, options);
         const ctx = makeContext(options);
+        if (options.allProfiles || options.profiles !== undefined) {
+          const { runFleet } = await import('./fleet.js');
+          return runFleet(entry, module, self, ctx, fleetInit);
+        }
         await module.run(self.opts(), ctx, self.args, (name) => self.getOptionValueSource(name) === 'cli');
       });
     } else {
@@ -204,6 +215,8 @@ function globalOptions(raw: Record<string, unknown>): GlobalOptions {
     allowHttp: raw.allowHttp === true,
     noPager: raw.pager === false,
     tz: typeof raw.tz === 'string' ? raw.tz : undefined,
+    allProfiles: raw.allProfiles === true,
+    profiles: typeof raw.profiles === 'string' ? raw.profiles : undefined,
   };
 }
 

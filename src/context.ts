@@ -36,6 +36,10 @@ export interface GlobalOptions {
   noPager?: boolean;
   /** --tz: the zone of labels and of times written without an offset. */
   tz?: string;
+  /** --all-profiles: the command for every stored profile. */
+  allProfiles?: boolean;
+  /** --profiles a,b: the command for these profiles. */
+  profiles?: string;
 }
 
 export interface ContextInit {
@@ -119,6 +123,14 @@ export class Context {
     clearTimeout(this.#deadlineTimer);
     this.deadline = Number.POSITIVE_INFINITY;
     this.signal = this.interrupt;
+    this.#clients.clear();
+  }
+
+  /** One --timeout for a fleet run: this context ends when `parent`'s deadline does (and on its Ctrl-C). */
+  shareDeadline(parent: Context): void {
+    clearTimeout(this.#deadlineTimer);
+    this.deadline = parent.deadline;
+    this.signal = parent.signal;
     this.#clients.clear();
   }
 

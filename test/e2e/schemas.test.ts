@@ -68,7 +68,7 @@ for (const [naming, options] of [['compact', {}], ['detailed', { naming: 'detail
 
 describe('tally schema', () => {
   it('prints each schema as shipped, and lists them', async () => {
-    for (const [name, file] of [['usage', 'usage'], ['logs', 'records'], ['check', 'check']]) {
+    for (const [name, file] of [['usage', 'usage'], ['logs', 'records'], ['check', 'check']] as const) {
       const result = await runTally(['schema', name]);
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual(load(`${root}/schemas`, `${file}.schema.json`));

@@ -1,0 +1,217 @@
+// Running one command across profiles (--all-profiles, --profiles a,b): a Context per profile,
+// each with its own base URL, credential, rate-limit pacing and caches, at most 4 at a time,
+// within one --timeout. Each profile's run is the command itself, asked for its JSON document;
+// the fleet view renders one row per profile (and a total when every currency agrees), or the
+// envelope {"profiles": [...]}. One profile's failure never hides another's result.
+import type { Command } from 'commander';
+import type { CommandEntry, CommandModule } from './commands/registry.js';
+import { Context, type ContextInit, type GlobalOptions } from './context.js';
+import { CheckFailed, TallyError, UsageError } from './errors.js';
+import { createTestIO } from './io.js';
+import { errorText } from './output/error-text.js';
+import { emit } from './output/emit.js';
+
+/** The commands that answer for many profiles at once. */
+export const FLEET_COMMANDS = ['balance', 'status', 'forecast', 'budget', 'check', 'billing', 'usage', 'statusline'];
+const AT_ONCE = 4;
+
+export interface ProfileOutcome {
+  profile: string;
+  ok: boolean;
+  result?: unknown;
+  /** The statusline's line (it has no JSON). */
+  line?: string;
+  error?: { kind: string; message: string; status?: number };
+  exitCode: number;
+  skipped?: string;
+}
+
+/** The profiles a fleet run covers: --profiles a,b (each must exist), else every stored one. */
+async function chosenProfiles(parent: Context): Promise<{ name: string; skipped?: string }[]> {
+  const store = await parent.store();
+  const stored = store.profileNames().sort();
+  const named = parent.options.profiles?.split(',').map((p) => p.trim()).filter(Boolean);
+  if (named) {
+    const missing = named.filter((p) => !stored.includes(p));
+    if (missing.length) throw new UsageError(`--profiles names ${missing.map((p) => `"${p}"`).join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not stored`, { hint: stored.length ? `Stored profiles: ${stored.join(', ')}.` : 'No profile is stored yet.' });
+  }
+  return (named ?? stored).map((name) => {
+    const record = store.profile(name);
+    if (!record?.base_url) return { name, skipped: 'no base URL' };
+    if (!record.api_key && !record.device_token?.access_token) return { name, skipped: 'no credential (run `tally --profile NAME login`)' };
+    return { name };
+  });
+}
+
+export async function runFleet(entry: CommandEntry, module: CommandModule, command: Command, parent: Context, init: Omit<ContextInit, 'options' | 'io'>): Promise<void> {
+  if (!FLEET_COMMANDS.includes(entry.name)) throw new UsageError(`--all-profiles and --profiles go with ${FLEET_COMMANDS.join(', ')}; ${entry.name} runs for one profile`);
+  if (entry.name === 'usage' && command.opts().by === 'model') throw new UsageError('--all-profiles does not go with usage --by model (each profile names its models its own way): run it per profile');
+  if (parent.options.csv) throw new UsageError('--csv prints one table of records; with --all-profiles use --json or the table');
+  if (parent.env.TALLY_BASE_URL || parent.env.TALLY_API_KEY || parent.options.baseUrl) {
+    throw new UsageError('--all-profiles runs each stored profile with its own base URL and credential; unset TALLY_BASE_URL and TALLY_API_KEY (and leave out --base-url)');
+  }
+  const profiles = await chosenProfiles(parent);
+  const statusline = entry.name === 'statusline';
+  const outcomes: ProfileOutcome[] = [];
+  let next = 0;
+  let done = 0;
+  const runnable = profiles.filter((p) => !p.skipped);
+  const worker = async () => {
+    for (;;) {
+      const profile = runnable[next++];
+      if (!profile) return;
+      outcomes.push(await runOne(entry, module, command, parent, init, profile.name, statusline));
+      parent.progress(`${entry.name}: ${++done} of ${runnable.length} profiles done…`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(AT_ONCE, runnable.length) }, worker));
+  parent.progress(undefined);
+  for (const p of profiles) if (p.skipped) outcomes.push({ profile: p.name, ok: false, skipped: p.skipped, exitCode: 0 });
+  outcomes.sort((a, b) => (a.profile < b.profile ? -1 : a.profile > b.profile ? 1 : 0));
+
+  await emit(parent, {
+    json: () => ({
+      profiles: outcomes.map((o) =>
+        o.skipped ? { profile: o.profile, ok: false, skipped: o.skipped, error: { kind: 'skipped', message: `skipped: ${o.skipped}` } }
+        : o.ok ? { profile: o.profile, ok: true, result: statusline ? o.line : o.result }
+        : { profile: o.profile, ok: false, error: o.error },
+      ),
+    }),
+    human: () => renderFleet(entry.name, outcomes, parent),
+  });
+  // check: 5 when any condition failed in any profile; otherwise the first failed profile's code.
+  if (entry.name === 'check' && outcomes.some((o) => o.exitCode === 5)) throw new CheckFailed('a condition failed in at least one profile');
+  const failed = outcomes.find((o) => !o.ok && !o.skipped && o.exitCode !== 0);
+  if (failed) throw new FleetFailed(`profile "${failed.profile}" failed: ${failed.error?.message ?? ''}`, failed.exitCode);
+}
+
+/** The exit code of the first failed profile, carried out of the fleet. */
+class FleetFailed extends TallyError {
+  readonly kind = 'fleet' as never;
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+async function runOne(entry: CommandEntry, module: CommandModule, command: Command, parent: Context, init: Omit<ContextInit, 'options' | 'io'>, profile: string, statusline: boolean): Promise<ProfileOutcome> {
+  const io = createTestIO({ stdoutIsTTY: false, stderrIsTTY: false, width: parent.io.width });
+  const options: GlobalOptions = { ...parent.options, profile, allProfiles: false, profiles: undefined, json: !statusline, jq: undefined, csv: false };
+  const ctx = new Context({ ...init, io, options, env: parent.env, secrets: parent.secrets, interrupt: parent.interrupt });
+  // One --timeout for the whole run: every profile ends when the fleet's deadline does.
+  ctx.shareDeadline(parent);
+  try {
+    await module.run(command.opts(), ctx, command.args, (name) => command.getOptionValueSource(name) === 'cli');
+    if (statusline) return { profile, ok: true, line: io.stdout.trim(), exitCode: 0 };
+    return { profile, ok: true, result: JSON.parse(io.stdout), exitCode: 0 };
+  } catch (error) {
+    if (error instanceof TallyError && error.kind === 'interrupted') throw error;
+    // A failed check still printed its document: the profile's result is there, with exit 5.
+    if (error instanceof CheckFailed && io.stdout.trim()) return { profile, ok: true, result: JSON.parse(io.stdout), exitCode: 5 };
+    const text = errorText(error, parent.secrets);
+    return { profile, ok: false, error: { kind: text.kind, message: text.message, ...(text.status !== undefined ? { status: text.status } : {}) }, exitCode: error instanceof TallyError ? error.exitCode : 1 };
+  } finally {
+    await ctx.dispose();
+  }
+}
+
+/** The figures that matter for each command, one row per profile. */
+async function renderFleet(command: string, outcomes: ProfileOutcome[], ctx: Context): Promise<string> {
+  const [{ renderTable }, { styleFor }, { formatAmount }, { fitLines }, { Decimal }] = await Promise.all([
+    import('./output/table.js'),
+    import('./output/style.js'),
+    import('./output/money.js'),
+    import('./output/wrap.js'),
+    import('./domain/money.js'),
+  ]);
+  const style = await styleFor(ctx);
+  const columns = FLEET_COLUMNS[command]!;
+  const currencies = new Set(outcomes.filter((o) => o.ok).map((o) => currencyOf(o.result)));
+  const money = (value: string | undefined, currency: string) => (value === undefined ? '—' : formatAmount(value, 'account', { currency, exact: ctx.options.exact }));
+  const rows = outcomes.map((o) => {
+    if (o.skipped) return [o.profile, `skipped: ${o.skipped}`, ...columns.slice(1).map(() => '')];
+    if (!o.ok) return [o.profile, `error: ${o.error?.message ?? ''}`, ...columns.slice(1).map(() => '')];
+    if (command === 'statusline') return [o.profile, o.line ?? ''];
+    const currency = currencyOf(o.result);
+    return [o.profile, ...columns.map((c) => (c.amount ? money(c.value(o.result), currency) : (c.value(o.result) ?? '—')))];
+  });
+  const summed = columns.map((c) => c.amount && c.total !== false);
+  let footer: string[] | undefined;
+  const ok = outcomes.filter((o) => o.ok);
+  if (command !== 'statusline' && ok.length > 1 && currencies.size === 1 && summed.some(Boolean)) {
+    const currency = [...currencies][0]!;
+    footer = ['total', ...columns.map((c, i) => {
+      if (!summed[i]) return '';
+      const values = ok.map((o) => c.value(o.result)).filter((v): v is string => v !== undefined);
+      return money(values.reduce((a, b) => a.plus(b), new Decimal(0)).toFixed(), currency);
+    })];
+  }
+  const headers = command === 'statusline' ? [{ header: 'profile' }, { header: 'statusline' }] : [{ header: 'profile' }, ...columns.map((c) => ({ header: c.header, align: c.amount ? ('decimal' as const) : ('left' as const), dropOrder: c.drop }))];
+  const table = await renderTable({ columns: headers, rows, footer }, style);
+  const note = currencies.size > 1 ? 'no total: the profiles state different currencies' : `${plural(outcomes.length)} · ${outcomes.filter((o) => o.ok).length} answered`;
+  return `${table}${style.paint.dim(await fitLines(note, style.width))}\n`;
+}
+
+const plural = (n: number) => `${n} profile${n === 1 ? '' : 's'}`;
+
+interface FleetColumn {
+  header: string;
+  value: (result: unknown) => string | undefined;
+  amount?: boolean;
+  /** An amount that adds up to nothing meaningful across profiles (a limit, a percentage). */
+  total?: false;
+  drop?: number;
+}
+
+const at = (result: unknown, ...path: string[]): unknown => path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), result);
+const text = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined);
+
+function currencyOf(result: unknown): string {
+  return text(at(result, 'currency')) ?? text(at(result, 'balance', 'currency')) ?? text(at(result, 'budgets', '0', 'currency')) ?? 'CNY';
+}
+
+/** The money field of a usage document's totals: the decimal strings (the spec's money metric). */
+function usageSpend(result: unknown): string | undefined {
+  const totals = at(result, 'totals');
+  if (!totals || typeof totals !== 'object') return undefined;
+  const money = Object.values(totals as Record<string, unknown>).filter((v) => typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v));
+  return money.length === 1 ? (money[0] as string) : undefined;
+}
+
+const FLEET_COLUMNS: Record<string, FleetColumn[]> = {
+  balance: [
+    { header: 'balance', value: (r) => text(at(r, 'balance')), amount: true },
+    { header: 'lifetime spend', value: (r) => text(at(r, 'lifetime_spend')), amount: true, drop: 2 },
+    { header: 'today', value: (r) => text(at(r, 'api_key', 'daily_cost_used')), amount: true, drop: 1 },
+    { header: 'daily limit', value: (r) => text(at(r, 'api_key', 'daily_cost_limit')), amount: true, total: false, drop: 3 },
+  ],
+  status: [
+    { header: 'balance', value: (r) => text(at(r, 'balance', 'balance')), amount: true },
+    { header: 'this month', value: (r) => text(at(r, 'forecast', 'month_to_date')), amount: true, drop: 2 },
+    { header: 'avg a day', value: (r) => text(at(r, 'forecast', 'average_daily_spend')), amount: true, drop: 3 },
+    { header: 'runway days', value: (r) => text(at(r, 'forecast', 'runway_days')), drop: 1 },
+  ],
+  forecast: [
+    { header: 'balance', value: (r) => text(at(r, 'balance')), amount: true },
+    { header: 'avg a day', value: (r) => text(at(r, 'average_daily_spend')), amount: true },
+    { header: 'runway days', value: (r) => text(at(r, 'runway_days')) },
+    { header: 'month projected', value: (r) => text(at(r, 'projected_month_end')), amount: true, drop: 1 },
+  ],
+  budget: [
+    { header: 'budgets', value: (r) => ((at(r, 'budgets') as { name: string; percent: string; state: string }[] | undefined) ?? []).map((b) => `${b.name} ${b.percent}% ${b.state}`).join(' · ') || 'none stored' },
+  ],
+  check: [
+    { header: 'result', value: (r) => (at(r, 'ok') === true ? 'pass' : 'FAIL') },
+    { header: 'conditions', value: (r) => ((at(r, 'checks') as { name: string; level: string }[] | undefined) ?? []).map((c) => `${c.level.toUpperCase()} ${c.name}`).join(' · ') },
+  ],
+  billing: [
+    { header: 'remaining', value: (r) => text(at(r, 'remaining')), amount: true },
+  ],
+  usage: [
+    { header: 'spend', value: usageSpend, amount: true },
+    { header: 'window', value: (r) => `${text(at(r, 'start_iso'))?.slice(0, 10)} → ${text(at(r, 'end_iso'))?.slice(0, 10)}` },
+  ],
+  statusline: [],
+};
