@@ -44,7 +44,6 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
         ctx = new Context({ ...deps, io, options, env, secrets, interrupt: deps.interrupt ?? interrupt.signal });
         return ctx;
       },
-      { ...deps, env, secrets, interrupt: deps.interrupt ?? interrupt.signal },
     );
     await program.parseAsync(argv, { from: 'user' });
     await outputWritten(raw);
@@ -59,7 +58,7 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
 
 const EXIT_CODES = 'Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check failed, 130 interrupted.';
 
-async function buildProgram(argv: string[], io: IO, makeContext: (options: GlobalOptions) => Context, fleetInit: Omit<ContextInit, 'options' | 'io'> = { env: process.env }): Promise<Command> {
+async function buildProgram(argv: string[], io: IO, makeContext: (options: GlobalOptions) => Context): Promise<Command> {
   const helpWidth = io.stdoutIsTTY ? io.width : 80;
   const asksHelp = argv.includes('--help') || argv.includes('-h') || argv[0] === 'help';
   // Help text after the options: examples and exit codes, wrapped to the terminal (wrap-ansi loads only if a line is too long).
@@ -121,7 +120,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
         const ctx = makeContext(options);
         if (options.allProfiles || options.profiles !== undefined) {
           const { runFleet } = await import('./fleet.js');
-          return runFleet(entry, module, self, ctx, fleetInit);
+          if (entry.name !== 'metrics') return runFleet(entry, module, self, ctx);
         }
         await module.run(self.opts(), ctx, self.args, (name) => self.getOptionValueSource(name) === 'cli');
       });

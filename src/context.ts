@@ -126,6 +126,15 @@ export class Context {
     this.#clients.clear();
   }
 
+  /**
+   * A new context for the same run: the same environment, secrets, interrupt and transport, with
+   * some options changed (another profile, JSON) and, when given, its own streams. Its deadline
+   * starts afresh (a refresh of a long-running command), unless shareDeadline is called.
+   */
+  child(overrides: Partial<GlobalOptions>, io?: IO): Context {
+    return new Context({ ...this.#init, secrets: this.secrets, interrupt: this.interrupt, io: io ?? this.io, options: { ...this.options, ...overrides } });
+  }
+
   /** One --timeout for a fleet run: this context ends when `parent`'s deadline does (and on its Ctrl-C). */
   shareDeadline(parent: Context): void {
     clearTimeout(this.#deadlineTimer);

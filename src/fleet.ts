@@ -5,7 +5,7 @@
 // envelope {"profiles": [...]}. One profile's failure never hides another's result.
 import type { Command } from 'commander';
 import type { CommandEntry, CommandModule } from './commands/registry.js';
-import { Context, type ContextInit, type GlobalOptions } from './context.js';
+import type { Context } from './context.js';
 import { CheckFailed, TallyError, UsageError } from './errors.js';
 import { createTestIO } from './io.js';
 import { errorText } from './output/error-text.js';
@@ -43,13 +43,24 @@ async function chosenProfiles(parent: Context): Promise<{ name: string; skipped?
   });
 }
 
-export async function runFleet(entry: CommandEntry, module: CommandModule, command: Command, parent: Context, init: Omit<ContextInit, 'options' | 'io'>): Promise<void> {
-  if (!FLEET_COMMANDS.includes(entry.name)) throw new UsageError(`--all-profiles and --profiles go with ${FLEET_COMMANDS.join(', ')}; ${entry.name} runs for one profile`);
-  if (entry.name === 'usage' && command.opts().by === 'model') throw new UsageError('--all-profiles does not go with usage --by model (each profile names its models its own way): run it per profile');
-  if (parent.options.csv) throw new UsageError('--csv prints one table of records; with --all-profiles use --json or the table');
+/** A context for each chosen profile (none for a skipped one), for commands that gather across profiles themselves (metrics). */
+export async function profileContexts(parent: Context, _fresh?: () => Context): Promise<{ name: string; ctx?: Context; skipped?: string }[]> {
+  checkFleetEnvironment(parent);
+  const profiles = await chosenProfiles(parent);
+  return profiles.map((p) => (p.skipped ? p : { name: p.name, ctx: parent.child({ profile: p.name, allProfiles: false, profiles: undefined }) }));
+}
+
+function checkFleetEnvironment(parent: Context): void {
   if (parent.env.TALLY_BASE_URL || parent.env.TALLY_API_KEY || parent.options.baseUrl) {
     throw new UsageError('--all-profiles runs each stored profile with its own base URL and credential; unset TALLY_BASE_URL and TALLY_API_KEY (and leave out --base-url)');
   }
+}
+
+export async function runFleet(entry: CommandEntry, module: CommandModule, command: Command, parent: Context): Promise<void> {
+  if (!FLEET_COMMANDS.includes(entry.name)) throw new UsageError(`--all-profiles and --profiles go with ${FLEET_COMMANDS.join(', ')}; ${entry.name} runs for one profile`);
+  if (entry.name === 'usage' && command.opts().by === 'model') throw new UsageError('--all-profiles does not go with usage --by model (each profile names its models its own way): run it per profile');
+  if (parent.options.csv) throw new UsageError('--csv prints one table of records; with --all-profiles use --json or the table');
+  checkFleetEnvironment(parent);
   const profiles = await chosenProfiles(parent);
   const statusline = entry.name === 'statusline';
   const outcomes: ProfileOutcome[] = [];
@@ -60,7 +71,7 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
     for (;;) {
       const profile = runnable[next++];
       if (!profile) return;
-      outcomes.push(await runOne(entry, module, command, parent, init, profile.name, statusline));
+      outcomes.push(await runOne(module, command, parent, profile.name, statusline));
       parent.progress(`${entry.name}: ${++done} of ${runnable.length} profiles done…`);
     }
   };
@@ -96,10 +107,9 @@ class FleetFailed extends TallyError {
   }
 }
 
-async function runOne(entry: CommandEntry, module: CommandModule, command: Command, parent: Context, init: Omit<ContextInit, 'options' | 'io'>, profile: string, statusline: boolean): Promise<ProfileOutcome> {
+async function runOne(module: CommandModule, command: Command, parent: Context, profile: string, statusline: boolean): Promise<ProfileOutcome> {
   const io = createTestIO({ stdoutIsTTY: false, stderrIsTTY: false, width: parent.io.width });
-  const options: GlobalOptions = { ...parent.options, profile, allProfiles: false, profiles: undefined, json: !statusline, jq: undefined, csv: false };
-  const ctx = new Context({ ...init, io, options, env: parent.env, secrets: parent.secrets, interrupt: parent.interrupt });
+  const ctx = parent.child({ profile, allProfiles: false, profiles: undefined, json: !statusline, jq: undefined, csv: false }, io);
   // One --timeout for the whole run: every profile ends when the fleet's deadline does.
   ctx.shareDeadline(parent);
   try {

@@ -50,7 +50,7 @@ export function writeError(path: string, error: unknown): ConfigError {
  * symbolic link in the file's place is refused (tally never writes through one). On any failure
  * the temporary file is removed and a ConfigError names the path and the reason.
  */
-export function writeFileAtomic(path: string, parts: (string | Uint8Array)[], options: { durable?: boolean } = {}): void {
+export function writeFileAtomic(path: string, parts: (string | Uint8Array)[], options: { durable?: boolean; mode?: number } = {}): void {
   try {
     if (lstatSync(path).isSymbolicLink()) throw new ConfigError(`refusing to write ${path}: it is a symbolic link (tally writes only files of its own)`);
   } catch (error) {
@@ -60,7 +60,9 @@ export function writeFileAtomic(path: string, parts: (string | Uint8Array)[], op
   const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
   let fd: number | undefined;
   try {
-    fd = openSync(temporary, 'wx', 0o600);
+    fd = openSync(temporary, 'wx', options.mode ?? 0o600);
+    // The umask may have narrowed it: a file others must read (a metrics file) gets its mode.
+    if (options.mode !== undefined) process.getBuiltinModule('node:fs').fchmodSync(fd, options.mode);
     for (const part of parts) {
       const bytes = typeof part === 'string' ? Buffer.from(part) : part;
       for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);

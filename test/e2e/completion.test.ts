@@ -59,7 +59,7 @@ describe('tally completion bash, in a real bash', () => {
 
   it('completes a command\'s flags, and the global ones after it', () => {
     expect(offered('tally usage --bu')).toEqual(['--bucket']);
-    expect(offered('tally usage --pro')).toEqual(['--profile']);
+    expect(offered('tally usage --pro')).toEqual(['--profile', '--profiles']);
     expect(offered('tally pricing --so')).toEqual(['--sort']);
   });
 
@@ -107,7 +107,7 @@ describe('tally completion bash, in a real bash', () => {
     const result = spawnSync('bash', ['-c', script], { env: { PATH: `${bin.path}:${process.env.PATH}`, TALLY_CONFIG_DIR: state.path, HOME: state.path } });
     expect(result.stderr.toString()).toBe('');
     expect(existsSync(marker)).toBe(false);
-    expect(result.stdout.toString()).toBe('--all\n--allow-http\n');
+    expect(result.stdout.toString().split('\n').filter(Boolean).sort()).toEqual(['--all', '--all-profiles', '--allow-http']);
   });
 });
 

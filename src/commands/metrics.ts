@@ -1,0 +1,165 @@
+// tally metrics: balance and spend in Prometheus. Prints the text exposition (0.0.4), writes it
+// atomically for node_exporter's textfile collector (--textfile PATH), or serves it
+// (--serve [HOST:PORT], default 127.0.0.1:9464, /metrics only), asking the gateway at most once
+// a minute however often it is scraped. With --all-profiles each profile is a set of series; a
+// profile that fails is tally_up 0 and nothing else. It exits 0 whenever it printed.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { TallyError, UsageError } from '../errors.js';
+import { isDecimalString } from '../domain/decimal-text.js';
+import { isLoopback } from '../domain/loopback.js';
+import { bucketStart } from '../domain/window.js';
+import { type Family, exposition } from '../output/prometheus.js';
+import { writeFileAtomic } from '../settings/files.js';
+import { loadBudgets, storedBudgets } from './budget.js';
+import { type LoadedForecast, loadForecast } from './forecast.js';
+
+/** The gateway is asked at most this often, however often Prometheus scrapes. */
+const REFRESH_MS = 60_000;
+
+export function configure(command: Command): void {
+  command
+    .option('--textfile <path>', "write the exposition to this file atomically (node_exporter's textfile collector), not to stdout")
+    .option('--serve [host:port]', 'serve /metrics (default 127.0.0.1:9464), asking the gateway at most once a minute');
+}
+
+interface Figures {
+  profile: string;
+  /** When they were read (Unix seconds): "today" is the grid day that holds it. */
+  now?: number;
+  loaded?: LoadedForecast;
+  budgets?: Awaited<ReturnType<typeof loadBudgets>>;
+}
+
+/** One profile's figures (a failure leaves only the profile: tally_up 0). */
+async function figuresOf(ctx: Context, profile: string): Promise<Figures> {
+  try {
+    const loaded = loadForecast(ctx, {});
+    const hasBudgets = (await storedBudgets(ctx)).length > 0;
+    const [forecast, budgets] = await Promise.all([loaded, hasBudgets ? loadBudgets(ctx, [], loaded) : undefined]);
+    return { profile, loaded: forecast, budgets, now: Math.floor(ctx.now() / 1000) };
+  } catch (error) {
+    if (error instanceof TallyError && error.kind === 'interrupted') throw error;
+    ctx.debug(`metrics: profile "${profile}": ${(error as Error).message}`);
+    return { profile };
+  }
+}
+
+/** The families for some profiles' figures. */
+function families(all: Figures[]): Family[] {
+  const family = (name: string, help: string): Family => ({ name, help, type: 'gauge', samples: [] });
+  const up = family('tally_up', '1 when the gateway answered for this profile, 0 when it did not (then no other series for it).');
+  const balance = family('tally_balance', 'The account balance, in the currency the gateway states.');
+  const lifetime = family('tally_lifetime_spend', 'Everything the account has spent.');
+  const used = family('tally_key_daily_cost_used', "The key's spend today, as the gateway counts it.");
+  const limit = family('tally_key_daily_cost_limit', "The key's daily spend limit.");
+  const today = family('tally_spend_today', "Spend today on the gateway's day grid (usage, the money metric).");
+  const runway = family('tally_runway_days', 'Whole days the balance lasts at the pace of the last 7 complete days (absent when nothing was spent).');
+  const budgetSpent = family('tally_budget_spent', "A budget's spend in its current period.");
+  const budgetAmount = family('tally_budget_amount', "A budget's amount for each period.");
+  for (const f of all) {
+    up.samples.push({ labels: { profile: f.profile }, value: f.loaded ? '1' : '0' });
+    if (!f.loaded) continue;
+    const { balance: b, forecast, series, metric } = f.loaded;
+    const labels = { profile: f.profile, currency: b.currency };
+    const raw = b.raw;
+    if (typeof raw.balance === 'string') balance.samples.push({ labels, value: raw.balance });
+    if (typeof raw.lifetime_spend === 'string') lifetime.samples.push({ labels, value: raw.lifetime_spend });
+    const key = raw.api_key as Record<string, unknown> | null | undefined;
+    if (key && typeof key.daily_cost_used === 'string') used.samples.push({ labels, value: key.daily_cost_used });
+    if (key && typeof key.daily_cost_limit === 'string') limit.samples.push({ labels, value: key.daily_cost_limit });
+    const todayStart = bucketStart(f.now!, 'day', series.dayGrid.offset);
+    const at = series.slots.indexOf(todayStart);
+    const spend = at >= 0 && metric ? series.buckets[at]![metric] : undefined;
+    today.samples.push({ labels, value: isDecimalString(spend) ? spend : '0' });
+    if (forecast.runwayDays !== null) runway.samples.push({ labels: { profile: f.profile }, value: forecast.runwayDays.toFixed() });
+    for (const budget of f.budgets?.budgets ?? []) {
+      const budgetLabels = { ...labels, budget: budget.name };
+      budgetSpent.samples.push({ labels: budgetLabels, value: budget.standing.spent.toDecimalPlaces(8).toFixed() });
+      budgetAmount.samples.push({ labels: budgetLabels, value: budget.standing.amount.toFixed() });
+    }
+  }
+  return [up, balance, lifetime, used, limit, today, runway, budgetSpent, budgetAmount];
+}
+
+/** The exposition now: this run's profile, or every profile of the fleet. */
+async function gather(ctx: Context, fresh: () => Context): Promise<string> {
+  if (!ctx.options.allProfiles && ctx.options.profiles === undefined) {
+    const run = fresh();
+    try {
+      return exposition(families([await figuresOf(run, (await run.settings()).profile)]));
+    } finally {
+      await run.dispose();
+    }
+  }
+  const { profileContexts } = await import('../fleet.js');
+  const contexts = await profileContexts(ctx);
+  try {
+    const figures = await Promise.all(contexts.map((c): Promise<Figures> => (c.ctx ? figuresOf(c.ctx, c.name) : Promise.resolve({ profile: c.name }))));
+    return exposition(families(figures));
+  } finally {
+    await Promise.all(contexts.map((c) => c.ctx?.dispose()));
+  }
+}
+
+export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
+  if (ctx.options.json || ctx.options.csv) throw new UsageError('tally metrics prints the Prometheus text format; --json and --csv do not apply (tally status --json has the figures as JSON)');
+  const textfile = typeof raw.textfile === 'string' ? raw.textfile : undefined;
+  const serve = raw.serve;
+  if (textfile !== undefined && serve !== undefined) throw new UsageError('--textfile and --serve each say where the metrics go; give one of them');
+  // Each gathering has a context of its own (its own --timeout: a server refreshes for hours).
+  const child = () => ctx.child({});
+  if (serve !== undefined) return serveMetrics(ctx, serve === true ? '127.0.0.1:9464' : String(serve), child);
+  const text = await gather(ctx, child);
+  if (textfile) {
+    // Read by node_exporter, which runs as another user: 0644 (it holds no secret).
+    writeFileAtomic(textfile, [text], { mode: 0o644 });
+    return;
+  }
+  ctx.io.out(text);
+}
+
+async function serveMetrics(ctx: Context, where: string, fresh: () => Context): Promise<void> {
+  const match = /^(?:\[([0-9a-fA-F:]+)\]|([\w.-]+)):(\d{1,5})$/.exec(where);
+  const port = match ? Number(match[3]) : Number.NaN;
+  if (!match || port > 65535) throw new UsageError(`--serve "${where}" is not HOST:PORT (e.g. 127.0.0.1:9464, or 0.0.0.0:9464 to be reached from elsewhere)`);
+  const host = match[1] ?? match[2]!;
+  ctx.runUntilInterrupted();
+  let cached: { at: number; text: Promise<string> } | undefined;
+  const current = () => {
+    // Scrapes within a minute share one answer (and one set of requests in flight).
+    if (!cached || Date.now() - cached.at >= REFRESH_MS) {
+      const text = gather(ctx, fresh);
+      cached = { at: Date.now(), text };
+      text.catch(() => (cached = undefined));
+    }
+    return cached.text;
+  };
+  const { createServer } = process.getBuiltinModule('node:http');
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || new URL(req.url ?? '/', 'http://x').pathname !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('tally serves /metrics only\n');
+      return;
+    }
+    current().then(
+      (text) => res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(text),
+      (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${ctx.secrets.scrubMessage(error.message)}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new UsageError(`${where} is already in use; pick another with --serve HOST:PORT`) : error));
+    server.listen(port, host, resolve);
+  });
+  const address = server.address() as { port: number };
+  ctx.note(`serving Prometheus metrics on http://${host.includes(':') ? `[${host}]` : host}:${address.port}/metrics${isLoopback(host) ? '' : ' (reachable from other machines)'}; Ctrl-C or SIGTERM stops`);
+  // A clean shutdown on SIGTERM (systemd, Kubernetes) as on Ctrl-C.
+  const stop = new Promise<void>((resolve) => {
+    const done = () => resolve();
+    process.once('SIGTERM', done);
+    if (ctx.interrupt.aborted) resolve();
+    ctx.interrupt.addEventListener('abort', done, { once: true });
+  });
+  await stop;
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
