@@ -4,41 +4,14 @@
 // ratio to one `balance --json` request through the same relay (the reference: a start, a TCP
 // and TLS handshake, one request), with the connections it opened. Rounds interleave the cases.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startRelay } from './latency-relay.mjs';
+import { bin, children, folder, median, startSandbox } from './bench-support.mjs';
 
-const bin = fileURLToPath(new URL('../bin/tally.js', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const rtt = Number(process.env.BENCH_RTT_MS ?? 100);
 // Measured as on a user's machine: no certificate bundle parsed at every start.
 delete process.env.NODE_EXTRA_CA_CERTS;
-const folders = [];
-const folder = (name) => {
-  const dir = mkdtempSync(join(tmpdir(), `tally-netbench-${name}-`));
-  folders.push(dir);
-  return dir;
-};
-const children = [];
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGTERM');
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-});
-
-function startSandbox(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'sandbox', '--json', '--tls', '--account-limit', '1000000', ...args], { env: { ...process.env, TALLY_CONFIG_DIR: folder('sandbox') }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('}')) resolve(JSON.parse(out));
-    });
-    child.on('error', reject);
-    children.push(child);
-  });
-}
+const startTlsSandbox = (args) => startSandbox(['--tls', ...args]);
 
 /** One run, asynchronously (the relay lives in this process and must keep forwarding): ms. */
 function runOnce(args, env) {
@@ -55,13 +28,8 @@ function runOnce(args, env) {
   });
 }
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
-const gateway = await startSandbox(['--log-size', '2000']);
+const gateway = await startTlsSandbox(['--log-size', '2000']);
 const url = new URL(gateway.base_url);
 const relay = await startRelay({ host: url.hostname, port: Number(url.port) }, rtt);
 const env = {

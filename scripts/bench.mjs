@@ -2,11 +2,11 @@
 // measured side by side in one run (rounds interleave the cases, so machine noise hits all of
 // them alike). BENCH_ONLY=usage measures only the cases whose name contains it;
 // BENCH_ROUNDS=N sets the rounds (default 21).
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bin, children, folder, median, startSandbox } from './bench-support.mjs';
 
 // BENCH_NETWORK=1: round trips on a link with a round-trip time instead (scripts/bench-network.mjs).
 if (process.env.BENCH_NETWORK === '1') {
@@ -14,37 +14,10 @@ if (process.env.BENCH_NETWORK === '1') {
   process.exit(process.exitCode ?? 0);
 }
 
-const bin = fileURLToPath(new URL('../bin/tally.js', import.meta.url));
 const reference = fileURLToPath(new URL('./logs-reference.mjs', import.meta.url));
 const catalogFloor = fileURLToPath(new URL('./catalog-floor.cjs', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 21);
 const time = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
-const folders = [];
-const folder = (name) => {
-  const dir = mkdtempSync(join(tmpdir(), `tally-bench-${name}-`));
-  folders.push(dir);
-  return dir;
-};
-// Sandboxes and folders go away however the run ends (a failing case throws).
-const children = [];
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGTERM');
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-});
-
-/** Starts `tally sandbox` in its own process and returns its base URL and demo key. */
-function startSandbox(args = []) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'sandbox', '--json', '--account-limit', '1000000', ...args], { env: { ...process.env, TALLY_CONFIG_DIR: folder('sandbox') }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('}')) resolve({ child, ...JSON.parse(out) });
-    });
-    child.on('error', reject);
-    children.push(child);
-  });
-}
 
 /** One run: milliseconds, and peak resident memory in MB when /usr/bin/time can tell. */
 function runOnce(args, env) {
@@ -59,11 +32,6 @@ function runOnce(args, env) {
   return { ms, rss };
 }
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 // NODE_EXTRA_CA_CERTS makes every Node process parse that bundle of certificates before it runs
 // any code (on the machine this was written on: 50-90 ms, more than the rest of `node -e 0`).
