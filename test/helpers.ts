@@ -136,11 +136,12 @@ export function binaryArgs(args: string[], now?: number): string[] {
 }
 
 /** Runs the built binary as a child process (at a fixed `now`, in ms, when given). */
-export function runTally(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; now?: number } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+export function runTally(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; now?: number; cwd?: string } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, binaryArgs(args, options.now), {
       env: { PATH: process.env.PATH, HOME: '/nonexistent-home', NO_COLOR: '1', ...(options.now === undefined ? {} : { TALLY_TEST_NOW: String(options.now) }), ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     });
     let stdout = '';
     let stderr = '';

@@ -30,9 +30,9 @@ function words(line: string): string[] {
   return out;
 }
 
-/** Runs an example's words after `tally` against the sandbox, and checks it was understood. */
+/** Runs an example's words after `tally` against the sandbox, in a folder of its own (files it writes stay there), and checks it was understood. */
 async function worksAsPrinted(line: string): Promise<void> {
-  const result = await runTally(words(line).slice(1), { env: { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' }, now: NOW });
+  const result = await runTally(words(line).slice(1), { env: { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' }, now: NOW, cwd: state.path });
   // A budget gate may fail (exit 5): the command itself understood.
   expect([0, 5]).toContain(result.code);
   expect(result.stderr).not.toMatch(/unknown (option|command)|is not a|must be|goes with|does not apply/);
