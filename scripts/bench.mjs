@@ -16,6 +16,7 @@ if (process.env.BENCH_NETWORK === '1') {
 
 const reference = fileURLToPath(new URL('./logs-reference.mjs', import.meta.url));
 const catalogFloor = fileURLToPath(new URL('./catalog-floor.cjs', import.meta.url));
+const balanceReference = fileURLToPath(new URL('./balance-reference.cjs', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 21);
 const time = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
@@ -46,12 +47,19 @@ const wanted = (name) => !only || name.startsWith('node -e 0') || name.includes(
 
 const gateway = await startSandbox();
 const base = { TALLY_CONFIG_DIR: folder('state'), TALLY_BASE_URL: gateway.base_url, TALLY_API_KEY: gateway.api_key };
+// Two targets per case, as ratios to `node -e 0`: `target` against a start slowed by
+// NODE_EXTRA_CA_CERTS (where they were first set), `bareTarget` against a bare start, as users
+// have it: the figures measured then (issue 23: --version 1.03x, balance 2.03x, status 2.41x,
+// the 92-day hourly table 3.56x; the rest from the first run without the certificates) plus 10%,
+// the most any case may slow down.
 const cases = [
   { name: 'node -e 0', args: ['-e', '0'], env: {} },
   ...(extraCerts ? [{ name: 'node -e 0 without NODE_EXTRA_CA_CERTS', args: ['-e', '0'], env: { NODE_EXTRA_CA_CERTS: '' } }] : []),
-  { name: 'tally --version', args: [bin, '--version'], env: {}, target: 1.1 },
+  { name: 'tally --version', args: [bin, '--version'], env: {}, target: 1.1, bareTarget: 1.13 },
   { name: 'tally --help', args: [bin, '--help'], env: {} },
-  { name: 'tally balance --json', args: [bin, 'balance', '--json'], env: base, target: 1.3 },
+  { name: 'tally balance --json', args: [bin, 'balance', '--json'], env: base, target: 1.3, bareTarget: 2.23 },
+  // The same request with nothing of tally's: balance --json is held within 1.35x of it.
+  { name: 'balance (bare node:http)', args: [balanceReference, gateway.base_url, gateway.api_key], env: {} },
 ];
 
 // A stored profile, as after `tally login`: the common interactive case.
@@ -64,14 +72,14 @@ if (wanted('usage 92d')) {
   for (const [label, args] of [['compact', []], ['detailed', ['--naming', 'detailed']], ['iso', ['--naming', 'iso']], ['+08:00 grid', ['--utc-offset', '+08:00']]]) {
     const sandbox = label === 'compact' ? gateway : await startSandbox(args);
     const env = { TALLY_CONFIG_DIR: folder('usage'), TALLY_BASE_URL: sandbox.base_url, TALLY_API_KEY: sandbox.api_key };
-    cases.push({ name: `usage 92d hourly, ${label}`, args: [bin, 'usage', '--bucket', 'hour', '--since', '92d'], env, target: 1.7 });
-    cases.push({ name: `usage 92d hourly --json, ${label}`, args: [bin, 'usage', '--bucket', 'hour', '--since', '92d', '--json'], env, target: 1.7 });
+    cases.push({ name: `usage 92d hourly, ${label}`, args: [bin, 'usage', '--bucket', 'hour', '--since', '92d'], env, target: 1.7, bareTarget: 3.92 });
+    cases.push({ name: `usage 92d hourly --json, ${label}`, args: [bin, 'usage', '--bucket', 'hour', '--since', '92d', '--json'], env, target: 1.7, bareTarget: 3.1 });
   }
 }
-cases.push({ name: 'usage --bucket month --since 365d', args: [bin, 'usage', '--bucket', 'month', '--since', '365d'], env: base, target: 1.8 });
-cases.push({ name: 'tally status', args: [bin, 'status'], env: base, target: 1.6 });
+cases.push({ name: 'usage --bucket month --since 365d', args: [bin, 'usage', '--bucket', 'month', '--since', '365d'], env: base, target: 1.8, bareTarget: 2.7 });
+cases.push({ name: 'tally status', args: [bin, 'status'], env: base, target: 1.6, bareTarget: 2.65 });
 spawnSync(process.execPath, [bin, 'statusline'], { env: { ...process.env, ...base } });
-cases.push({ name: 'tally statusline (cached)', args: [bin, 'statusline', '--max-age', '100000000'], env: base, target: 1.15 });
+cases.push({ name: 'tally statusline (cached)', args: [bin, 'statusline', '--max-age', '100000000'], env: base, target: 1.15, bareTarget: 1.3 });
 cases.push({ name: 'tally complete -- usage --b', args: [bin, 'complete', '--', 'usage', '--b'], env: base });
 
 if (wanted('pricing')) {
@@ -81,10 +89,10 @@ if (wanted('pricing')) {
   const churning = await startSandbox(['--catalog-size', '5000', '--catalog-churn']);
   const churn = { TALLY_CONFIG_DIR: folder('churn'), TALLY_BASE_URL: churning.base_url };
   cases.push(
-    { name: 'pricing 5000, cached', args: [bin, 'pricing'], env: catalog, target: 2.0 },
-    { name: 'pricing 5000, cached, filtered', args: [bin, 'pricing', '--vendor', 'OpenAI', '--sort', 'input'], env: catalog, target: 2.0 },
-    { name: "pricing 5000, cached, 'gpt-5*'", args: [bin, 'pricing', '--model', 'gpt-5*'], env: catalog, target: 2.0 },
-    { name: 'pricing 5000, fetched again', args: [bin, 'pricing', '--refresh', '--model', 'gpt-5*'], env: catalog, target: 2.0 },
+    { name: 'pricing 5000, cached', args: [bin, 'pricing'], env: catalog, target: 2.0, bareTarget: 3.5 },
+    { name: 'pricing 5000, cached, filtered', args: [bin, 'pricing', '--vendor', 'OpenAI', '--sort', 'input'], env: catalog, target: 2.0, bareTarget: 3.05 },
+    { name: "pricing 5000, cached, 'gpt-5*'", args: [bin, 'pricing', '--model', 'gpt-5*'], env: catalog, target: 2.0, bareTarget: 3.05 },
+    { name: 'pricing 5000, fetched again', args: [bin, 'pricing', '--refresh', '--model', 'gpt-5*'], env: catalog, target: 2.0, bareTarget: 3.8 },
     { name: 'pricing 5000, catalog changed', args: [bin, 'pricing', '--refresh', '--model', 'gpt-5*'], env: churn, target: 2.0 },
     // The same fetch with nothing of tally's: what the target leaves room for above it.
     { name: 'pricing 5000, changed (bare node:http)', args: [catalogFloor, churning.base_url, join(folder('churn-floor'), 'catalog.json')], env: {} },
@@ -135,9 +143,18 @@ for (const c of selected) {
   const s = samples.get(c.name);
   const m = median(s.ms);
   const ratio = m / baseline;
-  const verdict = c.target === undefined ? '' : ratio <= c.target ? 'ok' : 'OVER';
+  const target = extraCerts ? c.target : c.bareTarget;
+  const verdict = target === undefined ? '' : ratio <= target ? 'ok' : 'OVER';
   if (verdict === 'OVER') failed++;
-  report.push(row(c.name, m, ratio, c.target, Math.max(...s.rss), verdict));
+  report.push(row(c.name, m, ratio, target, Math.max(...s.rss), verdict));
+}
+// balance --json against the bare request, and the changed catalog against its bare floor.
+for (const [name, bare, target] of [['tally balance --json', 'balance (bare node:http)', 1.35], ['pricing 5000, catalog changed', 'pricing 5000, changed (bare node:http)', 1.8]]) {
+  if (!samples.has(name) || !samples.has(bare)) continue;
+  const ratio = median(samples.get(name).ms) / median(samples.get(bare).ms);
+  const verdict = ratio <= target ? 'ok' : 'OVER';
+  if (verdict === 'OVER') failed++;
+  report.push(`${`${name}: vs bare node:http`.padEnd(44)}${''.padStart(10)}${ratio.toFixed(2).padStart(8)}${`${target.toFixed(2)}x`.padStart(8)}${''.padStart(9)}  ${verdict}`);
 }
 // The logs targets: against the bare client, and memory flat from 20,000 to 200,000 entries.
 for (const { name } of logCases) {
