@@ -9,6 +9,8 @@ import type { Context } from './context.js';
 import { CheckFailed, TallyError, UsageError } from './errors.js';
 import { createTestIO } from './io.js';
 import { errorText } from './output/error-text.js';
+import { isDecimalString } from './domain/decimal-text.js';
+import { plural } from './output/window-text.js';
 import { emit } from './output/emit.js';
 
 /** The commands that answer for many profiles at once. */
@@ -44,7 +46,7 @@ async function chosenProfiles(parent: Context): Promise<{ name: string; skipped?
 }
 
 /** A context for each chosen profile (none for a skipped one), for commands that gather across profiles themselves (metrics). */
-export async function profileContexts(parent: Context, _fresh?: () => Context): Promise<{ name: string; ctx?: Context; skipped?: string }[]> {
+export async function profileContexts(parent: Context): Promise<{ name: string; ctx?: Context; skipped?: string }[]> {
   checkFleetEnvironment(parent);
   const profiles = await chosenProfiles(parent);
   return profiles.map((p) => (p.skipped ? p : { name: p.name, ctx: parent.child({ profile: p.name, allProfiles: false, profiles: undefined }) }));
@@ -160,11 +162,9 @@ async function renderFleet(command: string, outcomes: ProfileOutcome[], ctx: Con
   }
   const headers = command === 'statusline' ? [{ header: 'profile' }, { header: 'statusline' }] : [{ header: 'profile' }, ...columns.map((c) => ({ header: c.header, align: c.amount ? ('decimal' as const) : ('left' as const), dropOrder: c.drop }))];
   const table = await renderTable({ columns: headers, rows, footer }, style);
-  const note = currencies.size > 1 ? 'no total: the profiles state different currencies' : `${plural(outcomes.length)} · ${outcomes.filter((o) => o.ok).length} answered`;
+  const note = currencies.size > 1 ? 'no total: the profiles state different currencies' : `${plural(outcomes.length, 'profile')} · ${outcomes.filter((o) => o.ok).length} answered`;
   return `${table}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }
-
-const plural = (n: number) => `${n} profile${n === 1 ? '' : 's'}`;
 
 interface FleetColumn {
   header: string;
@@ -186,8 +186,8 @@ function currencyOf(result: unknown): string {
 function usageSpend(result: unknown): string | undefined {
   const totals = at(result, 'totals');
   if (!totals || typeof totals !== 'object') return undefined;
-  const money = Object.values(totals as Record<string, unknown>).filter((v) => typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v));
-  return money.length === 1 ? (money[0] as string) : undefined;
+  const money = Object.values(totals as Record<string, unknown>).filter(isDecimalString);
+  return money.length === 1 ? money[0] : undefined;
 }
 
 const FLEET_COLUMNS: Record<string, FleetColumn[]> = {

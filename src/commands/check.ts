@@ -10,11 +10,12 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { fixedZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
-import { formatAmount, formatShare } from '../output/money.js';
+import { formatAmount, formatCount, formatShare } from '../output/money.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from './flag-values.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
 import { loadBudgets } from './budget.js';
+import { BUDGET_NAME } from '../domain/budget.js';
 import { readCounters } from './mark.js';
 import { runSpend } from '../domain/run-spend.js';
 import { checkMarkName, markPath, readMark, readingOf } from '../settings/marks.js';
@@ -267,8 +268,8 @@ interface BudgetGate {
 
 /** `monthly`, `monthly:80%` (of the amount; 100% when not said). */
 function parseBudgetGate(text: string, flag: string, level: Level): BudgetGate {
-  const match = /^([a-z0-9][a-z0-9_-]{0,31})(?::(\d{1,3}(?:\.\d{1,2})?)%)?$/.exec(text.trim());
-  if (!match) throw new UsageError(`${flag} "${text}" is not NAME or NAME:PERCENT% (e.g. monthly or monthly:80%)`);
+  const match = /^([^:]*)(?::(\d{1,3}(?:\.\d{1,2})?)%)?$/.exec(text.trim());
+  if (!match || !BUDGET_NAME.test(match[1]!)) throw new UsageError(`${flag} "${text}" is not NAME or NAME:PERCENT% (e.g. monthly or monthly:80%)`);
   if (flag === '--warn-budget' && match[2] === undefined) throw new UsageError(`--warn-budget "${text}" needs a share: NAME:PERCENT% (e.g. monthly:80%)`);
   if (flag === '--budget-projected' && match[2] !== undefined) throw new UsageError(`--budget-projected takes a budget's NAME only (it fails when the projection passes the amount)`);
   const percent = new Decimal(match[2] ?? 100);
@@ -341,7 +342,6 @@ interface CheckLine {
 
 /** Each check in words, for the terminal, the annotations and the step summary alike. */
 async function checkLines(checks: CheckResult[], exact: boolean): Promise<CheckLine[]> {
-  const { formatCount } = await import('../output/money.js');
   const show = (value: string, unit: Unit) =>
     unit === 'percent' ? `${value}%` : unit === 'days' ? `${formatCount(value)} day${value === '1' ? '' : 's'}` : unit === 'model' ? value : formatAmount(value, 'account', { currency: unit, exact });
   return checks.map((c) => {
@@ -369,7 +369,6 @@ async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Cont
   return `${out.join('\n')}\n`;
 }
 
-/** GitHub Actions: annotations for failures and warnings, and a Markdown summary. */
 /** The Markdown summary: what goes to $GITHUB_STEP_SUMMARY, and what --markdown prints. */
 export function checksMarkdown(checks: CheckResult[], lines: CheckLine[]): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -403,6 +402,7 @@ async function markFor(ctx: Context, options: CheckOptions) {
   return readMark(path, { name, profile: settings.profile, baseUrl: client.baseUrl, secret, makeIt });
 }
 
+/** GitHub Actions: annotations for failures and warnings, and a Markdown summary. */
 function reportToGitHub(ctx: Context, checks: CheckResult[], lines: CheckLine[], skipped: string[]): void {
   if (ctx.env.GITHUB_ACTIONS !== 'true') return;
   const escape = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');

@@ -6,7 +6,7 @@
 import { Argument, type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { BUDGET_NAME } from '../domain/budget.js';
+import { checkName } from '../domain/budget.js';
 import { cleanSecretInput } from '../domain/secrets.js';
 import { isLoopback } from '../domain/loopback.js';
 import { emit } from '../output/emit.js';
@@ -32,21 +32,20 @@ export async function run(raw: Record<string, unknown>, ctx: Context, args: stri
   if (kind !== undefined && action !== 'add') throw new UsageError('--kind goes with `tally notify add NAME`');
   if (ctx.options.demo && action !== 'list') throw new UsageError('--demo never touches stored settings');
   switch (action) {
-    case 'add': return add(ctx, checkName(name), kind);
+    case 'add': return add(ctx, destinationName(name), kind);
     case 'list': {
       if (name !== undefined) throw new UsageError('`tally notify list` takes no NAME');
       return list(ctx);
     }
-    case 'rm': return remove(ctx, checkName(name));
-    case 'test': return test(ctx, checkName(name));
+    case 'rm': return remove(ctx, destinationName(name));
+    case 'test': return test(ctx, destinationName(name));
     default: throw new UsageError(`\`tally notify ${action ?? ''}\`: the actions are add NAME, list, rm NAME and test NAME`);
   }
 }
 
-function checkName(name: string | undefined): string {
+function destinationName(name: string | undefined): string {
   if (name === undefined) throw new UsageError('a destination NAME is needed (e.g. team)');
-  if (!BUDGET_NAME.test(name)) throw new UsageError(`destination name "${name}" must be 1 to 32 lower-case letters, digits, "-" or "_"`);
-  return name;
+  return checkName('destination', name);
 }
 
 async function add(ctx: Context, name: string, kind: NotifyKind | undefined): Promise<void> {

@@ -16,12 +16,20 @@ export interface StoredBudget {
   zone: string;
 }
 
+/** What a budget, a mark or an alert destination may be called. */
 export const BUDGET_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+export const NAME_RULE = '1 to 32 lower-case letters, digits, "-" or "_", starting with a letter or digit';
 /** Words of `tally budget` itself: never names of budgets. */
 const RESERVED = new Set(['set', 'list', 'rm']);
 
+/** `name` when it is one tally stores (`what`: budget, mark, destination); exit 2 otherwise. */
+export function checkName(what: string, name: string): string {
+  if (!BUDGET_NAME.test(name)) throw new UsageError(`${what} name "${name}" must be ${NAME_RULE}`);
+  return name;
+}
+
 export function checkBudgetName(name: string): string {
-  if (!BUDGET_NAME.test(name)) throw new UsageError(`budget name "${name}" must be 1 to 32 lower-case letters, digits, "-" or "_", starting with a letter or digit`);
+  checkName('budget', name);
   if (RESERVED.has(name)) throw new UsageError(`"${name}" is a word of \`tally budget\` itself; choose another name`);
   return name;
 }

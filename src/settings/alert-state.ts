@@ -3,13 +3,15 @@
 // atomically after the messages are sent (a crash in between may at worst send one twice, never
 // lose one). A file that is not what tally writes is rebuilt: the caller then records the levels
 // of this run without sending, so that nothing is sent twice because of it.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AlertMemory } from '../domain/alerts.js';
 import { cacheFileId } from './cache-key.js';
 import { ensurePrivateDir, writeFileAtomic } from './files.js';
+import { readStateFile } from './read-file.js';
 
 const VERSION = 1;
+/** Far more than destinations × conditions ever need: a larger file is not one tally wrote. */
+const MAX_STATE_BYTES = 1024 * 1024;
 
 export interface AlertState {
   /** `destination\u0000condition` → what was notified. */
@@ -28,7 +30,7 @@ export function alertKey(destination: string, condition: string): string {
 export function readAlertState(path: string): { state: AlertState; corrupt: boolean } {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readStateFile(path, MAX_STATE_BYTES).toString('utf8');
   } catch (error) {
     return { state: { conditions: {} }, corrupt: (error as NodeJS.ErrnoException).code !== 'ENOENT' };
   }

@@ -5,7 +5,7 @@
 // with the command that makes one.
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { BUDGET_NAME } from '../domain/budget.js';
+import { checkName } from '../domain/budget.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import type { SpendReading } from '../domain/run-spend.js';
 import { cacheFileId, credentialId } from './cache-key.js';
@@ -38,8 +38,7 @@ export function markOf(reading: SpendReading): Pick<Mark, 'lifetime_spend' | 'ke
 }
 
 export function checkMarkName(name: string): string {
-  if (!BUDGET_NAME.test(name)) throw new UsageError(`mark name "${name}" must be 1 to 32 lower-case letters, digits, "-" or "_"`);
-  return name;
+  return checkName('mark', name);
 }
 
 export function markPath(stateDir: string, name: string, profile: string, baseUrl: URL, secret: string): string {

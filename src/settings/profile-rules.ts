@@ -7,7 +7,7 @@ import { looksLikeSecret } from '../domain/secrets.js';
 import { wholeNumber } from '../commands/flag-values.js';
 import { DEFAULT_PRICING_TTL_SECONDS } from './pricing-cache.js';
 import { parseBaseUrl } from './resolve.js';
-import { BUDGET_NAME, checkBudget, checkBudgetName } from '../domain/budget.js';
+import { BUDGET_NAME, NAME_RULE, checkBudget, checkBudgetName } from '../domain/budget.js';
 import type { ProfileRecord } from './store.js';
 
 export type SettingKey = 'base_url' | 'pricing_ttl' | 'utc_offset' | 'device_code_url' | 'token_url' | 'client_id';
@@ -121,7 +121,7 @@ export function checkStoredProfile(name: string, record: unknown, path: string):
 
 /** What is wrong with a stored alert destination, if anything (its URL is never part of the answer). */
 export function notifyProblem(name: string, value: unknown): string | undefined {
-  if (!BUDGET_NAME.test(name)) return 'has a name that is not 1 to 32 lower-case letters, digits, "-" or "_"';
+  if (!BUDGET_NAME.test(name)) return `has a name that is not ${NAME_RULE}`;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not an object';
   const v = value as Record<string, unknown>;
   if (v.kind !== 'webhook' && v.kind !== 'slack' && v.kind !== 'ntfy') return 'has a kind that is not webhook, slack or ntfy';
