@@ -1,24 +1,15 @@
 // Budgets end to end against the sandbox on a fixed clock: stored per profile, validated as flags
 // are, figures from the hour buckets since each period began, gates in check, a line in status.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
-import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { runTally, tempDir } from '../helpers.js';
+import { runTally } from '../helpers.js';
+import { sandboxForFile } from '../support/sandbox-fixture.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30); // Friday 17:30 in Shanghai
-let sandbox: Sandbox;
-const state = tempDir();
-let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480 });
-  env = { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' };
-});
-afterAll(async () => {
-  await sandbox.close();
-  state.remove();
-});
-const tally = (args: string[], extra: NodeJS.ProcessEnv = {}) => runTally(args, { env: { ...env, ...extra }, now: NOW });
+const file = sandboxForFile(NOW);
+const { state } = file;
+const tally = (args: string[], extra: NodeJS.ProcessEnv = {}) => runTally(args, { env: { ...file.env, ...extra }, now: NOW });
 
 describe('tally budget', () => {
   it('stores budgets per profile, with the zone in force when set, and lists and removes them', async () => {

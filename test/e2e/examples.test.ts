@@ -3,21 +3,14 @@
 // Those that sign in, serve, watch or change the shell are left to their own tests.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/commands/registry.js';
-import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { runTally, tempDir } from '../helpers.js';
+import { runTally } from '../helpers.js';
+import { sandboxForFile } from '../support/sandbox-fixture.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
-let sandbox: Sandbox;
-const state = tempDir();
-beforeAll(async () => {
-  sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480 });
-});
-afterAll(async () => {
-  await sandbox.close();
-  state.remove();
-});
+const file = sandboxForFile(NOW);
+const { state } = file;
 
 /** The words of a command, as a shell would split them, up to a comment, a redirection or a pipe. */
 function words(line: string): string[] {
@@ -32,7 +25,7 @@ function words(line: string): string[] {
 
 /** Runs an example's words after `tally` against the sandbox, in a folder of its own (files it writes stay there), and checks it was understood. */
 async function worksAsPrinted(line: string): Promise<void> {
-  const result = await runTally(words(line).slice(1), { env: { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' }, now: NOW, cwd: state.path });
+  const result = await runTally(words(line).slice(1), { env: file.env, now: NOW, cwd: state.path });
   // A budget gate may fail (exit 5): the command itself understood.
   expect([0, 5]).toContain(result.code);
   expect(result.stderr).not.toMatch(/unknown (option|command)|is not a|must be|goes with|does not apply/);

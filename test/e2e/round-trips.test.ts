@@ -1,21 +1,11 @@
 // Round trips: a command's requests share their connections (keep-alive), independent requests go
 // out together, and a finished command still exits at once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { runTally, tempDir } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { runTally } from '../helpers.js';
+import { sandboxForFile } from '../support/sandbox-fixture.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
-let sandbox: Sandbox;
-const state = tempDir();
-let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480 });
-  env = { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' };
-});
-afterAll(async () => {
-  await sandbox.close();
-  state.remove();
-});
+const file = sandboxForFile(NOW);
 
 const connections = (stderr: string) => ({
   opened: (stderr.match(/, new connection/g) ?? []).length,
@@ -24,7 +14,7 @@ const connections = (stderr: string) => ({
 
 describe('connections', () => {
   it('pages logs --all over one connection, and says so under --debug', async () => {
-    const result = await runTally(['logs', '--since', '3d', '--param', 'limit=20', '--all', '--debug', '--json'], { env, now: NOW });
+    const result = await runTally(['logs', '--since', '3d', '--param', 'limit=20', '--all', '--debug', '--json'], { env: file.env, now: NOW });
     expect(result.code).toBe(0);
     const pages = JSON.parse(result.stdout).pages as number;
     expect(pages).toBeGreaterThan(2);
@@ -51,7 +41,7 @@ describe('independent requests go out together', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-      const result = await runTally(['usage', '--since', '730d', '--utc-offset', '+00:00', '--json'], { env: { ...env, TALLY_BASE_URL: base }, now: NOW });
+      const result = await runTally(['usage', '--since', '730d', '--utc-offset', '+00:00', '--json'], { env: { ...file.env, TALLY_BASE_URL: base }, now: NOW });
       expect(result.code).toBe(0);
       // 730 days are 8 parts of at most 92: sent together, four at a time.
       expect(JSON.parse(result.stdout).buckets).toHaveLength(730);
