@@ -1,35 +1,72 @@
 // The compatible family: GET /dashboard/billing/subscription, /dashboard/billing/usage and
 // /api/usage/token/ (always with the slash; the bare path is a 301). Amounts are JSON numbers:
-// *_usd fields hold yuan, total_usage holds fen. Gateways of the family these endpoints come
-// from often wrap a record as {"code", "message", "data": {...}}: the record is read from there.
+// *_usd fields hold yuan, total_usage holds fen. Gateways of the family wrap a record as
+// {"code", "message", "data": {...}} (code true, 0, 200, "ok"...) or {"success", "data"}: the
+// record is read from there. Real gateways of the family send the token record in raw quota
+// units with no currency, mark an unlimited key's limits with 100000000, and some have no token
+// endpoint at all: each record is read on its own, and what was not read is said.
 import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, numberText } from '../domain/json.js';
-import { type Decimal, MalformedAmount, fenToYuan, moneyFromNumber } from '../domain/money.js';
+import { Decimal, MalformedAmount, fenToYuan, moneyFromNumber } from '../domain/money.js';
 import type { HttpClient } from './http.js';
 import { serviceMessage } from './http.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError, TallyError } from '../errors.js';
 
-export interface CompatibleBilling {
-  /** The three responses exactly as sent (a wrapper included). */
-  subscription: JsonObject;
-  usage: JsonObject;
-  token: JsonObject;
+export const SUBSCRIPTION_PATH = '/dashboard/billing/subscription';
+export const USAGE_PATH = '/dashboard/billing/usage';
+export const TOKEN_PATH = '/api/usage/token/';
+
+/** What real gateways of the family put in an unlimited key's subscription limits: a marker, not an amount. */
+const UNLIMITED_MARKER = new Decimal(100_000_000);
+
+export interface Subscription {
+  /** The response exactly as sent (a wrapper included). */
+  body: JsonObject;
   softLimit: Decimal;
   hardLimit: Decimal | undefined;
   systemHardLimit: Decimal | undefined;
-  /** total_usage, in fen as sent. */
-  usageFen: Decimal;
-  usageYuan: Decimal;
-  /** soft_limit_usd - total_usage / 100, in yuan. */
-  remaining: Decimal;
-  /** The token record's amounts (names not published), in credits = yuan. */
-  tokenAmounts: { name: string; amount: Decimal }[];
-  /** The token record's times (expiry and the like) as sent: 0 and -1 mean never. */
-  tokenTimes: { name: string; value: JsonValue }[];
-  /** The token record says its quota is unlimited (its amounts then mean nothing). */
+  /** The limits hold the unlimited marker (100000000): there is no limit to show. */
   unlimited: boolean;
-  tokenCurrency: string | undefined;
-  tokenName: string | undefined;
-  modelGroups: string[];
+}
+
+export interface UsageRecord {
+  body: JsonObject;
+  /** total_usage, in fen as sent. */
+  fen: Decimal;
+  yuan: Decimal;
+}
+
+export interface TokenRecord {
+  body: JsonObject;
+  /** Every amount (names not published), in the record's unit. */
+  amounts: { name: string; amount: Decimal }[];
+  /** Times (expiry and the like) as sent: 0 and -1 mean never. */
+  times: { name: string; value: JsonValue }[];
+  /** The record says its quota is unlimited (its amounts then mean nothing). */
+  unlimited: boolean;
+  /** The unit the record states (`currency`); undefined when it states none (raw quota units on real gateways). */
+  currency: string | undefined;
+  name: string | undefined;
+  /** Model groups (the spec) or model names (real gateways) the key may use. */
+  modelLimits: string[];
+  /** What the key may still spend: the available amount, else granted − used; undefined when the record says neither. */
+  available: Decimal | undefined;
+  granted: Decimal | undefined;
+  used: Decimal | undefined;
+}
+
+export interface MissingRecord {
+  path: string;
+  error: TallyError;
+}
+
+export interface CompatibleBilling {
+  subscription: Subscription | undefined;
+  usage: UsageRecord | undefined;
+  token: TokenRecord | undefined;
+  /** The records that could not be read, each with why. */
+  missing: MissingRecord[];
+  /** soft_limit_usd − total_usage / 100, in yuan; undefined when either is missing or the limit is the unlimited marker. */
+  remaining: Decimal | undefined;
 }
 
 const TIME_NAME = /(^|_)(at|time|timestamp|date|expires?|expiry|until)(_|$)|At$/i;
@@ -38,86 +75,143 @@ const WRAPPER_KEYS = new Set(['code', 'message', 'msg', 'success', 'data', 'obje
 const RECORD_FIELD = /_usd$|^total_(usage|granted|used|available)$|^(granted|used|available)(_|$)/;
 
 /**
- * The record inside a wrapper, or the body itself. Gateways of this family wrap records as
- * `{"code", "message", "data"}` or `{"success", "message", "data"}`, often with a request id or
- * a timestamp beside them: a body is a wrapper when it has `data` and a `code`, `success`,
- * `message` or `msg`, and no field of the record itself. A wrapper says it succeeded with
- * `success: true`, or a `code` of 0, 200, "ok" or "success" (or neither word, when it says
- * nothing else); anything else is the service's error, whatever `data` holds (a failing wrapper
- * may carry zeroed data, which is never read as figures).
+ * The record inside a wrapper, or the body itself. A body is a wrapper when it has `data` and a
+ * `code`, `success`, `message` or `msg`, and no field of the record itself. A wrapper says it
+ * succeeded with a success flag read as the gateway means it: `success: true`, or a `code` of
+ * true, 0, 200, "ok" or "success" (or no code at all); false, another number or word, or
+ * `success: false` is the service's error, whatever `data` holds (a failing wrapper may carry
+ * zeroed data, which is never read as figures).
  */
 export function unwrapRecord(body: JsonObject, path: string, host: string): JsonObject {
   const keys = Object.keys(body);
   const envelope = 'code' in body || 'success' in body || 'message' in body || 'msg' in body || keys.every((k) => WRAPPER_KEYS.has(k));
-  if (!('data' in body) || !envelope || keys.some((k) => RECORD_FIELD.test(k))) return body;
+  if (!('data' in body) || !envelope || keys.some((k) => RECORD_FIELD.test(k))) {
+    if (body.success === false) throw wrapperError(body, path, host);
+    return body;
+  }
   if (wrapperSucceeded(body) && isJsonObject(body.data)) return body.data;
+  throw wrapperError(body, path, host);
+}
+
+function wrapperError(body: JsonObject, path: string, host: string): ServiceError {
   const said = serviceMessage(body) ?? (typeof body.msg === 'string' ? body.msg : undefined);
-  throw new ServiceError(`${host} reported an error for ${path}${body.code !== undefined ? ` (code ${isJsonNumber(body.code) ? numberText(body.code) : JSON.stringify(body.code)})` : ''}${said ? `: ${said}` : ': no record in its answer'}`);
+  const code = body.code === undefined ? '' : ` (code ${isJsonNumber(body.code) ? numberText(body.code) : JSON.stringify(body.code)})`;
+  return new ServiceError(`${host} reported an error for ${path}${code}${said ? `: ${said}` : ': no record in its answer'}`);
 }
 
-function wrapperSucceeded(body: JsonObject): boolean {
+/** A success flag as the gateway means it: a boolean, a number or a word. */
+export function wrapperSucceeded(body: JsonObject): boolean {
   if (body.success === false) return false;
-  if (body.success === true) return true;
+  if (body.success === true) return body.code === undefined || body.code === null || codeSucceeded(body.code);
   if (body.code === undefined || body.code === null) return true;
-  const code = isJsonNumber(body.code) ? numberText(body.code) : typeof body.code === 'string' ? body.code.trim().toLowerCase() : undefined;
-  return code === '0' || code === '200' || code === 'ok' || code === 'success';
+  return codeSucceeded(body.code);
 }
 
-async function getRecord(client: HttpClient, path: string): Promise<{ body: JsonObject; record: JsonObject }> {
+function codeSucceeded(code: JsonValue): boolean {
+  if (typeof code === 'boolean') return code;
+  const text = isJsonNumber(code) ? numberText(code) : typeof code === 'string' ? code.trim().toLowerCase() : undefined;
+  return text === '0' || text === '200' || text === 'ok' || text === 'success' || text === 'true';
+}
+
+type Fetched = { body: JsonObject; record: JsonObject };
+
+async function getRecord(client: HttpClient, path: string): Promise<Fetched> {
   const { body } = await client.requestJson({ path, family: 'compat', auth: 'api-key' });
   if (!isJsonObject(body)) throw client.unexpected(`${path} did not answer a JSON object`);
   return { body, record: unwrapRecord(body, path, client.host) };
 }
 
-export async function fetchCompatibleBilling(client: HttpClient): Promise<CompatibleBilling> {
-  const [subscription, usage, token] = await Promise.all([
-    getRecord(client, '/dashboard/billing/subscription'),
-    getRecord(client, '/dashboard/billing/usage'),
-    getRecord(client, '/api/usage/token/'),
-  ]);
+/** Reads a record with `read`, turning a malformed amount into the service's error. */
+async function fetchRecord<T>(client: HttpClient, path: string, read: (fetched: Fetched) => T): Promise<T> {
+  const fetched = await getRecord(client, path);
   try {
-    return readCompatibleBilling(subscription, usage, token);
+    return read(fetched);
   } catch (error) {
     if (error instanceof MalformedAmount) throw client.unexpected(error.message);
     throw error;
   }
 }
 
-type Fetched = { body: JsonObject; record: JsonObject };
+export function fetchTokenRecord(client: HttpClient): Promise<TokenRecord> {
+  return fetchRecord(client, TOKEN_PATH, readTokenRecord);
+}
 
-export function readCompatibleBilling(subscription: Fetched, usage: Fetched, token: Fetched): CompatibleBilling {
-  const sub = subscription.record;
-  const softLimit = moneyFromNumber(sub.soft_limit_usd, 'soft_limit_usd');
-  const optional = (field: string) => (sub[field] === undefined || sub[field] === null ? undefined : moneyFromNumber(sub[field], field));
-  const usageFen = moneyFromNumber(usage.record.total_usage, 'total_usage');
-  const usageYuan = fenToYuan(usageFen);
-  const record = token.record;
-  // Grant/used/available names are not published: every number is an amount in credits,
-  // except those named as times (expires_at and the like).
-  const tokenAmounts: CompatibleBilling['tokenAmounts'] = [];
-  const tokenTimes: CompatibleBilling['tokenTimes'] = [];
+/**
+ * The three records, each read on its own: one that is missing (404) or fails is named in
+ * `missing` and the others are kept. Only when none could be read does this throw (the first
+ * failure, so a rejected credential is still exit 3); Ctrl-C always ends it.
+ */
+export async function fetchCompatibleBilling(client: HttpClient): Promise<CompatibleBilling> {
+  const paths = [SUBSCRIPTION_PATH, USAGE_PATH, TOKEN_PATH] as const;
+  const settled = await Promise.allSettled([
+    fetchRecord(client, SUBSCRIPTION_PATH, readSubscription),
+    fetchRecord(client, USAGE_PATH, readUsageRecord),
+    fetchRecord(client, TOKEN_PATH, readTokenRecord),
+  ]);
+  const missing: MissingRecord[] = [];
+  settled.forEach((outcome, i) => {
+    if (outcome.status === 'fulfilled') return;
+    const error = outcome.reason;
+    if (!(error instanceof TallyError) || error.kind === 'interrupted') throw error;
+    missing.push({ path: paths[i]!, error });
+  });
+  if (missing.length === paths.length) throw missing[0]!.error;
+  const value = <T>(outcome: PromiseSettledResult<T>) => (outcome.status === 'fulfilled' ? outcome.value : undefined);
+  const subscription = value(settled[0]) as Subscription | undefined;
+  const usage = value(settled[1]) as UsageRecord | undefined;
+  return {
+    subscription,
+    usage,
+    token: value(settled[2]) as TokenRecord | undefined,
+    missing,
+    remaining: subscription && usage && !subscription.unlimited ? subscription.softLimit.minus(usage.yuan) : undefined,
+  };
+}
+
+export function readSubscription({ body, record }: Fetched): Subscription {
+  const softLimit = moneyFromNumber(record.soft_limit_usd, 'soft_limit_usd');
+  const optional = (field: string) => (record[field] === undefined || record[field] === null ? undefined : moneyFromNumber(record[field], field));
+  const hardLimit = optional('hard_limit_usd');
+  const systemHardLimit = optional('system_hard_limit_usd');
+  return { body, softLimit, hardLimit, systemHardLimit, unlimited: softLimit.eq(UNLIMITED_MARKER) };
+}
+
+export function readUsageRecord({ body, record }: Fetched): UsageRecord {
+  const fen = moneyFromNumber(record.total_usage, 'total_usage');
+  return { body, fen, yuan: fenToYuan(fen) };
+}
+
+const AVAILABLE = /avail|remain|left|balance/i;
+const USED = /used|usage|spent|consum/i;
+const GRANTED = /grant|allot|allowance|quota|limit|total/i;
+
+export function readTokenRecord({ body, record }: Fetched): TokenRecord {
+  // Grant/used/available names are not published: every number is an amount, except those
+  // named as times (expires_at and the like) and flags.
+  const amounts: TokenRecord['amounts'] = [];
+  const times: TokenRecord['times'] = [];
   for (const name of Object.keys(record)) {
     const value = record[name];
     if (TIME_NAME.test(name)) {
-      if (value !== null && value !== undefined) tokenTimes.push({ name, value });
-    } else if (isJsonNumber(value)) tokenAmounts.push({ name, amount: moneyFromNumber(value, `token.${name}`) });
+      if (value !== null && value !== undefined) times.push({ name, value });
+    } else if (isJsonNumber(value)) amounts.push({ name, amount: moneyFromNumber(value, `token.${name}`) });
   }
-  const groups = record.model_limits;
+  const find = (pattern: RegExp, ...not: RegExp[]) => amounts.find((a) => pattern.test(a.name) && !not.some((n) => n.test(a.name)))?.amount;
+  const used = find(USED, AVAILABLE);
+  const granted = find(GRANTED, AVAILABLE, USED);
+  const available = find(AVAILABLE) ?? (granted && used ? granted.minus(used) : undefined);
+  const limits = record.model_limits;
+  const currency = record.currency;
   return {
-    subscription: subscription.body,
-    usage: usage.body,
-    token: token.body,
-    softLimit,
-    hardLimit: optional('hard_limit_usd'),
-    systemHardLimit: optional('system_hard_limit_usd'),
-    usageFen,
-    usageYuan,
-    remaining: softLimit.minus(usageYuan),
-    tokenAmounts,
-    tokenTimes,
+    body,
+    amounts,
+    times,
     unlimited: record.unlimited_quota === true,
-    tokenCurrency: typeof record.currency === 'string' ? record.currency : undefined,
-    tokenName: typeof record.name === 'string' ? record.name : undefined,
-    modelGroups: Array.isArray(groups) ? groups.map((g) => (typeof g === 'string' ? g : JSON.stringify(g))) : isJsonObject(groups) ? Object.keys(groups) : [],
+    currency: typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? currency : undefined,
+    name: typeof record.name === 'string' ? record.name : undefined,
+    modelLimits: Array.isArray(limits) ? limits.map((g) => (typeof g === 'string' ? g : JSON.stringify(g))) : isJsonObject(limits) ? Object.keys(limits) : [],
+    available,
+    granted,
+    used,
   };
 }

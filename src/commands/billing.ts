@@ -1,11 +1,13 @@
 // tally billing: the figures third-party tools read from the compatible endpoints, in yuan.
+// Each record is shown as far as it was read; what could not be read is named.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { fetchCompatibleBilling, type CompatibleBilling } from '../api/billing.js';
+import { type CompatibleBilling, fetchCompatibleBilling } from '../api/billing.js';
 import { type Balance, fetchBalance } from '../api/balance.js';
 import { type JsonValue, isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import type { Decimal } from '../domain/money.js';
 import { emit } from '../output/emit.js';
+import { errorText } from '../output/error-text.js';
 
 export function configure(command: Command): void {
   command.option('--compare', 'set the figures beside the native balance and flag a mismatch');
@@ -23,23 +25,43 @@ export interface Comparison {
   native_lifetime_spend: string;
   /** balance + lifetime_spend, which soft_limit_usd should equal. */
   native_total: string;
-  soft_limit: string;
-  matches: boolean;
-  usage_yuan: string;
+  soft_limit: string | null;
+  /** null when the subscription was not read or holds the unlimited marker. */
+  matches: boolean | null;
+  usage_yuan: string | null;
   /** total_usage / 100 equals lifetime_spend: the usage is account spend. */
-  usage_is_account_spend: boolean;
+  usage_is_account_spend: boolean | null;
 }
 
 export function compare(billing: CompatibleBilling, balance: Balance): Comparison {
   const total = balance.balance.plus(balance.lifetimeSpend);
+  const limit = billing.subscription && !billing.subscription.unlimited ? billing.subscription.softLimit : undefined;
   return {
     native_balance: balance.raw.balance as string,
     native_lifetime_spend: balance.raw.lifetime_spend as string,
     native_total: ledgerAmount(total),
-    soft_limit: ledgerAmount(billing.softLimit),
-    matches: total.eq(billing.softLimit),
-    usage_yuan: ledgerAmount(billing.usageYuan),
-    usage_is_account_spend: billing.usageYuan.eq(balance.lifetimeSpend),
+    soft_limit: limit ? ledgerAmount(limit) : null,
+    matches: limit ? total.eq(limit) : null,
+    usage_yuan: billing.usage ? ledgerAmount(billing.usage.yuan) : null,
+    usage_is_account_spend: billing.usage ? billing.usage.yuan.eq(balance.lifetimeSpend) : null,
+  };
+}
+
+/** The JSON document: the three records as sent (null where one was not read), and what tally derives. */
+export function billingJson(billing: CompatibleBilling, secrets: Context['secrets'], comparison?: Comparison): Record<string, unknown> {
+  return {
+    currency: 'CNY',
+    subscription: billing.subscription?.body ?? null,
+    usage: billing.usage?.body ?? null,
+    token: billing.token?.body ?? null,
+    remaining: billing.remaining ? ledgerAmount(billing.remaining) : null,
+    unlimited: billing.subscription?.unlimited === true || billing.token?.unlimited === true,
+    token_unit: billing.token ? (billing.token.currency ?? null) : null,
+    missing: billing.missing.map(({ path, error }) => {
+      const text = errorText(error, secrets);
+      return { endpoint: path, kind: text.kind, message: text.message, ...(text.status !== undefined ? { status: text.status } : {}) };
+    }),
+    ...(comparison ? { compare: comparison } : {}),
   };
 }
 
@@ -50,21 +72,15 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     options.compare ? fetchBalance(client) : Promise.resolve(undefined),
   ]);
   const comparison = balance ? compare(billing, balance) : undefined;
+  for (const { path, error } of billing.missing) ctx.warn(`${path} was not read: ${errorText(error, ctx.secrets).message}`);
   await emit(ctx, {
-    json: {
-      currency: 'CNY',
-      subscription: billing.subscription,
-      usage: billing.usage,
-      token: billing.token,
-      remaining: ledgerAmount(billing.remaining),
-      ...(comparison ? { compare: comparison } : {}),
-    },
+    json: billingJson(billing, ctx.secrets, comparison),
     human: () => renderBilling(billing, comparison, ctx),
   });
 }
 
 async function renderBilling(billing: CompatibleBilling, comparison: Comparison | undefined, ctx: Context): Promise<string> {
-  const [{ renderPanel, drawn }, { formatAmount }, { styleFor }, { isoInZone }] = await Promise.all([
+  const [{ renderPanel, drawn }, { formatAmount, formatStatedAmount }, { styleFor }, { isoInZone }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
     import('../output/style.js'),
@@ -73,38 +89,51 @@ async function renderBilling(billing: CompatibleBilling, comparison: Comparison 
   const style = await styleFor(ctx);
   const paint = style.paint;
   const exact = ctx.options.exact;
-  const yuan = (amount: Decimal | string, currency?: string) => formatAmount(amount, 'account', { exact, currency });
-  const rows: Parameters<typeof renderPanel>[0] = [['Soft limit', `${yuan(billing.softLimit)}  (soft_limit_usd: yuan, despite the name)`]];
-  if (billing.hardLimit) rows.push(['Hard limit', `${yuan(billing.hardLimit)}  (hard_limit_usd)`]);
-  if (billing.systemHardLimit) rows.push(['System hard limit', `${yuan(billing.systemHardLimit)}  (system_hard_limit_usd)`]);
-  rows.push(
-    ['Usage', `${yuan(billing.usageYuan)}  (total_usage ${billing.usageFen.toFixed()} fen, cumulative)`],
-    ['Remaining', `${yuan(billing.remaining)}  (soft_limit_usd − total_usage / 100)`],
-  );
-  const token: Parameters<typeof renderPanel>[0] = [];
-  if (billing.tokenName !== undefined) token.push(['  name', billing.tokenName]);
-  if (billing.unlimited) token.push(['  quota', 'unlimited (the key has no quota; its amounts mean nothing)']);
-  else for (const { name, amount } of billing.tokenAmounts) token.push([`  ${name}`, yuan(amount, billing.tokenCurrency)]);
-  const when = (value: JsonValue): string => {
-    if (isJsonNumber(value)) {
-      const n = Number(numberText(value));
-      if (n === 0 || n === -1) return 'never';
-      if (Number.isSafeInteger(n) && n > 0) return isoInZone(n > 1e11 ? Math.floor(n / 1000) : n, ctx.zone);
-    }
-    return jsonText(value);
-  };
-  for (const { name, value } of billing.tokenTimes) token.push([`  ${name}`, when(value)]);
-  if (billing.tokenCurrency) token.push(['  currency', billing.tokenCurrency]);
-  token.push(['  model groups', billing.modelGroups.length ? billing.modelGroups.join(', ') : 'none listed']);
-  rows.push(['Token (/api/usage/token/)', ''], ...token);
+  const yuan = (amount: Decimal | string) => formatAmount(amount, 'account', { exact });
+  const notRead = (path: string) => `not read (${path}: ${errorText(billing.missing.find((m) => m.path === path)!.error, ctx.secrets).message})`;
+  const rows: Parameters<typeof renderPanel>[0] = [];
+  const sub = billing.subscription;
+  if (!sub) rows.push(['Soft limit', notRead('/dashboard/billing/subscription')]);
+  else if (sub.unlimited) rows.push(['Soft limit', 'unlimited (soft_limit_usd holds the 100000000 marker, not an amount)']);
+  else {
+    rows.push(['Soft limit', `${yuan(sub.softLimit)}  (soft_limit_usd: yuan, despite the name)`]);
+    if (sub.hardLimit) rows.push(['Hard limit', `${yuan(sub.hardLimit)}  (hard_limit_usd)`]);
+    if (sub.systemHardLimit) rows.push(['System hard limit', `${yuan(sub.systemHardLimit)}  (system_hard_limit_usd)`]);
+  }
+  const usage = billing.usage;
+  rows.push(['Usage', usage ? `${yuan(usage.yuan)}  (total_usage ${usage.fen.toFixed()} fen, cumulative)` : notRead('/dashboard/billing/usage')]);
+  if (billing.remaining) rows.push(['Remaining', `${yuan(billing.remaining)}  (soft_limit_usd − total_usage / 100)`]);
+  else rows.push(['Remaining', sub?.unlimited ? 'unlimited' : 'not known (a record above was not read)']);
+  const token = billing.token;
+  const tokenRows: Parameters<typeof renderPanel>[0] = [];
+  if (!token) tokenRows.push(['  record', notRead('/api/usage/token/')]);
+  else {
+    if (token.name !== undefined) tokenRows.push(['  name', token.name]);
+    if (token.unlimited) tokenRows.push(['  quota', 'unlimited (the key has no quota; its amounts mean nothing)']);
+    else for (const { name, amount } of token.amounts) tokenRows.push([`  ${name}`, formatStatedAmount(amount, token.currency, { exact })]);
+    const when = (value: JsonValue): string => {
+      if (isJsonNumber(value)) {
+        const n = Number(numberText(value));
+        if (n === 0 || n === -1) return 'never';
+        if (Number.isSafeInteger(n) && n > 0) return isoInZone(n > 1e11 ? Math.floor(n / 1000) : n, ctx.zone);
+      }
+      return jsonText(value);
+    };
+    for (const { name, value } of token.times) tokenRows.push([`  ${name}`, when(value)]);
+    tokenRows.push(['  unit', token.currency ?? 'not stated (raw quota units: not comparable with the yuan figures above)']);
+    tokenRows.push(['  model limits', token.modelLimits.length ? token.modelLimits.join(', ') : 'none listed']);
+  }
+  rows.push(['Token (/api/usage/token/)', ''], ...tokenRows);
   if (comparison) {
-    const mark = comparison.matches ? paint.green('match') : paint.red('MISMATCH');
-    rows.push(['Native balance + lifetime spend', drawn(`${yuan(comparison.native_total)}  vs soft limit ${yuan(comparison.soft_limit)}: ${mark}`)]);
+    const mark = comparison.matches === null ? paint.dim('not comparable') : comparison.matches ? paint.green('match') : paint.red('MISMATCH');
+    rows.push(['Native balance + lifetime spend', drawn(`${yuan(comparison.native_total)}  vs soft limit ${comparison.soft_limit ? yuan(comparison.soft_limit) : 'not known'}: ${mark}`)]);
     rows.push([
       'Usage vs lifetime spend',
-      comparison.usage_is_account_spend
-        ? "equal: usage is the account's spend"
-        : `${yuan(comparison.usage_yuan)} vs ${yuan(comparison.native_lifetime_spend)}: expected when the key carries a total cost limit, for then usage is the key's own spend, not the account's`,
+      comparison.usage_is_account_spend === null
+        ? 'not known (the usage record was not read)'
+        : comparison.usage_is_account_spend
+          ? "equal: usage is the account's spend"
+          : `${yuan(comparison.usage_yuan!)} vs ${yuan(comparison.native_lifetime_spend)}: expected when the key carries a total cost limit, for then usage is the key's own spend, not the account's`,
     ]);
   }
   const note = paint.dim("Usage is the key's spend when the key carries a total cost limit, the account's otherwise; it is always the all-time total (the service ignores date ranges).");

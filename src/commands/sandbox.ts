@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
 import type { BucketNaming, Fault, FaultKind } from '../sandbox/server.js';
 import { FAULT_KINDS } from '../sandbox/faults.js';
+import { COMPAT_WRAPS, type CompatWrap } from '../sandbox/compat.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { wholeNumber } from './flag-values.js';
 
@@ -17,7 +18,9 @@ export function configure(command: Command): void {
     .option('--utc-offset <+HH:MM>', 'offset of the day grid from UTC', '+00:00')
     .option('--catalog-size <n>', 'pad the price catalog with generated models up to n')
     .option('--catalog-churn', 'serve a new pricing_version with every catalog request')
-    .option('--compat-wrap', 'wrap the token-usage record as {"code", "message", "data"}, as gateways of that family often do')
+    .addOption(new Option('--compat-wrap [shape]', 'how the token-usage record is wrapped: {"code": true, ...} as real gateways send it, {"code": 0, ...}, {"success": true, ...} or bare').choices(COMPAT_WRAPS).default('code-true'))
+    .addOption(new Option('--compat-units <units>', 'the token record\'s amounts: credits with a currency, or raw quota units with none (and the unlimited marker), as open-source gateways send them').choices(['stated', 'raw']).default('stated'))
+    .option('--compat-no-token', 'answer 404 on /api/usage/token/, as an older gateway of the family does')
     .option('--tls', 'serve HTTPS with a self-signed certificate made for this state folder (prints the TALLY_CA_FILE that trusts it)')
     .option('--log-size <n>', 'serve this many generated log entries (over the last six days) instead of the seeded calls')
     .option('--account-limit <n>', 'requests a minute on account endpoints before 429 (default 120, as the spec)')
@@ -42,7 +45,9 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     dayOffsetMinutes: parseUtcOffset(String(options.utcOffset)),
     catalogSize,
     catalogChurn: options.catalogChurn === true,
-    compatWrap: options.compatWrap === true,
+    compatWrap: (options.compatWrap === true ? 'code-true' : options.compatWrap) as CompatWrap,
+    compatUnits: options.compatUnits as 'stated' | 'raw',
+    compatNoToken: options.compatNoToken === true,
     logSize,
     accountLimit,
     tls,
@@ -54,15 +59,22 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   sandbox.faults.push(...faults);
   ctx.onDispose(() => sandbox.close());
   await emit(ctx, {
-    json: { base_url: sandbox.baseUrl, api_key: sandbox.demoKey, limited_api_key: sandbox.limitedKey, unlimited_api_key: sandbox.unlimitedKey, ca_file: tls?.certFile ?? null },
+    json: {
+      base_url: sandbox.baseUrl,
+      api_key: sandbox.demoKey,
+      limited_api_key: sandbox.limitedKey,
+      unlimited_api_key: sandbox.unlimitedKey,
+      ca_file: tls?.certFile ?? null,
+      keys: sandbox.keys.map((k) => ({ name: k.name, account: k.account, api_key: k.secret, daily_cost_limit: k.dailyCostLimit, total_cost_limit: k.totalCostLimit, groups: k.groups })),
+    },
     human: () =>
       `Sandbox gateway on ${sandbox.baseUrl}${now === undefined ? '' : ` (its clock started at ${new Date(now).toISOString()})`}\n\n` +
       `  export TALLY_BASE_URL=${sandbox.baseUrl}\n` +
       `  export TALLY_API_KEY=${sandbox.demoKey}\n` +
       (tls ? `  export TALLY_CA_FILE=${tls.certFile}\n` : '') +
       '\n' +
-      `A key that sees fewer models: ${sandbox.limitedKey}\n` +
-      `A key with an unlimited quota: ${sandbox.unlimitedKey}\n` +
+      'Its world: two accounts, each with several keys (use any as TALLY_API_KEY, or log in a profile per key):\n' +
+      sandbox.keys.map((k) => `  ${k.account}  ${k.name.padEnd(10)}  ${k.secret}  ${describeKey(k)}\n`).join('') +
       `Device logins are approved at ${sandbox.baseUrl}/device\n` +
       'Press Ctrl-C to stop.\n',
   });
@@ -71,6 +83,17 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     ctx.interrupt.addEventListener('abort', () => resolve(), { once: true });
   });
   throw ctx.abortError();
+}
+
+const trimZeros = (amount: string) => amount.replace(/\.?0+$/, '');
+
+function describeKey(key: { dailyCostLimit: string | null; totalCostLimit: string | null; groups: string[] }): string {
+  const parts = [
+    key.dailyCostLimit ? `daily limit ¥${trimZeros(key.dailyCostLimit)}` : 'no daily limit',
+    key.totalCostLimit ? `quota ¥${trimZeros(key.totalCostLimit)}` : 'no quota',
+  ];
+  if (key.groups.length < 4) parts.push(`groups ${key.groups.join(',')}`);
+  return parts.join(', ');
 }
 
 /** --now: an ISO 8601 date or date-time (UTC unless it says otherwise), as milliseconds. */

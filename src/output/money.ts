@@ -157,3 +157,12 @@ function incrementDigits(digits: string): string {
 function isZeroText(text: string): boolean {
   return /^-?[0.]*$/.test(text);
 }
+
+/**
+ * An amount in the unit its record states, or, where it states none (the compatible token record
+ * of real gateways: raw quota units), a plain grouped number that says so: never labelled yuan.
+ */
+export function formatStatedAmount(amount: Decimal | string, unit: string | undefined, options: { exact?: boolean } = {}): string {
+  if (unit !== undefined) return formatAmount(amount, 'account', { currency: unit, exact: options.exact });
+  return `${formatAmount(amount, 'account', { currency: 'units', exact: options.exact })} (unit not stated)`;
+}

@@ -3,7 +3,7 @@
 // by window and say so in X-Cache.
 import type { ServerResponse } from 'node:http';
 import { type Decimal, ZERO } from '../domain/money.js';
-import { type Call, type SandboxKey, TOP_UPS } from './seed.js';
+import { type Call, type SandboxAccount, type SandboxKey } from './seed.js';
 import { intParam, send, sendJson } from './http.js';
 
 /** How the sandbox names the fields of a usage bucket (the spec does not publish them). */
@@ -53,12 +53,12 @@ export class NativeFamily {
     return total;
   }
 
-  balance(key: SandboxKey | null): unknown {
-    const spend = this.spend(() => true);
+  balance(account: SandboxAccount, key: SandboxKey | null): unknown {
+    const spend = this.spend((c) => c.account === account.id);
     const today = this.dayStart(this.#nowSeconds());
     return {
       currency: 'CNY',
-      balance: TOP_UPS.minus(spend).toFixed(8),
+      balance: account.topUps.minus(spend).toFixed(8),
       lifetime_spend: spend.toFixed(8),
       plan: { has_active_plan: false },
       api_key: key === null ? null : {
@@ -99,12 +99,12 @@ export class NativeFamily {
     if (bucket !== 'hour' && bucket !== 'day') return sendJson(res, 500, { error: `invalid bucket "${bucket}"` });
     const { start, end } = this.#window(url, bucket);
     if (end <= start) return sendJson(res, 500, { error: 'start must be before end' });
-    this.#cached(res, `usage|${key.secret}|${bucket}|${start}|${end}`, () => {
+    this.#cached(res, `usage|${key.account}|${bucket}|${start}|${end}`, () => {
       const size = bucket === 'hour' ? 3600 : DAY;
       const align = (t: number) => (bucket === 'day' ? this.dayStart(t) : Math.floor(t / size) * size);
       const sums = new Map<number, Sum>();
       for (const call of this.calls()) {
-        if (call.at < start || call.at >= end) continue;
+        if (call.account !== key.account || call.at < start || call.at >= end) continue;
         const at = align(call.at);
         const sum = sums.get(at) ?? emptySum();
         addCall(sum, call);

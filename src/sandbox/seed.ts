@@ -84,10 +84,22 @@ export const CATALOG: CatalogModel[] = [
   { name: 'wan-2.5-t2v', vendor: 'Alibaba', kind: 'video', input: '0.00000000', output: '0.00000000', cacheRead: '0.00000000', extraPrices: { video_price_per_second: '0.35000000' }, groups: ['video'], contextWindow: 0, maxOutput: 0, efforts: ['none'] },
 ];
 
+export interface SandboxAccount {
+  /** The account's id (never sent: the gateway does not publish one). */
+  id: string;
+  /** What was paid in: balance = top-ups − lifetime spend. */
+  topUps: Decimal;
+  /** Seed of its call history, and how busy it is against the main account. */
+  seed: number;
+  activity: number;
+}
+
 export interface SandboxKey {
   secret: string;
   name: string;
   prefix: string;
+  /** The account the key spends from. */
+  account: string;
   groups: string[];
   dailyCostLimit: string | null;
   /** When set, the compatible billing endpoints report this key's spend. */
@@ -100,16 +112,37 @@ export interface SandboxKey {
   expiresAt: number;
 }
 
+export const TOP_UPS = new Decimal('6000.00000000');
+
+/**
+ * The sandbox's world is as large as its users': two accounts, several keys on each (with and
+ * without a daily limit, with and without a total quota, one with a model-group whitelist), and
+ * device tokens that sign in to the main account.
+ */
+export const ACCOUNTS: SandboxAccount[] = [
+  { id: 'acct-main', topUps: TOP_UPS, seed: 7, activity: 1 },
+  { id: 'acct-beta', topUps: new Decimal('1500.00000000'), seed: 29, activity: 0.35 },
+];
+
 export const DEMO_KEY = 'sbx-sk-demo7f3a9c2e5b8d1f4a6c0e2b7d9f1a3c5e';
 export const LIMITED_KEY = 'sbx-sk-ltd4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8';
 export const UNLIMITED_KEY = 'sbx-sk-unl9e1c3a5e7b9d1f3a5c7e9b1d3f5a7c9e1b';
+export const BETA_KEY = 'sbx-sk-bta2c4e6a8c0e2a4c6e8a0c2e4a6c8e0a2c4e6a';
+export const BETA_BATCH_KEY = 'sbx-sk-btb5d7f9b1d3f5b7d9f1b3d5f7b9d1f3b5d7f9b';
 
 export const KEYS: SandboxKey[] = [
-  { secret: DEMO_KEY, name: 'demo', prefix: DEMO_KEY.slice(0, 11), groups: ['default', 'vip', 'image', 'video'], dailyCostLimit: '50.00000000', totalCostLimit: null, share: 0.8, unlimitedQuota: false, expiresAt: 0 },
-  { secret: LIMITED_KEY, name: 'ci-runner', prefix: LIMITED_KEY.slice(0, 11), groups: ['default'], dailyCostLimit: '5.00000000', totalCostLimit: '200.00000000', share: 0.2, unlimitedQuota: false, expiresAt: 1_830_297_600 },
+  { secret: DEMO_KEY, name: 'demo', prefix: DEMO_KEY.slice(0, 11), account: 'acct-main', groups: ['default', 'vip', 'image', 'video'], dailyCostLimit: '50.00000000', totalCostLimit: null, share: 0.8, unlimitedQuota: true, expiresAt: 0 },
+  { secret: LIMITED_KEY, name: 'ci-runner', prefix: LIMITED_KEY.slice(0, 11), account: 'acct-main', groups: ['default'], dailyCostLimit: '5.00000000', totalCostLimit: '200.00000000', share: 0.2, unlimitedQuota: false, expiresAt: 1_830_297_600 },
   // Makes no calls of its own: a key without quota limits, as some keys of the compatible family are.
-  { secret: UNLIMITED_KEY, name: 'unlimited', prefix: UNLIMITED_KEY.slice(0, 11), groups: ['default'], dailyCostLimit: null, totalCostLimit: null, share: 0, unlimitedQuota: true, expiresAt: -1 },
+  { secret: UNLIMITED_KEY, name: 'unlimited', prefix: UNLIMITED_KEY.slice(0, 11), account: 'acct-main', groups: ['default'], dailyCostLimit: null, totalCostLimit: null, share: 0, unlimitedQuota: true, expiresAt: -1 },
+  // The second account: a key with a daily limit and no quota, and a batch key with a quota and no daily limit.
+  { secret: BETA_KEY, name: 'beta-app', prefix: BETA_KEY.slice(0, 11), account: 'acct-beta', groups: ['default', 'vip'], dailyCostLimit: '20.00000000', totalCostLimit: null, share: 0.7, unlimitedQuota: true, expiresAt: 0 },
+  { secret: BETA_BATCH_KEY, name: 'beta-batch', prefix: BETA_BATCH_KEY.slice(0, 11), account: 'acct-beta', groups: ['default'], dailyCostLimit: null, totalCostLimit: '500.00000000', share: 0.3, unlimitedQuota: false, expiresAt: 0 },
 ];
+
+export function accountOf(key: SandboxKey): SandboxAccount {
+  return ACCOUNTS.find((a) => a.id === key.account)!;
+}
 
 export interface Call {
   id: string;
@@ -121,10 +154,11 @@ export interface Call {
   completionTokens: number;
   cost: Decimal;
   latencyMs: number;
+  /** The account it was billed to. */
+  account: string;
 }
 
 export const HISTORY_DAYS = 130;
-export const TOP_UPS = new Decimal('6000.00000000');
 
 const HOURLY_RHYTHM = [0.2, 0.1, 0.05, 0, 0, 0, 0.1, 0.4, 1.2, 2.4, 3, 2.8, 1.6, 2.2, 3, 3.2, 2.8, 2.2, 1.4, 0.9, 0.8, 0.7, 0.5, 0.3];
 const BUSY_MODELS = ['gpt-5-mini', 'claude-sonnet-4.5', 'deepseek-chat', 'gpt-4.1-mini', 'qwen3-coder-plus', 'gemini-2.5-flash', 'glm-4.6', 'text-embedding-3-small'];
@@ -134,8 +168,19 @@ const BUSY_MODELS = ['gpt-5-mini', 'claude-sonnet-4.5', 'deepseek-chat', 'gpt-4.
  * given UTC offset (a team working days in that zone); weekends are quiet and one week in the
  * middle has no calls at all, so both hourly and daily series have real gaps.
  */
-export function seedCalls(now: number, offsetMinutes: number, seed = 7): Call[] {
-  const random = randomSource(seed);
+export function seedCalls(now: number, offsetMinutes: number): Call[] {
+  return ACCOUNTS.flatMap((account) => seedAccountCalls(account, now, offsetMinutes)).sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
+}
+
+function seedAccountCalls(account: SandboxAccount, now: number, offsetMinutes: number): Call[] {
+  const random = randomSource(account.seed);
+  const keys = KEYS.filter((k) => k.account === account.id && k.share > 0);
+  const pickKey = (draw: number): string => {
+    let acc = 0;
+    for (const key of keys) if (draw < (acc += key.share)) return key.secret;
+    return keys[keys.length - 1]!.secret;
+  };
+  const tag = account.id === ACCOUNTS[0]!.id ? 'call' : `call${account.id.slice(-1)}`;
   const prices = new Map(CATALOG.map((m) => [m.name, m]));
   const calls: Call[] = [];
   const endHour = Math.floor(now / 3600) * 3600;
@@ -146,7 +191,7 @@ export function seedCalls(now: number, offsetMinutes: number, seed = 7): Call[] 
     const daysAgo = Math.floor((endHour - hour) / 86_400);
     if (daysAgo >= 40 && daysAgo < 47) continue; // a holiday week
     const weekend = local.getUTCDay() === 0 || local.getUTCDay() === 6;
-    const rate = HOURLY_RHYTHM[local.getUTCHours()]! * (weekend ? 0.15 : 1);
+    const rate = HOURLY_RHYTHM[local.getUTCHours()]! * (weekend ? 0.15 : 1) * account.activity;
     const count = Math.floor(rate * 2 * random() + (random() < rate % 1 ? 1 : 0));
     for (let i = 0; i < count; i++) {
       const at = hour + Math.floor(random() * 3600);
@@ -156,16 +201,17 @@ export function seedCalls(now: number, offsetMinutes: number, seed = 7): Call[] 
       const completionTokens = model.kind === 'embedding' ? 0 : 50 + Math.floor(random() * 3_000);
       const cost = new Decimal(model.input).mul(promptTokens).plus(new Decimal(model.output).mul(completionTokens)).div(1000).toDecimalPlaces(8);
       calls.push({
-        id: `call_${(++serial).toString(36).padStart(6, '0')}`,
+        id: `${tag}_${(++serial).toString(36).padStart(6, '0')}`,
         at,
         model: model.name,
-        key: random() < KEYS[0]!.share ? KEYS[0]!.secret : KEYS[1]!.secret,
+        key: pickKey(random()),
         promptTokens,
         completionTokens,
         cost,
         latencyMs: 300 + Math.floor(random() * 9000),
+        account: account.id,
       });
     }
   }
-  return calls.sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
+  return calls;
 }

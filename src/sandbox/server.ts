@@ -6,14 +6,14 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { CATALOG_VERSION, altModelList, catalogBody, modelList } from './catalog.js';
-import { CompatFamily } from './compat.js';
+import { CompatFamily, type CompatWrap } from './compat.js';
 import { DeviceFlow } from './device.js';
 import { type Fault, applyFault } from './faults.js';
 import { familyError, familyOf } from './families.js';
 import { readForm, send, sendJson } from './http.js';
 import { RateLimits } from './limits.js';
 import { type BucketNaming, NativeFamily } from './native.js';
-import { CATALOG, type Call, DEMO_KEY, KEYS, type SandboxKey, seedCalls } from './seed.js';
+import { ACCOUNTS, CATALOG, type Call, DEMO_KEY, KEYS, type SandboxAccount, type SandboxKey, accountOf, seedCalls } from './seed.js';
 
 export type { BucketNaming } from './native.js';
 export type { Fault, FaultKind } from './faults.js';
@@ -41,8 +41,12 @@ export interface SandboxOptions {
   catalogSize?: number;
   /** Serve a new pricing_version with every catalog request (a catalog that keeps changing). */
   catalogChurn?: boolean;
-  /** Wrap the token-usage record as {"code", "message", "data"}. */
-  compatWrap?: boolean;
+  /** How the token-usage record is wrapped (default `code-true`, as real gateways send it). */
+  compatWrap?: CompatWrap;
+  /** The token record's amounts: credits with a currency (default), or raw quota units with none. */
+  compatUnits?: 'stated' | 'raw';
+  /** Answer 404 on /api/usage/token/, as an older gateway of the family does. */
+  compatNoToken?: boolean;
   /** Serve this many generated log entries instead of the seeded calls (for load tests). */
   logSize?: number;
   /** Serve HTTPS with this key and certificate (PEM), as `tally sandbox --tls` does. */
@@ -67,13 +71,16 @@ export interface LoggedRequest {
 interface Principal {
   kind: 'api-key' | 'device-token';
   key: SandboxKey | null;
-  user: string;
+  /** The account it spends from; its rate limits are the account's user's. */
+  account: SandboxAccount;
 }
 
 export class Sandbox {
   readonly demoKey = DEMO_KEY;
   readonly limitedKey = KEYS[1]!.secret;
   readonly unlimitedKey = KEYS[2]!.secret;
+  /** Every key of the sandbox's world, with its account, limits and quota. */
+  readonly keys = KEYS;
   readonly requests: LoggedRequest[] = [];
   readonly faults: Fault[] = [];
   /** Overrides for tests: replace a response body for a path (e.g. a 20-digit number). */
@@ -101,7 +108,10 @@ export class Sandbox {
     // The history is seeded on first use, up to the clock's now at that moment.
     const calls = () => (this.#calls ??= seedCalls(Math.floor(this.now() / 1000), dayOffsetMinutes));
     this.#native = new NativeFamily({ now: this.now, naming: options.naming ?? 'compact', dayOffsetMinutes, cacheMs: options.cacheMs ?? 30_000, logSize: options.logSize }, calls);
-    this.#compat = new CompatFamily({ wrap: options.compatWrap ?? false }, (secret) => this.#native.spend(secret === undefined ? () => true : (c) => c.key === secret));
+    this.#compat = new CompatFamily(
+      { wrap: options.compatWrap ?? 'code-true', units: options.compatUnits ?? 'stated', tokenEndpoint: !options.compatNoToken },
+      (account, secret) => this.#native.spend(secret === undefined ? (c) => c.account === account.id : (c) => c.key === secret),
+    );
     this.device = new DeviceFlow({
       interval: options.deviceInterval ?? 5,
       expiresIn: options.deviceExpiresIn ?? 600,
@@ -198,21 +208,25 @@ export class Sandbox {
     if (principal.kind === 'device-token' && path !== '/v1/open/balance') {
       return sendJson(res, 401, { error: { type: 'authentication_error', code: 'api_key_required', message: 'this endpoint requires an API key' } });
     }
-    if (!this.#limits.admit(res, principal.user, family === 'models' ? 'models' : 'account')) return;
+    if (!this.#limits.admit(res, principal.account.id, family === 'models' ? 'models' : 'account')) return;
 
     const key = principal.key;
     switch (path) {
-      case '/v1/open/balance': return sendJson(res, 200, this.#native.balance(key));
+      case '/v1/open/balance': return sendJson(res, 200, this.#native.balance(principal.account, key));
       case '/v1/open/usage': return this.#native.usage(res, url, key!);
       case '/v1/open/usage/models': return this.#native.usageByModel(res, url, key!);
       case '/v1/open/logs': return this.#native.logs(res, url, key!);
       case '/v1/models': return sendJson(res, 200, modelList(key!));
       case '/alt/v1/models': return sendJson(res, 200, altModelList(key!));
       case '/dashboard/billing/subscription':
-      case '/v1/dashboard/billing/subscription': return send(res, 200, this.#compat.subscription());
+      case '/v1/dashboard/billing/subscription': return send(res, 200, this.#compat.subscription(principal.account, key!));
       case '/dashboard/billing/usage':
-      case '/v1/dashboard/billing/usage': return send(res, 200, this.#compat.usage(key!));
-      case '/api/usage/token/': return send(res, 200, this.#compat.token(key!));
+      case '/v1/dashboard/billing/usage': return send(res, 200, this.#compat.usage(principal.account, key!));
+      case '/api/usage/token/': {
+        const record = this.#compat.token(principal.account, key!);
+        if (record === undefined) return sendJson(res, 404, { error: { message: `Invalid URL (GET ${path})`, type: 'invalid_request_error', param: '', code: '' } });
+        return send(res, 200, record);
+      }
       default: return sendJson(res, 404, { error: { type: 'not_found', message: `no route for ${path}` } });
     }
   }
@@ -232,8 +246,8 @@ export class Sandbox {
     const secret = bearer ?? (typeof apiKey === 'string' ? apiKey : undefined);
     if (!secret) return undefined;
     const key = KEYS.find((k) => k.secret === secret);
-    if (key) return { kind: 'api-key', key, user: 'sandbox-user' };
-    if (this.device.accepts(secret)) return { kind: 'device-token', key: null, user: 'sandbox-user' };
+    if (key) return { kind: 'api-key', key, account: accountOf(key) };
+    if (this.device.accepts(secret)) return { kind: 'device-token', key: null, account: ACCOUNTS[0]! };
     return undefined;
   }
 }

@@ -28,7 +28,9 @@ describe('tally billing', () => {
     expect(result.stdout).toContain('"soft_limit_usd": 12345678901.234567891');
     expect(result.stdout).toContain('"total_usage": 123456.789');
     const out = JSON.parse(result.stdout);
-    expect(Object.keys(out)).toEqual(['currency', 'subscription', 'usage', 'token', 'remaining']);
+    expect(Object.keys(out)).toEqual(['currency', 'subscription', 'usage', 'token', 'remaining', 'unlimited', 'token_unit', 'missing']);
+    expect(out.token_unit).toBe('CNY');
+    expect(out.missing).toEqual([]);
     expect(out.currency).toBe('CNY');
     // 12345678901.234567891 - 123456.789 / 100
     expect(out.remaining).toBe('12345677666.666677891');
@@ -52,8 +54,8 @@ describe('tally billing', () => {
         '  spent                    ¥100.25',
         '  left                     ¥400.25',
         '  expires_at               never',
-        '  currency                 CNY',
-        '  model groups             default, vip',
+        '  unit                     CNY',
+        '  model limits             default, vip',
         "Usage is the key's spend when the key carries a total cost limit, the account's otherwise; it is always the all-time total (the service ignores date ranges).",
         '',
       ].join('\n'),
@@ -73,32 +75,44 @@ describe('tally billing', () => {
     expect(result.stdout).toContain('  name                     team\n  quota                    unlimited (the key has no quota; its amounts mean nothing)\n  expires_at               2028-01-01T00:00:00+00:00\n');
     const asJson = await runCommand(['billing', '--json'], { transport: billingGateway({ token: wrapped }).transport, env });
     expect(JSON.parse(asJson.stdout).token).toEqual(JSON.parse(wrapped));
+    // A failing wrapper is the service's error, never figures: the token record is named as not read, the rest shown.
     const failed = billingGateway({ token: '{"code": 1, "message": "token not found", "data": null}' });
     const error = await runCommand(['billing'], { transport: failed.transport, env });
-    expect(error.code).toBe(1);
-    expect(error.stderr).toBe('tally: gw.test reported an error for /api/usage/token/ (code 1): token not found\n');
+    expect(error.code).toBe(0);
+    expect(error.stderr).toBe('warning: /api/usage/token/ was not read: gw.test reported an error for /api/usage/token/ (code 1): token not found\n');
+    expect(error.stdout).toContain('  record                   not read (/api/usage/token/: gw.test reported an error for /api/usage/token/ (code 1): token not found)\n');
+    expect(error.stdout).toContain('Remaining                  ¥12,345,677,666.67');
   });
 
-  it('treats an HTTP 200 carrying error as an error (exit 1), never as zero', async () => {
+  it('treats an HTTP 200 carrying error as an error, never as zero: that record is named as not read, the others shown', async () => {
     const gw = billingGateway({ usage: '{"error": {"message": "usage backend down", "type": "upstream_error"}}' });
     const result = await runCommand(['billing'], { transport: gw.transport, env });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('tally: gw.test reported an error for /dashboard/billing/usage: usage backend down\n');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage                      not read (/dashboard/billing/usage: gw.test reported an error for /dashboard/billing/usage: usage backend down)\n');
+    expect(result.stdout).toContain('Remaining                  not known (a record above was not read)\n');
+    expect(result.stderr).toBe('warning: /dashboard/billing/usage was not read: gw.test reported an error for /dashboard/billing/usage: usage backend down\n');
+    const asJson = JSON.parse((await runCommand(['billing', '--json'], { transport: billingGateway({ usage: '{"error": {"message": "usage backend down"}}' }).transport, env })).stdout);
+    expect(asJson.usage).toBeNull();
+    expect(asJson.remaining).toBeNull();
+    expect(asJson.missing).toEqual([{ endpoint: '/dashboard/billing/usage', kind: 'service', message: 'gw.test reported an error for /dashboard/billing/usage: usage backend down', status: 200 }]);
   });
 
   it('exits 3 on 401 and 1 on a malformed amount', async () => {
     const gw = mockGateway();
-    gw.pool.intercept({ path: '/dashboard/billing/subscription' }).reply(401, '{"error": {"message": "bad key"}}', json);
-    gw.pool.intercept({ path: '/dashboard/billing/usage' }).reply(200, usage, json);
-    gw.pool.intercept({ path: '/api/usage/token/' }).reply(200, token, json);
+    for (const path of ['/dashboard/billing/subscription', '/dashboard/billing/usage', '/api/usage/token/']) gw.pool.intercept({ path }).reply(401, '{"error": {"message": "bad key"}}', json);
     expect((await runCommand(['billing'], { transport: gw.transport, env })).code).toBe(3);
     const bad = billingGateway({ usage: '{"total_usage": "12"}' });
     const result = await runCommand(['billing'], { transport: bad.transport, env });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe('tally: unexpected response from gw.test: total_usage is not a number (got "12")\n');
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('warning: /dashboard/billing/usage was not read: unexpected response from gw.test: total_usage is not a number (got "12")\n');
     const huge = billingGateway({ usage: '{"total_usage": 1e400}' });
-    expect((await runCommand(['billing'], { transport: huge.transport, env })).stderr).toBe('tally: unexpected response from gw.test: total_usage is out of range (at most 100 digits before the point and 100 after; got 1e400)\n');
+    expect((await runCommand(['billing'], { transport: huge.transport, env })).stderr).toBe('warning: /dashboard/billing/usage was not read: unexpected response from gw.test: total_usage is out of range (at most 100 digits before the point and 100 after; got 1e400)\n');
+    // Nothing read at all: the first failure's exit code.
+    const none = mockGateway();
+    for (const path of ['/dashboard/billing/subscription', '/dashboard/billing/usage', '/api/usage/token/']) none.pool.intercept({ path }).reply(200, '{"error": {"message": "billing off"}}', json);
+    const nothing = await runCommand(['billing'], { transport: none.transport, env });
+    expect(nothing.code).toBe(1);
+    expect(nothing.stdout).toBe('');
   });
 
   it('--compare flags a mismatch with the native balance', async () => {

@@ -1,0 +1,57 @@
+// The figure "what the key's own quota leaves": a key may carry a total spending limit of its
+// own (the spec's total_cost_limit), which only the compatible token record states. It is read
+// where a key's figures are shown (balance, status, forecast, statusline, metrics, check), from
+// one request to /api/usage/token/, which real gateways rate-limit strictly: never retried here,
+// and a gateway without it (404) simply has no key quota to show.
+import type { HttpClient } from '../api/http.js';
+import { type TokenRecord, fetchTokenRecord } from '../api/billing.js';
+import { type Decimal, decimalText } from '../domain/money.js';
+import { TallyError } from '../errors.js';
+
+export interface KeyQuota {
+  /** What the key may still spend (never below zero is not assumed: the record's figure as it is). */
+  remaining: Decimal;
+  granted: Decimal | undefined;
+  used: Decimal | undefined;
+  /** The unit the record states; undefined when it states none (raw quota units: not comparable with yuan). */
+  currency: string | undefined;
+}
+
+/**
+ * `quota`: the key has one; `none`: it has none (unlimited, a device token, no token endpoint,
+ * no amounts in the record); `unknown`: the record could not be read now (said, never a zero).
+ */
+export type KeyQuotaFigure =
+  | { state: 'quota'; quota: KeyQuota }
+  | { state: 'none'; reason: string }
+  | { state: 'unknown'; reason: string };
+
+export function keyQuotaFromRecord(record: TokenRecord): KeyQuotaFigure {
+  if (record.unlimited) return { state: 'none', reason: 'the key has an unlimited quota' };
+  if (record.available === undefined) return { state: 'none', reason: 'the token record states no available amount' };
+  return { state: 'quota', quota: { remaining: record.available, granted: record.granted, used: record.used, currency: record.currency } };
+}
+
+/** The key's quota, asked of the gateway once; never throws for the gateway's sake (Ctrl-C still ends the run). */
+export async function fetchKeyQuota(client: HttpClient): Promise<KeyQuotaFigure> {
+  if (client.credential?.kind !== 'api-key') return { state: 'none', reason: 'signed in with a device token (no key)' };
+  try {
+    return keyQuotaFromRecord(await fetchTokenRecord(client));
+  } catch (error) {
+    if (!(error instanceof TallyError) || error.kind === 'interrupted') throw error;
+    if (error.status === 404) return { state: 'none', reason: 'the gateway has no token endpoint' };
+    return { state: 'unknown', reason: `the key's quota could not be read: ${error.message}` };
+  }
+}
+
+/** The quota in a JSON document: decimal strings, the unit stated or null. */
+export function keyQuotaJson(figure: KeyQuotaFigure): Record<string, unknown> | null {
+  if (figure.state !== 'quota') return null;
+  const { quota } = figure;
+  return {
+    remaining: decimalText(quota.remaining),
+    granted: quota.granted ? decimalText(quota.granted) : null,
+    used: quota.used ? decimalText(quota.used) : null,
+    currency: quota.currency ?? null,
+  };
+}

@@ -1,0 +1,91 @@
+// The compatible family as real open-source gateways send it (../shared/spec/real-gateways.md):
+// success flags of every kind, raw quota units with no currency, the unlimited marker, a missing
+// token endpoint. Each is read as the gateway means it, never mis-labelled.
+import { describe, expect, it } from 'vitest';
+import { GW, KEY, mockGateway, runCommand } from '../helpers.js';
+
+const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY, TZ: 'UTC' };
+const json = { headers: { 'content-type': 'application/json' } };
+
+const subscription = (limit: string) => `{"object": "billing_subscription", "has_payment_method": true, "soft_limit_usd": ${limit}, "hard_limit_usd": ${limit}, "system_hard_limit_usd": ${limit}, "access_until": 0}`;
+const usage = '{"object": "list", "total_usage": 247.53}';
+const rawToken = '{"object": "token_usage", "name": "team", "total_granted": 100000000, "total_used": 22365000, "total_available": 77635000, "unlimited_quota": false, "model_limits": {"gpt-5": true, "glm-4.6": true}, "model_limits_enabled": true, "expires_at": 0}';
+
+function gateway(bodies: { subscription?: string; usage?: string; token?: string | { status: number; body: string } }) {
+  const gw = mockGateway();
+  gw.pool.intercept({ path: '/dashboard/billing/subscription' }).reply(200, bodies.subscription ?? subscription('6.00'), json);
+  gw.pool.intercept({ path: '/dashboard/billing/usage' }).reply(200, bodies.usage ?? usage, json);
+  const token = bodies.token ?? `{"code": true, "message": "ok", "data": ${rawToken}}`;
+  if (typeof token === 'string') gw.pool.intercept({ path: '/api/usage/token/' }).reply(200, token, json);
+  else gw.pool.intercept({ path: '/api/usage/token/' }).reply(token.status, token.body, json);
+  return gw;
+}
+
+describe('billing against real gateways of the compatible family', () => {
+  for (const [flag, wrapper] of [
+    ['code true', `{"code": true, "message": "ok", "data": ${rawToken}}`],
+    ['code 0', `{"code": 0, "message": "", "data": ${rawToken}}`],
+    ['code 200', `{"code": 200, "msg": "ok", "data": ${rawToken}}`],
+    ['code "success"', `{"code": "success", "data": ${rawToken}}`],
+    ['success true', `{"success": true, "message": "", "data": ${rawToken}}`],
+  ] as const) {
+    it(`reads a success flag of ${flag} as success`, async () => {
+      const result = await runCommand(['billing', '--json'], { transport: gateway({ token: wrapper }).transport, env });
+      expect(result.code).toBe(0);
+      const out = JSON.parse(result.stdout);
+      expect(out.missing).toEqual([]);
+      expect(out.token).toEqual(JSON.parse(wrapper));
+    });
+  }
+
+  for (const [flag, wrapper, said] of [
+    ['code false', '{"code": false, "message": "token expired", "data": null}', ' (code false): token expired'],
+    ['code 1', '{"code": 1, "message": "no such token", "data": {"total_granted": 0}}', ' (code 1): no such token'],
+    ['success false', '{"success": false, "message": "invalid token"}', ': invalid token'],
+  ] as const) {
+    const said_ = flag === 'success false' ? `gw.test reported success: false for /api/usage/token/${said}` : `gw.test reported an error for /api/usage/token/${said}`;
+    it(`reads a flag of ${flag} as the service's error, never as figures`, async () => {
+      const result = await runCommand(['billing', '--json'], { transport: gateway({ token: wrapper }).transport, env });
+      const out = JSON.parse(result.stdout);
+      expect(out.token).toBeNull();
+      expect(out.missing[0].message).toBe(said_);
+    });
+  }
+
+  it('labels a token record that states no unit as units not stated, never as yuan', async () => {
+    const result = await runCommand(['billing'], { transport: gateway({}).transport, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  total_granted            100,000,000.00 units (unit not stated)\n');
+    expect(result.stdout).toContain('  total_available          77,635,000.00 units (unit not stated)\n');
+    expect(result.stdout).toContain('  unit                     not stated (raw quota units: not comparable with the yuan figures above)\n');
+    expect(result.stdout).toContain('  model limits             gpt-5, glm-4.6\n');
+    expect(result.stdout).not.toMatch(/¥[\d,]*100,000,000/);
+    const out = JSON.parse((await runCommand(['billing', '--json'], { transport: gateway({}).transport, env })).stdout);
+    expect(out.token_unit).toBeNull();
+  });
+
+  it('shows the unlimited marker as unlimited, never as an amount or a remaining', async () => {
+    const unlimited = '{"object": "token_usage", "name": "open", "total_granted": 0, "total_used": 1234, "total_available": -1234, "unlimited_quota": true, "model_limits": {}, "expires_at": -1}';
+    const gw = gateway({ subscription: subscription('100000000'), token: `{"code": true, "message": "ok", "data": ${unlimited}}` });
+    const result = await runCommand(['billing'], { transport: gw.transport, env });
+    expect(result.stdout).toContain('Soft limit                 unlimited (soft_limit_usd holds the 100000000 marker, not an amount)\n');
+    expect(result.stdout).toContain('Remaining                  unlimited\n');
+    expect(result.stdout).not.toContain('100,000,000');
+    expect(result.stdout).not.toContain('99,999,997');
+    const again = gateway({ subscription: subscription('100000000'), token: `{"code": true, "message": "ok", "data": ${unlimited}}` });
+    const out = JSON.parse((await runCommand(['billing', '--json'], { transport: again.transport, env })).stdout);
+    expect(out.remaining).toBeNull();
+    expect(out.unlimited).toBe(true);
+    expect(out.subscription.soft_limit_usd).toBe(100000000);
+  });
+
+  it('shows what was read when the token endpoint does not exist (404), and names it', async () => {
+    const gw = gateway({ token: { status: 404, body: '{"error": {"message": "Invalid URL (GET /api/usage/token/)", "type": "invalid_request_error", "param": "", "code": ""}}' } });
+    const result = await runCommand(['billing'], { transport: gw.transport, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Soft limit                 ¥6.00  (soft_limit_usd: yuan, despite the name)\n');
+    expect(result.stdout).toContain('Remaining                  ¥3.52  (soft_limit_usd − total_usage / 100)\n');
+    expect(result.stdout).toContain('  record                   not read (/api/usage/token/: gw.test answered HTTP 404 for /api/usage/token/: Invalid URL (GET /api/usage/token/))\n');
+    expect(result.stderr).toBe('warning: /api/usage/token/ was not read: gw.test answered HTTP 404 for /api/usage/token/: Invalid URL (GET /api/usage/token/)\n');
+  });
+});
