@@ -5,6 +5,8 @@ import { type Balance, fetchBalance } from '../api/balance.js';
 import { emit } from '../output/emit.js';
 import { jsonText } from '../domain/json.js';
 import { addWatchOption, watchOrRun } from './watch.js';
+import { type KeyQuotaFigure, fetchKeyQuota, keyQuotaJson } from '../figures/key-quota.js';
+import { keyQuotaRows } from '../output/key-quota.js';
 
 export function configure(command: Command): void {
   addWatchOption(command);
@@ -12,12 +14,16 @@ export function configure(command: Command): void {
 
 export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
   await watchOrRun(ctx, options, 'tally balance', async () => {
-    const balance = await fetchBalance(await ctx.client());
-    return { json: balance.raw, human: () => renderBalance(balance, ctx) };
+    const client = await ctx.client();
+    // The key's own quota is asked beside the balance (the token record; never fatal).
+    const [balance, quota] = await Promise.all([fetchBalance(client), fetchKeyQuota(client)]);
+    const keyQuota = keyQuotaJson(quota);
+    if (quota.state === 'unknown') ctx.debug(quota.reason);
+    return { json: keyQuota ? { ...balance.raw, key_quota: keyQuota } : balance.raw, human: () => renderBalance(balance, ctx, quota) };
   });
 }
 
-export async function renderBalance(balance: Balance, ctx: Context): Promise<string> {
+export async function renderBalance(balance: Balance, ctx: Context, quota?: KeyQuotaFigure): Promise<string> {
   const [{ renderPanel, bar, drawn }, { formatAmount, formatPercent }, { styleFor }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
@@ -52,6 +58,7 @@ export async function renderBalance(balance: Balance, ctx: Context): Promise<str
       }
     }
   }
+  if (quota?.state === 'quota') rows.push(...keyQuotaRows(quota, ctx.options.exact));
   rows.push(['Currency', balance.currency]);
   return renderPanel(rows, style);
 }

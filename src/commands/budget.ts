@@ -129,11 +129,11 @@ export async function loadBudgets(ctx: Context, names: string[], forecast?: Prom
   for (const name of names) if (!stored.some(([n]) => n === name)) throw new UsageError(`there is no budget "${name}"`, { hint: budgetsHint(stored) });
   const chosen = names.length ? stored.filter(([n]) => names.includes(n)) : stored;
   const now = Math.floor(ctx.now() / 1000);
-  if (chosen.length === 0) return { currency: 'CNY', budgets: [], forecast: await (forecast ?? loadForecast(ctx, {})) };
+  if (chosen.length === 0) return { currency: 'CNY', budgets: [], forecast: await (forecast ?? loadForecast(ctx, { keyQuota: false })) };
   const periods = chosen.map(([, b]) => standing(b, now, new Decimal(0), new Decimal(0)).period);
   // Whole UTC hours (the service's fast path): from the hour that holds the earliest start.
   const since = Math.floor(Math.min(...periods.map((p) => p.start)) / 3600) * 3600;
-  const [loaded, hours] = await Promise.all([forecast ?? loadForecast(ctx, {}), loadUsageSeries(ctx, { bucket: 'hour', since: String(since) })]);
+  const [loaded, hours] = await Promise.all([forecast ?? loadForecast(ctx, { keyQuota: false }), loadUsageSeries(ctx, { bucket: 'hour', since: String(since) })]);
   const metric = spendMetric(hours, undefined);
   const budgets = chosen.map(([name, budget], i) => {
     const period = periods[i]!;

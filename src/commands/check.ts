@@ -10,7 +10,7 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { fixedZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
-import { formatAmount, formatCount, formatShare } from '../output/money.js';
+import { AMOUNT_DECIMALS, fixedPlaces, formatAmount, formatCount, formatStatedAmount, placesBeside } from '../output/money.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from './flag-values.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
@@ -25,6 +25,7 @@ import { destinationsNamed } from './notify.js';
 import { notifyChecks } from '../notify/alerting.js';
 import { loadUsageSeries } from './usage-series.js';
 import { addWindowOptions } from './window-options.js';
+import { type KeyQuotaFigure, fetchKeyQuota } from '../figures/key-quota.js';
 
 interface CheckOptions {
   minBalance?: string;
@@ -53,6 +54,8 @@ interface CheckOptions {
   markFile?: string;
   junit?: string;
   markdown?: boolean;
+  minKeyRemaining?: string;
+  warnKeyRemaining?: string;
 }
 
 export type Level = 'pass' | 'warn' | 'fail';
@@ -86,6 +89,8 @@ export function configure(command: Command): void {
     .option('--min-runway <days>', 'fail when the balance lasts fewer days at the recent pace (see tally forecast)')
     .option('--warn-runway <days>', 'warn when the balance lasts fewer days at the recent pace')
     .option('--days <n>', 'with a runway check: the complete days the pace is taken from (default 7)')
+    .option('--min-key-remaining <amount>', "fail when the key's own total quota leaves less than this (yuan; keys with a quota)")
+    .option('--warn-key-remaining <amount>', "warn when the key's own total quota leaves less than this")
     .option('--require-model <id>', 'fail unless this key may call the model (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--budget <name[:percent%]>', 'fail when a budget\'s spend this period reaches PERCENT of its amount (default 100%; repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--warn-budget <name:percent%>', 'warn when a budget\'s spend this period reaches PERCENT of its amount (repeatable)', (value: string, all: string[] = []) => [...all, value])
@@ -125,6 +130,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const minRunway = options.minRunway === undefined ? undefined : wholeNumber(options.minRunway, '--min-runway', 0, 100_000);
   const warnRunway = options.warnRunway === undefined ? undefined : wholeNumber(options.warnRunway, '--warn-runway', 0, 100_000);
   const models = options.requireModel ?? [];
+  const minKey = options.minKeyRemaining === undefined ? undefined : parseAmount(options.minKeyRemaining, '--min-key-remaining');
+  const warnKey = options.warnKeyRemaining === undefined ? undefined : parseAmount(options.warnKeyRemaining, '--warn-key-remaining');
   const runway = minRunway !== undefined || warnRunway !== undefined;
   const maxRun = options.maxRunSpend === undefined ? undefined : parseAmount(options.maxRunSpend, '--max-run-spend');
   const warnRun = options.warnRunSpend === undefined ? undefined : parseAmount(options.warnRunSpend, '--warn-run-spend');
@@ -137,8 +144,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     ...(options.warnBudget ?? []).map((text) => parseBudgetGate(text, '--warn-budget', 'warn')),
     ...(options.budgetProjected ?? []).map((text) => ({ ...parseBudgetGate(text, '--budget-projected', 'fail'), projected: true })),
   ];
-  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, maxRun, warnRun].every((c) => c === undefined) && models.length === 0 && budgetGates.length === 0) {
-    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway, --budget, --max-run-spend or --require-model (see `tally check --help`)');
+  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, maxRun, warnRun, minKey, warnKey].every((c) => c === undefined) && models.length === 0 && budgetGates.length === 0) {
+    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway, --min-key-remaining, --budget, --max-run-spend or --require-model (see `tally check --help`)');
   }
   if (maxSpend === undefined && (options.since || options.until || options.month || options.last)) throw new UsageError('--since, --until, --month and --last go with --max-spend (the window it adds spend over)');
   if (maxSpend === undefined && !runway && (options.metric || options.utcOffset)) throw new UsageError('--metric and --utc-offset go with --max-spend or --min-runway/--warn-runway');
@@ -149,7 +156,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const destinations = options.notify?.length ? await destinationsNamed(ctx, [...new Set(options.notify)]) : [];
   // The mark is read before any request: a missing or foreign one is exit 2 at once.
   const mark = runSpendAsked ? await markFor(ctx, options) : undefined;
-  const needsKey = [maxDaily && '--max-daily-used', warnDaily && '--warn-daily-used', maxSpend && '--max-spend', runway && '--min-runway/--warn-runway', models.length > 0 && '--require-model', budgetGates.length > 0 && '--budget'].filter(Boolean);
+  const needsKey = [maxDaily && '--max-daily-used', warnDaily && '--warn-daily-used', maxSpend && '--max-spend', runway && '--min-runway/--warn-runway', models.length > 0 && '--require-model', budgetGates.length > 0 && '--budget', (minKey || warnKey) && '--min-key-remaining/--warn-key-remaining'].filter(Boolean);
   if (settings.credential?.kind === 'device-token' && needsKey.length > 0) {
     throw new AuthError(`${needsKey.join(', ')} need${needsKey.length === 1 ? 's' : ''} an API key; a device token can check the balance only (--min-balance, --warn-balance). Use \`tally login --with-token\` or TALLY_API_KEY`);
   }
@@ -186,20 +193,27 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const balanceRequest = balanceChecks.length > 0 || runway || budgetGates.length > 0 ? fetchBalance(client) : undefined;
   balanceRequest?.catch(() => undefined);
   // The forecast (its balance and day buckets) serves the runway checks and the budgets' projections alike.
-  const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days, metric: options.metric, utcOffset: options.utcOffset }, balanceRequest) : undefined;
+  const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days, metric: options.metric, utcOffset: options.utcOffset, keyQuota: runway }, balanceRequest) : undefined;
   forecastRequest?.catch(() => undefined);
   const budgetNames = [...new Set(budgetGates.map((g) => g.name))];
   const runChecks = [
     maxRun !== undefined && { name: 'max-run-spend', limit: decimalText(maxRun), unit: mark?.currency ?? 'CNY' },
     warnRun !== undefined && { name: 'warn-run-spend', limit: decimalText(warnRun), unit: mark?.currency ?? 'CNY' },
   ].filter((c): c is { name: string; limit: string; unit: string } => Boolean(c));
-  const [balance, spend, forecast, available, budgets, counters] = await Promise.all([
+  const keyChecks = [
+    minKey && { name: 'min-key-remaining', limit: decimalText(minKey), unit: 'CNY', level: 'fail' as const, value: minKey },
+    warnKey && { name: 'warn-key-remaining', limit: decimalText(warnKey), unit: 'CNY', level: 'warn' as const, value: warnKey },
+  ].filter((c): c is { name: string; limit: string; unit: string; level: 'fail' | 'warn'; value: Decimal } => Boolean(c));
+  // The runway's forecast already asks for the key's quota: one request to the strictly limited token endpoint.
+  const keyQuotaRequest = keyChecks.length > 0 ? (forecastRequest && runway ? forecastRequest.then((f) => f.keyQuota) : fetchKeyQuota(client)) : undefined;
+  const [balance, spend, forecast, available, budgets, counters, keyQuota] = await Promise.all([
     balanceRequest && balanceChecks.length > 0 ? guard(balanceChecks, () => balanceRequest) : undefined,
     maxSpend !== undefined ? guard([{ name: 'max-spend', limit: decimalText(maxSpend), unit: 'CNY' }], () => loadSpend(ctx, options)) : undefined,
     runway ? guard(runwayChecks, () => forecastRequest!) : undefined,
     models.length > 0 ? guard(models.map((m) => ({ name: `require-model:${m}`, limit: m, unit: 'model' as const })), () => fetchModels(client, 'native')) : undefined,
     budgetGates.length > 0 ? guard(budgetGates.map((g) => ({ name: gateName(g), limit: '', unit: 'CNY' })), () => loadBudgets(ctx, budgetNames, forecastRequest)) : undefined,
     runSpendAsked ? guard(runChecks, () => readCounters(ctx)) : undefined,
+    keyQuotaRequest ? guard(keyChecks, () => keyQuotaRequest) : undefined,
   ]);
 
   if (balance) {
@@ -236,6 +250,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       if (limit !== undefined) add({ name, level: run.spend.lte(limit) ? 'pass' : level, actual, limit: decimalText(limit), unit: counters.balance.currency, basis: run.basis, detail });
     }
   }
+  if (keyQuota) for (const c of keyChecks) add(keyQuotaCheck(c, keyQuota));
   if (available) {
     const ids = new Set(available.map((m) => String(m.id)));
     for (const model of models) add({ name: `require-model:${model}`, level: ids.has(model) ? 'pass' : 'fail', actual: ids.has(model) ? 'available' : 'not available to this key', limit: model, unit: 'model' });
@@ -285,31 +300,45 @@ function dailyCheck(name: string, level: Level, balance: Balance, threshold: Thr
   const key = balance.apiKey;
   const limit = decimalText(threshold.value);
   const unit = threshold.kind === 'percent' ? 'percent' : balance.currency;
+  // A condition that cannot apply to this key is a warning that says why, never a budget failure.
   if (!key || key.dailyUsed === undefined) {
-    return { name, level, actual: null, limit, unit, detail: key ? 'the key reports no spend for today' : 'no key-level limit: signed in with a device token' };
+    return { name, level: 'warn', actual: null, limit, unit, detail: key ? 'does not apply: the key reports no spend for today' : 'does not apply: signed in with a device token, no key-level limit' };
   }
   const money = (value: Decimal) => formatAmount(value, 'account', { currency: balance.currency });
   if (threshold.kind === 'amount') return { name, level: key.dailyUsed.lte(threshold.value) ? 'pass' : level, actual: decimalText(key.dailyUsed), limit, unit };
   if (!key.dailyLimit || key.dailyLimit.isZero()) {
-    return { name, level, actual: null, limit, unit, detail: `the key has no daily limit to take a share of (spent ${money(key.dailyUsed)} today)` };
+    return { name, level: 'warn', actual: null, limit, unit, detail: `does not apply: the key has no daily limit to take a share of (spent ${money(key.dailyUsed)} today)` };
   }
-  // The gate compares the exact share; what is shown is the share as every output shows one.
+  // The gate compares the exact share; JSON carries it to the ledger's 8 places, the line as precisely as the limit.
   const share = key.dailyUsed.div(key.dailyLimit).mul(100);
   return {
     name,
     level: share.lte(threshold.value) ? 'pass' : level,
-    actual: formatShare(key.dailyUsed.toFixed(), key.dailyLimit.toFixed()).replace(/%$/, ''),
+    actual: share.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(),
     limit,
     unit,
     detail: `${money(key.dailyUsed)} of the ${money(key.dailyLimit)} daily limit spent today`,
   };
 }
 
+/** The key's own quota against a floor; a key without one (or whose record states no unit) is a warning that says why. */
+function keyQuotaCheck(c: { name: string; limit: string; level: Level; value: Decimal }, figure: KeyQuotaFigure): Omit<CheckResult, 'ok'> {
+  const base = { name: c.name, limit: c.limit, unit: 'CNY' };
+  if (figure.state !== 'quota') return { ...base, level: 'warn', actual: null, detail: `does not apply: ${figure.reason}` };
+  const { quota } = figure;
+  if (quota.currency === undefined) {
+    return { ...base, level: 'warn', actual: null, detail: `does not apply: the token record states no unit (${formatStatedAmount(quota.remaining, undefined)} left), so it cannot be set against yuan` };
+  }
+  const of = quota.granted ? ` of ${formatAmount(quota.granted, 'account', { currency: quota.currency })} granted` : '';
+  return { ...base, unit: quota.currency, level: quota.remaining.gte(c.value) ? 'pass' : c.level, actual: decimalText(quota.remaining), detail: `left of the key's own quota${of}` };
+}
+
 function runwayCheck(name: string, level: Level, loaded: LoadedForecast, days: number): Omit<CheckResult, 'ok'> {
   const runway = loaded.forecast.runwayDays;
   const basis = `at the pace of the last ${loaded.forecast.basis.days} complete days`;
   if (runway === null) return { name, level: 'pass', actual: null, limit: String(days), unit: 'days', detail: `no spend ${basis}: the balance is not being used up` };
-  return { name, level: runway.gte(days) ? 'pass' : level, actual: runway.toFixed(), limit: String(days), unit: 'days', detail: basis };
+  const what = loaded.forecast.runwayBasis === 'key_quota' ? "; the key's own quota runs out first" : '';
+  return { name, level: runway.gte(days) ? 'pass' : level, actual: runway.toFixed(), limit: String(days), unit: 'days', detail: `${basis}${what}` };
 }
 
 async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount: Decimal; detail: string }> {
@@ -342,13 +371,21 @@ interface CheckLine {
 
 /** Each check in words, for the terminal, the annotations and the step summary alike. */
 async function checkLines(checks: CheckResult[], exact: boolean): Promise<CheckLine[]> {
-  const show = (value: string, unit: Unit) =>
-    unit === 'percent' ? `${value}%` : unit === 'days' ? `${formatCount(value)} day${value === '1' ? '' : 's'}` : unit === 'model' ? value : formatAmount(value, 'account', { currency: unit, exact });
+  // An actual is shown at least as precisely as its limit, and more where the two would read the same.
+  const show = (value: string, unit: Unit, places?: number) =>
+    unit === 'percent'
+      ? `${exact || places === undefined ? value : fixedPlaces(value, places)}%`
+      : unit === 'days' ? `${formatCount(value)} day${value === '1' ? '' : 's'}` : unit === 'model' ? value : formatAmount(value, 'account', { currency: unit, exact, decimals: places });
   return checks.map((c) => {
     let text: string;
     if (c.unit === 'model') text = `${c.limit}: ${c.actual ?? 'not checked'}`;
-    else if (c.actual === null) text = `limit ${show(c.limit, c.unit)}: not measured`;
-    else text = `actual ${show(c.actual, c.unit)}, limit ${show(c.limit, c.unit)}`;
+    else if (c.actual === null) text = `limit ${show(c.limit, c.unit, c.unit === 'percent' ? placesBeside(c.limit, c.limit, 0) : undefined)}: not measured`;
+    else if (c.unit === 'days') text = `actual ${show(c.actual, c.unit)}, limit ${show(c.limit, c.unit)}`;
+    else {
+      const places = placesBeside(c.actual, c.limit, c.unit === 'percent' ? 1 : AMOUNT_DECIMALS.account);
+      // A share's limit reads as it was written (50%); an amount's in the column's places, like the actual.
+      text = `actual ${show(c.actual, c.unit, places)}, limit ${c.unit === 'percent' ? `${c.limit}%` : show(c.limit, c.unit, places)}`;
+    }
     if (c.detail) text += ` (${c.detail})`;
     return { label: c.level.toUpperCase(), text };
   });

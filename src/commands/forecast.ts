@@ -13,6 +13,8 @@ import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { groupDigits } from '../output/money.js';
 import { wholeNumber } from './flag-values.js';
+import { type KeyQuota, type KeyQuotaFigure, fetchKeyQuota, keyQuotaJson } from '../figures/key-quota.js';
+import { keyQuotaRows } from '../output/key-quota.js';
 import { type UsageSeries, loadUsageSeries } from './usage-series.js';
 import { describeGrid } from './usage.js';
 
@@ -20,6 +22,8 @@ export interface ForecastOptions {
   days?: string;
   utcOffset?: string;
   metric?: string;
+  /** Whether the key's own quota is asked for (its runway may be the shorter one); budgets do without. */
+  keyQuota?: boolean;
 }
 
 export const DEFAULT_BASIS_DAYS = 7;
@@ -36,6 +40,12 @@ export interface LoadedForecast {
   series: UsageSeries;
   forecast: Forecast;
   metric: string | undefined;
+  keyQuota: KeyQuotaFigure;
+}
+
+/** The key's quota where it can be set against the balance: a quota in the balance's own unit. */
+export function comparableKeyQuota(figure: KeyQuotaFigure, currency: string): KeyQuota | undefined {
+  return figure.state === 'quota' && figure.quota.currency === currency ? figure.quota : undefined;
 }
 
 /** The balance and enough day buckets for the basis and the month so far, then the figures. */
@@ -44,10 +54,12 @@ export async function loadForecast(ctx: Context, options: ForecastOptions, balan
   const client = await ctx.client();
   // Today, the basis days before it, and the whole month so far: one request (split past 92 days).
   const span = Math.max(days + 1, 31);
-  const [balance, series] = await Promise.all([
+  const [balance, series, keyQuota] = await Promise.all([
     balanceRequest ?? fetchBalance(client),
     loadUsageSeries(ctx, { bucket: 'day', since: `${span}d`, utcOffset: options.utcOffset }),
+    options.keyQuota === false ? Promise.resolve<KeyQuotaFigure>({ state: 'none', reason: 'not asked' }) : fetchKeyQuota(client, ctx.options.demo ? undefined : { stateDir: () => ctx.stateDir(), now: ctx.now }),
   ]);
+  if (keyQuota.state === 'unknown') ctx.debug(keyQuota.reason);
   const metric = spendMetric(series, options.metric);
   const spend: DailySpend[] = [];
   if (metric !== undefined) {
@@ -64,8 +76,9 @@ export async function loadForecast(ctx: Context, options: ForecastOptions, balan
     now: Math.floor(ctx.now() / 1000),
     dayOffset: series.dayGrid.offset,
     today: key === null ? undefined : { used: key.dailyUsed, limit: key.dailyLimit },
+    keyRemaining: comparableKeyQuota(keyQuota, balance.currency)?.remaining,
   });
-  return { balance, series, forecast: result, metric };
+  return { balance, series, forecast: result, metric, keyQuota };
 }
 
 /** The money field of the usage buckets: --metric (which must exist), else the one discovered. */
@@ -100,6 +113,8 @@ export function forecastJson(loaded: LoadedForecast) {
     // A whole number in plain digits, however large (never 1e+98).
     runway_days: f.runwayDays === null ? null : new LosslessNumber(f.runwayDays.toFixed()),
     runs_out_on: f.runsOutOn === null ? null : dateText(wallClock(f.runsOutOn, zone)),
+    runway_basis: f.runwayBasis,
+    key_quota: keyQuotaJson(loaded.keyQuota),
     month_to_date: f.monthToDate.toFixed(),
     projected_month_end: ledgerText(f.projectedMonthEnd),
     today: today && {
@@ -131,9 +146,10 @@ export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promis
   const amount = (value: Decimal) => formatAmount(value, 'account', { currency: balance.currency, exact: ctx.options.exact });
   const date = (t: number) => dateText(wallClock(t, zone));
   const runsOut = f.runsOutOn === null ? 'after the year 9999' : `on ${date(f.runsOutOn)}`;
+  const what = f.runwayBasis === 'key_quota' ? "the key's own quota" : 'the balance';
   const rows: [string, string][] = [
     ['Average daily spend', `${amount(f.averageDailySpend)}  (the last ${f.basis.days} complete day${f.basis.days === 1 ? '' : 's'}, ${date(f.basis.start)} to ${date(f.basis.end - 1)}: ${amount(f.basis.spend)})`],
-    ['Runway', f.runwayDays === null ? 'no spend in that time: the balance is not being used up' : `${wholeDays(f.runwayDays)}: the balance runs out ${runsOut} at this pace`],
+    ['Runway', f.runwayDays === null ? `no spend in that time: ${what} is not being used up` : `${wholeDays(f.runwayDays)}: ${what} runs out ${runsOut} at this pace${f.runwayBasis === 'key_quota' ? " (the account's pace, the most the key can spend)" : ''}`],
     ['This month', `${amount(f.monthToDate)} so far; ${amount(f.projectedMonthEnd)} projected by the month's end`],
   ];
   const today = f.today;
@@ -161,7 +177,7 @@ async function renderForecast(loaded: LoadedForecast, ctx: Context): Promise<str
     import('../output/wrap.js'),
   ]);
   const style = await styleFor(ctx);
-  const rows: [string, string][] = [['Balance', formatAmount(loaded.balance.balance, 'account', { currency: loaded.balance.currency, exact: ctx.options.exact })], ...(await forecastRows(loaded, ctx))];
+  const rows: [string, string][] = [['Balance', formatAmount(loaded.balance.balance, 'account', { currency: loaded.balance.currency, exact: ctx.options.exact })], ...keyQuotaRows(loaded.keyQuota, ctx.options.exact), ...(await forecastRows(loaded, ctx))];
   const note = `${describeGrid(loaded.series)}; spend from usage field "${loaded.metric ?? 'none (no usage in 92 days)'}"`;
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }

@@ -54,7 +54,8 @@ function families(all: Figures[]): Family[] {
   const used = family('tally_key_daily_cost_used', "The key's spend today, as the gateway counts it.");
   const limit = family('tally_key_daily_cost_limit', "The key's daily spend limit.");
   const today = family('tally_spend_today', "Spend today on the gateway's day grid (usage, the money metric).");
-  const runway = family('tally_runway_days', 'Whole days the balance lasts at the pace of the last 7 complete days (absent when nothing was spent).');
+  const runway = family('tally_runway_seconds', "How long the balance (or the key's own quota, when it runs out first) lasts at the pace of the last 7 complete days, in whole days as seconds (absent when nothing was spent).");
+  const keyRemaining = family('tally_key_remaining', "What the key's own total quota leaves (keys with a quota whose record states its currency).");
   const budgetSpent = family('tally_budget_spent', "A budget's spend in its current period.");
   const budgetAmount = family('tally_budget_amount', "A budget's amount for each period.");
   for (const f of all) {
@@ -72,14 +73,16 @@ function families(all: Figures[]): Family[] {
     const at = series.slots.indexOf(todayStart);
     const spend = at >= 0 && metric ? series.buckets[at]![metric] : undefined;
     today.samples.push({ labels, value: isDecimalString(spend) ? spend : '0' });
-    if (forecast.runwayDays !== null) runway.samples.push({ labels: { profile: f.profile }, value: forecast.runwayDays.toFixed() });
+    if (forecast.runwayDays !== null) runway.samples.push({ labels: { profile: f.profile }, value: forecast.runwayDays.mul(86_400).toFixed() });
+    const quota = f.loaded.keyQuota.state === 'quota' ? f.loaded.keyQuota.quota : undefined;
+    if (quota?.currency) keyRemaining.samples.push({ labels: { profile: f.profile, currency: quota.currency }, value: quota.remaining.toFixed() });
     for (const budget of f.budgets?.budgets ?? []) {
       const budgetLabels = { ...labels, budget: budget.name };
       budgetSpent.samples.push({ labels: budgetLabels, value: budget.standing.spent.toDecimalPlaces(8).toFixed() });
       budgetAmount.samples.push({ labels: budgetLabels, value: budget.standing.amount.toFixed() });
     }
   }
-  return [up, balance, lifetime, used, limit, today, runway, budgetSpent, budgetAmount];
+  return [up, balance, lifetime, used, limit, today, runway, keyRemaining, budgetSpent, budgetAmount];
 }
 
 /** The exposition now: this run's profile, or every profile of the fleet. */

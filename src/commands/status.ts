@@ -11,6 +11,7 @@ import { Decimal } from '../domain/money.js';
 import { resolveWindow } from '../domain/window.js';
 import { fixedZone } from '../domain/zone.js';
 import { type LoadedForecast, forecastJson, forecastRows, loadForecast } from './forecast.js';
+import { keyQuotaRows } from '../output/key-quota.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages } from './records-view.js';
 import type { Scope } from '../domain/records.js';
 import { type UsageSeries, totalsOf } from './usage-series.js';
@@ -138,6 +139,7 @@ async function renderStatus(data: StatusData, ctx: Context): Promise<string> {
     const share = key.dailyUsed.div(key.dailyLimit).toNumber();
     rows.push(['Today', drawn(`${amount(key.dailyUsed)} of ${amount(key.dailyLimit)}  ${bar(share, 20, style)}  ${formatPercent(key.dailyUsed, key.dailyLimit)}`)]);
   } else if (key.dailyUsed !== undefined) rows.push(['Today', `${amount(key.dailyUsed)} (the key has no daily limit)`]);
+  rows.push(...keyQuotaRows(data.loaded.keyQuota, ctx.options.exact));
   const money = data.loaded.metric;
   const week = data.week;
   if (money) {

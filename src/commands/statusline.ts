@@ -106,7 +106,8 @@ async function fetchFigures(ctx: Context): Promise<Fetched> {
   const [settings, client] = await Promise.all([ctx.settings(), ctx.client()]);
   // A device token sees the balance only: the other placeholders show —.
   const deviceToken = settings.credential?.kind === 'device-token';
-  const loaded = deviceToken ? { balance: await fetchBalance(client), forecast: { runwayDays: null } } : await loadForecast(ctx, {});
+  const loaded = deviceToken ? { balance: await fetchBalance(client), forecast: { runwayDays: null }, keyQuota: undefined } : await loadForecast(ctx, {});
+  const quota = loaded.keyQuota?.state === 'quota' ? loaded.keyQuota.quota : undefined;
   const key = loaded.balance.apiKey;
   // The credential the requests carried (a device token may have been renewed on the way).
   const who = { profile: settings.profile, baseUrl: client.baseUrl, secret: client.credential?.secret ?? '' };
@@ -122,6 +123,8 @@ async function fetchFigures(ctx: Context): Promise<Fetched> {
       today: key?.dailyUsed?.toFixed() ?? null,
       limit: key?.dailyLimit?.toFixed() ?? null,
       runway_days: loaded.forecast.runwayDays === null ? null : String(loaded.forecast.runwayDays),
+      key_left: quota ? quota.remaining.toFixed() : null,
+      key_unit: quota?.currency ?? null,
     },
   };
 }

@@ -1,6 +1,7 @@
 // Forecast and runway, in exact decimal arithmetic:
 // - average daily spend = spend of the last N complete days (the day grid's) / N;
-// - runway = balance / average, whole days rounded down; it runs out on the date (day grid)
+// - runway = what is left / average, whole days rounded down, where what is left is the balance or
+//   the key's own quota, whichever is less (the key's calls are part of the account's pace); it runs out on the date (day grid)
 //   of now + balance / average days; both null when nothing was spent; the date is null too
 //   when it falls after 9999-12-31 (no ISO date can name it; the runway still says how long);
 // - month to date = spend since the 1st 00:00 of this month, today included; projected month end
@@ -31,6 +32,12 @@ export interface ForecastInput {
   dayOffset: number;
   /** The key's spend today and its daily limit; undefined for a device token (no key). */
   today: { used: Decimal | undefined; limit: Decimal | undefined } | undefined;
+  /**
+   * What the key's own total quota leaves, in the balance's unit, when it has one. It is spent
+   * at most at the account's pace (the key's calls are part of the account's), so the runway is
+   * that of whichever runs out first.
+   */
+  keyRemaining?: Decimal;
 }
 
 export interface Forecast {
@@ -40,6 +47,8 @@ export interface Forecast {
   runwayDays: Decimal | null;
   /** The day (its start on the grid) the balance runs out, or null (nothing spent, or after the year 9999). */
   runsOutOn: number | null;
+  /** What runs out first at this pace: the balance, or the key's own quota. */
+  runwayBasis: 'balance' | 'key_quota';
   monthToDate: Decimal;
   projectedMonthEnd: Decimal;
   today: { used: Decimal | null; limit: Decimal | null; projected: Decimal | null; limitReachedAt: number | null } | null;
@@ -62,8 +71,10 @@ export function forecast(input: ForecastInput): Forecast {
   const average = input.basisDays > 0 ? basisSpend.div(input.basisDays) : ZERO;
   let runwayDays: Decimal | null = null;
   let runsOutOn: number | null = null;
+  const keyFirst = input.keyRemaining !== undefined && input.keyRemaining.lt(input.balance);
+  const remaining = keyFirst ? input.keyRemaining! : input.balance;
   if (average.gt(0)) {
-    const lasts = Decimal.max(input.balance, 0).div(average);
+    const lasts = Decimal.max(remaining, 0).div(average);
     runwayDays = lasts.floor();
     // Where the balance ends: now plus that many days, as a day of the grid, while a date can name it.
     const end = lasts.mul(DAY).floor().plus(now);
@@ -76,6 +87,7 @@ export function forecast(input: ForecastInput): Forecast {
     averageDailySpend: average,
     runwayDays,
     runsOutOn,
+    runwayBasis: keyFirst ? 'key_quota' : 'balance',
     monthToDate,
     projectedMonthEnd,
     today: input.today ? todayForecast(input.today, now, todayStart) : null,

@@ -5,7 +5,8 @@
 // and a gateway without it (404) simply has no key quota to show.
 import type { HttpClient } from '../api/http.js';
 import { type TokenRecord, fetchTokenRecord } from '../api/billing.js';
-import { type Decimal, decimalText } from '../domain/money.js';
+import { Decimal, decimalText } from '../domain/money.js';
+import type { CachedQuota } from '../settings/quota-cache.js';
 import { TallyError } from '../errors.js';
 
 export interface KeyQuota {
@@ -32,9 +33,31 @@ export function keyQuotaFromRecord(record: TokenRecord): KeyQuotaFigure {
   return { state: 'quota', quota: { remaining: record.available, granted: record.granted, used: record.used, currency: record.currency } };
 }
 
-/** The key's quota, asked of the gateway once; never throws for the gateway's sake (Ctrl-C still ends the run). */
-export async function fetchKeyQuota(client: HttpClient): Promise<KeyQuotaFigure> {
-  if (client.credential?.kind !== 'api-key') return { state: 'none', reason: 'signed in with a device token (no key)' };
+/** Where a reading is remembered for a few minutes (the token endpoint's strict limit); none: always ask. */
+export interface QuotaMemory {
+  stateDir: () => Promise<string>;
+  now: () => number;
+}
+
+/**
+ * The key's quota: remembered for a few minutes per gateway and key, else asked of the gateway
+ * once. Never throws for the gateway's sake (Ctrl-C still ends the run).
+ */
+export async function fetchKeyQuota(client: HttpClient, memory?: QuotaMemory): Promise<KeyQuotaFigure> {
+  const credential = client.credential;
+  if (credential?.kind !== 'api-key') return { state: 'none', reason: 'signed in with a device token (no key)' };
+  const cache = memory && (await import('../settings/quota-cache.js'));
+  const stateDir = memory ? await memory.stateDir().catch(() => undefined) : undefined;
+  if (cache && stateDir && memory) {
+    const kept = cache.readCachedQuota(stateDir, client.baseUrl, credential.secret, memory.now());
+    if (kept) return fromCached(kept);
+  }
+  const figure = await askKeyQuota(client);
+  if (cache && stateDir && memory) cache.rememberQuota(stateDir, client.baseUrl, credential.secret, toCached(figure), memory.now());
+  return figure;
+}
+
+async function askKeyQuota(client: HttpClient): Promise<KeyQuotaFigure> {
   try {
     return keyQuotaFromRecord(await fetchTokenRecord(client));
   } catch (error) {
@@ -42,6 +65,18 @@ export async function fetchKeyQuota(client: HttpClient): Promise<KeyQuotaFigure>
     if (error.status === 404) return { state: 'none', reason: 'the gateway has no token endpoint' };
     return { state: 'unknown', reason: `the key's quota could not be read: ${error.message}` };
   }
+}
+
+function toCached(figure: KeyQuotaFigure): CachedQuota {
+  if (figure.state !== 'quota') return figure;
+  const { quota } = figure;
+  return { state: 'quota', remaining: decimalText(quota.remaining), granted: quota.granted ? decimalText(quota.granted) : null, used: quota.used ? decimalText(quota.used) : null, currency: quota.currency ?? null };
+}
+
+function fromCached(kept: CachedQuota): KeyQuotaFigure {
+  if (kept.state !== 'quota') return kept;
+  const money = (text: string | null) => (text === null ? undefined : new Decimal(text));
+  return { state: 'quota', quota: { remaining: new Decimal(kept.remaining), granted: money(kept.granted), used: money(kept.used), currency: kept.currency ?? undefined } };
 }
 
 /** The quota in a JSON document: decimal strings, the unit stated or null. */

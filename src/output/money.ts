@@ -28,6 +28,8 @@ export interface AmountOptions {
   exact?: boolean;
   /** The currency code the amount is in (default CNY, shown as ¥); another is shown as a code after the amount, never as `$`. */
   currency?: string;
+  /** Decimal places instead of the kind's (a check line shows an actual as precisely as its limit). */
+  decimals?: number;
 }
 
 /** An amount for people, e.g. `¥5,770.95`, `<¥0.01`, `-¥12.30`, or `12.30 USD`. */
@@ -41,7 +43,7 @@ export function formatAmount(amount: Decimal | string, kind: AmountKind, options
     const sent = typeof amount === 'string' ? text : sentText(amount);
     return withSymbol(sent ?? roundHalfUp(text, LEDGER_DECIMALS), symbol) + suffix;
   }
-  const decimals = AMOUNT_DECIMALS[kind];
+  const decimals = options.decimals ?? AMOUNT_DECIMALS[kind];
   const rounded = padDecimals(roundHalfUp(text, decimals), decimals);
   if (isZeroText(rounded) && !isZeroText(text)) {
     return `${text.startsWith('-') ? '-' : ''}<${symbol}0.${'0'.repeat(decimals - 1)}1${suffix}`;
@@ -165,4 +167,29 @@ function isZeroText(text: string): boolean {
 export function formatStatedAmount(amount: Decimal | string, unit: string | undefined, options: { exact?: boolean } = {}): string {
   if (unit !== undefined) return formatAmount(amount, 'account', { currency: unit, exact: options.exact });
   return `${formatAmount(amount, 'account', { currency: 'units', exact: options.exact })} (unit not stated)`;
+}
+
+/**
+ * Decimal places that show an actual beside its limit honestly: at least the column's, at least
+ * the limit's own, and more (up to the ledger's 8) while two different values would read the
+ * same, so a failure never reads like a pass (`actual 2.7%, limit 2.73%`, `¥1.37` beside `¥1.37`).
+ */
+export function placesBeside(actual: string, limit: string, base: number): number {
+  const exactly = (a: string, b: string) => plainDecimal(a) !== undefined && plainDecimal(b) !== undefined && sameValue(a, b);
+  let places = Math.max(base, decimalPlaces(plainDecimal(limit) ?? limit));
+  while (places < LEDGER_DECIMALS && !exactly(actual, limit) && padDecimals(roundHalfUp(plainDecimal(actual)!, places), places) === padDecimals(roundHalfUp(plainDecimal(limit)!, places), places)) places++;
+  return Math.min(places, Math.max(LEDGER_DECIMALS, base));
+}
+
+function sameValue(a: string, b: string): boolean {
+  const strip = (t: string) => {
+    const [int = '0', fraction = ''] = t.replace(/^-/, '').split('.');
+    return `${t.startsWith('-') ? '-' : ''}${int.replace(/^0+(?=\d)/, '')}.${fraction.replace(/0+$/, '')}`;
+  };
+  return strip(a) === strip(b);
+}
+
+/** Decimal text rounded half up to exactly `places` places (`2.7272` → `2.73`, `5` → `5.00`). */
+export function fixedPlaces(text: string, places: number): string {
+  return padDecimals(roundHalfUp(plainDecimal(text) ?? text, places), places);
 }

@@ -22,6 +22,9 @@ export interface StatuslineFigures {
   limit: string | null;
   /** Whole days as digits (a runway can exceed what a JSON number holds exactly). */
   runway_days: string | null;
+  /** What the key's own quota leaves (absent or null: no quota), in `key_unit` (null: not stated). */
+  key_left?: string | null;
+  key_unit?: string | null;
 }
 
 /** The gateway and credential a statusline is for: its cache is theirs alone. */
@@ -66,11 +69,13 @@ export function readFigures(stateDir: string, who: StatuslineIdentity): Statusli
     decimal(f.balance) &&
     (f.today === null || decimal(f.today)) &&
     (f.limit === null || decimal(f.limit)) &&
-    (f.runway_days === null || (typeof f.runway_days === 'string' && /^\d{1,400}$/.test(f.runway_days)));
+    (f.runway_days === null || (typeof f.runway_days === 'string' && /^\d{1,400}$/.test(f.runway_days))) &&
+    (f.key_left === undefined || f.key_left === null || decimal(f.key_left)) &&
+    (f.key_unit === undefined || f.key_unit === null || (typeof f.key_unit === 'string' && /^[A-Z]{3}$/.test(f.key_unit)));
   return ok ? (f as unknown as StatuslineFigures) : undefined;
 }
 
-/** The line for a template: {balance} {today} {limit} {percent} {runway} {profile}; unknown placeholders stay as written. */
+/** The line for a template: {balance} {today} {limit} {percent} {runway} {profile} {key_left}; unknown placeholders stay as written. */
 export function formatStatusline(figures: StatuslineFigures, template: string, stale: boolean): string {
   const amount = (value: string | null) => (value === null ? '—' : formatAmount(value, 'account', { currency: figures.currency }));
   const values = new Map<string, string>([
@@ -80,6 +85,8 @@ export function formatStatusline(figures: StatuslineFigures, template: string, s
     ['percent', figures.today !== null && figures.limit !== null ? formatShare(figures.today, figures.limit) : '—'],
     ['runway', figures.runway_days === null ? '—' : `${figures.runway_days}d`],
     ['profile', figures.profile],
+    // In the unit the token record states; a bare number followed by "units" where it states none.
+    ['key_left', figures.key_left == null ? '—' : figures.key_unit ? formatAmount(figures.key_left, 'account', { currency: figures.key_unit }) : `${formatAmount(figures.key_left, 'account', { currency: 'units' })}`],
   ]);
   // A Map, not an object: `{constructor}` or `{__proto__}` is an unknown placeholder, not JavaScript's.
   const line = template.replace(/\{(\w+)\}/g, (whole, name: string) => values.get(name) ?? whole);

@@ -178,17 +178,32 @@ describe('tally check', () => {
         { name: 'min-balance', ok: false, level: 'fail', actual: '150.00000000', limit: '200', unit: 'CNY' },
         { name: 'warn-balance', ok: true, level: 'warn', actual: '150.00000000', limit: '500', unit: 'CNY' },
         { name: 'max-daily-used', ok: false, level: 'fail', actual: '5.00000000', limit: '4.99', unit: 'CNY' },
-        { name: 'warn-daily-used', ok: true, level: 'warn', actual: '25.0', limit: '20', unit: 'percent', detail: '¥5.00 of the ¥20.00 daily limit spent today' },
+        { name: 'warn-daily-used', ok: true, level: 'warn', actual: '25', limit: '20', unit: 'percent', detail: '¥5.00 of the ¥20.00 daily limit spent today' },
         { name: 'require-model:o3', ok: false, level: 'fail', actual: 'not available to this key', limit: 'o3', unit: 'model' },
       ],
     });
     expect(JSON.parse(result.stderr)).toEqual({ error: { kind: 'check', message: '3 of 5 checks failed' } });
   });
 
-  it('reports a share of a key without a daily limit as not measured, never as 0%', async () => {
+  it('reports a share of a key without a daily limit as not measured, never as 0%, and as a warning: it cannot apply, so it never fails a build', async () => {
     const result = await runCommand(['check', '--json', '--max-daily-used', '80%'], { transport: checkGateway(balanceBody('5.00000000', null)).transport, env });
-    expect(result.code).toBe(5);
-    expect(JSON.parse(result.stdout).checks[0]).toEqual({ name: 'max-daily-used', ok: false, level: 'fail', actual: null, limit: '80', unit: 'percent', detail: 'the key has no daily limit to take a share of (spent ¥5.00 today)' });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).checks[0]).toEqual({ name: 'max-daily-used', ok: true, level: 'warn', actual: null, limit: '80', unit: 'percent', detail: 'does not apply: the key has no daily limit to take a share of (spent ¥5.00 today)' });
+  });
+
+  it('shows an actual at least as precisely as its limit, and more where they would read the same; JSON carries the exact share', async () => {
+    // 15.04/550 = 2.73454...%: against 2.73% it fails, and must not read "2.7%" (or "2.73%") beside "2.73%".
+    const share = await runCommand(['check', '--max-daily-used', '2.73%'], { transport: checkGateway(balanceBody('15.04000000', '550.00000000')).transport, env });
+    expect(share.code).toBe(5);
+    expect(share.stdout).toBe('FAIL  max-daily-used  actual 2.735%, limit 2.73% (¥15.04 of the ¥550.00 daily limit spent today)\n');
+    const json = await runCommand(['check', '--json', '--max-daily-used', '2.73%'], { transport: checkGateway(balanceBody('15.04000000', '550.00000000')).transport, env });
+    expect(JSON.parse(json.stdout).checks[0].actual).toBe('2.73454545');
+    // ¥1.374 against ¥1.37: two different amounts never read the same on a failure.
+    const amount = await runCommand(['check', '--max-daily-used', '1.37'], { transport: checkGateway(balanceBody('1.37400000')).transport, env });
+    expect(amount.code).toBe(5);
+    expect(amount.stdout).toBe('FAIL  max-daily-used  actual ¥1.374, limit ¥1.370\n');
+    const limitPlaces = await runCommand(['check', '--min-balance', '150.125'], { transport: checkGateway().transport, env });
+    expect(limitPlaces.stdout).toBe('FAIL  min-balance  actual ¥150.000, limit ¥150.125\n');
   });
 
   it('exits 0 with only warnings', async () => {

@@ -112,7 +112,7 @@ describe('tally notify', () => {
     const slack = received.find((r) => r.path === '/slack/XYZ')!;
     expect(Object.keys(JSON.parse(slack.body))).toEqual(['text']);
     // The limit shows as <¥0.01: Slack reads < as markup, so it arrives escaped.
-    expect(JSON.parse(slack.body).text).toMatch(/^tally \(default\): FAIL max-daily-used: actual ¥[\d.,]+, limit &lt;¥0\.01$/);
+    expect(JSON.parse(slack.body).text).toMatch(/^tally \(default\): FAIL max-daily-used: actual ¥[\d.,]+, limit ¥0\.0001$/);
     const ntfy = received.find((r) => r.path === '/ntfy/topic')!;
     expect(ntfy.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect([ntfy.headers.title, ntfy.headers.priority, ntfy.headers.tags]).toEqual(['tally fail: max-daily-used (default)', 'high', 'rotating_light']);

@@ -28,7 +28,10 @@ describe('tally forecast', () => {
     const result = await tally(['forecast', '--json']);
     expect(result.code).toBe(0);
     const out = JSON.parse(result.stdout);
-    expect(Object.keys(out)).toEqual(['currency', 'balance', 'basis', 'average_daily_spend', 'runway_days', 'runs_out_on', 'month_to_date', 'projected_month_end', 'today']);
+    expect(Object.keys(out)).toEqual(['currency', 'balance', 'basis', 'average_daily_spend', 'runway_days', 'runs_out_on', 'runway_basis', 'key_quota', 'month_to_date', 'projected_month_end', 'today']);
+    // The demo key has no quota of its own: the balance is what runs out.
+    expect(out.runway_basis).toBe('balance');
+    expect(out.key_quota).toBeNull();
     expect(Object.keys(out.basis)).toEqual(['days', 'start', 'end', 'start_iso', 'end_iso', 'spend']);
     expect(out.basis.days).toBe(7);
     expect(out.basis.end - out.basis.start).toBe(7 * 86400);
@@ -63,12 +66,14 @@ describe('tally check --min-runway', () => {
 });
 
 describe('tally status', () => {
-  it('answers in three requests issued together, and prints the status document', async () => {
+  it('answers in four requests issued together (the key\'s quota beside the three), and prints the status document', async () => {
     const before = sandbox.requests.length;
     const result = await tally(['status', '--json']);
     expect(result.code).toBe(0);
     const paths = sandbox.requests.slice(before).map((r) => r.path).sort();
-    expect(paths).toEqual(['/v1/open/balance', '/v1/open/usage', '/v1/open/usage/models']);
+    expect(paths.filter((p) => p !== '/api/usage/token/')).toEqual(['/v1/open/balance', '/v1/open/usage', '/v1/open/usage/models']);
+    // The quota is remembered for a few minutes (the token endpoint's strict limit): asked at most once.
+    expect(paths.filter((p) => p === '/api/usage/token/').length).toBeLessThanOrEqual(1);
     const out = JSON.parse(result.stdout);
     expect(Object.keys(out)).toEqual(['balance', 'usage', 'top_models', 'forecast']);
     expect(out.balance.currency).toBe('CNY');

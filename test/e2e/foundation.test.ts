@@ -101,6 +101,8 @@ describe('tally (built binary) against the sandbox', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Key +ci-runner \(sbx-sk-ltd4…\)$/m);
     expect(result.stdout).toMatch(/^Daily limit +¥5\.00$/m);
+    // This key carries a total quota of its own: what it leaves is shown beside its daily limit.
+    expect(result.stdout).toMatch(/^Key's quota left +¥[\d,]+\.\d{2} of ¥200\.00 granted$/m);
     expect(readdirSync(fresh.path)).toEqual([]);
     fresh.remove();
   });
