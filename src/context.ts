@@ -129,17 +129,23 @@ export class Context {
   /**
    * A new context for the same run: the same environment, secrets, interrupt and transport, with
    * some options changed (another profile, JSON) and, when given, its own streams. Its deadline
-   * starts afresh (a refresh of a long-running command), unless shareDeadline is called.
+   * starts afresh (a refresh of a long-running command), unless endBefore is called.
    */
   child(overrides: Partial<GlobalOptions>, io?: IO): Context {
     return new Context({ ...this.#init, secrets: this.secrets, interrupt: this.interrupt, io: io ?? this.io, options: { ...this.options, ...overrides } });
   }
 
-  /** One --timeout for a fleet run: this context ends when `parent`'s deadline does (and on its Ctrl-C). */
-  shareDeadline(parent: Context): void {
+  /**
+   * A fleet's profile: it ends `marginMs` before `parent`'s deadline (and on its Ctrl-C), so a
+   * profile that hangs fails in its own row while the fleet still has time to show every row.
+   */
+  endBefore(parent: Context, marginMs: number): void {
     clearTimeout(this.#deadlineTimer);
-    this.deadline = parent.deadline;
-    this.signal = parent.signal;
+    this.deadline = parent.deadline - marginMs;
+    const own = new AbortController();
+    this.#deadlineTimer = setTimeout(() => own.abort(new Error('deadline')), Math.max(0, this.deadline - this.now()));
+    this.#deadlineTimer.unref();
+    this.signal = AbortSignal.any([own.signal, parent.signal]);
     this.#clients.clear();
   }
 
@@ -163,6 +169,20 @@ export class Context {
   useDemo(): void {
     if (this.#settings) throw new Error('useDemo() must come before settings are resolved');
     this.options.demo = true;
+  }
+
+  /**
+   * --fail-open after the deadline: the run goes on to report what it skipped, within `graceMs`
+   * more (Ctrl-C still ends it). Only results already measured are written: nothing is asked again.
+   */
+  graceAfterDeadline(graceMs = 1000): void {
+    if (this.interrupt.aborted) return;
+    clearTimeout(this.#deadlineTimer);
+    this.deadline = this.now() + graceMs;
+    const grace = new AbortController();
+    this.#deadlineTimer = setTimeout(() => grace.abort(new Error('deadline')), graceMs);
+    this.#deadlineTimer.unref();
+    this.signal = AbortSignal.any([grace.signal, this.interrupt]);
   }
 
   /** The error that says why the command was stopped (Ctrl-C or --timeout). */

@@ -20,6 +20,8 @@ const AT_ONCE = 4;
 export interface ProfileOutcome {
   profile: string;
   ok: boolean;
+  /** Which account the profile's key spends from (same origin, currency, balance and lifetime spend), when known. */
+  account?: string;
   result?: unknown;
   /** The statusline's line (it has no JSON). */
   line?: string;
@@ -86,7 +88,7 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
     json: () => ({
       profiles: outcomes.map((o) =>
         o.skipped ? { profile: o.profile, ok: false, skipped: o.skipped, error: { kind: 'skipped', message: `skipped: ${o.skipped}` } }
-        : o.ok ? { profile: o.profile, ok: true, result: statusline ? o.line : o.result }
+        : o.ok ? { profile: o.profile, ok: true, ...(o.account ? { account: o.account } : {}), result: statusline ? o.line : o.result }
         : { profile: o.profile, ok: false, error: o.error },
       ),
     }),
@@ -96,6 +98,11 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
   if (entry.name === 'check' && outcomes.some((o) => o.exitCode === 5)) throw new CheckFailed('a condition failed in at least one profile');
   const failed = outcomes.find((o) => !o.ok && !o.skipped && o.exitCode !== 0);
   if (failed) throw new FleetFailed(`profile "${failed.profile}" failed: ${failed.error?.message ?? ''}`, failed.exitCode);
+}
+
+/** What a fleet keeps of its --timeout for showing the rows: a tenth, between 0.1 s and 1 s. */
+export function fleetMargin(parent: Context): number {
+  return Math.min(1000, Math.max(100, parent.options.timeout * 100));
 }
 
 /** The exit code of the first failed profile, carried out of the fleet. */
@@ -112,21 +119,57 @@ class FleetFailed extends TallyError {
 async function runOne(module: CommandModule, command: Command, parent: Context, profile: string, statusline: boolean): Promise<ProfileOutcome> {
   const io = createTestIO({ stdoutIsTTY: false, stderrIsTTY: false, width: parent.io.width });
   const ctx = parent.child({ profile, allProfiles: false, profiles: undefined, json: !statusline, jq: undefined, csv: false }, io);
-  // One --timeout for the whole run: every profile ends when the fleet's deadline does.
-  ctx.shareDeadline(parent);
+  // One --timeout for the whole run: every profile ends a little before the fleet's deadline, so a
+  // profile that hangs fails in its own row and the others are still shown.
+  ctx.endBefore(parent, fleetMargin(parent));
+  // The balance record names the account; commands whose result does not hold it ask for it beside their run.
+  const balanceAside = statusline || BALANCE_IN_RESULT[command.name()] ? undefined : accountBalance(ctx);
   try {
     await module.run(command.opts(), ctx, command.args, (name) => command.getOptionValueSource(name) === 'cli');
     if (statusline) return { profile, ok: true, line: io.stdout.trim(), exitCode: 0 };
-    return { profile, ok: true, result: JSON.parse(io.stdout), exitCode: 0 };
+    const result = JSON.parse(io.stdout) as unknown;
+    return { profile, ok: true, result, exitCode: 0, account: await accountOf(ctx, result, command.name(), balanceAside) };
   } catch (error) {
     if (error instanceof TallyError && error.kind === 'interrupted') throw error;
     // A failed check still printed its document: the profile's result is there, with exit 5.
-    if (error instanceof CheckFailed && io.stdout.trim()) return { profile, ok: true, result: JSON.parse(io.stdout), exitCode: 5 };
+    if (error instanceof CheckFailed && io.stdout.trim()) {
+      const result = JSON.parse(io.stdout) as unknown;
+      return { profile, ok: true, result, exitCode: 5, account: await accountOf(ctx, result, command.name(), balanceAside) };
+    }
     const text = errorText(error, parent.secrets);
     return { profile, ok: false, error: { kind: text.kind, message: text.message, ...(text.status !== undefined ? { status: text.status } : {}) }, exitCode: error instanceof TallyError ? error.exitCode : 1 };
   } finally {
+    // What the profile's run said on stderr (a --fail-open skip, a warning) is said for it, never lost.
+    for (const line of io.stderr.split('\n').filter((l) => l.trim() && !l.startsWith('{"error"'))) parent.io.err(`${profile}: ${line}\n`);
     await ctx.dispose();
   }
+}
+
+/** Where a command's own JSON holds the balance record: the account can be named from it. */
+const BALANCE_IN_RESULT: Record<string, (result: unknown) => unknown> = {
+  balance: (r) => r,
+  status: (r) => at(r, 'balance'),
+};
+
+async function accountBalance(ctx: Context): Promise<unknown> {
+  try {
+    const { fetchBalance } = await import('./api/balance.js');
+    return (await fetchBalance(await ctx.client())).raw;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An account's id: a hash of the origin and of what every key of the account reads alike (currency, balance, lifetime spend). */
+async function accountOf(ctx: Context, result: unknown, command: string, aside: Promise<unknown> | undefined): Promise<string | undefined> {
+  const record = BALANCE_IN_RESULT[command]?.(result) ?? (await aside);
+  const currency = text(at(record, 'currency'));
+  const balance = text(at(record, 'balance'));
+  const lifetime = text(at(record, 'lifetime_spend'));
+  if (!currency || !isDecimalString(balance) || !isDecimalString(lifetime)) return undefined;
+  const [{ accountId }, settings] = await Promise.all([import('./settings/cache-key.js'), ctx.settings()]);
+  const origin = settings.baseUrl?.origin ?? '';
+  return accountId(origin, currency, balance, lifetime);
 }
 
 /** The figures that matter for each command, one row per profile. */
@@ -154,16 +197,26 @@ async function renderFleet(command: string, outcomes: ProfileOutcome[], ctx: Con
   const ok = outcomes.filter((o) => o.ok);
   if (command !== 'statusline' && ok.length > 1 && currencies.size === 1 && summed.some(Boolean)) {
     const currency = [...currencies][0]!;
+    // Account-level figures count each account once (its first profile); per-key figures every key.
+    const firstOfAccount = ok.filter((o, i) => o.account === undefined || ok.findIndex((p) => p.account === o.account) === i);
     footer = ['total', ...columns.map((c, i) => {
       if (!summed[i]) return '';
-      const values = ok.map((o) => c.value(o.result)).filter((v): v is string => v !== undefined);
+      const values = (c.scope === 'key' ? ok : firstOfAccount).map((o) => c.value(o.result)).filter((v): v is string => v !== undefined);
       return money(values.reduce((a, b) => a.plus(b), new Decimal(0)).toFixed(), currency);
     })];
   }
   const headers = command === 'statusline' ? [{ header: 'profile' }, { header: 'statusline' }] : [{ header: 'profile' }, ...columns.map((c) => ({ header: c.header, align: c.amount ? ('decimal' as const) : ('left' as const), dropOrder: c.drop }))];
   const table = await renderTable({ columns: headers, rows, footer }, style);
-  const note = currencies.size > 1 ? 'no total: the profiles state different currencies' : `${plural(outcomes.length, 'profile')} · ${outcomes.filter((o) => o.ok).length} answered`;
+  const counted = currencies.size > 1 ? 'no total: the profiles state different currencies' : `${plural(outcomes.length, 'profile')} · ${outcomes.filter((o) => o.ok).length} answered`;
+  const note = [counted, ...sharedAccounts(outcomes)].join(' · ');
   return `${table}${style.paint.dim(await fitLines(note, style.width))}\n`;
+}
+
+/** "main and ltd share an account": every group of profiles whose keys spend from one account (each is counted once in totals). */
+function sharedAccounts(outcomes: ProfileOutcome[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const o of outcomes) if (o.ok && o.account) groups.set(o.account, [...(groups.get(o.account) ?? []), o.profile]);
+  return [...groups.values()].filter((g) => g.length > 1).map((g) => `${g.slice(0, -1).join(', ')} and ${g.at(-1)} share an account (counted once)`);
 }
 
 interface FleetColumn {
@@ -172,6 +225,8 @@ interface FleetColumn {
   amount?: boolean;
   /** An amount that adds up to nothing meaningful across profiles (a limit, a percentage). */
   total?: false;
+  /** `key`: a per-key figure, summed over every profile; otherwise the account's, counted once per account. */
+  scope?: 'key';
   drop?: number;
 }
 
@@ -180,6 +235,11 @@ const text = (value: unknown) => (typeof value === 'string' ? value : typeof val
 
 function currencyOf(result: unknown): string {
   return text(at(result, 'currency')) ?? text(at(result, 'balance', 'currency')) ?? text(at(result, 'budgets', '0', 'currency')) ?? 'CNY';
+}
+
+function notMeasured(result: unknown): boolean {
+  const checks = (at(result, 'checks') as { actual: unknown; detail?: unknown }[] | undefined) ?? [];
+  return checks.some((c) => c.actual === null && typeof c.detail === 'string' && c.detail.startsWith('skipped'));
 }
 
 /** The money field of a usage document's totals: the decimal strings (the spec's money metric). */
@@ -194,7 +254,7 @@ const FLEET_COLUMNS: Record<string, FleetColumn[]> = {
   balance: [
     { header: 'balance', value: (r) => text(at(r, 'balance')), amount: true },
     { header: 'lifetime spend', value: (r) => text(at(r, 'lifetime_spend')), amount: true, drop: 2 },
-    { header: 'today', value: (r) => text(at(r, 'api_key', 'daily_cost_used')), amount: true, drop: 1 },
+    { header: 'today', value: (r) => text(at(r, 'api_key', 'daily_cost_used')), amount: true, drop: 1, scope: 'key' },
     { header: 'daily limit', value: (r) => text(at(r, 'api_key', 'daily_cost_limit')), amount: true, total: false, drop: 3 },
   ],
   status: [
@@ -213,7 +273,8 @@ const FLEET_COLUMNS: Record<string, FleetColumn[]> = {
     { header: 'budgets', value: (r) => ((at(r, 'budgets') as { name: string; percent: string; state: string }[] | undefined) ?? []).map((b) => `${b.name} ${b.percent}% ${b.state}`).join(' · ') || 'none stored' },
   ],
   check: [
-    { header: 'result', value: (r) => (at(r, 'ok') === true ? 'pass' : 'FAIL') },
+    // A profile whose conditions --fail-open skipped was not measured: never "pass".
+    { header: 'result', value: (r) => (notMeasured(r) ? 'not measured' : at(r, 'ok') === true ? 'pass' : 'FAIL') },
     { header: 'conditions', value: (r) => ((at(r, 'checks') as { name: string; level: string }[] | undefined) ?? []).map((c) => `${c.level.toUpperCase()} ${c.name}`).join(' · ') },
   ],
   billing: [

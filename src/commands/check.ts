@@ -170,6 +170,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       return await load();
     } catch (error) {
       if (!options.failOpen || !isUnreachable(error)) throw error;
+      // A gateway that hung past --timeout: the skipped conditions are still reported.
+      if (ctx.signal.aborted && !ctx.interrupt.aborted) ctx.graceAfterDeadline();
       const reason = `service unreachable: ${(error as Error).message}`;
       for (const { name, limit, unit } of names) add({ name, level: 'warn', actual: null, limit, unit, detail: `skipped, ${reason}` });
       skipped.push(...names.map((n) => n.name));

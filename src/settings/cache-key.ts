@@ -22,6 +22,11 @@ export function cacheFileId(baseUrl: URL, credential?: string): string {
   return `${readable}-${digest(keyedBy).slice(0, 12)}`;
 }
 
+/** An account's id in a fleet: what every key of one account on one origin reads alike, hashed. */
+export function accountId(origin: string, currency: string, balance: string, lifetimeSpend: string): string {
+  return `acct-${digest(`tally account\u0000${origin}\u0000${currency}\u0000${balance}\u0000${lifetimeSpend}`).slice(0, 12)}`;
+}
+
 function digest(text: string): string {
   return bytesToHex(sha256(utf8ToBytes(text)));
 }
