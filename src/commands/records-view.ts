@@ -59,6 +59,7 @@ export interface PagingOptions {
 export async function fetchAllPages(ctx: Context, client: HttpClient, path: string, query: Record<string, string>, paging: PagingOptions): Promise<PagedRecords> {
   const records: JsonObject[] = [];
   let first: RecordPage | undefined;
+  let last: RecordPage | undefined;
   let url: string = path;
   let pageQuery = query;
   let pages = 0;
@@ -72,6 +73,7 @@ export async function fetchAllPages(ctx: Context, client: HttpClient, path: stri
       pages++;
       count += page.records.length;
       first ??= page;
+      last = page;
       if (paging.onPage) paging.onPage(page.records);
       else records.push(...page.records);
       const next = page.next;
@@ -96,7 +98,7 @@ export async function fetchAllPages(ctx: Context, client: HttpClient, path: stri
         url = followable(client, endpoint, next.url, next.field).href;
         pageQuery = {};
       } else {
-        pageQuery = { ...query, [next.name]: next.value };
+        pageQuery = { ...query, ...next.also, [next.name]: next.value };
       }
       ctx.progress(`${paging.noun ?? 'records'}: ${plural(count, 'record')} in ${plural(pages, 'page')}, fetching page ${pages + 1}…`);
     }
@@ -107,12 +109,13 @@ export async function fetchAllPages(ctx: Context, client: HttpClient, path: stri
   } finally {
     if (pages > 1) ctx.progress(undefined);
   }
-  // The first page's other fields; its continuation too while the rest was not fetched (a script
-  // can ask for the next page with it), not once every page was.
+  // The last page's other fields (its flags say what the document holds: has_more false once every
+  // page was read); its continuation too while the rest was not fetched (a script can ask for the
+  // next page with it), not once every page was.
   const extra = newRecord();
-  if (isJsonObject(first?.body)) {
-    for (const key of Object.keys(first.body)) {
-      if (key !== first.recordsKey && (more !== undefined || key !== first.next?.field)) extra[key] = first.body[key]!;
+  if (isJsonObject(last?.body)) {
+    for (const key of Object.keys(last.body)) {
+      if (key !== last.recordsKey && (more !== undefined || key !== last.next?.field)) extra[key] = last.body[key]!;
     }
   }
   return { records, extra, pages, more, scope: first?.scope };
@@ -186,6 +189,8 @@ function importance(column: RecordColumn): number {
 }
 
 const IDENTIFYING = /^(id|model|model_name|name|request_id|call_id|key)$/i;
+/** Numbers that name or classify rather than measure (user_id, token_id, type, channel, status codes): never totalled. */
+const NOT_A_QUANTITY = /(^|_)(id|ids|type|kind|channel|code|status|group|flag|level|mode|index|idx|seq|no|port|ip|version)$|[a-z]Id$/i;
 
 export interface RecordTableOptions {
   /** What the money columns hold: the cost of one call (logs) or spend over the window (per model). */
@@ -231,7 +236,7 @@ export async function renderRecords(records: JsonObject[], ctx: Context, options
     return jsonText(value);
   };
   // Totals of the additive columns: money and counts, not times, ids or averages.
-  const summed = columns.map((c) => (c.kind === 'money' || c.kind === 'number') && !IDENTIFYING.test(c.name) && !isTimeName(c.name) && isAdditive(c.name));
+  const summed = columns.map((c) => (c.kind === 'money' || c.kind === 'number') && !IDENTIFYING.test(c.name) && !NOT_A_QUANTITY.test(c.name) && !isTimeName(c.name) && isAdditive(c.name));
   let footer: string[] | undefined;
   if (records.length > 0 && summed.some(Boolean)) {
     const { Decimal } = await import('../domain/money.js');

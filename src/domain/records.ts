@@ -27,7 +27,8 @@ export function findRecords(body: JsonValue): { key: string | undefined; records
 }
 
 export type Continuation =
-  | { kind: 'param'; name: string; value: string; field: string }
+  /** `also`: more parameters that go with it (a page number sent under each name lists use, the page size). */
+  | { kind: 'param'; name: string; value: string; field: string; also?: Record<string, string> }
   | { kind: 'url'; url: string; field: string }
   /** The response says more exists (`has_more: true`) but offers no continuation tally recognises. */
   | { kind: 'unrecognised'; field: string };
@@ -58,6 +59,8 @@ export function findContinuation(body: JsonValue): Continuation | undefined {
     }
     if (isJsonNumber(value)) return { kind: 'param', name: rule[1](field), value: numberText(value), field };
   }
+  const numbered = pageNumberContinuation(body);
+  if (numbered) return numbered;
   let unrecognised: Continuation | undefined;
   for (const [field, value] of Object.entries(body)) {
     if (!PAGINATION_OBJECTS.test(field) || !isJsonObject(value)) continue;
@@ -67,6 +70,41 @@ export function findContinuation(body: JsonValue): Continuation | undefined {
   }
   const more = MORE_FLAGS.find((flag) => body[flag] === true);
   return unrecognised ?? (more === undefined ? undefined : { kind: 'unrecognised', field: more });
+}
+
+const PAGE_FIELDS = ['page', 'current_page', 'currentPage', 'page_no', 'pageNo', 'page_num', 'pageNum', 'p'];
+const SIZE_FIELDS = ['page_size', 'pageSize', 'per_page', 'perPage', 'size', 'limit'];
+const TOTAL_FIELDS = ['total', 'total_count', 'totalCount', 'total_items', 'totalItems', 'count'];
+const PAGES_FIELDS = ['total_pages', 'totalPages', 'pages', 'page_count', 'pageCount', 'last_page', 'lastPage'];
+
+/**
+ * Lists paged by page number (`{"page", "page_size", "total", "items"}`, as the compatible family's
+ * gateways send them): more exists while the page is before the last, or fewer records than the
+ * total were seen so far. The next page is asked under both names such lists use (`p`, `page`),
+ * with the page size the list stated.
+ */
+function pageNumberContinuation(body: JsonObject): Continuation | undefined {
+  const number = (names: string[]) => {
+    for (const name of names) {
+      const value = body[name];
+      const n = isJsonNumber(value) ? Number(numberText(value)) : typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
+      if (n !== undefined && Number.isSafeInteger(n) && n >= 0) return { name, n };
+    }
+    return undefined;
+  };
+  const page = number(PAGE_FIELDS);
+  if (!page) return undefined;
+  const size = number(SIZE_FIELDS);
+  const total = number(TOTAL_FIELDS);
+  const pages = number(PAGES_FIELDS);
+  // Pages counted from 0 or from 1: the page after this one either way.
+  const through = size && size.n > 0 ? (page.n === 0 ? 1 : page.n) * size.n : undefined;
+  const more = pages ? page.n < pages.n - (page.n === 0 ? 1 : 0) : total && through !== undefined ? through < total.n : false;
+  if (!more) return undefined;
+  const next = String(page.n + 1);
+  const also: Record<string, string> = { p: next, page: next };
+  if (size) also[size.name] = String(size.n);
+  return { kind: 'param', name: page.name, value: next, field: page.name, also };
 }
 
 /** Fields that say more pages exist. */
