@@ -27,7 +27,7 @@ interface StatuslineOptions {
 
 export function configure(command: Command): void {
   command
-    .option('--format <template>', 'placeholders: {balance} {today} {limit} {percent} {runway} {profile}', DEFAULT_FORMAT)
+    .option('--format <template>', 'placeholders: {balance} {today} {limit} {percent} {runway} {profile} {key_left}', DEFAULT_FORMAT)
     .option('--max-age <seconds>', 'use the cached line while it is younger than this', String(DEFAULT_MAX_AGE))
     .option('--check', 'fetch now and show what goes wrong, if anything (errors and exit codes as any command)')
     // What the background refresh runs: fetch and cache the figures, print nothing.
