@@ -388,6 +388,12 @@ export class HttpClient {
       return new ServiceError(`${this.host}: no upstream serves this model on this endpoint (HTTP 503)${said}; retrying will not help`, { status });
     }
     if (status === 504) return new ServiceError(`${this.host} timed out upstream (HTTP 504)${said}`, { status });
+    // A base URL that ends in /v1 (as chat clients ask for it) makes every native path /v1/v1/...: say what was asked.
+    const base = this.baseUrl.pathname.replace(/\/+$/, '');
+    if (status === 404 && /\/v1$/i.test(base) && request.path.startsWith('/v1/')) {
+      const asked = `${base}${request.path}`;
+      return new ServiceError(`${this.host} answered HTTP 404 for ${asked}${said}`, { status, hint: `The base URL ends in /v1, so tally asked ${asked}; the base URL is the gateway's root: try ${this.baseUrl.origin}${base.slice(0, -3) || ''} (tally config set base_url, or TALLY_BASE_URL).` });
+    }
     return new ServiceError(`${this.host} answered HTTP ${status} for ${request.path}${said}`, { status });
   }
 

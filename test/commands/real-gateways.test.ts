@@ -89,3 +89,16 @@ describe('billing against real gateways of the compatible family', () => {
     expect(result.stderr).toBe('warning: /api/usage/token/ was not read: gw.test answered HTTP 404 for /api/usage/token/: Invalid URL (GET /api/usage/token/)\n');
   });
 });
+
+describe('a base URL written with /v1, as chat clients ask for it', () => {
+  it('says what was asked and hints at the base URL without /v1', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/v1/v1/open/balance' }).reply(404, '{"error": {"message": "Invalid URL (GET /v1/v1/open/balance)"}}', json);
+    gw.pool.intercept({ path: '/api/usage/token/' }).reply(404, '{}', json);
+    gw.pool.intercept({ path: '/v1/api/usage/token/' }).reply(404, '{}', json);
+    const result = await runCommand(['balance'], { transport: gw.transport, env: { ...env, TALLY_BASE_URL: `${GW}/v1` } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('gw.test answered HTTP 404 for /v1/v1/open/balance: Invalid URL (GET /v1/v1/open/balance)');
+    expect(result.stderr).toContain('The base URL ends in /v1, so tally asked /v1/v1/open/balance; the base URL is the gateway\'s root: try https://gw.test');
+  });
+});
