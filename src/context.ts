@@ -105,14 +105,18 @@ export class Context {
    * clients are built again on next use, with the new deadline.
    */
   renewDeadline(): void {
-    clearTimeout(this.#deadlineTimer);
-    const timeout = this.options.timeout * 1000;
-    this.deadline = this.now() + timeout;
-    const deadline = new AbortController();
-    this.#deadlineTimer = setTimeout(() => deadline.abort(new Error('deadline')), timeout);
-    this.#deadlineTimer.unref();
-    this.signal = AbortSignal.any([deadline.signal, this.interrupt]);
+    this.#endAt(this.now() + this.options.timeout * 1000, this.interrupt);
     this.#clients.clear();
+  }
+
+  /** Ends this context's work at `deadline` (ms since the epoch), or when `also` aborts (Ctrl-C, a parent). */
+  #endAt(deadline: number, also: AbortSignal): void {
+    clearTimeout(this.#deadlineTimer);
+    this.deadline = deadline;
+    const timer = new AbortController();
+    this.#deadlineTimer = setTimeout(() => timer.abort(new Error('deadline')), Math.max(0, deadline - this.now()));
+    this.#deadlineTimer.unref();
+    this.signal = AbortSignal.any([timer.signal, also]);
   }
 
   /**
@@ -140,12 +144,7 @@ export class Context {
    * profile that hangs fails in its own row while the fleet still has time to show every row.
    */
   endBefore(parent: Context, marginMs: number): void {
-    clearTimeout(this.#deadlineTimer);
-    this.deadline = parent.deadline - marginMs;
-    const own = new AbortController();
-    this.#deadlineTimer = setTimeout(() => own.abort(new Error('deadline')), Math.max(0, this.deadline - this.now()));
-    this.#deadlineTimer.unref();
-    this.signal = AbortSignal.any([own.signal, parent.signal]);
+    this.#endAt(parent.deadline - marginMs, parent.signal);
     this.#clients.clear();
   }
 
@@ -177,12 +176,7 @@ export class Context {
    */
   graceAfterDeadline(graceMs = 1000): void {
     if (this.interrupt.aborted) return;
-    clearTimeout(this.#deadlineTimer);
-    this.deadline = this.now() + graceMs;
-    const grace = new AbortController();
-    this.#deadlineTimer = setTimeout(() => grace.abort(new Error('deadline')), graceMs);
-    this.#deadlineTimer.unref();
-    this.signal = AbortSignal.any([grace.signal, this.interrupt]);
+    this.#endAt(this.now() + graceMs, this.interrupt);
   }
 
   /** The error that says why the command was stopped (Ctrl-C or --timeout). */

@@ -140,7 +140,7 @@ async function runOne(module: CommandModule, command: Command, parent: Context, 
     return { profile, ok: false, error: { kind: text.kind, message: text.message, ...(text.status !== undefined ? { status: text.status } : {}) }, exitCode: error instanceof TallyError ? error.exitCode : 1 };
   } finally {
     // What the profile's run said on stderr (a --fail-open skip, a warning) is said for it, never lost.
-    for (const line of io.stderr.split('\n').filter((l) => l.trim() && !l.startsWith('{"error"'))) parent.io.err(`${profile}: ${line}\n`);
+    for (const line of io.stderr.split('\n').filter((l) => l.trim())) parent.io.err(`${profile}: ${line}\n`);
     await ctx.dispose();
   }
 }

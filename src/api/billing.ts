@@ -157,12 +157,12 @@ export async function fetchCompatibleBilling(client: HttpClient): Promise<Compat
   });
   if (missing.length === paths.length) throw missing[0]!.error;
   const value = <T>(outcome: PromiseSettledResult<T>) => (outcome.status === 'fulfilled' ? outcome.value : undefined);
-  const subscription = value(settled[0]) as Subscription | undefined;
-  const usage = value(settled[1]) as UsageRecord | undefined;
+  const subscription = value(settled[0]);
+  const usage = value(settled[1]);
   return {
     subscription,
     usage,
-    token: value(settled[2]) as TokenRecord | undefined,
+    token: value(settled[2]),
     missing,
     remaining: subscription && usage && !subscription.unlimited ? subscription.softLimit.minus(usage.yuan) : undefined,
   };

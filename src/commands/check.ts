@@ -381,12 +381,12 @@ async function checkLines(checks: CheckResult[], exact: boolean): Promise<CheckL
   return checks.map((c) => {
     let text: string;
     if (c.unit === 'model') text = `${c.limit}: ${c.actual ?? 'not checked'}`;
-    else if (c.actual === null) text = `limit ${show(c.limit, c.unit, c.unit === 'percent' ? placesBeside(c.limit, c.limit, 0) : undefined)}: not measured`;
+    else if (c.actual === null) text = `limit ${show(c.limit, c.unit)}: not measured`;
     else if (c.unit === 'days') text = `actual ${show(c.actual, c.unit)}, limit ${show(c.limit, c.unit)}`;
     else {
       const places = placesBeside(c.actual, c.limit, c.unit === 'percent' ? 1 : AMOUNT_DECIMALS.account);
-      // A share's limit reads as it was written (50%); an amount's in the column's places, like the actual.
-      text = `actual ${show(c.actual, c.unit, places)}, limit ${c.unit === 'percent' ? `${c.limit}%` : show(c.limit, c.unit, places)}`;
+      // A share's limit reads as it was written (50%); an amount's in the same places as the actual.
+      text = `actual ${show(c.actual, c.unit, places)}, limit ${show(c.limit, c.unit, c.unit === 'percent' ? undefined : places)}`;
     }
     if (c.detail) text += ` (${c.detail})`;
     return { label: c.level.toUpperCase(), text };

@@ -44,7 +44,7 @@ export interface LoadedForecast {
 }
 
 /** The key's quota where it can be set against the balance: a quota in the balance's own unit. */
-export function comparableKeyQuota(figure: KeyQuotaFigure, currency: string): KeyQuota | undefined {
+function comparableKeyQuota(figure: KeyQuotaFigure, currency: string): KeyQuota | undefined {
   return figure.state === 'quota' && figure.quota.currency === currency ? figure.quota : undefined;
 }
 

@@ -46,14 +46,13 @@ export interface QuotaMemory {
 export async function fetchKeyQuota(client: HttpClient, memory?: QuotaMemory): Promise<KeyQuotaFigure> {
   const credential = client.credential;
   if (credential?.kind !== 'api-key') return { state: 'none', reason: 'signed in with a device token (no key)' };
-  const cache = memory && (await import('../settings/quota-cache.js'));
-  const stateDir = memory ? await memory.stateDir().catch(() => undefined) : undefined;
-  if (cache && stateDir && memory) {
-    const kept = cache.readCachedQuota(stateDir, client.baseUrl, credential.secret, memory.now());
-    if (kept) return fromCached(kept);
-  }
+  const stateDir = memory && (await memory.stateDir().catch(() => undefined));
+  if (!memory || !stateDir) return askKeyQuota(client);
+  const cache = await import('../settings/quota-cache.js');
+  const kept = cache.readCachedQuota(stateDir, client.baseUrl, credential.secret, memory.now());
+  if (kept) return fromCached(kept);
   const figure = await askKeyQuota(client);
-  if (cache && stateDir && memory) cache.rememberQuota(stateDir, client.baseUrl, credential.secret, toCached(figure), memory.now());
+  cache.rememberQuota(stateDir, client.baseUrl, credential.secret, toCached(figure), memory.now());
   return figure;
 }
 
@@ -67,10 +66,14 @@ async function askKeyQuota(client: HttpClient): Promise<KeyQuotaFigure> {
   }
 }
 
+/** A quota as decimal text, the unit stated or null: what JSON documents carry and what the cache keeps. */
+function plainQuota(quota: KeyQuota): { remaining: string; granted: string | null; used: string | null; currency: string | null } {
+  const text = (amount: Decimal | undefined) => (amount ? decimalText(amount) : null);
+  return { remaining: decimalText(quota.remaining), granted: text(quota.granted), used: text(quota.used), currency: quota.currency ?? null };
+}
+
 function toCached(figure: KeyQuotaFigure): CachedQuota {
-  if (figure.state !== 'quota') return figure;
-  const { quota } = figure;
-  return { state: 'quota', remaining: decimalText(quota.remaining), granted: quota.granted ? decimalText(quota.granted) : null, used: quota.used ? decimalText(quota.used) : null, currency: quota.currency ?? null };
+  return figure.state === 'quota' ? { state: 'quota', ...plainQuota(figure.quota) } : figure;
 }
 
 function fromCached(kept: CachedQuota): KeyQuotaFigure {
@@ -81,12 +84,5 @@ function fromCached(kept: CachedQuota): KeyQuotaFigure {
 
 /** The quota in a JSON document: decimal strings, the unit stated or null. */
 export function keyQuotaJson(figure: KeyQuotaFigure): Record<string, unknown> | null {
-  if (figure.state !== 'quota') return null;
-  const { quota } = figure;
-  return {
-    remaining: decimalText(quota.remaining),
-    granted: quota.granted ? decimalText(quota.granted) : null,
-    used: quota.used ? decimalText(quota.used) : null,
-    currency: quota.currency ?? null,
-  };
+  return figure.state === 'quota' ? plainQuota(figure.quota) : null;
 }

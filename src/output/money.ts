@@ -11,7 +11,7 @@
 // rounded); a nonzero amount that rounds to zero is shown as `<¥0.01`, never as zero. Digits are
 // grouped in threes. `--exact` shows every digit the service sent. Everything here works on
 // decimal text: no amount ever passes through a binary float.
-import { plainDecimal, sentText } from '../domain/decimal-text.js';
+import { compareDecimalText, plainDecimal, sentText } from '../domain/decimal-text.js';
 import type { Decimal } from '../domain/money.js';
 import { escapeControl } from './escape.js';
 
@@ -175,18 +175,13 @@ export function formatStatedAmount(amount: Decimal | string, unit: string | unde
  * same, so a failure never reads like a pass (`actual 2.7%, limit 2.73%`, `¥1.37` beside `¥1.37`).
  */
 export function placesBeside(actual: string, limit: string, base: number): number {
-  const exactly = (a: string, b: string) => plainDecimal(a) !== undefined && plainDecimal(b) !== undefined && sameValue(a, b);
-  let places = Math.max(base, decimalPlaces(plainDecimal(limit) ?? limit));
-  while (places < LEDGER_DECIMALS && !exactly(actual, limit) && padDecimals(roundHalfUp(plainDecimal(actual)!, places), places) === padDecimals(roundHalfUp(plainDecimal(limit)!, places), places)) places++;
+  const a = plainDecimal(actual);
+  const b = plainDecimal(limit);
+  let places = Math.max(base, decimalPlaces(b ?? limit));
+  if (a !== undefined && b !== undefined && compareDecimalText(a, b) !== 0) {
+    while (places < LEDGER_DECIMALS && fixedPlaces(a, places) === fixedPlaces(b, places)) places++;
+  }
   return Math.min(places, Math.max(LEDGER_DECIMALS, base));
-}
-
-function sameValue(a: string, b: string): boolean {
-  const strip = (t: string) => {
-    const [int = '0', fraction = ''] = t.replace(/^-/, '').split('.');
-    return `${t.startsWith('-') ? '-' : ''}${int.replace(/^0+(?=\d)/, '')}.${fraction.replace(/0+$/, '')}`;
-  };
-  return strip(a) === strip(b);
 }
 
 /** Decimal text rounded half up to exactly `places` places (`2.7272` → `2.73`, `5` → `5.00`). */

@@ -86,7 +86,7 @@ export function formatStatusline(figures: StatuslineFigures, template: string, s
     ['runway', figures.runway_days === null ? '—' : `${figures.runway_days}d`],
     ['profile', figures.profile],
     // In the unit the token record states; a bare number followed by "units" where it states none.
-    ['key_left', figures.key_left == null ? '—' : figures.key_unit ? formatAmount(figures.key_left, 'account', { currency: figures.key_unit }) : `${formatAmount(figures.key_left, 'account', { currency: 'units' })}`],
+    ['key_left', figures.key_left == null ? '—' : formatAmount(figures.key_left, 'account', { currency: figures.key_unit ?? 'units' })],
   ]);
   // A Map, not an object: `{constructor}` or `{__proto__}` is an unknown placeholder, not JavaScript's.
   const line = template.replace(/\{(\w+)\}/g, (whole, name: string) => values.get(name) ?? whole);
