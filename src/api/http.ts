@@ -39,6 +39,8 @@ export interface JsonRequest {
   form?: Record<string, string>;
   /** Statuses whose JSON body the caller reads itself (OAuth errors are 400s). */
   acceptStatus?: (status: number) => boolean;
+  /** false: a 429 here is final (an endpoint behind a strict limit of its own, whose window a retry within seconds never reopens). */
+  retryRateLimit?: false;
 }
 
 export interface JsonResponse {
@@ -220,7 +222,8 @@ export class HttpClient {
       const body = 'value' in parsed ? parsed : undefined;
 
       if (status === 429) {
-        const error = this.#rateLimited(headers, body, text);
+        const error = this.#rateLimited(headers, body, text, request.retryRateLimit === false ? `for ${request.path} (not retried: its limit is strict)` : `after ${this.#retry.attempts} attempts`);
+        if (request.retryRateLimit === false) throw error;
         const delay = this.#retryAfter(headers) ?? this.#backoff(this.#retry.rateLimitBaseMs, attempt);
         if (attempt >= this.#retry.attempts || !this.#fitsDeadline(delay)) throw error;
         await this.#wait(delay, request, `rate limited, retrying (${attempt + 1}/${this.#retry.attempts})`);
@@ -330,13 +333,13 @@ export class HttpClient {
     return Math.max(this.#backoff(this.#retry.rateLimitBaseMs, 1), Math.min(share, this.#retry.maxRetryAfterMs));
   }
 
-  #rateLimited(headers: Record<string, string | undefined>, body: ParsedBody | undefined, text: string): RateLimitError {
+  #rateLimited(headers: Record<string, string | undefined>, body: ParsedBody | undefined, text: string, when: string): RateLimitError {
     const limit = headers['x-ratelimit-limit'];
     const message = body ? serviceMessage(body.value) : undefined;
     const detail = limit ? ` (limit ${limit} requests per minute)` : '';
     const said = message ?? (text.trim() ? excerpt(text) : undefined);
     return new RateLimitError(
-      `rate limited by ${this.host}${detail} after ${this.#retry.attempts} attempts${said ? `: ${this.#clean(said)}` : ''}`,
+      `rate limited by ${this.host}${detail} ${when}${said ? `: ${this.#clean(said)}` : ''}`,
       { status: 429 },
     );
   }

@@ -102,3 +102,36 @@ describe('a base URL written with /v1, as chat clients ask for it', () => {
     expect(result.stderr).toContain('The base URL ends in /v1, so tally asked /v1/v1/open/balance; the base URL is the gateway\'s root: try https://gw.test');
   });
 });
+
+describe("the token endpoint's strict rate limit", () => {
+  const balance = '{"currency": "CNY", "balance": "150.00000000", "lifetime_spend": "10.00000000", "plan": {"has_active_plan": false}, "api_key": {"name": "ci", "prefix": "gw-sk", "daily_cost_limit": "20.00000000", "daily_cost_used": "5.00000000"}}';
+
+  it('a 429 with no body and no headers there costs the balance nothing: no quota row, exit 0, the figures shown', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, balance, json);
+    gw.pool.intercept({ path: '/api/usage/token/' }).reply(429, '').persist();
+    const result = await runCommand(['balance'], { transport: gw.transport, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Balance +¥150\.00$/m);
+    expect(result.stdout).not.toContain("Key's quota");
+    const asJson = await runCommand(['balance', '--json'], { transport: (() => {
+      const again = mockGateway();
+      again.pool.intercept({ path: '/v1/open/balance' }).reply(200, balance, json);
+      again.pool.intercept({ path: '/api/usage/token/' }).reply(429, '').persist();
+      return again.transport;
+    })(), env });
+    expect(JSON.parse(asJson.stdout).key_quota).toBeUndefined();
+  });
+
+  it('billing shows the other records when the token endpoint is rate limited, and names it', async () => {
+    const gw = gateway({ token: { status: 429, body: '' } });
+    const result = await runCommand(['billing', '--json'], { transport: gw.transport, env });
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout);
+    expect(doc.token).toBeNull();
+    expect(doc.remaining).toBe('3.52470000');
+    expect(doc.missing[0]).toMatchObject({ endpoint: '/api/usage/token/', kind: 'rate_limit', status: 429 });
+    // Asked once: a retry within seconds never reopens a window of 20 minutes, it only spends it.
+    expect(doc.missing[0].message).toBe('rate limited by gw.test for /api/usage/token/ (not retried: its limit is strict)');
+  });
+});
