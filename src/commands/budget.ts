@@ -7,6 +7,7 @@
 // currency), the day buckets of the forecast, and the hours of the periods.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import type { Drawn } from '../output/table.js';
 import { UsageError } from '../errors.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { type BudgetStanding, type StoredBudget, checkBudget, checkBudgetName, makeBudget, standing } from '../domain/budget.js';
@@ -179,9 +180,13 @@ export function budgetJson(loaded: LoadedBudgets) {
   };
 }
 
-/** One line a budget: spent of the amount, a bar with the period's elapsed share marked, and the verdict. */
-export async function budgetLines(loaded: LoadedBudgets, ctx: Context): Promise<[string, string][]> {
-  const [{ formatAmount, formatShare }, { styleFor }] = await Promise.all([import('../output/money.js'), import('../output/style.js')]);
+/**
+ * One line a budget: spent of the amount, a bar with the period's elapsed share marked, and the
+ * verdict in its colour. The line is drawn (its colour is tally's own, and nothing in it comes
+ * from data unchecked: names are validated, amounts formatted), so every panel shows it as drawn.
+ */
+export async function budgetLines(loaded: LoadedBudgets, ctx: Context): Promise<[string, Drawn][]> {
+  const [{ formatAmount, formatShare }, { styleFor }, { drawn }] = await Promise.all([import('../output/money.js'), import('../output/style.js'), import('../output/table.js')]);
   const style = await styleFor(ctx);
   const amount = (value: Decimal) => formatAmount(value, 'account', { currency: loaded.currency, exact: ctx.options.exact });
   return loaded.budgets.map(({ name, budget, standing: s }) => {
@@ -190,7 +195,7 @@ export async function budgetLines(loaded: LoadedBudgets, ctx: Context): Promise<
     const text =
       `${amount(s.spent)} of ${amount(s.amount)}  ${paceBar(s, style.unicode)}  ${formatShare(s.spent.toFixed(), s.amount.toFixed())} spent, ` +
       `${oneDecimal(s.elapsedPercent)}% of ${unit} gone · ${amount(s.projected)} projected · resets in ${oneDecimal(s.resetsInDays)} days: ${colour(s.state)}`;
-    return [name, text];
+    return [name, drawn(text)];
   });
 }
 

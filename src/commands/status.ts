@@ -155,7 +155,7 @@ async function renderStatus(data: StatusData, ctx: Context): Promise<string> {
   }
   const forecast = (await forecastRows(data.loaded, ctx)).filter(([label]) => label !== 'Today');
   rows.push(...forecast);
-  if (data.budgets) for (const [name, line] of await budgetLines(data.budgets, ctx)) rows.push([`Budget ${name}`, drawn(line)]);
+  if (data.budgets) for (const [name, line] of await budgetLines(data.budgets, ctx)) rows.push([`Budget ${name}`, line]);
   const note = `${describeWindow(week.window, fixedZone(data.loaded.series.dayGrid.offset))}, ${describeGrid(data.loaded.series)}`;
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }

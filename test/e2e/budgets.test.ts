@@ -90,3 +90,16 @@ describe('tally budget', () => {
     expect(JSON.parse((await tally(['status', '--json'])).stdout).budgets).toHaveLength(2);
   });
 });
+
+describe('tally budget in colour', () => {
+  it('paints the verdict, and never shows its colour codes as text (budget and status alike)', async () => {
+    await tally(['budget', 'set', 'painted', '--amount', '100', '--period', 'month']);
+    for (const args of [['budget', 'painted'], ['status']]) {
+      const result = await tally(args, { FORCE_COLOR: '1', NO_COLOR: undefined });
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toContain('\\e[');
+      expect(result.stdout).not.toMatch(/\\u001b|\\x1b/);
+      expect(result.stdout).toMatch(/\u001b\[3[23]m(on track|ahead of pace)\u001b\[39m|\u001b\[31mover\u001b\[39m/);
+    }
+  });
+});
