@@ -60,3 +60,21 @@ describe('the README', () => {
   });
   it.each(commands)('`%s` works as printed', async (line) => worksAsPrinted(line));
 });
+
+describe('the README\'s --jq table of usage', () => {
+  it.each(['compact', 'detailed', 'iso'] as const)('prints every field of each month on the %s naming, never lone tabs', async (naming) => {
+    const { startSandbox, clockStartingAt } = await import('../../src/sandbox/server.js');
+    const gateway = await startSandbox({ now: clockStartingAt(NOW), naming });
+    try {
+      // The general runner passes over lines with brackets (placeholders): this one is run here.
+      const line = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').split('\n').find((l) => l.startsWith('tally ') && l.includes('@tsv'))!;
+      const result = await runTally(words(line).slice(1), { env: { ...file.env, TALLY_BASE_URL: gateway.baseUrl }, now: NOW, cwd: state.path });
+      expect(result.code).toBe(0);
+      const rows = result.stdout.trim().split('\n');
+      expect(rows.length).toBeGreaterThan(1);
+      for (const row of rows) for (const cell of row.split('\t')) expect(cell).not.toBe('');
+    } finally {
+      await gateway.close();
+    }
+  });
+});
