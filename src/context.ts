@@ -58,6 +58,9 @@ export interface ContextInit {
   secrets?: SecretSet;
 }
 
+/** What the in-process demo gateway is known as in the state folder (a name that never resolves). */
+const DEMO_IDENTITY = 'http://demo.tally.invalid/';
+
 export class Context {
   readonly io: IO;
   readonly options: GlobalOptions;
@@ -211,6 +214,16 @@ export class Context {
       return SettingsStore.open(await this.stateDir());
     })();
     return this.#store;
+  }
+
+  /**
+   * The gateway that remembered facts (marks) are keyed by: the base URL, except for the demo
+   * gateway, which is the same gateway with the same seeded history every run although it
+   * listens on a new port each time.
+   */
+  async gatewayIdentity(): Promise<URL> {
+    if (this.options.demo) return new URL(DEMO_IDENTITY);
+    return (await this.client()).baseUrl;
   }
 
   settings(): Promise<ResolvedSettings> {

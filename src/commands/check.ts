@@ -436,9 +436,10 @@ async function markFor(ctx: Context, options: CheckOptions) {
   const [settings, client] = await Promise.all([ctx.settings(), ctx.client()]);
   const name = checkMarkName(options.mark ?? 'run');
   const secret = client.credential?.secret ?? '';
-  const path = options.markFile ?? markPath(await ctx.stateDir(), name, settings.profile, client.baseUrl, secret);
+  const gateway = await ctx.gatewayIdentity();
+  const path = options.markFile ?? markPath(await ctx.stateDir(), name, settings.profile, gateway, secret);
   const makeIt = options.markFile ? `tally mark --file ${options.markFile}` : `tally mark${name === 'run' ? '' : ` ${name}`}`;
-  return readMark(path, { name, profile: settings.profile, baseUrl: client.baseUrl, secret, makeIt });
+  return readMark(path, { name, profile: settings.profile, baseUrl: gateway, secret, makeIt });
 }
 
 /** GitHub Actions: annotations for failures and warnings, and a Markdown summary. */

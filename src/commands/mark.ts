@@ -42,19 +42,20 @@ export async function run(raw: Record<string, unknown>, ctx: Context, args: stri
   const settings = await ctx.settings();
   const { client, balance, now, reading } = await readCounters(ctx);
   const secret = client.credential?.secret ?? '';
+  const gateway = await ctx.gatewayIdentity();
   const mark: Mark = {
     version: MARK_VERSION,
     name,
     profile: settings.profile,
-    base_url: client.baseUrl.href,
+    base_url: gateway.href,
     credential_id: credentialId(secret),
     currency: balance.currency,
     at: now,
     at_iso: isoInZone(now, ctx.zone),
     ...markOf(reading),
   };
-  const path = typeof raw.file === 'string' ? raw.file : markPath(await ctx.stateDir(), name, settings.profile, client.baseUrl, secret);
-  if (!ctx.options.demo || typeof raw.file === 'string') writeMark(path, mark);
+  const path = typeof raw.file === 'string' ? raw.file : markPath(await ctx.stateDir(), name, settings.profile, gateway, secret);
+  writeMark(path, mark);
   await emit(ctx, {
     json: mark,
     human: () => `Marked "${name}" at ${mark.at_iso}: lifetime spend ${mark.lifetime_spend} ${mark.currency}${mark.key ? `, this key's spend today ${mark.key.daily_cost_used}` : ''}.\nSaved in ${path}; \`tally check --max-run-spend AMOUNT${name === 'run' ? '' : ` --mark ${name}`}\` gates what this run spends.\n`,

@@ -110,3 +110,16 @@ describe('reports a CI system reads', () => {
     expect(result.stdout).toBe(['### tally check', '', '| result | check | measured |', '| --- | --- | --- |', '| ✅ pass | min-balance | actual ¥100.00, limit ¥10.00 |', ''].join('\n'));
   });
 });
+
+describe('marks under --demo', () => {
+  it('are found by the next --demo command: the demo gateway is one gateway, whatever port it listens on', async () => {
+    const state = freshState();
+    const env = { TALLY_CONFIG_DIR: state };
+    const mark = await runCommand(['--demo', 'mark', '--json'], { env, now: () => NOW });
+    expect(mark.code).toBe(0);
+    expect(JSON.parse(mark.stdout).base_url).toBe('http://demo.tally.invalid/');
+    const check = await runCommand(['--demo', 'check', '--max-run-spend', '5', '--json'], { env, now: () => NOW });
+    expect(check.code).toBe(0);
+    expect(JSON.parse(check.stdout).checks[0]).toMatchObject({ name: 'max-run-spend', level: 'pass', actual: '0' });
+  });
+});
