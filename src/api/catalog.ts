@@ -35,8 +35,10 @@ export function readCatalog(body: JsonValue, fail: (detail: string) => Error): C
   if (!Array.isArray(data) || !data.every((r) => isJsonObject(r) && typeof r.model_name === 'string')) {
     throw fail('the price catalog has no "data" array of records with a model_name');
   }
+  // Gateways of the compatible family may put the version on the first record instead of the top.
+  const version = body.pricing_version ?? (data[0] as JsonObject | undefined)?.pricing_version;
   return {
-    pricingVersion: typeof body.pricing_version === 'string' ? body.pricing_version : undefined,
+    pricingVersion: typeof version === 'string' ? version : undefined,
     body,
     models: data as JsonObject[],
   };

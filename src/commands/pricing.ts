@@ -6,9 +6,10 @@ import type { Context } from '../context.js';
 import { escapeControl } from '../output/escape.js';
 import { ServiceError, UsageError } from '../errors.js';
 import { readCatalog } from '../api/catalog.js';
-import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, globMatcher, modelName, per1M, shownTokenPrice, sortRows } from '../domain/catalog.js';
+import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, globMatcher, isUnpriced, modelName, per1M, shownTokenPrice, sortRows } from '../domain/catalog.js';
 import { type JsonObject, isJsonObject, parseJson } from '../domain/json.js';
 import { emit } from '../output/emit.js';
+import { plural } from '../output/window-text.js';
 import { keptVersionTimes, readKeptVersion } from '../settings/pricing-cache.js';
 import { parseTimeSpec } from '../domain/window.js';
 import { ChangesFound } from '../errors.js';
@@ -150,8 +151,16 @@ async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Conte
   );
   const age = describeAge(ctx.now() - loaded.fetchedAt);
   const none = rows.length === 0 && loaded.rows.length > 0 ? `${whatExists(loaded.rows, options)}\n` : '';
-  const note = `${none}${rows.length} of ${loaded.rows.length} models · catalog ${escapeControl(loaded.pricingVersion ?? '(no version)')} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · prices from service_pricing, yuan per 1M tokens; other prices (per call, second, image) as the catalog names them`;
+  const note = `${none}${rows.length} of ${loaded.rows.length} models · catalog ${escapeControl(loaded.pricingVersion ?? '(no version)')} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · ${priceSource(rows)}`;
   return `${table}${style.paint.dim(await fitLines(note, style.width))}\n`;
+}
+
+/** Where the prices shown come from; never a source the catalog does not have. */
+function priceSource(rows: PriceRow[]): string {
+  const unpriced = rows.filter(isUnpriced).length;
+  if (rows.length > 0 && unpriced === rows.length) return 'this catalog states no absolute prices (no service_pricing, only ratios, which are not prices): none are shown';
+  const source = 'prices from service_pricing, yuan per 1M tokens; other prices (per call, second, image) as the catalog names them';
+  return unpriced === 0 ? source : `${source}; no absolute prices for ${plural(unpriced, 'model')}: none shown there`;
 }
 
 /** When filters leave nothing: which filter, and what the catalog has for it instead. */

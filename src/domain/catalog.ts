@@ -151,6 +151,11 @@ export interface PriceRow {
   other: { name: string; value: string }[];
 }
 
+/** The catalog states no absolute price for the model (no `service_pricing`, as the compatible family's gateways send it): only ratios, which are not prices. */
+export function isUnpriced(row: PriceRow): boolean {
+  return row.input === '' && row.output === '' && row.cacheRead === '' && row.other.length === 0;
+}
+
 export function priceRow(record: JsonObject): PriceRow {
   const pricing = isJsonObject(record.service_pricing) ? record.service_pricing : {};
   let input = '';

@@ -135,3 +135,24 @@ describe("the token endpoint's strict rate limit", () => {
     expect(doc.missing[0].message).toBe('rate limited by gw.test for /api/usage/token/ (not retried: its limit is strict)');
   });
 });
+
+describe('a price catalog of the compatible family (no service_pricing)', () => {
+  const record = (name: string, extra = '') => `{"model_name": "${name}", "quota_type": 0, "model_ratio": 1.5, "completion_ratio": 4, "vendor_id": 3, "owner_by": "", "enable_groups": ["default"], "supported_endpoint_types": ["openai"]${extra}}`;
+
+  it('says the catalog has no absolute prices, never names a source that is not there; the version may sit on the first record', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/api/pricing' }).reply(200, `{"success": true, "data": [${record('gpt-5', ', "pricing_version": "v-77"')}, ${record('glm-4.6')}]}`, json);
+    const result = await runCommand(['pricing', '--wide'], { transport: gw.transport, env, width: 250 });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('catalog v-77');
+    expect(result.stdout).toContain('this catalog states no absolute prices (no service_pricing, only ratios, which are not prices): none are shown');
+    expect(result.stdout).not.toContain('prices from service_pricing');
+  });
+
+  it('counts the models without service_pricing in a catalog that has some', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/api/pricing' }).reply(200, `{"success": true, "pricing_version": "v1", "data": [${record('gpt-5', ', "service_pricing": {"input_unit_price": "0.00875000", "output_unit_price": "0.07000000", "cache_read_input_price": "0.00087500"}')}, ${record('glm-4.6')}]}`, json);
+    const result = await runCommand(['pricing', '--wide'], { transport: gw.transport, env, width: 250 });
+    expect(result.stdout).toMatch(/prices from service_pricing, yuan per 1M tokens; other prices \(per call, second, image\) as the catalog names them; no absolute prices for 1 model: none shown there/);
+  });
+});
