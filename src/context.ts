@@ -139,7 +139,9 @@ export class Context {
    * starts afresh (a refresh of a long-running command), unless endBefore is called.
    */
   child(overrides: Partial<GlobalOptions>, io?: IO): Context {
-    return new Context({ ...this.#init, secrets: this.secrets, interrupt: this.interrupt, io: io ?? this.io, options: { ...this.options, ...overrides } });
+    // One connection pool for the whole run: a fleet's profiles (and a server's refreshes) share it,
+    // so requests to one origin stay within its connections, whoever sends them.
+    return new Context({ ...this.#init, transport: this.transport(), secrets: this.secrets, interrupt: this.interrupt, io: io ?? this.io, options: { ...this.options, ...overrides } });
   }
 
   /**

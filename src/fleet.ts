@@ -185,12 +185,15 @@ async function renderFleet(command: string, outcomes: ProfileOutcome[], ctx: Con
   const columns = FLEET_COLUMNS[command]!;
   const currencies = new Set(outcomes.filter((o) => o.ok).map((o) => currencyOf(o.result)));
   const money = (value: string | undefined, currency: string) => (value === undefined ? '—' : formatAmount(value, 'account', { currency, exact: ctx.options.exact }));
+  // A profile that failed or was skipped says why in a column of its own (never in a figure's).
+  const problem = (o: ProfileOutcome) => (o.skipped ? `skipped: ${o.skipped}` : o.ok ? '' : `error: ${o.error?.message ?? ''}`);
+  const problems = outcomes.some((o) => problem(o) !== '');
   const rows = outcomes.map((o) => {
-    if (o.skipped) return [o.profile, `skipped: ${o.skipped}`, ...columns.slice(1).map(() => '')];
-    if (!o.ok) return [o.profile, `error: ${o.error?.message ?? ''}`, ...columns.slice(1).map(() => '')];
-    if (command === 'statusline') return [o.profile, o.line ?? ''];
+    const why = problems ? [problem(o)] : [];
+    if (!o.ok) return [o.profile, ...(command === 'statusline' ? [''] : columns.map(() => '')), ...why];
+    if (command === 'statusline') return [o.profile, o.line ?? '', ...why];
     const currency = currencyOf(o.result);
-    return [o.profile, ...columns.map((c) => (c.amount ? money(c.value(o.result), currency) : (c.value(o.result) ?? '—')))];
+    return [o.profile, ...columns.map((c) => (c.amount ? money(c.value(o.result), currency) : (c.value(o.result) ?? '—'))), ...why];
   });
   const summed = columns.map((c) => c.amount && c.total !== false);
   let footer: string[] | undefined;
@@ -205,10 +208,14 @@ async function renderFleet(command: string, outcomes: ProfileOutcome[], ctx: Con
       return money(values.reduce((a, b) => a.plus(b), new Decimal(0)).toFixed(), currency);
     })];
   }
-  const headers = command === 'statusline' ? [{ header: 'profile' }, { header: 'statusline' }] : [{ header: 'profile' }, ...columns.map((c) => ({ header: c.header, align: c.amount ? ('decimal' as const) : ('left' as const), dropOrder: c.drop }))];
-  const table = await renderTable({ columns: headers, rows, footer }, style);
+  const figures = command === 'statusline' ? [{ header: 'statusline' }] : columns.map((c) => ({ header: c.header, align: c.amount ? ('decimal' as const) : ('left' as const), dropOrder: c.drop }));
+  // The error column gives way first on a narrow terminal: each error is written out whole below the table there.
+  const headers = [{ header: 'profile' }, ...figures, ...(problems ? [{ header: 'error', dropOrder: 10 }] : [])];
+  const table = await renderTable({ columns: headers, rows, footer: footer && (problems ? [...footer, ''] : footer) }, style);
   const counted = currencies.size > 1 ? 'no total: the profiles state different currencies' : `${plural(outcomes.length, 'profile')} · ${outcomes.filter((o) => o.ok).length} answered`;
-  const note = [counted, ...sharedAccounts(outcomes)].join(' · ');
+  // On a terminal the error column may be hidden or shortened to fit: each error is also written out whole below.
+  const whole = Number.isFinite(style.width) && !style.wide ? outcomes.filter((o) => problem(o) !== '').map((o) => `${o.profile}: ${problem(o)}`) : [];
+  const note = [[counted, ...sharedAccounts(outcomes)].join(' · '), ...whole].join('\n');
   return `${table}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }
 

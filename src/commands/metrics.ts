@@ -34,9 +34,10 @@ interface Figures {
 /** One profile's figures (a failure leaves only the profile: tally_up 0). */
 async function figuresOf(ctx: Context, profile: string): Promise<Figures> {
   try {
+    // Both are awaited together: a profile whose settings fail must not leave the other rejected unheard.
     const loaded = loadForecast(ctx, {});
-    const hasBudgets = (await storedBudgets(ctx)).length > 0;
-    const [forecast, budgets] = await Promise.all([loaded, hasBudgets ? loadBudgets(ctx, [], loaded) : undefined]);
+    const stored = storedBudgets(ctx).then((list) => (list.length > 0 ? loadBudgets(ctx, [], loaded) : undefined));
+    const [forecast, budgets] = await Promise.all([loaded, stored]);
     return { profile, loaded: forecast, budgets, now: Math.floor(ctx.now() / 1000) };
   } catch (error) {
     if (error instanceof TallyError && error.kind === 'interrupted') throw error;

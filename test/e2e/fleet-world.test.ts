@@ -82,3 +82,63 @@ describe('a fleet of keys on two accounts', () => {
     }
   });
 });
+
+describe('a fleet on one origin', () => {
+  it('never has more than 4 requests at a time in flight to it, however many profiles, and prints no listener warning', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slow = createServer((req, res) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        if (req.url === '/v1/open/balance') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"currency": "CNY", "balance": "10.00000000", "lifetime_spend": "1.00000000", "plan": {"has_active_plan": false}, "api_key": {"name": "k", "prefix": "k", "daily_cost_limit": null, "daily_cost_used": "0.10000000"}}');
+        } else {
+          res.writeHead(404, { 'content-type': 'application/json' });
+          res.end('{"error": {"message": "no such path"}}');
+        }
+      }, 150);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const dir = tempDir();
+    const own = { TALLY_CONFIG_DIR: dir.path, TZ: 'UTC' };
+    try {
+      const base = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+      for (let i = 0; i < 9; i++) await runTally(['--profile', `p${i}`, 'login', '--base-url', base, '--with-token', '--no-verify'], { env: own, input: `${DEMO_KEY}${i}` });
+      const result = await runTally(['--all-profiles', 'balance'], { env: own, now: NOW });
+      expect(result.code).toBe(0);
+      expect(result.stdout.split('\n').filter((l) => /^p\d /.test(l))).toHaveLength(9);
+      expect(most).toBeGreaterThan(1);
+      expect(most).toBeLessThanOrEqual(4);
+      expect(result.stderr).not.toMatch(/MaxListeners|Warning/);
+    } finally {
+      slow.close();
+      dir.remove();
+    }
+  });
+});
+
+describe('metrics for a fleet with one profile whose stored settings are invalid', () => {
+  it('reports that profile as tally_up 0 and serves the others (no crash)', async () => {
+    const { readFileSync, writeFileSync } = await import('node:fs');
+    await runTally(['--profile', 'broken', 'login', '--base-url', gateway.baseUrl, '--with-token', '--no-verify'], { env: env(), input: DEMO_KEY });
+    const path = `${state.path}/config.json`;
+    const before = readFileSync(path, 'utf8');
+    const config = JSON.parse(before);
+    config.profiles.broken.utc_offset = '+99:99';
+    writeFileSync(path, JSON.stringify(config));
+    try {
+      const result = await tally(['--profiles', 'broken,main,ltd', 'metrics']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('tally_up{profile="broken"} 0\n');
+      expect(result.stdout).toContain('tally_up{profile="main"} 1\n');
+      expect(result.stdout).toContain('tally_up{profile="ltd"} 1\n');
+      expect(result.stderr).not.toMatch(/ConfigError|at .*main\.cjs/);
+    } finally {
+      writeFileSync(path, before);
+      await runTally(['--profile', 'broken', 'logout'], { env: env() });
+    }
+  });
+});
