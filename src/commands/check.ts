@@ -1,6 +1,5 @@
 // tally check: budget assertions for CI. One PASS/WARN/FAIL line per condition; exit 5 when
 // any fails. Service and auth errors keep their own exit codes unless --fail-open.
-import { appendFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { AuthError, CheckFailed, RateLimitError, ServiceError, UsageError } from '../errors.js';
@@ -10,7 +9,8 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { fixedZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
-import { AMOUNT_DECIMALS, fixedPlaces, formatAmount, formatCount, formatStatedAmount, placesBeside } from '../output/money.js';
+import { formatAmount, formatStatedAmount } from '../output/money.js';
+import { type CheckLine, type CheckResult, type Level, type Unit, checkLines, checksMarkdown, reportToGitHub, writeJunit } from '../output/check-report.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from './flag-values.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
@@ -19,8 +19,6 @@ import { BUDGET_NAME } from '../domain/budget.js';
 import { readCounters } from './mark.js';
 import { runSpend } from '../domain/run-spend.js';
 import { checkMarkName, markPath, readMark, readingOf } from '../settings/marks.js';
-import { writeFileAtomic } from '../settings/files.js';
-import { junitXml } from '../output/junit.js';
 import { destinationsNamed } from './notify.js';
 import { notifyChecks } from '../notify/alerting.js';
 import { loadUsageSeries } from './usage-series.js';
@@ -58,23 +56,7 @@ interface CheckOptions {
   warnKeyRemaining?: string;
 }
 
-export type Level = 'pass' | 'warn' | 'fail';
-/** A currency code (the one the service states; CNY when it states none), or what else is compared. */
-export type Unit = string;
-
-export interface CheckResult {
-  name: string;
-  ok: boolean;
-  level: Level;
-  /** A decimal string (or the model's state); null when it could not be measured. */
-  actual: string | null;
-  limit: string;
-  unit: Unit;
-  /** Why a check could not be measured, or what it measured over. */
-  detail?: string;
-  /** Run-spend checks: whose spend was measured (this key's, or the whole account's). */
-  basis?: 'key' | 'account';
-}
+export type { CheckResult, Level, Unit } from '../output/check-report.js';
 
 export function configure(command: Command): void {
   command
@@ -261,14 +243,15 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const failed = checks.filter((c) => c.level === 'fail');
   const ok = failed.length === 0;
   // --exact: every digit of each amount, in the lines, the annotations and the summary alike.
-  const lines = await checkLines(checks, ctx.options.exact);
+  const lines = checkLines(checks, ctx.options.exact);
+  const groups = [{ checks, lines, skipped }];
   // The JUnit report is written whole before anything else can stop the run (a failing check included).
-  if (options.junit) writeJunit(ctx, options.junit, checks, lines, skipped);
+  if (options.junit) writeJunit(ctx, options.junit, groups);
   await emit(ctx, {
     json: { ok, checks },
-    human: () => (options.markdown ? checksMarkdown(checks, lines) : renderChecks(checks, lines, ctx)),
+    human: () => (options.markdown ? checksMarkdown(groups) : renderChecks(checks, lines, ctx)),
   });
-  reportToGitHub(ctx, checks, lines, skipped);
+  reportToGitHub(ctx, groups);
   if (destinations.length) {
     const periodOf = (name: string) => budgets?.budgets.find((b) => name === `budget:${b.name}` || name === `budget-projected:${b.name}`)?.standing.period.start;
     await notifyChecks(ctx, settings.profile, destinations, checks.map((c, i) => ({ name: c.name, level: c.level, actual: c.actual, limit: c.limit, unit: c.unit, text: lines[i]!.text, period: periodOf(c.name) })));
@@ -365,34 +348,6 @@ function isUnreachable(error: unknown): boolean {
   return error instanceof ServiceError && (error.kind === 'network' || error.kind === 'timeout' || (error.status ?? 0) >= 500);
 }
 
-interface CheckLine {
-  label: string;
-  /** `actual ¥5,770.95, limit ¥100.00`, amounts shown as tables show them. */
-  text: string;
-}
-
-/** Each check in words, for the terminal, the annotations and the step summary alike. */
-async function checkLines(checks: CheckResult[], exact: boolean): Promise<CheckLine[]> {
-  // An actual is shown at least as precisely as its limit, and more where the two would read the same.
-  const show = (value: string, unit: Unit, places?: number) =>
-    unit === 'percent'
-      ? `${exact || places === undefined ? value : fixedPlaces(value, places)}%`
-      : unit === 'days' ? `${formatCount(value)} day${value === '1' ? '' : 's'}` : unit === 'model' ? value : formatAmount(value, 'account', { currency: unit, exact, decimals: places });
-  return checks.map((c) => {
-    let text: string;
-    if (c.unit === 'model') text = `${c.limit}: ${c.actual ?? 'not checked'}`;
-    else if (c.actual === null) text = `limit ${show(c.limit, c.unit)}: not measured`;
-    else if (c.unit === 'days') text = `actual ${show(c.actual, c.unit)}, limit ${show(c.limit, c.unit)}`;
-    else {
-      const places = placesBeside(c.actual, c.limit, c.unit === 'percent' ? 1 : AMOUNT_DECIMALS.account);
-      // A share's limit reads as it was written (50%); an amount's in the same places as the actual.
-      text = `actual ${show(c.actual, c.unit, places)}, limit ${show(c.limit, c.unit, c.unit === 'percent' ? undefined : places)}`;
-    }
-    if (c.detail) text += ` (${c.detail})`;
-    return { label: c.level.toUpperCase(), text };
-  });
-}
-
 async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Context): Promise<string> {
   const [{ styleFor }, { fitLines }, { escapeControl }] = await Promise.all([import('../output/style.js'), import('../output/wrap.js'), import('../output/escape.js')]);
   const style = await styleFor(ctx);
@@ -408,29 +363,6 @@ async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Cont
   return `${out.join('\n')}\n`;
 }
 
-/** The Markdown summary: what goes to $GITHUB_STEP_SUMMARY, and what --markdown prints. */
-export function checksMarkdown(checks: CheckResult[], lines: CheckLine[]): string {
-  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-  const icon = { pass: '✅ pass', warn: '⚠️ warn', fail: '❌ fail' };
-  return [
-    '### tally check',
-    '',
-    '| result | check | measured |',
-    '| --- | --- | --- |',
-    ...checks.map((c, i) => `| ${icon[c.level]} | ${cell(c.name)} | ${cell(lines[i]!.text)} |`),
-    '',
-  ].join('\n');
-}
-
-/** The JUnit XML report, written whole (a temporary file and a rename). */
-function writeJunit(ctx: Context, path: string, checks: CheckResult[], lines: CheckLine[], skipped: string[]): void {
-  try {
-    writeFileAtomic(path, [junitXml(checks, lines, skipped, new Date(ctx.now()).toISOString())]);
-  } catch (error) {
-    throw new UsageError(`--junit ${path} cannot be written (${(error as Error).message})`);
-  }
-}
-
 /** `since the mark`: the state folder's mark NAME for this profile and gateway, or --mark-file. */
 async function markFor(ctx: Context, options: CheckOptions) {
   const [settings, client] = await Promise.all([ctx.settings(), ctx.client()]);
@@ -442,24 +374,3 @@ async function markFor(ctx: Context, options: CheckOptions) {
   return readMark(path, { name, profile: settings.profile, baseUrl: gateway, secret, makeIt });
 }
 
-/** GitHub Actions: annotations for failures and warnings, and a Markdown summary. */
-function reportToGitHub(ctx: Context, checks: CheckResult[], lines: CheckLine[], skipped: string[]): void {
-  if (ctx.env.GITHUB_ACTIONS !== 'true') return;
-  const escape = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-  // The runner reads workflow commands from both streams; keep a --json document on stdout clean.
-  const write = (line: string) => (ctx.options.json ? ctx.io.err(line) : ctx.io.out(line));
-  for (const [i, check] of checks.entries()) {
-    const text = `${check.name}: ${lines[i]!.text}`;
-    if (check.level === 'fail') write(`::error title=tally check::${escape(text)}\n`);
-    if (check.level === 'warn') write(`::warning title=tally check::${escape(text)}\n`);
-  }
-  if (skipped.length > 0) write(`::warning title=tally check::${escape(`--fail-open: ${skipped.join(', ')} skipped because the service could not be reached`)}\n`);
-  const summary = ctx.env.GITHUB_STEP_SUMMARY;
-  if (!summary) return;
-  const markdown = checksMarkdown(checks, lines);
-  try {
-    appendFileSync(summary, `${markdown}\n`);
-  } catch (error) {
-    ctx.warn(`could not append to $GITHUB_STEP_SUMMARY (${(error as Error).message})`);
-  }
-}

@@ -19,23 +19,41 @@ export function xmlText(text: string): string {
     .replace(/'/g, '&apos;');
 }
 
-export function junitXml(checks: JunitCheck[], lines: { text: string }[], skipped: string[], timestamp: string): string {
-  const failures = checks.filter((c) => c.level === 'fail').length;
-  const skips = checks.filter((c) => skipped.includes(c.name)).length;
-  const cases = checks.map((check, i) => {
-    const text = xmlText(lines[i]!.text);
-    const open = `    <testcase classname="tally.check" name="${xmlText(check.name)}" time="0">`;
-    if (skipped.includes(check.name)) return `${open}\n      <skipped message="${text}"/>\n    </testcase>`;
-    if (check.level === 'fail') return `${open}\n      <failure message="${text}" type="budget">${text}</failure>\n    </testcase>`;
-    if (check.level === 'warn') return `${open}\n      <system-out>WARN ${text}</system-out>\n    </testcase>`;
-    return `${open}\n      <system-out>PASS ${text}</system-out>\n    </testcase>`;
+interface JunitGroup {
+  /** A fleet's profile: its own testsuite, its cases named by it. */
+  profile?: string;
+  checks: JunitCheck[];
+  lines: { text: string }[];
+  skipped: string[];
+  /** The profile could not be checked at all: one errored case says why. */
+  error?: string;
+}
+
+/** One testsuite per group (a single run has one, named "tally check"). */
+export function junitXml(groups: JunitGroup[], timestamp: string): string {
+  const suites = groups.map((g) => {
+    const failures = g.checks.filter((c) => c.level === 'fail').length;
+    const skips = g.checks.filter((c) => g.skipped.includes(c.name)).length;
+    const name = g.profile === undefined ? 'tally check' : `tally check (${g.profile})`;
+    const classname = g.profile === undefined ? 'tally.check' : `tally.check.${g.profile}`;
+    const cases = g.checks.map((check, i) => {
+      const text = xmlText(g.lines[i]!.text);
+      const open = `    <testcase classname="${xmlText(classname)}" name="${xmlText(check.name)}" time="0">`;
+      if (g.skipped.includes(check.name)) return `${open}\n      <skipped message="${text}"/>\n    </testcase>`;
+      if (check.level === 'fail') return `${open}\n      <failure message="${text}" type="budget">${text}</failure>\n    </testcase>`;
+      if (check.level === 'warn') return `${open}\n      <system-out>WARN ${text}</system-out>\n    </testcase>`;
+      return `${open}\n      <system-out>PASS ${text}</system-out>\n    </testcase>`;
+    });
+    const errors = g.error === undefined ? 0 : 1;
+    if (g.error !== undefined) cases.push(`    <testcase classname="${xmlText(classname)}" name="profile" time="0">\n      <error message="${xmlText(g.error)}" type="not-measured">${xmlText(g.error)}</error>\n    </testcase>`);
+    const tests = g.checks.length + errors;
+    return { tests, failures, skips, errors, text: [`  <testsuite name="${xmlText(name)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skips}" time="0" timestamp="${xmlText(timestamp)}">`, ...cases, '  </testsuite>'] };
   });
+  const sum = (key: 'tests' | 'failures' | 'skips' | 'errors') => suites.reduce((n, s) => n + s[key], 0);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="tally check" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skips}" time="0">`,
-    `  <testsuite name="tally check" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skips}" time="0" timestamp="${xmlText(timestamp)}">`,
-    ...cases,
-    '  </testsuite>',
+    `<testsuites name="tally check" tests="${sum('tests')}" failures="${sum('failures')}" errors="${sum('errors')}" skipped="${sum('skips')}" time="0">`,
+    ...suites.flatMap((s) => s.text),
     '</testsuites>',
     '',
   ].join('\n');

@@ -1,0 +1,113 @@
+// What `tally check` reports, in every form a person or a CI system reads: the words of each
+// condition, the Markdown step summary, the JUnit XML file and GitHub's workflow annotations.
+// One profile's checks, or a fleet's (a group per profile, each named by it): the same rules.
+import { appendFileSync } from 'node:fs';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { writeFileAtomic } from '../settings/files.js';
+import { junitXml } from './junit.js';
+import { AMOUNT_DECIMALS, fixedPlaces, formatAmount, formatCount, placesBeside } from './money.js';
+
+export type Level = 'pass' | 'warn' | 'fail';
+/** A currency code (the one the service states; CNY when it states none), or what else is compared. */
+export type Unit = string;
+
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  level: Level;
+  /** A decimal string (or the model's state); null when it could not be measured. */
+  actual: string | null;
+  limit: string;
+  unit: Unit;
+  /** Why a check could not be measured, or what it measured over. */
+  detail?: string;
+  /** Run-spend checks: whose spend was measured (this key's, or the whole account's). */
+  basis?: 'key' | 'account';
+}
+
+export interface CheckLine {
+  label: string;
+  /** `actual ¥5,770.95, limit ¥100.00`, amounts shown as tables show them. */
+  text: string;
+}
+
+/** One profile's conditions (no profile: a single run), or why it has none (it failed, or was skipped). */
+export interface CheckGroup {
+  profile?: string;
+  checks: CheckResult[];
+  lines: CheckLine[];
+  /** Conditions --fail-open skipped: not measured. */
+  skipped: string[];
+  /** The profile could not be checked at all (its error, or why it was skipped). */
+  error?: string;
+}
+
+/** Each check in words, for the terminal, the annotations and the step summary alike. */
+export function checkLines(checks: CheckResult[], exact: boolean): CheckLine[] {
+  // An actual is shown at least as precisely as its limit, and more where the two would read the same.
+  const show = (value: string, unit: Unit, places?: number) =>
+    unit === 'percent'
+      ? `${exact || places === undefined ? value : fixedPlaces(value, places)}%`
+      : unit === 'days' ? `${formatCount(value)} day${value === '1' ? '' : 's'}` : unit === 'model' ? value : formatAmount(value, 'account', { currency: unit, exact, decimals: places });
+  return checks.map((c) => {
+    let text: string;
+    if (c.unit === 'model') text = `${c.limit}: ${c.actual ?? 'not checked'}`;
+    else if (c.actual === null) text = `limit ${show(c.limit, c.unit)}: not measured`;
+    else if (c.unit === 'days') text = `actual ${show(c.actual, c.unit)}, limit ${show(c.limit, c.unit)}`;
+    else {
+      const places = placesBeside(c.actual, c.limit, c.unit === 'percent' ? 1 : AMOUNT_DECIMALS.account);
+      // A share's limit reads as it was written (50%); an amount's in the same places as the actual.
+      text = `actual ${show(c.actual, c.unit, places)}, limit ${show(c.limit, c.unit, c.unit === 'percent' ? undefined : places)}`;
+    }
+    if (c.detail) text += ` (${c.detail})`;
+    return { label: c.level.toUpperCase(), text };
+  });
+}
+
+/** The Markdown summary: what goes to $GITHUB_STEP_SUMMARY, and what --markdown prints (a profile column for a fleet). */
+export function checksMarkdown(groups: CheckGroup[]): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  const icon = { pass: '✅ pass', warn: '⚠️ warn', fail: '❌ fail' };
+  const fleet = groups.some((g) => g.profile !== undefined);
+  const rows = groups.flatMap((g) => {
+    const who = fleet ? ` ${cell(g.profile ?? '')} |` : '';
+    if (g.error !== undefined) return [`| ⛔ not measured |${who} — | ${cell(g.error)} |`];
+    return g.checks.map((c, i) => `| ${icon[c.level]} |${who} ${cell(c.name)} | ${cell(g.lines[i]!.text)} |`);
+  });
+  return ['### tally check', '', fleet ? '| result | profile | check | measured |' : '| result | check | measured |', fleet ? '| --- | --- | --- | --- |' : '| --- | --- | --- |', ...rows, ''].join('\n');
+}
+
+/** The JUnit XML report, written whole (a temporary file and a rename). */
+export function writeJunit(ctx: Context, path: string, groups: CheckGroup[]): void {
+  try {
+    writeFileAtomic(path, [junitXml(groups, new Date(ctx.now()).toISOString())]);
+  } catch (error) {
+    throw new UsageError(`--junit ${path} cannot be written (${(error as Error).message})`);
+  }
+}
+
+/** GitHub Actions: annotations for failures and warnings (titled by profile in a fleet), and a Markdown summary. */
+export function reportToGitHub(ctx: Context, groups: CheckGroup[]): void {
+  if (ctx.env.GITHUB_ACTIONS !== 'true') return;
+  const escape = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  // The runner reads workflow commands from both streams; keep a --json document on stdout clean.
+  const write = (line: string) => (ctx.options.json ? ctx.io.err(line) : ctx.io.out(line));
+  for (const g of groups) {
+    const title = g.profile === undefined ? 'tally check' : escape(`tally check (${g.profile})`).replace(/[,:]/g, ' ');
+    if (g.error !== undefined) write(`::error title=${title}::${escape(`not measured: ${g.error}`)}\n`);
+    for (const [i, check] of g.checks.entries()) {
+      const text = `${check.name}: ${g.lines[i]!.text}`;
+      if (check.level === 'fail') write(`::error title=${title}::${escape(text)}\n`);
+      if (check.level === 'warn') write(`::warning title=${title}::${escape(text)}\n`);
+    }
+    if (g.skipped.length > 0) write(`::warning title=${title}::${escape(`--fail-open: ${g.skipped.join(', ')} skipped because the service could not be reached`)}\n`);
+  }
+  const summary = ctx.env.GITHUB_STEP_SUMMARY;
+  if (!summary) return;
+  try {
+    appendFileSync(summary, `${checksMarkdown(groups)}\n`);
+  } catch (error) {
+    ctx.warn(`could not append to $GITHUB_STEP_SUMMARY (${(error as Error).message})`);
+  }
+}
