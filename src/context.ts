@@ -138,10 +138,10 @@ export class Context {
    * some options changed (another profile, JSON) and, when given, its own streams. Its deadline
    * starts afresh (a refresh of a long-running command), unless endBefore is called.
    */
-  child(overrides: Partial<GlobalOptions>, io?: IO): Context {
+  child(overrides: Partial<GlobalOptions>, io?: IO, env?: NodeJS.ProcessEnv): Context {
     // One connection pool for the whole run: a fleet's profiles (and a server's refreshes) share it,
     // so requests to one origin stay within its connections, whoever sends them.
-    return new Context({ ...this.#init, transport: this.transport(), secrets: this.secrets, interrupt: this.interrupt, io: io ?? this.io, options: { ...this.options, ...overrides } });
+    return new Context({ ...this.#init, env: env ?? this.env, transport: this.transport(), secrets: this.secrets, interrupt: this.interrupt, io: io ?? this.io, options: { ...this.options, ...overrides } });
   }
 
   /**

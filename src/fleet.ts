@@ -65,6 +65,12 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
   if (entry.name === 'usage' && command.opts().by === 'model') throw new UsageError('--all-profiles does not go with usage --by model (each profile names its models its own way): run it per profile');
   if (parent.options.csv) throw new UsageError('--csv prints one table of records; with --all-profiles use --json or the table');
   checkFleetEnvironment(parent);
+  // check's reports (--junit, --markdown, GitHub's annotations and summary) are the fleet's: written
+  // once with every profile's conditions, never once per profile over each other.
+  const { junit, markdown, ...opts } = command.opts() as Record<string, unknown>;
+  const reports = entry.name === 'check' ? { junit: typeof junit === 'string' ? junit : undefined, markdown: markdown === true } : undefined;
+  if (reports?.markdown && parent.options.json) throw new UsageError('--markdown and --json each print the whole result; choose one');
+  const runOptions = reports ? opts : command.opts();
   const profiles = await chosenProfiles(parent);
   const statusline = entry.name === 'statusline';
   const outcomes: ProfileOutcome[] = [];
@@ -75,7 +81,7 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
     for (;;) {
       const profile = runnable[next++];
       if (!profile) return;
-      outcomes.push(await runOne(module, command, parent, profile.name, statusline));
+      outcomes.push(await runOne(module, command, runOptions, parent, profile.name, statusline));
       parent.progress(`${entry.name}: ${++done} of ${runnable.length} profiles done…`);
     }
   };
@@ -84,6 +90,9 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
   for (const p of profiles) if (p.skipped) outcomes.push({ profile: p.name, ok: false, skipped: p.skipped, exitCode: 0 });
   outcomes.sort((a, b) => (a.profile < b.profile ? -1 : a.profile > b.profile ? 1 : 0));
 
+  const groups = reports ? await checkGroups(outcomes, parent) : undefined;
+  // The JUnit report is written whole before anything else can stop the run (a failing check included).
+  if (reports?.junit) (await import('./output/check-report.js')).writeJunit(parent, reports.junit, groups!);
   await emit(parent, {
     json: () => ({
       profiles: outcomes.map((o) =>
@@ -92,8 +101,9 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
         : { profile: o.profile, ok: false, error: o.error },
       ),
     }),
-    human: () => renderFleet(entry.name, outcomes, parent),
+    human: async () => (reports?.markdown ? (await import('./output/check-report.js')).checksMarkdown(groups!) : renderFleet(entry.name, outcomes, parent)),
   });
+  if (groups) (await import('./output/check-report.js')).reportToGitHub(parent, groups);
   // check: 5 when any condition failed in any profile; otherwise the first failed profile's code.
   if (entry.name === 'check' && outcomes.some((o) => o.exitCode === 5)) throw new CheckFailed('a condition failed in at least one profile');
   const failed = outcomes.find((o) => !o.ok && !o.skipped && o.exitCode !== 0);
@@ -116,16 +126,33 @@ class FleetFailed extends TallyError {
   }
 }
 
-async function runOne(module: CommandModule, command: Command, parent: Context, profile: string, statusline: boolean): Promise<ProfileOutcome> {
+/** Each profile's conditions as check reports them, named by profile; a profile that could not be checked says why. */
+async function checkGroups(outcomes: ProfileOutcome[], parent: Context) {
+  const { checkLines } = await import('./output/check-report.js');
+  return outcomes.map((o) => {
+    if (!o.ok) return { profile: o.profile, checks: [], lines: [], skipped: [], error: o.skipped ? `skipped: ${o.skipped}` : (o.error?.message ?? 'failed') };
+    const checks = (at(o.result, 'checks') as import('./output/check-report.js').CheckResult[] | undefined) ?? [];
+    const skipped = checks.filter((c) => c.actual === null && c.detail?.startsWith('skipped')).map((c) => c.name);
+    return { profile: o.profile, checks, lines: checkLines(checks, parent.options.exact), skipped };
+  });
+}
+
+/** The environment a profile's run sees: GitHub's annotations and step summary are the fleet's to write, once. */
+function profileEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { GITHUB_ACTIONS: _actions, GITHUB_STEP_SUMMARY: _summary, ...rest } = env;
+  return rest;
+}
+
+async function runOne(module: CommandModule, command: Command, options: Record<string, unknown>, parent: Context, profile: string, statusline: boolean): Promise<ProfileOutcome> {
   const io = createTestIO({ stdoutIsTTY: false, stderrIsTTY: false, width: parent.io.width });
-  const ctx = parent.child({ profile, allProfiles: false, profiles: undefined, json: !statusline, jq: undefined, csv: false }, io);
+  const ctx = parent.child({ profile, allProfiles: false, profiles: undefined, json: !statusline, jq: undefined, csv: false }, io, profileEnv(parent.env));
   // One --timeout for the whole run: every profile ends a little before the fleet's deadline, so a
   // profile that hangs fails in its own row and the others are still shown.
   ctx.endBefore(parent, fleetMargin(parent));
   // The balance record names the account; commands whose result does not hold it ask for it beside their run.
   const balanceAside = statusline || BALANCE_IN_RESULT[command.name()] ? undefined : accountBalance(ctx);
   try {
-    await module.run(command.opts(), ctx, command.args, (name) => command.getOptionValueSource(name) === 'cli');
+    await module.run(options, ctx, command.args, (name) => command.getOptionValueSource(name) === 'cli');
     if (statusline) return { profile, ok: true, line: io.stdout.trim(), exitCode: 0 };
     const result = JSON.parse(io.stdout) as unknown;
     return { profile, ok: true, result, exitCode: 0, account: await accountOf(ctx, result, command.name(), balanceAside) };

@@ -142,3 +142,37 @@ describe('metrics for a fleet with one profile whose stored settings are invalid
     }
   });
 });
+
+describe('a fleet check for CI', () => {
+  it('writes one JUnit file with every profile\'s cases, one Markdown summary, and annotations per profile', async () => {
+    const { readFileSync, existsSync } = await import('node:fs');
+    const { XMLParser, XMLValidator } = await import('fast-xml-parser');
+    const dir = tempDir();
+    try {
+      await runTally(['--profile', 'zdown', 'login', '--base-url', 'http://127.0.0.1:9', '--with-token', '--no-verify'], { env: env(), input: DEMO_KEY });
+      const junit = `${dir.path}/tally.xml`;
+      const summary = `${dir.path}/summary.md`;
+      const result = await runTally(['--profiles', 'main,ltd,zdown', 'check', '--min-balance', '1', '--max-daily-used', '0.01', '--junit', junit], { env: { ...env(), GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary }, now: NOW, timeoutMs: 20_000 });
+      expect(result.code).toBe(5);
+      const xml = readFileSync(junit, 'utf8');
+      expect(XMLValidator.validate(xml)).toBe(true);
+      const suites = new XMLParser({ ignoreAttributes: false }).parse(xml).testsuites.testsuite as { '@_name': string }[];
+      expect(suites.map((s) => s['@_name'])).toEqual(['tally check (ltd)', 'tally check (main)', 'tally check (zdown)']);
+      expect(xml).toContain('<error message="cannot connect to 127.0.0.1:9');
+      // Annotations name the profile; the step summary is written once, with a profile column.
+      expect(result.stdout).toMatch(/^::error title=tally check \(main\)::max-daily-used: actual /m);
+      expect(result.stdout).toMatch(/^::error title=tally check \(zdown\)::not measured: /m);
+      const written = readFileSync(summary, 'utf8');
+      expect(written.match(/### tally check/g)).toHaveLength(1);
+      expect(written).toContain('| result | profile | check | measured |');
+      expect(written).toMatch(/\| ❌ fail \| ltd \| max-daily-used \| actual /);
+      const md = await runTally(['--profiles', 'main,ltd', 'check', '--min-balance', '1', '--markdown'], { env: env(), now: NOW });
+      expect(md.code).toBe(0);
+      expect(md.stdout).toMatch(/^### tally check\n\n\| result \| profile \| check \| measured \|\n\| --- \| --- \| --- \| --- \|\n\| ✅ pass \| ltd \| min-balance \| actual ¥[\d,.]+, limit ¥1\.00 \|\n\| ✅ pass \| main \| min-balance \|/);
+      expect(existsSync(`${dir.path}/tally.xml.tmp`)).toBe(false);
+    } finally {
+      await runTally(['--profile', 'zdown', 'logout'], { env: env() });
+      dir.remove();
+    }
+  });
+});
