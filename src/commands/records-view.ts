@@ -202,6 +202,8 @@ export interface RecordTableOptions {
   more?: string;
   /** Whose records these are, when the gateway says. */
   scope?: Scope;
+  /** Lines after the one that says whose records these are (how much of the account's figures they are). */
+  afterScope?: string[];
 }
 
 /** The records as a table: money in yuan, counts grouped, times in the display zone, a totals row. */
@@ -272,7 +274,7 @@ export async function renderRecords(records: JsonObject[], ctx: Context, options
       ? `${plural(records.length, 'record')} shown: only the first page, more records exist in this window (${options.more}); the totals are of this page`
       : records.length === 0 ? 'no records in this window' : plural(records.length, 'record');
   const scope = scopeText(options.scope);
-  const notes = [count, ...options.notes, ...(scope ? [scope] : [])];
+  const notes = [count, ...options.notes, ...(scope ? [scope] : []), ...(options.afterScope ?? [])];
   return `${table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }
 

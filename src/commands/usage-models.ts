@@ -4,14 +4,16 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { type JsonObject, jsonText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
-import { describeColumns } from '../domain/records.js';
+import { type Scope, describeColumns, scopeText } from '../domain/records.js';
+import { Decimal, decimalText } from '../domain/money.js';
+import { TallyError } from '../errors.js';
 import { type BucketSize, bucketStarts, nextBucketStart, parseBucket, resolveWindow } from '../domain/window.js';
 import { dateText, fixedZone, wallClock } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { describeWindow, plural, windowJson } from '../output/window-text.js';
 import { DEFAULT_MAX_PAGES, type PagedRecords, fetchAllPages, parseParams, recordsCsv, recordsCsvOf, recordsJson, renderRecords } from './records-view.js';
 import { describeGrid, bucketLabeller } from './usage.js';
-import { knownDayGrid } from './usage-series.js';
+import { knownDayGrid, loadUsageSeries } from './usage-series.js';
 import { type DayGrid, type WindowOptions, timeSettings } from './window-options.js';
 import { wholeNumber } from './flag-values.js';
 
@@ -40,12 +42,15 @@ export async function runModelUsage(ctx: Context, options: ModelUsageOptions): P
 
   if (options.bucket === undefined) {
     const window = resolveWindow({ ...options, now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
-    const found = await fetchAllPages(ctx, client, PATH, { start: String(window.start), end: String(window.end), ...query }, paging);
+    const [found, account] = await Promise.all([fetchAllPages(ctx, client, PATH, { start: String(window.start), end: String(window.end), ...query }, paging), accountSpend(ctx, window)]);
     const days = Math.round((window.end - window.start) / 86_400);
+    const share = keyShare([found], account);
     return emit(ctx, {
-      json: () => recordsJson(found, window, gridZone),
+      // The service's own `scope` stays as it sent it; tally says whose figures only where it said nothing.
+      json: () => ({ ...shareJson('scope' in found.extra ? 'as-sent' : found.scope, share), ...recordsJson(found, window, gridZone) }),
       csv: () => recordsCsvOf(ctx, found),
-      human: () => renderRecords(found.records, ctx, { amounts: 'account', zone: time.zone, more: found.more, scope: found.scope, notes: [`${describeWindow(window, gridZone, plural(days, 'day'))}, ${describeGrid({ dayGrid: grid })}`] }),
+      human: async () =>
+        renderRecords(found.records, ctx, { amounts: 'account', zone: time.zone, more: found.more, scope: found.scope, notes: [`${describeWindow(window, gridZone, plural(days, 'day'))}, ${describeGrid({ dayGrid: grid })}`], afterScope: await shareNote(share) }),
     });
   }
 
@@ -58,19 +63,68 @@ export async function runModelUsage(ctx: Context, options: ModelUsageOptions): P
   // One request per period, independent of each other: they go out together (the pool sends at
   // most 4 at a time, and pacing keeps within the rate limit), in the periods' order when done.
   let done = 0;
-  const periods = await Promise.all(
-    starts.map(async (start) => {
-      const end = nextBucketStart(start, bucket, grid.offset);
-      const found = await fetchAllPages(ctx, client, PATH, { start: String(start), end: String(end), ...query }, paging);
-      ctx.progress(`usage by model: ${++done} of ${starts.length} ${bucket}s fetched…`);
-      return { start, end, found };
-    }),
-  ).finally(() => ctx.progress(undefined));
+  const [periods, account] = await Promise.all([
+    Promise.all(
+      starts.map(async (start) => {
+        const end = nextBucketStart(start, bucket, grid.offset);
+        const found = await fetchAllPages(ctx, client, PATH, { start: String(start), end: String(end), ...query }, paging);
+        ctx.progress(`usage by model: ${++done} of ${starts.length} ${bucket}s fetched…`);
+        return { start, end, found };
+      }),
+    ).finally(() => ctx.progress(undefined)),
+    accountSpend(ctx, window),
+  ]);
+  // Whose figures they are: what every period's answer says (one that disagrees leaves it unknown).
+  const scope = periods.every((p) => p.found.scope === periods[0]?.found.scope) ? periods[0]?.found.scope : undefined;
+  const share = keyShare(periods.map((p) => p.found), account);
   await emit(ctx, {
-    json: () => ({ bucket, ...windowJson(window, gridZone), periods: periods.map((p) => ({ start: p.start, end: p.end, records: p.found.records })) }),
+    json: () => ({ bucket, ...windowJson(window, gridZone), ...shareJson(scope, share), periods: periods.map((p) => ({ start: p.start, end: p.end, records: p.found.records })) }),
     csv: () => periodsCsv(periods, grid),
-    human: () => renderPeriods(ctx, periods, { bucket, grid, window, top, topGiven: options.top !== undefined }),
+    human: async () => renderPeriods(ctx, periods, { bucket, grid, window, top, topGiven: options.top !== undefined, scope, shareNotes: await shareNote(share) }),
   });
+}
+
+/**
+ * The account's spend over the same window (the usage series, when the gateway says it is the
+ * account's), asked beside the per-model figures; undefined when it cannot be known (never a zero).
+ */
+async function accountSpend(ctx: Context, window: { start: number; end: number }): Promise<string | undefined> {
+  try {
+    const series = await loadUsageSeries(ctx, { bucket: 'day', since: String(window.start), until: String(window.end) });
+    const metric = series.shape?.moneyMetric;
+    const total = metric === undefined ? undefined : series.totals[metric];
+    return series.scope === 'account' && isDecimalString(total) ? total : undefined;
+  } catch (error) {
+    if (error instanceof TallyError && error.kind === 'interrupted') throw error;
+    ctx.debug(`the account's spend over the window could not be read: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+interface KeyShare {
+  key: string;
+  account: string;
+}
+
+/** The key's spend (the records' money field, every page) beside the account's, when the records are the key's and complete. */
+function keyShare(pages: PagedRecords[], account: string | undefined): KeyShare | undefined {
+  if (account === undefined || pages.some((p) => p.scope !== 'key' || p.more !== undefined)) return undefined;
+  const records = pages.flatMap((p) => p.records);
+  const fields = modelAndSpend(records);
+  if (!fields) return undefined;
+  let key = new Decimal(0);
+  for (const record of records) if (isDecimalString(record[fields.spend])) key = key.plus(record[fields.spend] as string);
+  return { key: decimalText(key), account };
+}
+
+function shareJson(scope: Scope | undefined | 'as-sent', share: KeyShare | undefined): Record<string, unknown> {
+  return { ...(scope === 'as-sent' ? {} : { scope: scope ?? null }), ...(share ? { key_spend: share.key, account_spend: share.account } : {}) };
+}
+
+async function shareNote(share: KeyShare | undefined): Promise<string[]> {
+  if (!share) return [];
+  const { formatAmount, formatShare } = await import('../output/money.js');
+  return [`this key: ${formatAmount(share.key, 'account')} of the whole account's ${formatAmount(share.account, 'account')} in this window (${formatShare(share.key, share.account)})`];
 }
 
 /** Long form: one row per record, its period (the date it starts on the day grid) first. */
@@ -94,7 +148,7 @@ export function modelAndSpend(records: JsonObject[]): { model: string; spend: st
 async function renderPeriods(
   ctx: Context,
   periods: { start: number; end: number; found: PagedRecords }[],
-  how: { bucket: BucketSize; grid: DayGrid; window: { start: number; end: number }; top: number; topGiven: boolean },
+  how: { bucket: BucketSize; grid: DayGrid; window: { start: number; end: number }; top: number; topGiven: boolean; scope: Scope | undefined; shareNotes: string[] },
 ): Promise<string> {
   const [{ renderTable }, { formatAmount }, { styleFor }, { fitLines }, { Decimal }, { displayWidth }] = await Promise.all([
     import('../output/table.js'),
@@ -109,7 +163,8 @@ async function renderPeriods(
   const label = bucketLabeller({ bucket: how.bucket, labelZone: gridZone });
   const all = periods.flatMap((p) => p.found.records);
   const fields = modelAndSpend(all);
-  const notes = [`${describeWindow(how.window, gridZone, plural(periods.length, how.bucket))}, ${describeGrid({ dayGrid: how.grid })}`];
+  const whose = scopeText(how.scope);
+  const notes = [`${describeWindow(how.window, gridZone, plural(periods.length, how.bucket))}, ${describeGrid({ dayGrid: how.grid })}`, ...(whose ? [whose] : []), ...how.shareNotes];
   const partial = periods.filter((p) => p.found.more !== undefined).length;
   if (partial > 0) notes.push(`${plural(partial, how.bucket)} had more records than the first page (add --all); their figures are of that page only`);
   if (!fields) {

@@ -1,0 +1,34 @@
+// Properties that tie commands together on the sandbox's world (two accounts, several keys, each
+// naming): one figure, many views, always the same.
+import { describe, expect, it } from 'vitest';
+import { Decimal } from '../../src/domain/money.js';
+import { BETA_BATCH_KEY, BETA_KEY, DEMO_KEY, LIMITED_KEY } from '../../src/sandbox/seed.js';
+import { runTally } from '../helpers.js';
+import { sandboxForFile } from '../support/sandbox-fixture.js';
+
+const NOW = Date.UTC(2026, 10, 20, 9, 30);
+const namings = {
+  compact: sandboxForFile(NOW, { accountLimit: 5000 }),
+  detailed: sandboxForFile(NOW, { accountLimit: 5000, naming: 'detailed', dayOffsetMinutes: 0 }),
+  iso: sandboxForFile(NOW, { accountLimit: 5000, naming: 'iso', dayOffsetMinutes: -300 }),
+};
+type Fixture = (typeof namings)['compact'];
+const json = async (fixture: Fixture, key: string, args: string[]) => {
+  const result = await runTally([...args, '--json'], { env: { ...fixture.env, TALLY_API_KEY: key }, now: NOW });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+};
+/** The money total of a usage document (the one decimal-string field of its totals). */
+const spendOf = (doc: { totals: Record<string, unknown> }) => new Decimal(Object.values(doc.totals).find((v) => typeof v === 'string' && /^\d+(\.\d+)?$/.test(v)) as string);
+
+describe.each(Object.entries(namings))('the sandbox world, %s naming', (_naming, fixture) => {
+  it.each([DEMO_KEY, LIMITED_KEY, BETA_KEY, BETA_BATCH_KEY])('a by-model view says whose figures it holds, and never exceeds the account total of the same window (%s)', async (key) => {
+    for (const args of [['usage', '--by', 'model'], ['usage', '--by', 'model', '--bucket', 'week', '--since', '35d']]) {
+      const doc = await json(fixture, key, args);
+      expect(doc.scope).toBe('key');
+      const account = spendOf(await json(fixture, key, ['usage', '--since', String(doc.start), '--until', String(doc.end)]));
+      expect(doc.account_spend).toBe(account.toFixed(8));
+      expect(new Decimal(doc.key_spend).lte(account)).toBe(true);
+    }
+  });
+});
