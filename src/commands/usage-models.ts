@@ -7,7 +7,7 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { type Scope, describeColumns, scopeText } from '../domain/records.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { TallyError } from '../errors.js';
-import { type BucketSize, bucketStarts, nextBucketStart, parseBucket, resolveWindow } from '../domain/window.js';
+import { type BucketSize, parseBucket, periodsOf, resolveWindow } from '../domain/window.js';
 import { dateText, fixedZone, wallClock } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { describeWindow, plural, windowJson } from '../output/window-text.js';
@@ -56,20 +56,20 @@ export async function runModelUsage(ctx: Context, options: ModelUsageOptions): P
 
   const bucket = parseBucket(options.bucket, ['day', 'week', 'month']);
   const window = resolveWindow({ ...options, now, zone: time.zone, bucket, dayOffset: grid.offset });
-  const starts = bucketStarts(window, bucket, grid.offset);
-  if (starts.length > MAX_PERIODS) {
-    throw new UsageError(`${plural(starts.length, bucket)} would take ${starts.length} requests, more than the ${MAX_PERIODS} a minute the gateway allows; use a longer --bucket or a shorter window`);
+  // Periods cut to a calendar window where they reach past it (--month 2026-10 --bucket week).
+  const wanted = periodsOf(window, bucket, grid.offset);
+  if (wanted.length > MAX_PERIODS) {
+    throw new UsageError(`${plural(wanted.length, bucket)} would take ${wanted.length} requests, more than the ${MAX_PERIODS} a minute the gateway allows; use a longer --bucket or a shorter window`);
   }
   // One request per period, independent of each other: they go out together (the pool sends at
   // most 4 at a time, and pacing keeps within the rate limit), in the periods' order when done.
   let done = 0;
   const [periods, account] = await Promise.all([
     Promise.all(
-      starts.map(async (start) => {
-        const end = nextBucketStart(start, bucket, grid.offset);
+      wanted.map(async ({ start, end, partial }) => {
         const found = await fetchAllPages(ctx, client, PATH, { start: String(start), end: String(end), ...query }, paging);
-        ctx.progress(`usage by model: ${++done} of ${starts.length} ${bucket}s fetched…`);
-        return { start, end, found };
+        ctx.progress(`usage by model: ${++done} of ${wanted.length} ${bucket}s fetched…`);
+        return { start, end, partial, found };
       }),
     ).finally(() => ctx.progress(undefined)),
     accountSpend(ctx, window),
@@ -78,7 +78,7 @@ export async function runModelUsage(ctx: Context, options: ModelUsageOptions): P
   const scope = periods.every((p) => p.found.scope === periods[0]?.found.scope) ? periods[0]?.found.scope : undefined;
   const share = keyShare(periods.map((p) => p.found), account);
   await emit(ctx, {
-    json: () => ({ bucket, ...windowJson(window, gridZone), ...shareJson(scope, share), periods: periods.map((p) => ({ start: p.start, end: p.end, records: p.found.records })) }),
+    json: () => ({ bucket, ...windowJson(window, gridZone), ...shareJson(scope, share), periods: periods.map((p) => ({ start: p.start, end: p.end, ...(p.partial ? { partial: true } : {}), records: p.found.records })) }),
     csv: () => periodsCsv(periods, grid),
     human: async () => renderPeriods(ctx, periods, { bucket, grid, window, top, topGiven: options.top !== undefined, scope, shareNotes: await shareNote(share) }),
   });
@@ -147,7 +147,7 @@ export function modelAndSpend(records: JsonObject[]): { model: string; spend: st
 
 async function renderPeriods(
   ctx: Context,
-  periods: { start: number; end: number; found: PagedRecords }[],
+  periods: { start: number; end: number; partial: boolean; found: PagedRecords }[],
   how: { bucket: BucketSize; grid: DayGrid; window: { start: number; end: number }; top: number; topGiven: boolean; scope: Scope | undefined; shareNotes: string[] },
 ): Promise<string> {
   const [{ renderTable }, { formatAmount }, { styleFor }, { fitLines }, { Decimal }, { displayWidth }] = await Promise.all([
@@ -165,6 +165,8 @@ async function renderPeriods(
   const fields = modelAndSpend(all);
   const whose = scopeText(how.scope);
   const notes = [`${describeWindow(how.window, gridZone, plural(periods.length, how.bucket))}, ${describeGrid({ dayGrid: how.grid })}`, ...(whose ? [whose] : []), ...how.shareNotes];
+  const cut = periods.filter((p) => p.partial).length;
+  if (cut > 0) notes.push(`${plural(cut, how.bucket)} marked "part" cut to the window: their days outside it are not counted`);
   const partial = periods.filter((p) => p.found.more !== undefined).length;
   if (partial > 0) notes.push(`${plural(partial, how.bucket)} had more records than the first page (add --all); their figures are of that page only`);
   if (!fields) {
@@ -208,7 +210,7 @@ async function renderPeriods(
       ...(rest.length ? [amount(sum(spend, rest))] : []),
       amount(sum(spend, ranked)),
     ];
-    return { columns, rows: periods.map((p, i) => row(label(p.start), byPeriod[i]!)), footer: row('total', totals) };
+    return { columns, rows: periods.map((p, i) => row(p.partial ? `${label(p.start)} (part)` : label(p.start), byPeriod[i]!)), footer: row('total', totals) };
   };
   const widthOf = async (spec: ReturnType<typeof layout>) => displayWidth((await renderTable(spec, { ...style, width: Number.POSITIVE_INFINITY })).split('\n', 1)[0]!);
   const longest = Math.max(0, ...ranked.map((m) => [...m].length));

@@ -14,9 +14,9 @@ import {
   MAX_WINDOW_SECONDS,
   type UsageWindow,
   alignedByService,
-  bucketStarts,
   namesGridDays,
   nextBucketStart,
+  periodsOf,
   parseBucket,
   resolveWindow,
   splitWindow,
@@ -38,6 +38,8 @@ export interface UsageSeries {
   slots: number[];
   /** How many buckets were filled in (weeks and months: periods without a single call). */
   filled: number;
+  /** Weeks or months cut to a calendar window (their starts): they hold only the window's days. */
+  partial?: number[];
   /** The field names came from a wider window (this one had no calls at all). */
   shapeFromWiderWindow: boolean;
   totals: JsonObject;
@@ -127,9 +129,9 @@ async function loadOnGrid(ctx: Context, options: SeriesRequest, time: TimeSettin
   const real = new Set<number>();
   const sent = new Set(received);
   days.buckets.forEach((b, i) => sent.has(b) && real.add(i));
-  const periods = bucketStarts(window, bucket, dayGrid.offset).map((start) => ({ start, end: nextBucketStart(start, bucket, dayGrid.offset) }));
+  const periods = periodsOf(window, bucket, dayGrid.offset);
   const rolled = rollUp(days, real, shape, periods);
-  return { ...series, buckets: rolled.buckets, slots: rolled.slots, filled: rolled.empty };
+  return { ...series, buckets: rolled.buckets, slots: rolled.slots, filled: rolled.empty, partial: periods.filter((p) => p.partial).map((p) => p.start) };
 }
 
 /** What a --utc-offset (or utc_offset) the gateway's days are not on comes to, in words. */

@@ -75,6 +75,8 @@ export function usageJson(series: UsageSeries) {
     cache: series.cache === 'unrecognised' ? null : series.cache,
     // Whose usage the totals are (account or key), as the gateway states it; null when it does not say.
     scope: series.scope ?? null,
+    // Weeks or months cut to a calendar window (their starts, within it).
+    ...(series.partial?.length ? { partial_buckets: series.partial } : {}),
   };
 }
 
@@ -174,7 +176,8 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
     const slot = series.slots[index]!;
     // A week or month not yet over says so.
     const toDate = (series.bucket === 'week' || series.bucket === 'month') && index === last && now < series.window.end && now >= slot;
-    const cells = [toDate ? `${label(slot)} (to date)` : label(slot)];
+    // A week or month cut to a calendar window holds only the window's days: it says so.
+    const cells = [toDate ? `${label(slot)} (to date)` : series.partial?.includes(slot) ? `${label(slot)} (part)` : label(slot)];
     for (const m of metrics) cells.push(cell(m.name, bucket[m.name]));
     if (money) {
       const a = amounts[index];
@@ -190,6 +193,7 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   else if (series.shapeFromWiderWindow) notes.push('no calls in this window; field names learned from the 92 days before its end');
   notes.push(`${describeWindow(series.window, series.labelZone, plural(series.buckets.length, unit))}${unit === 'hour' ? '' : `, ${describeGrid(series)}`}`);
   const details: string[] = [];
+  if (series.partial?.length) details.push(`${plural(series.partial.length, unit)} marked "part" cut to the window: their days outside it are not counted`);
   if (series.filled > 0) details.push(`${plural(series.filled, unit)} without calls shown as zero`);
   if (series.requests > 1) details.push(`fetched in ${series.requests} requests of at most 92 days`);
   details.push(describeCache(series.cache));

@@ -88,6 +88,23 @@ export function bucketEnd(t: number, bucket: BucketSize, dayOffset: number): num
 }
 
 /** Every bucket start in [window.start, window.end). */
+/** A period of a window: a bucket of the grid, cut to the window where it reaches past it (`partial`). */
+export interface WindowPeriod {
+  start: number;
+  end: number;
+  partial: boolean;
+}
+
+/** The window's periods of `bucket`: whole periods of the grid, the first and last cut to the window. */
+export function periodsOf(window: UsageWindow, bucket: BucketSize, dayOffset: number): WindowPeriod[] {
+  return bucketStarts(window, bucket, dayOffset).map((whole) => {
+    const wholeEnd = nextBucketStart(whole, bucket, dayOffset);
+    const start = Math.max(whole, window.start);
+    const end = Math.min(wholeEnd, window.end);
+    return { start, end, partial: start !== whole || end !== wholeEnd };
+  });
+}
+
 export function bucketStarts(window: UsageWindow, bucket: BucketSize, dayOffset: number): number[] {
   const starts: number[] = [];
   for (let t = bucketStart(window.start, bucket, dayOffset); t < window.end; t = nextBucketStart(t, bucket, dayOffset)) starts.push(t);
@@ -216,7 +233,12 @@ export interface ResolvedWindow extends UsageWindow {
 
 /** The window a command covers (see the rule at the top of this file). */
 export function resolveWindow(input: WindowInput): ResolvedWindow {
-  if (input.month !== undefined || input.last !== undefined) return resolveWindow({ ...input, ...calendarBounds(input), month: undefined, last: undefined });
+  // A calendar window is the window reported whatever the bucket: weeks or months that reach past
+  // it are cut to it (see periodsOf), never widened to whole periods.
+  if (input.month !== undefined || input.last !== undefined) {
+    const coarse = input.bucket === 'week' || input.bucket === 'month';
+    return resolveWindow({ ...input, ...calendarBounds(input), month: undefined, last: undefined, ...(coarse && input.dayOffset !== undefined ? { bucket: 'day' as const } : {}) });
+  }
   const grid = input.bucket ?? 'day';
   if (input.dayOffset === undefined && grid !== 'hour' && grid !== 'day') {
     throw new Error('weeks and months need a known day grid');

@@ -32,3 +32,24 @@ describe.each(Object.entries(namings))('the sandbox world, %s naming', (_naming,
     }
   });
 });
+
+describe.each(Object.entries(namings))('calendar windows, %s naming', (_naming, fixture) => {
+  it.each([['--month', '2026-10'], ['--month', '2026-09'], ['--last', 'quarter'], ['--last', 'month']])('%s %s: the buckets of every size add up to the same total, the window asked for', async (flag, value) => {
+    const totals = new Set<string>();
+    let window: string | undefined;
+    for (const bucket of ['day', 'week', 'month']) {
+      const doc = await json(fixture, DEMO_KEY, ['usage', flag, value, '--bucket', bucket]);
+      const total = spendOf(doc);
+      const money = Object.keys(doc.totals).find((k) => typeof doc.totals[k] === 'string')!;
+      const sum = doc.buckets.reduce((acc: Decimal, b: Record<string, string>) => acc.plus(b[money]!), new Decimal(0));
+      expect(sum.eq(total)).toBe(true);
+      totals.add(total.toFixed());
+      window ??= `${doc.start}-${doc.end}`;
+      expect(`${doc.start}-${doc.end}`).toBe(window);
+    }
+    expect(totals.size).toBe(1);
+    // The per-model view over the same calendar window keeps to it too.
+    const byModel = await json(fixture, DEMO_KEY, ['usage', '--by', 'model', flag, value, '--bucket', 'week']);
+    expect(`${byModel.start}-${byModel.end}`).toBe(window);
+  });
+});
