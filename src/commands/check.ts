@@ -330,10 +330,8 @@ async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount:
   const series = await loadUsageSeries(ctx, { bucket: 'day', since: options.since, until: options.until, month: options.month, last: options.last, utcOffset: options.utcOffset });
   const metric = spendMetric(series, options.metric);
   const window = describeWindow(series.window, fixedZone(series.dayGrid.offset), plural(Math.round((series.window.end - series.window.start) / 86_400), 'day'));
-  if (metric === undefined) {
-    if (!series.shape) return { amount: new Decimal(0), detail: `no usage at all; ${window}` };
-    throw new UsageError(`cannot tell which usage field holds money (${series.shape.metrics.map((m) => m.name).join(', ') || 'no fields'}, none a decimal string); name it with --metric`);
-  }
+  // spendMetric refuses usage with no decimal amount: undefined here is no usage at all.
+  if (metric === undefined) return { amount: new Decimal(0), detail: `no usage at all; ${window}` };
   const value = series.totals[metric];
   if (value === undefined || value === null) {
     if (series.filled === series.buckets.length) return { amount: new Decimal(0), detail: `no usage in the ${window}` };

@@ -3,7 +3,7 @@
 // together: the balance, and one usage request of day buckets.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { ServiceError, UsageError } from '../errors.js';
 import { type Balance, fetchBalance } from '../api/balance.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { LosslessNumber, isJsonObject } from '../domain/json.js';
@@ -81,7 +81,11 @@ export async function loadForecast(ctx: Context, options: ForecastOptions, balan
   return { balance, series, forecast: result, metric, keyQuota };
 }
 
-/** The money field of the usage buckets: --metric (which must exist), else the one discovered. */
+/**
+ * The money field of the usage buckets: --metric (which must exist), else the one discovered;
+ * undefined only when there is no usage at all. Every reader of spend (forecast, budgets, status,
+ * check) reads it here: usage whose buckets hold no decimal amount is refused, never read as zero.
+ */
 export function spendMetric(series: UsageSeries, named: string | undefined): string | undefined {
   const names = series.shape?.metrics.map((m) => m.name) ?? [];
   if (named !== undefined) {
@@ -90,7 +94,12 @@ export function spendMetric(series: UsageSeries, named: string | undefined): str
     if (known && known.type !== 'decimal-string') throw new UsageError(`--metric "${named}" is a count, not an amount (the amounts are: ${series.shape!.metrics.filter((m) => m.type === 'decimal-string').map((m) => m.name).join(', ') || 'none'})`);
     return named;
   }
-  return series.shape?.moneyMetric;
+  const shape = series.shape;
+  if (shape && shape.moneyMetric === undefined) {
+    const fields = shape.metrics.map((m) => `${m.name} (${m.type === 'decimal-string' ? 'an amount' : 'a number'})`).join(', ') || 'none';
+    throw new ServiceError(`the usage buckets hold no decimal amount, so tally cannot tell which field is money (fields: ${fields}); amounts sent as JSON numbers are not read as money, never as zero`);
+  }
+  return shape?.moneyMetric;
 }
 
 /** The forecast document (amounts as decimal strings; dates on the day grid). */

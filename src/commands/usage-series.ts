@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import { type CacheState, type UsagePage, fetchUsage } from '../api/usage.js';
 import type { HttpClient } from '../api/http.js';
-import { type BucketShape, MalformedUsage, checkTotals, discoverShape, fillMissingBuckets, inferGridOffset } from '../domain/buckets.js';
+import { type BucketShape, MalformedUsage, checkTotals, discoverShape, distinctBuckets, fillMissingBuckets, inferGridOffset } from '../domain/buckets.js';
 import { type JsonObject, newRecord } from '../domain/json.js';
 import type { Scope } from '../domain/records.js';
 import { type Zone, fixedZone, formatOffset } from '../domain/zone.js';
@@ -105,7 +105,7 @@ async function loadOnGrid(ctx: Context, options: SeriesRequest, time: TimeSettin
   const size = BUCKET_SECONDS[serviceBucket];
   // Hours are whole UTC hours; days follow the day grid.
   const grid = { size, offset: serviceBucket === 'hour' ? 0 : dayGrid.offset };
-  const days = fillMissingBuckets(received, shape, window, grid);
+  const days = fillMissingBuckets(readable(client, () => distinctBuckets(received, shape)), shape, window, grid);
   const totals = pages.length === 1 && pages[0]!.totals ? pages[0]!.totals : await addTotals(pages, shape);
   readable(client, () => checkTotals(totals, shape));
   const series = {

@@ -329,6 +329,33 @@ export interface FilledSeries {
  * neighbour's (same layout and zone, same distance from the grid). Buckets outside the window
  * are kept too.
  */
+/**
+ * The buckets with each time once: a bucket sent twice exactly as it was (parts of a split window
+ * that overlap) is one bucket; two different buckets for one time cannot both be the figures of
+ * that time, and are refused, never added up twice.
+ */
+export function distinctBuckets(buckets: JsonObject[], shape: BucketShape | undefined): JsonObject[] {
+  if (!shape) return buckets;
+  const seen = new Map<number, string>();
+  const out: JsonObject[] = [];
+  for (const bucket of buckets) {
+    const t = readTime(bucket[shape.timeField])?.seconds;
+    if (t === undefined) {
+      out.push(bucket);
+      continue;
+    }
+    const text = JSON.stringify(bucket);
+    const before = seen.get(t);
+    if (before === undefined) {
+      seen.set(t, text);
+      out.push(bucket);
+    } else if (before !== text) {
+      throw new MalformedUsage(`two different usage buckets for ${new Date(t * 1000).toISOString()} (${JSON.stringify(bucket[shape.timeField])}); tally cannot tell which holds the figures, and never adds both`);
+    }
+  }
+  return out;
+}
+
 export function fillMissingBuckets(buckets: JsonObject[], shape: BucketShape | undefined, window: UsageWindow, grid: BucketGrid): FilledSeries {
   if (!shape) return { buckets, slots: buckets.map(() => window.start), filled: 0 };
   const slotOf = (t: number) => Math.round((t - window.start) / grid.size) * grid.size + window.start;
