@@ -268,7 +268,7 @@ interface BudgetGate {
 
 /** `monthly`, `monthly:80%` (of the amount; 100% when not said). */
 function parseBudgetGate(text: string, flag: string, level: Level): BudgetGate {
-  const match = /^([^:]*)(?::(\d{1,3}(?:\.\d{1,2})?)%)?$/.exec(text.trim());
+  const match = /^([^:]*)(?::(\d{1,4}(?:\.\d{1,2})?)%)?$/.exec(text.trim());
   if (!match || !BUDGET_NAME.test(match[1]!)) throw new UsageError(`${flag} "${text}" is not NAME or NAME:PERCENT% (e.g. monthly or monthly:80%)`);
   if (flag === '--warn-budget' && match[2] === undefined) throw new UsageError(`--warn-budget "${text}" needs a share: NAME:PERCENT% (e.g. monthly:80%)`);
   if (flag === '--budget-projected' && match[2] !== undefined) throw new UsageError(`--budget-projected takes a budget's NAME only (it fails when the projection passes the amount)`);

@@ -53,3 +53,39 @@ describe.each(Object.entries(namings))('calendar windows, %s naming', (_naming, 
     expect(`${byModel.start}-${byModel.end}`).toBe(window);
   });
 });
+
+describe('one figure, many views', () => {
+  const fixture = namings.compact;
+  const run = (key: string, args: string[]) => runTally(args, { env: { ...fixture.env, TALLY_API_KEY: key }, now: NOW });
+
+  it("every key's log of a window adds up to the account's usage of it", async () => {
+    const window = ['--since', '2026-11-16', '--until', '2026-11-19'];
+    const usage = await json(fixture, DEMO_KEY, ['usage', ...window]);
+    let logged = new Decimal(0);
+    let calls = 0;
+    for (const key of [DEMO_KEY, LIMITED_KEY]) {
+      const logs = await json(fixture, key, ['logs', ...window, '--all', '--param', 'limit=200']);
+      expect(logs.complete).toBe(true);
+      for (const record of logs.records as { cost: string }[]) logged = logged.plus(record.cost);
+      calls += logs.records.length;
+    }
+    expect(logged.toFixed(8)).toBe(usage.totals.cost);
+    expect(calls).toBe(usage.totals.calls);
+  });
+
+  it("budget, check --budget, status and metrics agree on a budget's spend", async () => {
+    expect((await run(DEMO_KEY, ['budget', 'set', 'agreed', '--amount', '40', '--period', 'week', '--tz', 'Asia/Shanghai'])).code).toBe(0);
+    try {
+      const spent = (await json(fixture, DEMO_KEY, ['budget', 'agreed'])).budgets[0].spent as string;
+      expect(new Decimal(spent).gt(0)).toBe(true);
+      const check = await run(DEMO_KEY, ['check', '--budget', 'agreed:1000%', '--json']);
+      expect(JSON.parse(check.stdout).checks[0].actual).toBe(spent);
+      const status = await json(fixture, DEMO_KEY, ['status']);
+      expect(status.budgets.find((b: { name: string }) => b.name === 'agreed').spent).toBe(spent);
+      const metrics = (await run(DEMO_KEY, ['metrics'])).stdout;
+      expect(metrics).toContain(`tally_budget_spent{profile="default",currency="CNY",budget="agreed"} ${spent}\n`);
+    } finally {
+      await run(DEMO_KEY, ['budget', 'rm', 'agreed']);
+    }
+  });
+});
