@@ -22,6 +22,7 @@ export function configure(command: Command): void {
     .addOption(new Option('--compat-units <units>', 'the token record\'s amounts: credits with a currency, or raw quota units with none (and the unlimited marker), as open-source gateways send them').choices(['stated', 'raw']).default('stated'))
     .option('--compat-no-token', 'answer 404 on /api/usage/token/, as an older gateway of the family does')
     .option('--tls', 'serve HTTPS with a self-signed certificate made for this state folder (prints the TALLY_CA_FILE that trusts it)')
+    .option('--seed <n>', 'another seeded history of the same world (default 0, the one the README shows)')
     .option('--log-size <n>', 'serve this many generated log entries (over the last six days) instead of the seeded calls')
     .option('--account-limit <n>', 'requests a minute on account endpoints before 429 (default 120, as the spec)')
     .option('--fault <kind[:times]>', `inject a fault (${FAULT_KINDS.join(', ')})`, (value: string, all: string[] = []) => [...all, value]);
@@ -33,6 +34,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   const catalogSize = options.catalogSize === undefined ? undefined : wholeNumber(options.catalogSize, '--catalog-size', 0, 1_000_000);
   const accountLimit = options.accountLimit === undefined ? undefined : wholeNumber(options.accountLimit, '--account-limit', 1);
   const logSize = options.logSize === undefined ? undefined : wholeNumber(options.logSize, '--log-size', 0, 10_000_000);
+  const seed = options.seed === undefined ? undefined : wholeNumber(options.seed, '--seed', 0, 1_000_000);
   const faults = ((options.fault as string[] | undefined) ?? []).map(parseFault);
   const now = options.now === undefined ? undefined : parseNow(String(options.now));
   const { startSandbox, clockStartingAt } = await import('../sandbox/server.js');
@@ -49,6 +51,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     compatUnits: options.compatUnits as 'stated' | 'raw',
     compatNoToken: options.compatNoToken === true,
     logSize,
+    seed,
     accountLimit,
     tls,
   }).catch((error: NodeJS.ErrnoException) => {

@@ -168,12 +168,13 @@ const BUSY_MODELS = ['gpt-5-mini', 'claude-sonnet-4.5', 'deepseek-chat', 'gpt-4.
  * given UTC offset (a team working days in that zone); weekends are quiet and one week in the
  * middle has no calls at all, so both hourly and daily series have real gaps.
  */
-export function seedCalls(now: number, offsetMinutes: number): Call[] {
-  return ACCOUNTS.flatMap((account) => seedAccountCalls(account, now, offsetMinutes)).sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
+export function seedCalls(now: number, offsetMinutes: number, seed = 0): Call[] {
+  return ACCOUNTS.flatMap((account) => seedAccountCalls(account, now, offsetMinutes, seed)).sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
 }
 
-function seedAccountCalls(account: SandboxAccount, now: number, offsetMinutes: number): Call[] {
-  const random = randomSource(account.seed);
+/** One account's calls; `seed` other than 0 gives another history of the same shape (tests run properties over several). */
+function seedAccountCalls(account: SandboxAccount, now: number, offsetMinutes: number, seed: number): Call[] {
+  const random = randomSource(account.seed + seed * 1000);
   const keys = KEYS.filter((k) => k.account === account.id && k.share > 0);
   const pickKey = (draw: number): string => {
     let acc = 0;

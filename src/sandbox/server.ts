@@ -23,6 +23,8 @@ export interface SandboxOptions {
   /** The gateway's clock (ms since the epoch): seeded history ends at its "now". */
   now?: () => number;
   naming?: BucketNaming;
+  /** Another seeded history of the same world (0, the default, is the one every example shows). */
+  seed?: number;
   /** Offset of the day grid from UTC, in minutes (480 = days start at 16:00 UTC). */
   dayOffsetMinutes?: number;
   /** Requests per window: native and compatible account endpoints, and the model lists. */
@@ -106,7 +108,7 @@ export class Sandbox {
     const dayOffsetMinutes = options.dayOffsetMinutes ?? 0;
     this.#limits = new RateLimits({ account: options.accountLimit ?? 120, models: options.modelsLimit ?? 240 }, options.rateWindowMs ?? 60_000, this.now);
     // The history is seeded on first use, up to the clock's now at that moment.
-    const calls = () => (this.#calls ??= seedCalls(Math.floor(this.now() / 1000), dayOffsetMinutes));
+    const calls = () => (this.#calls ??= seedCalls(Math.floor(this.now() / 1000), dayOffsetMinutes, options.seed ?? 0));
     this.#native = new NativeFamily({ now: this.now, naming: options.naming ?? 'compact', dayOffsetMinutes, cacheMs: options.cacheMs ?? 30_000, logSize: options.logSize }, calls);
     this.#compat = new CompatFamily(
       { wrap: options.compatWrap ?? 'code-true', units: options.compatUnits ?? 'stated', tokenEndpoint: !options.compatNoToken },

@@ -7,10 +7,11 @@ import { runTally } from '../helpers.js';
 import { sandboxForFile } from '../support/sandbox-fixture.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
+// Three namings, three grids, three seeded histories of the same world.
 const namings = {
   compact: sandboxForFile(NOW, { accountLimit: 5000 }),
-  detailed: sandboxForFile(NOW, { accountLimit: 5000, naming: 'detailed', dayOffsetMinutes: 0 }),
-  iso: sandboxForFile(NOW, { accountLimit: 5000, naming: 'iso', dayOffsetMinutes: -300 }),
+  detailed: sandboxForFile(NOW, { accountLimit: 5000, naming: 'detailed', dayOffsetMinutes: 0, seed: 1 }),
+  iso: sandboxForFile(NOW, { accountLimit: 5000, naming: 'iso', dayOffsetMinutes: -300, seed: 2 }),
 };
 type Fixture = (typeof namings)['compact'];
 const json = async (fixture: Fixture, key: string, args: string[]) => {
