@@ -92,7 +92,7 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
 
   const groups = reports ? await checkGroups(outcomes, parent) : undefined;
   // The JUnit report is written whole before anything else can stop the run (a failing check included).
-  if (reports?.junit) (await import('./output/check-report.js')).writeJunit(parent, reports.junit, groups!);
+  const reportError = reports?.junit ? (await import('./output/check-report.js')).writeJunit(parent, reports.junit, groups!) : undefined;
   await emit(parent, {
     json: () => ({
       profiles: outcomes.map((o) =>
@@ -104,6 +104,7 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
     human: async () => (reports?.markdown ? (await import('./output/check-report.js')).checksMarkdown(groups!) : renderFleet(entry.name, outcomes, parent)),
   });
   if (groups) (await import('./output/check-report.js')).reportToGitHub(parent, groups);
+  if (reportError) throw reportError;
   // check: 5 when any condition failed in any profile; otherwise the first failed profile's code.
   if (entry.name === 'check' && outcomes.some((o) => o.exitCode === 5)) throw new CheckFailed('a condition failed in at least one profile');
   const failed = outcomes.find((o) => !o.ok && !o.skipped && o.exitCode !== 0);

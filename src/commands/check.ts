@@ -245,8 +245,9 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   // --exact: every digit of each amount, in the lines, the annotations and the summary alike.
   const lines = checkLines(checks, ctx.options.exact);
   const groups = [{ checks, lines, skipped }];
-  // The JUnit report is written whole before anything else can stop the run (a failing check included).
-  if (options.junit) writeJunit(ctx, options.junit, groups);
+  // The JUnit report is written whole before anything else can stop the run (a failing check included);
+  // a report that cannot be written is said after the results, which are printed whatever happens to it.
+  const reportError = options.junit ? writeJunit(ctx, options.junit, groups) : undefined;
   await emit(ctx, {
     json: { ok, checks },
     human: () => (options.markdown ? checksMarkdown(groups) : renderChecks(checks, lines, ctx)),
@@ -256,6 +257,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     const periodOf = (name: string) => budgets?.budgets.find((b) => name === `budget:${b.name}` || name === `budget-projected:${b.name}`)?.standing.period.start;
     await notifyChecks(ctx, settings.profile, destinations, checks.map((c, i) => ({ name: c.name, level: c.level, actual: c.actual, limit: c.limit, unit: c.unit, text: lines[i]!.text, period: periodOf(c.name) })));
   }
+  if (reportError) throw reportError;
   if (!ok) throw new CheckFailed(`${failed.length} of ${checks.length} check${checks.length === 1 ? '' : 's'} failed`);
 }
 

@@ -10,7 +10,8 @@ import { decimalText } from '../domain/money.js';
 import { isoInZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { credentialId } from '../settings/cache-key.js';
-import { MARK_VERSION, type Mark, checkMarkName, markOf, markPath, writeMark } from '../settings/marks.js';
+import { writeReportFile } from '../settings/report-file.js';
+import { MARK_VERSION, type Mark, checkMarkName, markOf, markPath, markText, writeMark } from '../settings/marks.js';
 import { knownDayGrid } from './usage-series.js';
 import { timeSettings } from './window-options.js';
 
@@ -55,7 +56,9 @@ export async function run(raw: Record<string, unknown>, ctx: Context, args: stri
     ...markOf(reading),
   };
   const path = typeof raw.file === 'string' ? raw.file : markPath(await ctx.stateDir(), name, settings.profile, gateway, secret);
-  writeMark(path, mark);
+  // A file the user names follows the rule of every report file; the state folder's is tally's own.
+  if (typeof raw.file === 'string') writeReportFile(path, markText(mark), { flag: '--file', mode: 0o600 });
+  else writeMark(path, mark);
   await emit(ctx, {
     json: mark,
     human: () => `Marked "${name}" at ${mark.at_iso}: lifetime spend ${mark.lifetime_spend} ${mark.currency}${mark.key ? `, this key's spend today ${mark.key.daily_cost_used}` : ''}.\nSaved in ${path}; \`tally check --max-run-spend AMOUNT${name === 'run' ? '' : ` --mark ${name}`}\` gates what this run spends.\n`,

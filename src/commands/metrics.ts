@@ -10,7 +10,7 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { isLoopback } from '../domain/loopback.js';
 import { bucketStart } from '../domain/window.js';
 import { type Family, exposition } from '../output/prometheus.js';
-import { writeFileAtomic } from '../settings/files.js';
+import { writeReportFile } from '../settings/report-file.js';
 import { loadBudgets, storedBudgets } from './budget.js';
 import { type LoadedForecast, loadForecast } from './forecast.js';
 
@@ -117,7 +117,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const text = await gather(ctx, child);
   if (textfile) {
     // Read by node_exporter, which runs as another user: 0644 (it holds no secret).
-    writeFileAtomic(textfile, [text], { mode: 0o644 });
+    writeReportFile(textfile, text, { flag: '--textfile', mode: 0o644 });
     return;
   }
   ctx.io.out(text);

@@ -4,7 +4,7 @@
 import { appendFileSync } from 'node:fs';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { writeFileAtomic } from '../settings/files.js';
+import { writeReportFile } from '../settings/report-file.js';
 import { junitXml } from './junit.js';
 import { AMOUNT_DECIMALS, fixedPlaces, formatAmount, formatCount, placesBeside } from './money.js';
 
@@ -78,12 +78,18 @@ export function checksMarkdown(groups: CheckGroup[]): string {
   return ['### tally check', '', fleet ? '| result | profile | check | measured |' : '| result | check | measured |', fleet ? '| --- | --- | --- | --- |' : '| --- | --- | --- |', ...rows, ''].join('\n');
 }
 
-/** The JUnit XML report, written whole (a temporary file and a rename). */
-export function writeJunit(ctx: Context, path: string, groups: CheckGroup[]): void {
+/**
+ * The JUnit XML report, written whole as every report file is (settings/report-file.ts). What
+ * went wrong is returned, not thrown: the results are printed whatever happens to the file, and
+ * the caller ends with the error after them.
+ */
+export function writeJunit(ctx: Context, path: string, groups: CheckGroup[]): UsageError | undefined {
   try {
-    writeFileAtomic(path, [junitXml(groups, new Date(ctx.now()).toISOString())]);
+    writeReportFile(path, junitXml(groups, new Date(ctx.now()).toISOString()), { flag: '--junit', mode: 0o644 });
+    return undefined;
   } catch (error) {
-    throw new UsageError(`--junit ${path} cannot be written (${(error as Error).message})`);
+    if (error instanceof UsageError) return error;
+    throw error;
   }
 }
 

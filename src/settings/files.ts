@@ -31,18 +31,23 @@ export function ensurePrivateDir(dir: string): void {
   }
 }
 
-/** What a failed write of the state folder says: the path and the reason in words. */
-export function writeError(path: string, error: unknown): ConfigError {
+/** Why a write failed, in words (`permission denied`, `no space left on the device`). */
+export function writeReason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
-  const reason =
-    code === 'ENOSPC' ? 'no space left on the device'
+  return code === 'ENOSPC' ? 'no space left on the device'
     : code === 'EDQUOT' ? 'the disk quota is used up'
     : code === 'EROFS' ? 'the file system is read-only'
     : code === 'EACCES' || code === 'EPERM' ? 'permission denied'
     : code === 'ENOTDIR' ? 'a part of the path is not a folder'
     : code === 'ELOOP' ? 'too many symbolic links'
+    : code === 'EISDIR' ? 'it is a folder'
+    : error instanceof ConfigError ? error.message
     : (error as Error).message;
-  return new ConfigError(`cannot write ${path}: ${reason} (set TALLY_CONFIG_DIR to a folder tally may write)`, { cause: error });
+}
+
+/** What a failed write of the state folder says: the path and the reason in words. */
+export function writeError(path: string, error: unknown): ConfigError {
+  return new ConfigError(`cannot write ${path}: ${writeReason(error)} (set TALLY_CONFIG_DIR to a folder tally may write)`, { cause: error });
 }
 
 /**

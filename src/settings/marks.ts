@@ -45,9 +45,14 @@ export function markPath(stateDir: string, name: string, profile: string, baseUr
   return join(stateDir, 'state', `mark-${name}-${profile}-${cacheFileId(baseUrl, secret)}.json`);
 }
 
+/** A mark as its file holds it. */
+export function markText(mark: Mark): string {
+  return `${JSON.stringify(mark, null, 2)}\n`;
+}
+
 export function writeMark(path: string, mark: Mark): void {
   ensurePrivateDir(join(path, '..'));
-  writeFileAtomic(path, [`${JSON.stringify(mark, null, 2)}\n`], { durable: true });
+  writeFileAtomic(path, [markText(mark)], { durable: true });
 }
 
 /** A mark read back for this profile, gateway and credential; exit 2, saying how to make one, otherwise. */
