@@ -5,6 +5,7 @@
 import { importExternal } from '../external.js';
 import { isLoopback } from '../domain/loopback.js';
 import { UsageError } from '../errors.js';
+import { UnreadableFile, readStateFile } from '../settings/read-file.js';
 
 export interface TransportRequest {
   method: 'GET' | 'POST';
@@ -119,15 +120,18 @@ export function undiciTransport(dispatcher: import('undici').Dispatcher): Transp
   };
 }
 
+const MAX_CA_BYTES = 1024 * 1024;
+
 /** The certificate authorities TALLY_CA_FILE names (PEM), read once; a file that cannot be used is exit 2. */
 export function readCaFile(env: NodeJS.ProcessEnv): string | undefined {
   const path = env.TALLY_CA_FILE;
   if (!path) return undefined;
   let text: string;
   try {
-    text = process.getBuiltinModule('node:fs').readFileSync(path, 'utf8');
+    // A regular file of at most 1 MB, opened without waiting: a FIFO or /dev/zero is refused, never waited on.
+    text = readStateFile(path, MAX_CA_BYTES).toString('utf8');
   } catch (error) {
-    throw new UsageError(`TALLY_CA_FILE ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new UsageError(`TALLY_CA_FILE ${path} cannot be read (${error instanceof UnreadableFile ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)})`);
   }
   if (!/-----BEGIN CERTIFICATE-----/.test(text)) throw new UsageError(`TALLY_CA_FILE ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   return text;

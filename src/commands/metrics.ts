@@ -140,16 +140,23 @@ async function serveMetrics(ctx: Context, where: string, fresh: () => Context): 
     return cached.text;
   };
   const { createServer } = process.getBuiltinModule('node:http');
-  const server = createServer((req, res) => {
-    if (req.method !== 'GET' || new URL(req.url ?? '/', 'http://x').pathname !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('tally serves /metrics only\n');
-      return;
-    }
-    current().then(
-      (text) => res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(text),
-      (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${ctx.secrets.scrubMessage(error.message)}\n`),
-    );
-  });
+  const { guarded, hardenServer, requestUrl } = await import('../serving.js');
+  // Any request, however malformed, gets a status code; the exporter keeps serving.
+  const server = createServer(
+    guarded(async (req, res) => {
+      const url = requestUrl(req);
+      if (!url) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('not a request target\n');
+      if (url.pathname !== '/metrics') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('tally serves /metrics only\n');
+      if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { 'content-type': 'text/plain', allow: 'GET, HEAD' }).end('GET /metrics\n');
+      try {
+        const text = await current();
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(req.method === 'HEAD' ? undefined : text);
+      } catch (error) {
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(`${ctx.secrets.scrubMessage((error as Error).message)}\n`);
+      }
+    }, (error) => ctx.debug(`metrics server: ${(error as Error).message}`)),
+  );
+  hardenServer(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new UsageError(`${where} is already in use; pick another with --serve HOST:PORT`) : error));
     server.listen(port, host, resolve);

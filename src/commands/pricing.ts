@@ -1,6 +1,6 @@
 // tally pricing: the public price catalog in yuan per 1M tokens (or per call, second, image),
 // from service_pricing, never from the ratios.
-import { readFileSync } from 'node:fs';
+import { readStateFile } from '../settings/read-file.js';
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { escapeControl } from '../output/escape.js';
@@ -183,7 +183,7 @@ async function baselineFrom(ctx: Context, against: string, versions: (CatalogVer
   if (cached) return cached;
   let text: string;
   try {
-    text = readFileSync(against, 'utf8');
+    text = readStateFile(against, 256 * 1024 * 1024).toString('utf8');
   } catch (error) {
     const known = versions.map((v) => v?.pricingVersion).filter(Boolean);
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {

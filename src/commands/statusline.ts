@@ -131,7 +131,7 @@ async function fetchFigures(ctx: Context): Promise<Fetched> {
 
 function saveFigures(stateDir: string, { figures, who }: Fetched): void {
   const path = statuslinePath(stateDir, who);
-  ensurePrivateDir(dirname(path));
+  ensurePrivateDir(dirname(path), { own: true });
   writeFileAtomic(path, [JSON.stringify(figures)]);
 }
 

@@ -1,10 +1,10 @@
 // What `tally check` reports, in every form a person or a CI system reads: the words of each
 // condition, the Markdown step summary, the JUnit XML file and GitHub's workflow annotations.
 // One profile's checks, or a fleet's (a group per profile, each named by it): the same rules.
-import { appendFileSync } from 'node:fs';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { writeReportFile } from '../settings/report-file.js';
+import { appendToFile } from '../settings/read-file.js';
 import { junitXml } from './junit.js';
 import { AMOUNT_DECIMALS, fixedPlaces, formatAmount, formatCount, placesBeside } from './money.js';
 
@@ -112,7 +112,7 @@ export function reportToGitHub(ctx: Context, groups: CheckGroup[]): void {
   const summary = ctx.env.GITHUB_STEP_SUMMARY;
   if (!summary) return;
   try {
-    appendFileSync(summary, `${checksMarkdown(groups)}\n`);
+    appendToFile(summary, `${checksMarkdown(groups)}\n`);
   } catch (error) {
     ctx.warn(`could not append to $GITHUB_STEP_SUMMARY (${(error as Error).message})`);
   }

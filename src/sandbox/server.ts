@@ -11,6 +11,7 @@ import { DeviceFlow } from './device.js';
 import { type Fault, applyFault } from './faults.js';
 import { familyError, familyOf } from './families.js';
 import { readForm, send, sendJson } from './http.js';
+import { guarded, hardenServer, requestUrl } from '../serving.js';
 import { RateLimits } from './limits.js';
 import { type BucketNaming, NativeFamily } from './native.js';
 import { ACCOUNTS, CATALOG, type Call, DEMO_KEY, KEYS, type SandboxAccount, type SandboxKey, accountOf, seedCalls } from './seed.js';
@@ -124,10 +125,12 @@ export class Sandbox {
     });
     this.#catalogSize = options.catalogSize ?? CATALOG.length;
     this.#catalogChurn = options.catalogChurn ?? false;
-    const handle = (req: IncomingMessage, res: ServerResponse) => void this.#handle(req, res);
+    // Any request, however malformed, gets a status code and the sandbox keeps serving.
+    const handle = guarded((req: IncomingMessage, res: ServerResponse) => this.#handle(req, res));
     this.#scheme = options.tls ? 'https' : 'http';
     // node:https (with TLS behind it) loads only for a TLS sandbox.
     this.#server = options.tls ? (process.getBuiltinModule('node:https').createServer({ key: options.tls.key, cert: options.tls.cert }, handle) as unknown as Server) : createServer(handle);
+    hardenServer(this.#server);
     this.#server.on('connection', (socket) => {
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
@@ -165,7 +168,8 @@ export class Sandbox {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const url = requestUrl(req);
+    if (!url) return sendJson(res, 400, { error: { type: 'invalid_request_error', message: 'not a request target' } });
     const path = url.pathname;
     const logged: LoggedRequest = { method: req.method ?? 'GET', path, query: Object.fromEntries(url.searchParams), headers: { ...req.headers } };
     // Every answer follows the gateway's clock, its Date header included (--now moves both).

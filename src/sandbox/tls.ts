@@ -1,9 +1,9 @@
 // The sandbox's TLS certificate: self-signed for 127.0.0.1 and localhost, made once for a state
 // folder (never one private key shared through the repository) and kept beside its key, 0600.
 // selfsigned (WebCrypto underneath) makes it; it loads only for `tally sandbox --tls`.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../settings/files.js';
+import { readStateFile } from '../settings/read-file.js';
 import { importExternal } from '../external.js';
 
 export interface SandboxTls {
@@ -21,8 +21,9 @@ export async function sandboxTls(stateDir: string): Promise<SandboxTls> {
   const certFile = join(dir, 'tls-cert.pem');
   const keyFile = join(dir, 'tls-key.pem');
   try {
-    const [key, cert] = [readFileSync(keyFile, 'utf8'), readFileSync(certFile, 'utf8')];
-    if (stillValid(cert)) return { key, cert, certFile };
+    // Kept files are read as every kept file is (a FIFO or a device is no pair: a new one is made).
+    const [key, cert] = [readStateFile(keyFile, 64 * 1024).toString('utf8'), readStateFile(certFile, 64 * 1024).toString('utf8')];
+    if (stillValid(cert) && fits(key, cert)) return { key, cert, certFile };
   } catch {
     // None yet (or unreadable): make one.
   }
@@ -42,10 +43,20 @@ export async function sandboxTls(stateDir: string): Promise<SandboxTls> {
       { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] },
     ],
   });
-  ensurePrivateDir(dir);
+  ensurePrivateDir(dir, { own: true });
   writeFileAtomic(keyFile, [pems.private]);
   writeFileAtomic(certFile, [pems.cert]);
   return { key: pems.private, cert: pems.cert, certFile };
+}
+
+/** Whether the kept key is the certificate's: a pair that does not fit is replaced, as an expired one is. */
+function fits(key: string, cert: string): boolean {
+  try {
+    const { X509Certificate, createPrivateKey } = process.getBuiltinModule('node:crypto');
+    return new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a kept certificate is valid for another week at least. */

@@ -50,6 +50,6 @@ export function readAlertState(path: string): { state: AlertState; corrupt: bool
 }
 
 export function writeAlertState(path: string, state: AlertState): void {
-  ensurePrivateDir(join(path, '..'));
+  ensurePrivateDir(join(path, '..'), { own: true });
   writeFileAtomic(path, [JSON.stringify({ version: VERSION, conditions: state.conditions })], { durable: true });
 }

@@ -8,8 +8,22 @@ import { ConfigError } from '../errors.js';
 /**
  * Creates a folder and its missing parents as 0700. Folders that exist already are left as
  * they are: a folder tally did not create is the user's (a shared 1777 /tmp, a read-only 0500).
+ * `own`: one of tally's own folders in the state folder (cache/, state/, kept versions), which
+ * is never followed through a symbolic link (tally would write into, and prune, another folder).
  */
-export function ensurePrivateDir(dir: string): void {
+export function ensurePrivateDir(dir: string, options: { own?: boolean } = {}): void {
+  makePrivateDir(dir);
+  if (!options.own) return;
+  let link = false;
+  try {
+    link = lstatSync(dir).isSymbolicLink();
+  } catch (error) {
+    throw writeError(dir, error);
+  }
+  if (link) throw new ConfigError(`refusing to use ${dir}: it is a symbolic link, and tally never follows one out of its own folders (remove the link; tally makes the folder)`);
+}
+
+function makePrivateDir(dir: string): void {
   const missing: string[] = [];
   for (let at = dir; ; at = dirname(at)) {
     try {

@@ -51,7 +51,7 @@ export function markText(mark: Mark): string {
 }
 
 export function writeMark(path: string, mark: Mark): void {
-  ensurePrivateDir(join(path, '..'));
+  ensurePrivateDir(join(path, '..'), { own: true });
   writeFileAtomic(path, [markText(mark)], { durable: true });
 }
 

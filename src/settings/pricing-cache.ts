@@ -2,7 +2,8 @@
 // the catalog is the same for every caller and may be cached), and beside it a listing: what
 // tables filter, sort and show, stored compactly (see domain/catalog.ts toListing). A listing
 // of thousands of models loads in a fraction of the time of the whole catalog.
-import { copyFileSync, linkSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, linkSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { readStateFile } from './read-file.js';
 import { join } from 'node:path';
 import { type JsonValue, isJsonObject, parseJson } from '../domain/json.js';
 import { type PriceRow, fromListing, sortRows, toListing } from '../domain/catalog.js';
@@ -29,6 +30,8 @@ export interface CachedListing {
 }
 
 export const DEFAULT_PRICING_TTL_SECONDS = 3600;
+/** A cached catalog of any real size fits (a padded load-test catalog is tens of MB); a file past this is not one tally wrote. */
+const MAX_CACHE_BYTES = 256 * 1024 * 1024;
 
 /** The whole catalog, its listing, and the catalog before the last change (the --diff baseline). */
 export type CacheView = 'whole' | 'listing' | 'previous';
@@ -41,7 +44,7 @@ function cachePath(stateDir: string, baseUrl: URL, view: CacheView): string {
 function readCacheFile(stateDir: string, baseUrl: URL, view: CacheView): { fetchedAt: number; pricingVersion: string | undefined; body: JsonValue } | undefined {
   let text: string;
   try {
-    text = readFileSync(cachePath(stateDir, baseUrl, view), 'utf8');
+    text = readStateFile(cachePath(stateDir, baseUrl, view), MAX_CACHE_BYTES).toString('utf8');
   } catch {
     return undefined;
   }
@@ -82,7 +85,7 @@ export function readCachedListing(stateDir: string, baseUrl: URL): CachedListing
 export function readCachedCatalogBytes(stateDir: string, baseUrl: URL): CachedBytes | undefined {
   let file: Buffer;
   try {
-    file = readFileSync(cachePath(stateDir, baseUrl, 'whole'));
+    file = readStateFile(cachePath(stateDir, baseUrl, 'whole'), MAX_CACHE_BYTES);
   } catch {
     return undefined;
   }
@@ -100,7 +103,7 @@ export function readCachedCatalogBytes(stateDir: string, baseUrl: URL): CachedBy
 export function touchCachedCatalog(stateDir: string, baseUrl: URL, catalog: { bytes: Uint8Array; pricingVersion: string | undefined }, now: number): boolean {
   let listing: string;
   try {
-    listing = readFileSync(cachePath(stateDir, baseUrl, 'listing'), 'utf8');
+    listing = readStateFile(cachePath(stateDir, baseUrl, 'listing'), MAX_CACHE_BYTES).toString('utf8');
   } catch {
     return false;
   }
@@ -158,7 +161,7 @@ function versionsDir(stateDir: string, baseUrl: URL): string {
 function keepVersion(stateDir: string, baseUrl: URL, lastSeen: number): void {
   const dir = versionsDir(stateDir, baseUrl);
   try {
-    ensurePrivateDir(dir);
+    ensurePrivateDir(dir, { own: true });
     const target = join(dir, `${lastSeen}.json`);
     try {
       linkSync(cachePath(stateDir, baseUrl, 'previous'), target);
@@ -188,7 +191,7 @@ export function keptVersionTimes(stateDir: string, baseUrl: URL): number[] {
 export function readKeptVersion(stateDir: string, baseUrl: URL, lastSeen: number): CachedCatalog | undefined {
   let text: string;
   try {
-    text = readFileSync(join(versionsDir(stateDir, baseUrl), `${lastSeen}.json`), 'utf8');
+    text = readStateFile(join(versionsDir(stateDir, baseUrl), `${lastSeen}.json`), MAX_CACHE_BYTES).toString('utf8');
   } catch {
     return undefined;
   }
@@ -229,6 +232,6 @@ function headOf(file: JsonValue, baseUrl: URL): { fetchedAt: number; pricingVers
 
 /** Writes a cache file from its parts through a temporary file and a rename. */
 function writeCacheFile(stateDir: string, baseUrl: URL, view: CacheView, parts: (string | Uint8Array)[]): void {
-  ensurePrivateDir(join(stateDir, 'cache'));
+  ensurePrivateDir(join(stateDir, 'cache'), { own: true });
   writeFileAtomic(cachePath(stateDir, baseUrl, view), parts);
 }

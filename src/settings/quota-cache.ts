@@ -45,7 +45,7 @@ export function readCachedQuota(stateDir: string, baseUrl: URL, secret: string, 
 export function rememberQuota(stateDir: string, baseUrl: URL, secret: string, figure: CachedQuota, now: number): void {
   try {
     const path = quotaPath(stateDir, baseUrl, secret);
-    ensurePrivateDir(dirname(path));
+    ensurePrivateDir(dirname(path), { own: true });
     writeFileAtomic(path, [JSON.stringify({ base_url: baseUrl.href, credential_id: credentialId(secret), fetched_at: new Date(now).toISOString(), figure })]);
   } catch {
     // Only a cache.

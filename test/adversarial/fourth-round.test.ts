@@ -4,7 +4,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HostileGateway, againstHostile, balanceBody } from './hostile-gateway.js';
-import { tempDir } from '../helpers.js';
+import { connect } from 'node:net';
+import { BIN, tempDir } from '../helpers.js';
+import { clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
+import { cachePath } from '../../src/settings/cache-key.js';
+import { runTally } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 const gateways: HostileGateway[] = [];
@@ -93,5 +97,138 @@ describe('report files a user names', () => {
     const nested = await run(['mark', '--file', `${base}/new/deeper/mark.json`]);
     expect(nested.code).toBe(0);
     expect(existsSync(`${base}/new/deeper/mark.json`)).toBe(true);
+  });
+});
+
+/** Raw requests no well-behaved client sends. */
+const FUZZ = [
+  'GET http://[ HTTP/1.1\r\nHost: x\r\n\r\n',
+  'GET http://[::1 HTTP/1.1\r\nHost: x\r\n\r\n',
+  'BREW /metrics HTTP/1.1\r\nHost: x\r\n\r\n',
+  `GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`,
+  'GET /%zz%00 HTTP/1.1\r\nHost: x\r\n\r\n',
+  '\u0000\u0001\u0002 garbage\r\n\r\n',
+  'GET / HTTP/9.9\r\n\r\n',
+  'GET //// HTTP/1.1\r\nHost: x\r\n\r\n',
+  'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello',
+  'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n',
+  'GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+  'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n',
+];
+
+/** Sends bytes as they are; the first line of the answer (or "closed"). */
+function raw(port: number, text: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let got = '';
+    const timer = setTimeout(() => socket.destroy(), 3000);
+    socket.on('data', (d) => (got += d.toString('latin1')));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(got.split('\r\n', 1)[0] || 'closed');
+    });
+    socket.on('error', () => undefined);
+    socket.write(text, 'latin1', () => socket.end());
+  });
+}
+
+describe('servers tally runs', () => {
+  it('metrics --serve answers every malformed request with a status and keeps serving /metrics', async () => {
+    const sandbox = await startSandbox({ now: clockStartingAt(NOW) });
+    const state = dir();
+    const exporter = spawn(process.execPath, [BIN, 'metrics', '--serve', '127.0.0.1:0'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: state, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let err = '';
+        exporter.stderr.on('data', (d) => {
+          err += d;
+          const found = /127\.0\.0\.1:(\d+)\/metrics/.exec(err);
+          if (found) resolve(Number(found[1]));
+        });
+        exporter.on('close', () => reject(new Error(`the exporter stopped: ${err}`)));
+      });
+      for (const request of FUZZ) {
+        const answer = await raw(port, request);
+        expect([request.slice(0, 30), answer]).toEqual([request.slice(0, 30), expect.stringMatching(/^HTTP\/1\.[01] \d{3}|^closed$/)]);
+        const scrape = await fetch(`http://127.0.0.1:${port}/metrics`);
+        expect(scrape.status).toBe(200);
+        expect(await scrape.text()).toContain('tally_up{profile="default"} 1');
+      }
+      expect(exporter.exitCode).toBeNull();
+    } finally {
+      exporter.kill('SIGTERM');
+      await sandbox.close();
+    }
+  }, 60_000);
+
+  it('the sandbox answers every malformed request with a status and keeps serving', async () => {
+    const sandbox = await startSandbox({ now: clockStartingAt(NOW) });
+    try {
+      const port = Number(new URL(sandbox.baseUrl).port);
+      for (const request of FUZZ) {
+        expect(await raw(port, request)).toMatch(/^HTTP\/1\.[01] \d{3}|^closed$/);
+        const balance = await fetch(`${sandbox.baseUrl}/v1/open/balance`, { headers: { authorization: `Bearer ${sandbox.demoKey}` } });
+        expect(balance.status).toBe(200);
+      }
+    } finally {
+      await sandbox.close();
+    }
+  }, 30_000);
+});
+
+describe('files tally reads, and its own folders', () => {
+  it('never waits on a FIFO: TALLY_CA_FILE, the catalog listing cache, $GITHUB_STEP_SUMMARY', async () => {
+    const sandbox = await startSandbox({ now: clockStartingAt(NOW) });
+    const state = dir();
+    const env = { TALLY_CONFIG_DIR: state, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
+    try {
+      execFileSync('mkfifo', [`${state}/ca.fifo`]);
+      const ca = await runTally(['balance'], { env: { ...env, TALLY_CA_FILE: `${state}/ca.fifo` }, now: NOW, timeoutMs: 10_000 });
+      expect(ca.code).toBe(2);
+      expect(ca.stderr).toContain('is not a regular file (a FIFO)');
+      mkdirSync(`${state}/cache`, { recursive: true });
+      const listing = cachePath(state, 'pricing', new URL(sandbox.baseUrl), undefined, '.listing.json');
+      execFileSync('mkfifo', [listing]);
+      const pricing = await runTally(['pricing', '--json'], { env, now: NOW, timeoutMs: 10_000 });
+      expect(pricing.signal).toBeNull();
+      expect(pricing.code).not.toBe(130);
+      execFileSync('mkfifo', [`${state}/summary.fifo`]);
+      const check = await runTally(['check', '--min-balance', '1'], { env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: `${state}/summary.fifo` }, now: NOW, timeoutMs: 10_000 });
+      expect(check.code).toBe(0);
+      expect(check.stderr).toContain('could not append to $GITHUB_STEP_SUMMARY');
+    } finally {
+      await sandbox.close();
+    }
+  }, 40_000);
+
+  it('never writes into or prunes a folder its own kept-versions folder links to', async () => {
+    const sandbox = await startSandbox({ now: clockStartingAt(NOW), catalogChurn: true });
+    const state = dir();
+    const elsewhere = dir();
+    writeFileSync(`${elsewhere}/1.json`, 'keep me');
+    const env = { TALLY_CONFIG_DIR: state, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
+    try {
+      mkdirSync(`${state}/cache`, { recursive: true });
+      symlinkSync(elsewhere, cachePath(state, 'pricing', new URL(sandbox.baseUrl), undefined, '.versions'));
+      for (let i = 0; i < 3; i++) expect((await runTally(['pricing', '--refresh', '--json'], { env, now: NOW })).code).toBe(0);
+      expect(execFileSync('ls', [elsewhere]).toString().trim().split('\n')).toEqual(['1.json']);
+      expect(readFileSync(`${elsewhere}/1.json`, 'utf8')).toBe('keep me');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('replaces a kept TLS key that does not fit its certificate, as an expired pair', async () => {
+    const { sandboxTls } = await import('../../src/sandbox/tls.js');
+    const one = dir();
+    const two = dir();
+    await sandboxTls(one);
+    await sandboxTls(two);
+    writeFileSync(`${one}/sandbox/tls-key.pem`, readFileSync(`${two}/sandbox/tls-key.pem`));
+    const pair = await sandboxTls(one);
+    const { X509Certificate, createPrivateKey } = await import('node:crypto');
+    expect(new X509Certificate(pair.cert).checkPrivateKey(createPrivateKey(pair.key))).toBe(true);
+    const sandbox = await startSandbox({ tls: pair });
+    await sandbox.close();
   });
 });
