@@ -38,6 +38,9 @@ export async function notifyChecks(ctx: Context, profile: string, destinations: 
   try {
     await withLockFile(`${path}.lock`, async () => {
       const { state, corrupt } = readAlertState(path);
+      // The state must be writable before anything is sent: one that cannot be written would have
+      // every run send the same alerts again.
+      writeAlertState(path, state);
       if (corrupt) ctx.warn(`the alert state ${path} was not one tally wrote; it is rebuilt from this run's results, and nothing is sent for conditions already failing (alerts resume from now)`);
       for (const destination of destinations) {
         for (const check of checks) {
@@ -68,9 +71,13 @@ export async function notifyChecks(ctx: Context, profile: string, destinations: 
         }
       }
       writeAlertState(path, state);
-    }, Math.max(1000, Math.min(ctx.deadline - ctx.now(), 30_000)));
+    }, { waitMs: Math.max(1000, Math.min(ctx.deadline - ctx.now(), 30_000)), signal: ctx.signal, onWait: (message) => ctx.progress(message, { now: true }) });
   } catch (error) {
+    // Waiting for the lock ends with the run: Ctrl-C or --timeout, said as such.
+    if (ctx.signal.aborted) throw ctx.abortError();
     if (!(error instanceof TallyError) || error.kind === 'interrupted') throw error;
     ctx.warn(`alerts were not sent: ${error.message}`);
+  } finally {
+    ctx.progress(undefined);
   }
 }

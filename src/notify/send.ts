@@ -35,6 +35,9 @@ export async function deliver(ctx: Context, destination: Destination, alert: Ale
       throw new NetworkError(`${what} could not be reached (${(error as NodeJS.ErrnoException).code ?? 'no connection'})`);
     }
     response.discard();
+    // 303 See Other: the receiver took the POST and points at a page about it; posting again
+    // would send the alert twice.
+    if (response.status === 303) return;
     const location = response.headers.location;
     if (response.status >= 300 && response.status < 400 && location) {
       const next = new URL(location, url);

@@ -1,7 +1,8 @@
 // Files in the state folder: folders tally creates are 0700 (and only those are ever changed),
 // every write goes through a temporary file and a rename (a reader sees the old file or the new
 // one), and a write that fails leaves nothing behind and says why in words.
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { readStateFile } from './read-file.js';
 import { dirname } from 'node:path';
 import { ConfigError } from '../errors.js';
 
@@ -100,19 +101,32 @@ export function writeFileAtomic(path: string, parts: (string | Uint8Array)[], op
   }
 }
 
-/** A lock held longer than this is from a process that died (or hangs): it is taken over. */
+/** A lock whose content cannot be a live holder's (not a pid) and older than this is taken over. */
 const LOCK_STALE_MS = 10_000;
+
+export interface LockOptions {
+  /** How long to wait for a live holder before giving up (ms). */
+  waitMs?: number;
+  /** Ends the wait (Ctrl-C, --timeout): it rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Said once when the lock is not free at once: what is waited for. */
+  onWait?: (message: string) => void;
+}
 
 /**
  * Runs `work` holding a lock file made with O_EXCL (its content the holder's pid), so that two
  * tally processes never do it at once: settings written read-modify-write, alerts sent and
- * recorded. A lock whose holder is gone, or older than LOCK_STALE_MS, is taken over; one held
- * longer than `waitMs` by a live process is an error.
+ * recorded. The lock of a live holder is never taken over, however old; one whose holder is gone
+ * is. Waiting obeys `signal` and gives up after `waitMs`, naming the lock and why; a lock that is
+ * not a file tally made (a FIFO), or one that cannot be removed, is waited on the same way, never
+ * spun on.
  */
-export async function withLockFile(lockPath: string, work: () => void | Promise<void>, waitMs = 5_000): Promise<void> {
+export async function withLockFile(lockPath: string, work: () => void | Promise<void>, options: LockOptions = {}): Promise<void> {
   ensurePrivateDir(dirname(lockPath));
-  const giveUp = Date.now() + waitMs;
-  for (;;) {
+  const giveUp = Date.now() + (options.waitMs ?? 5_000);
+  let said = false;
+  let why = 'held by another tally process';
+  for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(lockPath, 'wx', 0o600);
       writeSync(fd, String(process.pid));
@@ -120,14 +134,24 @@ export async function withLockFile(lockPath: string, work: () => void | Promise<
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError(lockPath, error);
-      if (isStale(lockPath)) {
-        try { unlinkSync(lockPath); } catch { /* another process removed it first */ }
-        continue;
+      const holder = lockHolder(lockPath);
+      why = holder.why;
+      if (holder.stale) {
+        try {
+          unlinkSync(lockPath);
+          continue;
+        } catch (unlinkError) {
+          // Another process removed it first: try again; one tally may not remove is waited on.
+          if ((unlinkError as NodeJS.ErrnoException).code === 'ENOENT') continue;
+          why = `${holder.why}, and it cannot be removed (${writeReason(unlinkError)})`;
+        }
       }
-      if (Date.now() > giveUp) {
-        throw new ConfigError(`${lockPath} is held by another tally process; try again, or remove the lock file if no tally is running`);
+      if (Date.now() > giveUp) throw new ConfigError(`${lockPath} is ${why}; try again, or remove the lock file if no tally is running`);
+      if (!said && attempt > 3) {
+        said = true;
+        options.onWait?.(`waiting for ${lockPath} (${why})…`);
       }
-      await new Promise((resolve) => setTimeout(resolve, 25 + Math.random() * 50));
+      await pause(Math.min(25 + attempt * 10, 200), options.signal);
     }
   }
   try {
@@ -137,19 +161,43 @@ export async function withLockFile(lockPath: string, work: () => void | Promise<
   }
 }
 
-function isStale(lockPath: string): boolean {
+/** A wait that ends early, rejecting, when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Whether a lock's holder is gone (its pid not running), and who holds it, in words. */
+function lockHolder(lockPath: string): { stale: boolean; why: string } {
+  let age: number;
+  let text: string;
   try {
-    const age = Date.now() - statSync(lockPath).mtimeMs;
-    if (age > LOCK_STALE_MS) return true;
-    const text = readFileSync(lockPath, 'utf8');
-    // A holder puts its pid in at once: an empty lock is one that died in between.
-    if (text === '') return age > 1000;
-    const pid = Number(text);
-    if (Number.isInteger(pid) && pid > 0) {
-      try { process.kill(pid, 0); } catch (error) { return (error as NodeJS.ErrnoException).code === 'ESRCH'; }
-    }
-    return false;
-  } catch {
-    return false;
+    age = Date.now() - lstatSync(lockPath).mtimeMs;
+    // Read as every file tally keeps is: a FIFO or a huge file is no lock tally made.
+    text = readStateFile(lockPath, 64).toString('utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { stale: true, why: 'gone' };
+    return { stale: true, why: `not a lock tally made (${(error as Error).message})` };
   }
+  // A holder writes its pid at once: an empty lock is one that died in between.
+  if (text === '') return { stale: age > 1000, why: 'being taken by another tally process' };
+  const pid = Number(text);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return { stale: age > LOCK_STALE_MS, why: 'not a lock tally made' };
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // ESRCH: no such process. EPERM: it runs, as another user: alive.
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return { stale: true, why: `held by process ${pid}, which is gone` };
+  }
+  return { stale: false, why: `held by tally process ${pid}, still running` };
 }

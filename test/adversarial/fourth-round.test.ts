@@ -232,3 +232,48 @@ describe('files tally reads, and its own folders', () => {
     await sandbox.close();
   });
 });
+
+describe('locks', () => {
+  it('never takes over the lock of a live holder, however old; gives up naming it', async () => {
+    const { withLockFile } = await import('../../src/settings/files.js');
+    const { utimesSync } = await import('node:fs');
+    const base = dir();
+    const holder = spawn('sleep', ['30']);
+    try {
+      writeFileSync(`${base}/x.lock`, String(holder.pid));
+      const old = new Date(Date.now() - 3_600_000);
+      utimesSync(`${base}/x.lock`, old, old);
+      let ran = false;
+      await expect(withLockFile(`${base}/x.lock`, () => void (ran = true), { waitMs: 300 })).rejects.toThrow(`held by tally process ${holder.pid}, still running`);
+      expect(ran).toBe(false);
+      expect(readFileSync(`${base}/x.lock`, 'utf8')).toBe(String(holder.pid));
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it("takes over a dead holder's lock and a FIFO in its place without blocking", async () => {
+    const { withLockFile } = await import('../../src/settings/files.js');
+    const base = dir();
+    writeFileSync(`${base}/dead.lock`, '999999999');
+    let ran = 0;
+    await withLockFile(`${base}/dead.lock`, () => void ran++, { waitMs: 300 });
+    execFileSync('mkfifo', [`${base}/fifo.lock`]);
+    await withLockFile(`${base}/fifo.lock`, () => void ran++, { waitMs: 300 });
+    expect(ran).toBe(2);
+  });
+
+  it('waits on a lock it cannot remove without spinning, ends at the deadline or on Ctrl-C, and says what it waits for', async () => {
+    const { withLockFile } = await import('../../src/settings/files.js');
+    const base = dir();
+    mkdirSync(`${base}/stuck.lock`);
+    const said: string[] = [];
+    const started = Date.now();
+    await expect(withLockFile(`${base}/stuck.lock`, () => undefined, { waitMs: 600, onWait: (m) => said.push(m) })).rejects.toThrow(/cannot be removed/);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(said[0]).toContain(`waiting for ${base}/stuck.lock`);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('interrupted')), 100);
+    await expect(withLockFile(`${base}/stuck.lock`, () => undefined, { waitMs: 60_000, signal: controller.signal })).rejects.toThrow('interrupted');
+  });
+});

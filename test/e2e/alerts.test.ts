@@ -22,6 +22,10 @@ beforeAll(async () => {
     req.on('data', (d) => (body += d));
     req.on('end', () => {
       if (req.url?.startsWith('/elsewhere')) return res.writeHead(302, { location: 'http://127.0.0.2:9/stolen' }).end();
+      if (req.url?.startsWith('/see-other')) {
+        received.push({ path: req.url!, headers: req.headers, body });
+        return res.writeHead(303, { location: '/see-other/done' }).end();
+      }
       received.push({ path: req.url!, headers: req.headers, body });
       res.writeHead(answer).end();
     });
@@ -128,5 +132,33 @@ describe('tally notify', () => {
     expect(result.stderr).toContain('was not one tally wrote; it is rebuilt');
     expect(received).toHaveLength(0);
     expect(JSON.parse(readFileSync(`${state.path}/state/${file}`, 'utf8')).version).toBe(1);
+  });
+});
+
+describe('alerts, hardened', () => {
+  it('checks the alert state is writable before sending anything, and sends nothing when it is not', async () => {
+    const { alertStatePath } = await import('../../src/settings/alert-state.js');
+    const { mkdirSync, rmSync } = await import('node:fs');
+    await tally(['notify', 'add', 'locked', '--kind', 'webhook'], `${receiverUrl}/locked\n`);
+    const path = alertStatePath(state.path, 'default', new URL(sandbox.baseUrl), sandbox.demoKey);
+    rmSync(path, { force: true });
+    mkdirSync(path, { recursive: true });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const result = await tally(['check', '--max-daily-used', '0.0001', '--notify', 'locked']);
+        expect(result.code).toBe(5);
+        expect(result.stderr).toContain('alerts were not sent: cannot write');
+      }
+      expect(received.filter((r) => r.path === '/locked')).toHaveLength(0);
+    } finally {
+      rmSync(path, { recursive: true, force: true });
+    }
+  });
+
+  it('takes a 303 from a receiver as delivered: the alert is posted once', async () => {
+    await tally(['notify', 'add', 'seeother', '--kind', 'webhook'], `${receiverUrl}/see-other\n`);
+    const result = await tally(['notify', 'test', 'seeother']);
+    expect(result.code).toBe(0);
+    expect(received.filter((r) => r.path.startsWith('/see-other'))).toHaveLength(1);
   });
 });
