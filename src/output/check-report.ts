@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { writeReportFile } from '../settings/report-file.js';
 import { appendToFile } from '../settings/read-file.js';
 import { junitXml } from './junit.js';
+import { escapeMarkdown, escapeWorkflowData, escapeWorkflowProperty } from './escape.js';
 import { AMOUNT_DECIMALS, fixedPlaces, formatAmount, formatCount, placesBeside } from './money.js';
 
 export type Level = 'pass' | 'warn' | 'fail';
@@ -67,7 +68,7 @@ export function checkLines(checks: CheckResult[], exact: boolean): CheckLine[] {
 
 /** The Markdown summary: what goes to $GITHUB_STEP_SUMMARY, and what --markdown prints (a profile column for a fleet). */
 export function checksMarkdown(groups: CheckGroup[]): string {
-  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  const cell = escapeMarkdown;
   const icon = { pass: '✅ pass', warn: '⚠️ warn', fail: '❌ fail' };
   const fleet = groups.some((g) => g.profile !== undefined);
   const rows = groups.flatMap((g) => {
@@ -96,11 +97,11 @@ export function writeJunit(ctx: Context, path: string, groups: CheckGroup[]): Us
 /** GitHub Actions: annotations for failures and warnings (titled by profile in a fleet), and a Markdown summary. */
 export function reportToGitHub(ctx: Context, groups: CheckGroup[]): void {
   if (ctx.env.GITHUB_ACTIONS !== 'true') return;
-  const escape = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  const escape = escapeWorkflowData;
   // The runner reads workflow commands from both streams; keep a --json document on stdout clean.
   const write = (line: string) => (ctx.options.json ? ctx.io.err(line) : ctx.io.out(line));
   for (const g of groups) {
-    const title = g.profile === undefined ? 'tally check' : escape(`tally check (${g.profile})`).replace(/[,:]/g, ' ');
+    const title = g.profile === undefined ? 'tally check' : escapeWorkflowProperty(`tally check (${g.profile})`);
     if (g.error !== undefined) write(`::error title=${title}::${escape(`not measured: ${g.error}`)}\n`);
     for (const [i, check] of g.checks.entries()) {
       const text = `${check.name}: ${g.lines[i]!.text}`;

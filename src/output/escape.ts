@@ -61,3 +61,33 @@ export function guardTerminalText(text: string, colour = true): string {
   }
   return out;
 }
+
+/**
+ * Data inside a cell of GitHub-flavoured Markdown (a step summary, a PR comment): rendered as the
+ * same text, never as markup. No line break or carriage return ends the cell or the row; the
+ * HTML GitHub renders inside Markdown is entities; emphasis, links, images, code, strikethrough
+ * and the cell's own bars are backslash-escaped; autolinks are broken; @-mentions and
+ * #-references do not ping. (Within a cell, a line's start, where - or 1. would make a list, never
+ * falls.)
+ */
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(CONTROL, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]()#!|~]/g, (char) => `\\${char}`)
+    .replace(/@/g, '&#64;')
+    .replace(/:(?=\/\/)/g, '&#58;')
+    .replace(/www\./gi, (www) => `${www.slice(0, 3)}&#46;`);
+}
+
+/** Data as a workflow command's message (`::error::TEXT`): what the runner would read as a line break or a new command is escaped. */
+export function escapeWorkflowData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(CONTROL, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+/** Data as a workflow command's property value (`title=VALUE`): also its separators. */
+export function escapeWorkflowProperty(text: string): string {
+  return escapeWorkflowData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}

@@ -55,6 +55,9 @@ export function writeMark(path: string, mark: Mark): void {
   writeFileAtomic(path, [markText(mark)], { durable: true });
 }
 
+/** `2026-11-24T17:55:23+08:00`: the form tally writes a mark's time in. */
+const ISO_SECOND = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:\d{2})$/;
+
 /** A mark read back for this profile, gateway and credential; exit 2, saying how to make one, otherwise. */
 export function readMark(path: string, expect: { name: string; profile: string; baseUrl: URL; secret: string; makeIt: string }): Mark {
   const refuse = (why: string) => new UsageError(`${why}; make one at the start of the job with \`${expect.makeIt}\``);
@@ -73,13 +76,20 @@ export function readMark(path: string, expect: { name: string; profile: string; 
   }
   const decimal = (v: unknown) => typeof v === 'string' && isDecimalString(v);
   const key = mark.key as Record<string, unknown> | null;
+  // Every field read back is checked: its text reaches check lines, Markdown and workflow commands.
+  const isoOfAt = typeof mark.at_iso === 'string' && ISO_SECOND.test(mark.at_iso) && Date.parse(mark.at_iso) / 1000 === mark.at;
   const wellFormed =
     mark.version === MARK_VERSION &&
+    typeof mark.name === 'string' &&
+    /^[a-z0-9][a-z0-9_-]{0,31}$/.test(mark.name) &&
     typeof mark.profile === 'string' &&
     typeof mark.base_url === 'string' &&
     typeof mark.credential_id === 'string' &&
+    /^[0-9a-f]{16}$/.test(mark.credential_id) &&
     typeof mark.currency === 'string' &&
+    /^[A-Z]{3}$/.test(mark.currency) &&
     Number.isSafeInteger(mark.at) &&
+    isoOfAt &&
     decimal(mark.lifetime_spend) &&
     (key === null || (typeof key === 'object' && decimal(key.daily_cost_used) && Number.isSafeInteger(key.day)));
   if (!wellFormed) throw refuse(`${path} is not a mark tally wrote (version ${JSON.stringify(mark.version ?? null)})`);

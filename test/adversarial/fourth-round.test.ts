@@ -277,3 +277,55 @@ describe('locks', () => {
     await expect(withLockFile(`${base}/stuck.lock`, () => undefined, { waitMs: 60_000, signal: controller.signal })).rejects.toThrow('interrupted');
   });
 });
+
+describe('text from the gateway in CI reports', () => {
+  const hostile = '![x](http://evil.example/p.png) @admin #1 <img src=x onerror=alert(1)> [link](http://evil.example) **bold** | cell\r::error::injected\nwww.evil.example';
+  const gateway = () => againstHostile({ name: 'markdown', routes: { '/v1/open/balance': { status: 500, body: JSON.stringify({ error: hostile }) } } }, NOW, gateways);
+
+  it('is escaped for Markdown (and the HTML GitHub renders in it): no image, link, mention, tag or broken row', async () => {
+    const { run } = await gateway();
+    const result = await run(['check', '--min-balance', '1', '--fail-open', '--markdown']);
+    expect(result.code).toBe(0);
+    const row = result.stdout.split('\n').find((l) => l.includes('min-balance'))!;
+    expect(row).toBeDefined();
+    expect(result.stdout.split('\n').filter((l) => l.startsWith('|'))).toHaveLength(3);
+    for (const live of ['![', '](', '<img', '@admin', '**bold', 'http://', 'www.evil']) expect(row).not.toContain(live);
+    expect(row).not.toMatch(/[^\\]\| cell/);
+    expect(row).toContain('&lt;img');
+    expect(row).toContain('&#64;admin');
+    expect(row.endsWith(' |')).toBe(true);
+  });
+
+  it('is escaped for workflow commands: the gateway cannot add its own, in annotations or the summary', async () => {
+    const { run } = await gateway();
+    const summary = `${dir()}/summary.md`;
+    const result = await run(['check', '--min-balance', '1', '--fail-open'], { env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary } });
+    expect(result.code).toBe(0);
+    for (const line of `${result.stdout}${result.stderr}`.split(/\r|\n/)) expect(line).not.toMatch(/^::error::injected/);
+    // The one annotation holds the whole message on its line.
+    expect(result.stdout).toMatch(/^::warning title=tally check::min-balance: .*::error::injected.*www/m);
+    expect(readFileSync(summary, 'utf8')).not.toContain('\r');
+  });
+});
+
+describe('fields read back from a mark file', () => {
+  it.each([
+    ['at_iso', '2026-11-21T12:00:00+00:00\n::error::pwned'],
+    ['at_iso', '![x](http://evil.example/x.png)'],
+    ['at_iso', '2026-11-21T13:00:00+00:00'],
+    ['currency', '$$$'],
+    ['name', 'Run Now'],
+    ['credential_id', '<b>x</b>'],
+  ])('refuses a mark whose %s was changed to %j (exit 2, nothing of it printed)', async (field, value) => {
+    const { run } = await plain();
+    const file = `${dir()}/mark.json`;
+    expect((await run(['mark', '--file', file])).code).toBe(0);
+    const mark = JSON.parse(readFileSync(file, 'utf8'));
+    mark[field] = value;
+    writeFileSync(file, JSON.stringify(mark));
+    const result = await run(['check', '--max-run-spend', '5', '--mark-file', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('is not a mark tally wrote');
+    expect(result.stdout).toBe('');
+  });
+});
