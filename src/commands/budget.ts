@@ -12,7 +12,7 @@ import { UsageError } from '../errors.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { type BudgetStanding, type StoredBudget, checkBudget, checkBudgetName, makeBudget, standing } from '../domain/budget.js';
 import { Decimal } from '../domain/money.js';
-import { isoInZone, parseZone } from '../domain/zone.js';
+import { isoInZone, parseZone, storableZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { profileName } from '../settings/resolve.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
@@ -50,8 +50,8 @@ async function setBudget(ctx: Context, rest: string[], options: BudgetOptions): 
   const name = checkBudgetName(rest[0]!);
   if (options.amount === undefined || options.period === undefined) throw new UsageError('`tally budget set` needs --amount and --period (day, week or month)');
   // The zone in force when it is set (--tz, else TZ), stored with it: its periods never move.
-  const zone = ctx.options.tz ?? ctx.zone.label;
-  const budget = makeBudget({ amount: options.amount, period: options.period, starts: options.starts, zone: parseZone(zone) ? zone : 'UTC' });
+  const zone = ctx.options.tz ?? storableZone(ctx.zone, Math.floor(ctx.now() / 1000));
+  const budget = makeBudget({ amount: options.amount, period: options.period, starts: options.starts, zone });
   const { profile } = profileName({ flags: ctx.options, env: ctx.env });
   const store = await ctx.store();
   await store.updateProfile(profile, (current) => ({ ...current, budgets: { ...(current.budgets ?? {}), [name]: budget } }));

@@ -46,12 +46,16 @@ export function makeBudget(input: { amount: string; period: string; starts?: str
   const amount = parseBudgetAmount(input.amount);
   if (!['day', 'week', 'month'].includes(input.period)) throw new UsageError(`--period "${input.period}" is not one of day, week, month`);
   const period = input.period as PeriodKind;
-  if (!parseZone(input.zone)) throw new UsageError(`--tz "${input.zone}" is not a zone: an IANA name, UTC or +HH:MM`);
-  const budget: StoredBudget = { amount, period, zone: input.zone };
+  // Stored as written, less the white space around it (a zone name never has any).
+  const zone = input.zone.trim();
+  if (!parseZone(zone)) throw new UsageError(`--tz "${input.zone}" is not a zone: an IANA name, UTC or +HH:MM`);
+  const budget: StoredBudget = { amount, period, zone };
   if (period === 'day') {
     if (input.starts !== undefined) throw new UsageError('--starts goes with --period week (a weekday) or month (a day of the month); a day begins at 00:00');
     return budget;
   }
+  // A day of the month in plain digits only: 0x1c, 1e1 or " 7" are not days.
+  if (period === 'month' && input.starts !== undefined && !/^\d{1,2}$/.test(input.starts)) throw new UsageError(`--starts "${input.starts}" is not a day of the month from 1 to 28`);
   budget.starts = period === 'week' ? (input.starts ?? 'mon').toLowerCase() : Number(input.starts ?? 1);
   return checkBudget('', budget);
 }
@@ -66,7 +70,7 @@ export function checkBudget(name: string, value: unknown): StoredBudget {
   if (typeof b.amount !== 'string') return fail('its amount is not a decimal string');
   parseBudgetAmount(b.amount);
   if (b.period !== 'day' && b.period !== 'week' && b.period !== 'month') return fail('its period is not day, week or month');
-  if (typeof b.zone !== 'string' || !parseZone(b.zone)) return fail('its zone is not a zone');
+  if (typeof b.zone !== 'string' || b.zone !== b.zone.trim() || !parseZone(b.zone)) return fail('its zone is not a zone');
   if (b.period === 'week' && !(typeof b.starts === 'string' && (WEEKDAY_NAMES as readonly string[]).includes(b.starts))) return fail(`--starts for a weekly budget is a weekday (${WEEKDAY_NAMES.join(', ')})`);
   if (b.period === 'month' && !(typeof b.starts === 'number' && Number.isInteger(b.starts) && b.starts >= 1 && b.starts <= 28)) return fail('--starts for a monthly budget is a day of the month from 1 to 28');
   if (b.period === 'day' && b.starts !== undefined) return fail('a daily budget has no --starts');

@@ -68,6 +68,23 @@ function systemZoneName(): string {
   return named ?? (new Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time');
 }
 
+/**
+ * The zone in effect as a budget stores it: an IANA name or UTC where one names it (`TZ` may be
+ * `:Asia/Shanghai`, a zoneinfo path or a POSIX rule such as `CST-8`), else the offset in force
+ * at `now` (±HH:MM). Never UTC by default when the zone in effect is not UTC.
+ */
+export function storableZone(zone: Zone, now: number): string {
+  const label = zone.label.trim().replace(/^:/, '');
+  if (parseZone(label)) return label;
+  const linked = label.includes('/zoneinfo/') ? zoneNameOfLink(label) : undefined;
+  if (linked && parseZone(linked)) return linked;
+  // The C library's reading of a POSIX TZ is the process's; Intl names it when it can.
+  const intl = new Intl.DateTimeFormat().resolvedOptions().timeZone as string | undefined;
+  const named = intl ? parseZone(intl) : undefined;
+  if (intl && named && named.offsetAt(now) === zone.offsetAt(now)) return intl;
+  return formatOffset(zone.offsetAt(now));
+}
+
 /** The zone a link into the zoneinfo database names (`…/zoneinfo/Europe/Berlin`), if it names one. */
 export function zoneNameOfLink(target: string): string | undefined {
   const found = /\/zoneinfo\/((?:[A-Za-z0-9_+-]{1,40}\/){0,2}[A-Za-z0-9_+-]{1,40})$/.exec(target);

@@ -329,3 +329,31 @@ describe('fields read back from a mark file', () => {
     expect(result.stdout).toBe('');
   });
 });
+
+describe('budget inputs', () => {
+  it.each([
+    [':Asia/Shanghai', 'Asia/Shanghai'],
+    ['/usr/share/zoneinfo/Asia/Shanghai', 'Asia/Shanghai'],
+    ['CST-8', '+08:00'],
+    ['UTC', 'UTC'],
+  ])('stores the zone in effect when TZ is %j, never UTC by default (%s)', async (tz, stored) => {
+    const state = dir();
+    const result = await runTally(['budget', 'set', 'z', '--amount', '5', '--period', 'day'], { env: { TALLY_CONFIG_DIR: state, TZ: tz } });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(readFileSync(`${state}/config.json`, 'utf8')).profiles.default.budgets.z.zone).toBe(stored);
+  });
+
+  it.each([['0x1c'], ['1e1'], [' 7'], ['7.0'], ['+7']])('refuses --starts %j for a month (exit 2, nothing stored)', async (starts) => {
+    const state = dir();
+    const result = await runTally(['budget', 'set', 'm', '--amount', '5', '--period', 'month', '--starts', starts], { env: { TALLY_CONFIG_DIR: state } });
+    expect(result.code).toBe(2);
+    expect(existsSync(`${state}/config.json`)).toBe(false);
+  });
+
+  it('stores a zone without the white space around it, and accepts --budget NAME:1000%', async () => {
+    const { run, env } = await plain();
+    expect((await run(['budget', 'set', 'w', '--amount', '5', '--period', 'week', '--tz', 'Asia/Shanghai  '])).code).toBe(0);
+    expect(JSON.parse(readFileSync(`${env.TALLY_CONFIG_DIR}/config.json`, 'utf8')).profiles.default.budgets.w.zone).toBe('Asia/Shanghai');
+    expect((await run(['check', '--budget', 'w:1000%'])).stderr).not.toContain('is not NAME');
+  });
+});
