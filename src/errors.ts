@@ -91,3 +91,9 @@ export class Interrupted extends TallyError {
   readonly exitCode = 130;
   readonly kind: ErrorKind = 'interrupted';
 }
+
+/** The gateway could not be reached or answered with a failure of its own (network, timeout, 5xx, still rate limited): what --fail-open forgives. */
+export function isUnreachable(error: unknown): boolean {
+  if (error instanceof RateLimitError) return true;
+  return error instanceof ServiceError && (error.kind === 'network' || error.kind === 'timeout' || (error.status ?? 0) >= 500);
+}

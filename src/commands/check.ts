@@ -2,7 +2,7 @@
 // any fails. Service and auth errors keep their own exit codes unless --fail-open.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { AuthError, CheckFailed, RateLimitError, ServiceError, UsageError } from '../errors.js';
+import { AuthError, CheckFailed, ServiceError, UsageError, isUnreachable } from '../errors.js';
 import { type Balance, fetchBalance } from '../api/balance.js';
 import { fetchModels } from '../api/catalog.js';
 import { isDecimalString } from '../domain/decimal-text.js';
@@ -196,7 +196,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     runway ? guard(runwayChecks, () => forecastRequest!) : undefined,
     models.length > 0 ? guard(models.map((m) => ({ name: `require-model:${m}`, limit: m, unit: 'model' as const })), () => fetchModels(client, 'native')) : undefined,
     budgetGates.length > 0 ? guard(budgetGates.map((g) => ({ name: gateName(g), limit: '', unit: 'CNY' })), () => loadBudgets(ctx, budgetNames, forecastRequest)) : undefined,
-    runSpendAsked ? guard(runChecks, () => readCounters(ctx)) : undefined,
+    // A mark that records no reading was taken (mark --fail-open): with --fail-open the run's spend is not measured, said as such.
+    runSpendAsked && !mark?.not_taken ? guard(runChecks, () => readCounters(ctx)) : undefined,
     keyQuotaRequest ? guard(keyChecks, () => keyQuotaRequest) : undefined,
   ]);
 
@@ -226,7 +227,14 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       }
     }
   }
-  if (counters && mark) {
+  if (mark?.not_taken) {
+    const why = `no mark was taken at the start of the job (${mark.not_taken})`;
+    if (!options.failOpen) throw new UsageError(`the mark records that ${why}; add --fail-open to warn and skip the run-spend check, or mark again`);
+    for (const c of runChecks) add({ name: c.name, level: 'warn', actual: null, limit: c.limit, unit: c.unit, detail: `skipped, ${why}` });
+    skipped.push(...runChecks.map((c) => c.name));
+    ctx.warn(`--fail-open: skipped ${runChecks.map((c) => c.name).join(', ')} because ${why}`);
+  }
+  if (counters && mark && !mark.not_taken) {
     const run = runSpend(readingOf(mark), counters.reading);
     const actual = run.spend.toFixed();
     const detail = `since the mark of ${mark.at_iso}: ${run.why}`;
@@ -343,10 +351,6 @@ async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount:
   return { amount: new Decimal(value), detail: `spend = usage totals."${metric}" over the ${window}` };
 }
 
-function isUnreachable(error: unknown): boolean {
-  if (error instanceof RateLimitError) return true;
-  return error instanceof ServiceError && (error.kind === 'network' || error.kind === 'timeout' || (error.status ?? 0) >= 500);
-}
 
 async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Context): Promise<string> {
   const [{ styleFor }, { fitLines }, { escapeControl }] = await Promise.all([import('../output/style.js'), import('../output/wrap.js'), import('../output/escape.js')]);

@@ -9,6 +9,7 @@ import { bucketStart } from '../domain/window.js';
 import { decimalText } from '../domain/money.js';
 import { isoInZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
+import { isUnreachable } from '../errors.js';
 import { credentialId } from '../settings/cache-key.js';
 import { writeReportFile } from '../settings/report-file.js';
 import { MARK_VERSION, type Mark, checkMarkName, markOf, markPath, markText, writeMark } from '../settings/marks.js';
@@ -18,7 +19,8 @@ import { timeSettings } from './window-options.js';
 export function configure(command: Command): void {
   command
     .argument('[name]', 'the mark (default "run")')
-    .option('--file <path>', 'write the mark to this file instead of the state folder');
+    .option('--file <path>', 'write the mark to this file instead of the state folder')
+    .option('--fail-open', 'an unreachable service records that no mark was taken (exit 0, a warning); check --max-run-spend --fail-open then skips');
 }
 
 /** What a mark needs: the counters now, and the grid day the key's counter belongs to. */
@@ -40,27 +42,30 @@ export async function readCounters(ctx: Context) {
 
 export async function run(raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
   const name = checkMarkName(args[0] ?? 'run');
-  const settings = await ctx.settings();
-  const { client, balance, now, reading } = await readCounters(ctx);
+  const [settings, client, gateway] = await Promise.all([ctx.settings(), ctx.client(), ctx.gatewayIdentity()]);
   const secret = client.credential?.secret ?? '';
-  const gateway = await ctx.gatewayIdentity();
-  const mark: Mark = {
-    version: MARK_VERSION,
-    name,
-    profile: settings.profile,
-    base_url: gateway.href,
-    credential_id: credentialId(secret),
-    currency: balance.currency,
-    at: now,
-    at_iso: isoInZone(now, ctx.zone),
-    ...markOf(reading),
-  };
+  const head = { version: MARK_VERSION, name, profile: settings.profile, base_url: gateway.href, credential_id: credentialId(secret) };
+  let mark: Mark;
+  try {
+    const { balance, now, reading } = await readCounters(ctx);
+    mark = { ...head, currency: balance.currency, at: now, at_iso: isoInZone(now, ctx.zone), ...markOf(reading) };
+  } catch (error) {
+    // --fail-open: a gateway blip at the job's start is recorded, so the final check can skip, not fail.
+    if (raw.failOpen !== true || !isUnreachable(error)) throw error;
+    const now = Math.floor(ctx.now() / 1000);
+    const reason = ctx.secrets.scrubMessage((error as Error).message).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 500);
+    mark = { ...head, at: now, at_iso: isoInZone(now, ctx.zone), not_taken: reason } as Mark;
+    ctx.warn(`--fail-open: no mark was taken, because the service could not be reached (${reason}); check --max-run-spend --fail-open will skip`);
+  }
   const path = typeof raw.file === 'string' ? raw.file : markPath(await ctx.stateDir(), name, settings.profile, gateway, secret);
   // A file the user names follows the rule of every report file; the state folder's is tally's own.
   if (typeof raw.file === 'string') writeReportFile(path, markText(mark), { flag: '--file', mode: 0o600 });
   else writeMark(path, mark);
   await emit(ctx, {
     json: mark,
-    human: () => `Marked "${name}" at ${mark.at_iso}: lifetime spend ${mark.lifetime_spend} ${mark.currency}${mark.key ? `, this key's spend today ${mark.key.daily_cost_used}` : ''}.\nSaved in ${path}; \`tally check --max-run-spend AMOUNT${name === 'run' ? '' : ` --mark ${name}`}\` gates what this run spends.\n`,
+    human: () =>
+      mark.not_taken !== undefined
+        ? `No mark "${name}" was taken at ${mark.at_iso}: the service could not be reached. Saved in ${path} as such; \`tally check --max-run-spend AMOUNT --fail-open\` skips the run-spend check.\n`
+        : `Marked "${name}" at ${mark.at_iso}: lifetime spend ${mark.lifetime_spend} ${mark.currency}${mark.key ? `, this key's spend today ${mark.key.daily_cost_used}` : ''}.\nSaved in ${path}; \`tally check --max-run-spend AMOUNT${name === 'run' ? '' : ` --mark ${name}`}\` gates what this run spends.\n`,
   });
 }

@@ -27,6 +27,8 @@ export interface Mark {
   lifetime_spend: string;
   /** The key's counter and the grid day (its start, Unix seconds) it belongs to; null for a device token. */
   key: { daily_cost_used: string; day: number } | null;
+  /** `mark --fail-open` could not read the counters: why (then no currency, spend or key). */
+  not_taken?: string;
 }
 
 export function readingOf(mark: Mark): SpendReading {
@@ -78,7 +80,14 @@ export function readMark(path: string, expect: { name: string; profile: string; 
   const key = mark.key as Record<string, unknown> | null;
   // Every field read back is checked: its text reaches check lines, Markdown and workflow commands.
   const isoOfAt = typeof mark.at_iso === 'string' && ISO_SECOND.test(mark.at_iso) && Date.parse(mark.at_iso) / 1000 === mark.at;
+  // `mark --fail-open` that could not read the counters: a reason, and no figures.
+  const notTaken = typeof mark.not_taken === 'string' && mark.not_taken.length <= 500 && !/[\u0000-\u001f\u007f-\u009f]/.test(mark.not_taken);
+  const figures = notTaken
+    ? mark.currency === undefined && mark.lifetime_spend === undefined && mark.key === undefined
+    : typeof mark.currency === 'string' && /^[A-Z]{3}$/.test(mark.currency) && decimal(mark.lifetime_spend) && (key === null || (typeof key === 'object' && decimal(key.daily_cost_used) && Number.isSafeInteger(key.day)));
   const wellFormed =
+    (mark.not_taken === undefined || notTaken) &&
+    figures &&
     mark.version === MARK_VERSION &&
     typeof mark.name === 'string' &&
     /^[a-z0-9][a-z0-9_-]{0,31}$/.test(mark.name) &&
@@ -86,12 +95,8 @@ export function readMark(path: string, expect: { name: string; profile: string; 
     typeof mark.base_url === 'string' &&
     typeof mark.credential_id === 'string' &&
     /^[0-9a-f]{16}$/.test(mark.credential_id) &&
-    typeof mark.currency === 'string' &&
-    /^[A-Z]{3}$/.test(mark.currency) &&
     Number.isSafeInteger(mark.at) &&
-    isoOfAt &&
-    decimal(mark.lifetime_spend) &&
-    (key === null || (typeof key === 'object' && decimal(key.daily_cost_used) && Number.isSafeInteger(key.day)));
+    isoOfAt;
   if (!wellFormed) throw refuse(`${path} is not a mark tally wrote (version ${JSON.stringify(mark.version ?? null)})`);
   if (mark.profile !== expect.profile || mark.base_url !== expect.baseUrl.href) {
     throw refuse(`the mark ${path} was made for profile "${String(mark.profile)}" at ${String(mark.base_url)}, not "${expect.profile}" at ${expect.baseUrl.href}`);

@@ -123,3 +123,41 @@ describe('marks under --demo', () => {
     expect(JSON.parse(check.stdout).checks[0]).toMatchObject({ name: 'max-run-spend', level: 'pass', actual: '0' });
   });
 });
+
+describe('mark --fail-open', () => {
+  it('records that no mark was taken when the gateway is down, and check --max-run-spend --fail-open then warns and skips', async () => {
+    const day = Date.UTC(2026, 10, 21) / 1000;
+    const blip = await againstHostile(
+      {
+        name: 'blip',
+        routes: {
+          // Down at the job's start, back by its end.
+          '/v1/open/balance': ({ count }) => (count === 1 ? { status: 500, body: '{"error": "upstream down"}' } : { body: balanceBody() }),
+          '/v1/open/usage': { body: `{"buckets": [{"t": ${day}, "cost": "1.00"}], "totals": {"cost": "1.00"}}` },
+        },
+      },
+      NOW,
+      gateways,
+    );
+    const dir = tempDir();
+    try {
+      const file = `${dir.path}/mark.json`;
+      const marked = await blip.run(['mark', '--fail-open', '--file', file]);
+      expect(marked.code).toBe(0);
+      expect(marked.stderr).toContain('--fail-open: no mark was taken');
+      const kept = JSON.parse(readFileSync(file, 'utf8'));
+      expect(kept.not_taken).toContain('upstream down');
+      expect(kept.lifetime_spend).toBeUndefined();
+      const skipped = await blip.run(['check', '--max-run-spend', '5', '--mark-file', file, '--fail-open', '--json']);
+      expect(skipped.code).toBe(0);
+      expect(JSON.parse(skipped.stdout).checks[0]).toMatchObject({ name: 'max-run-spend', level: 'warn', actual: null });
+      const strict = await blip.run(['check', '--max-run-spend', '5', '--mark-file', file]);
+      expect(strict.code).toBe(2);
+      expect(strict.stderr).toContain('no mark was taken at the start of the job');
+      const down = await againstHostile({ name: 'down', routes: { '/v1/open/balance': { status: 500, body: '{"error": "down"}' } } }, NOW, gateways);
+      expect((await down.run(['mark', '--file', `${dir.path}/other.json`])).code).toBe(1);
+    } finally {
+      dir.remove();
+    }
+  });
+});

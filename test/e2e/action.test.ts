@@ -99,6 +99,26 @@ describe('action.yml', () => {
     }
   });
 
+  it('checks every line of a multi-line args block, and marks with --fail-open when args has it', async () => {
+    const temp = tempDir();
+    try {
+      const inputs = { 'base-url': sandbox.baseUrl, 'api-key': sandbox.demoKey };
+      const gated = await runAction({ ...inputs, args: '--min-balance 200\n--max-daily-used 0.01%\n' }, { temp: temp.path });
+      expect(gated.results.map((r) => [r.step, r.status])).toEqual([['Check', 5]]);
+      expect(gated.outputs.ok).toBe('false');
+      expect(gated.summary).toContain('| ✅ pass | min-balance |');
+      expect(gated.summary).toContain('| ❌ fail | max-daily-used |');
+      const unusable = await runAction({ ...inputs, args: '--min-balance 200\n--max-daily-usd 1%' }, { temp: temp.path });
+      expect(unusable.results[0]!.status).toBe(2);
+      expect(unusable.results[0]!.stderr).toContain('--max-daily-usd');
+      const down = await runAction({ 'base-url': 'http://127.0.0.1:9', 'api-key': sandbox.demoKey, mark: 'true', args: '--max-run-spend 5\n--fail-open' }, { temp: temp.path });
+      expect(down.results.map((r) => [r.step, r.status])).toEqual([['Record a mark', 0]]);
+      expect(down.results[0]!.stderr).toContain('no mark was taken');
+    } finally {
+      temp.remove();
+    }
+  });
+
   it('never runs a command hidden in its inputs', async () => {
     const temp = tempDir();
     try {
