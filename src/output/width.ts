@@ -22,12 +22,13 @@ export const NARROW_OR_NUL = new RegExp(`^[\\x00${NARROW_CHARACTERS}]*$`);
 // control, format or default-ignorable character, not unassigned or private, not part of an
 // emoji (pictographs, skin tones, flags), not a Hangul jamo (jamo combine into syllables) and
 // not one of the letters that prefix the next character (Grapheme_Cluster_Break=Prepend), and not
-// Thai and Lao AM (U+0E33, U+0EB3): letters, yet spacing marks that join the character before.
+// Thai and Lao AM (U+0E33, U+0EB3): letters, yet spacing marks that join the character before;
+// U+113D1, a prepending repha of Unicode 16, is one of the prefixing letters.
 // Built on first use: setting up these Unicode properties takes over a millisecond.
 let singles: RegExp | undefined;
 function isSingles(text: string): boolean {
   singles ??=
-    /^[^\p{M}\p{C}\p{Default_Ignorable_Code_Point}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0d4e\u0e33\u0eb3\u{111c2}\u{111c3}\u{1193f}\u{11941}\u{11a3a}\u{11a84}-\u{11a89}\u{11d46}\u{11f02}]*$/u;
+    /^[^\p{M}\p{C}\p{Default_Ignorable_Code_Point}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0d4e\u0e33\u0eb3\u{111c2}\u{111c3}\u{1193f}\u{11941}\u{11a3a}\u{11a84}-\u{11a89}\u{11d46}\u{11f02}\u{113d1}]*$/u;
   return singles.test(text);
 }
 
