@@ -58,7 +58,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   }
   await emit(ctx, {
     json: () => recordsJson(found, exact, time.zone),
-    csv: () => recordsCsvOf(ctx, found),
+    csv: () => recordsCsvOf(ctx, found, { timed: true }),
     human: () => renderRecords(found.records, ctx, { amounts: 'per-call', zone: time.zone, more: found.more, scope: found.scope, notes: [describeWindow(exact, time.zone), `times shown in ${time.zone.label}`] }),
   });
 }

@@ -9,7 +9,7 @@ import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, jsonText, 
 import { isDecimalString, plainDecimal } from '../domain/decimal-text.js';
 import { type RecordColumn, type Scope, describeColumns, isTimeName, scopeText } from '../domain/records.js';
 import type { UsageWindow } from '../domain/window.js';
-import { type Zone, isCalendarSecond } from '../domain/zone.js';
+import { type Zone, isCalendarSecond, spreadsheetDate } from '../domain/zone.js';
 import type { AmountKind } from '../output/money.js';
 import { emit, emitNdjson } from '../output/emit.js';
 import { plural, windowJson } from '../output/window-text.js';
@@ -144,25 +144,39 @@ function followable(client: HttpClient, endpoint: URL, next: string, field: stri
 }
 
 /** CSV has rows only: that a list stops before the window's end is said on stderr. */
-export function recordsCsvOf(ctx: Context, found: PagedRecords) {
+export function recordsCsvOf(ctx: Context, found: PagedRecords, options: { timed?: boolean } = {}) {
   if (found.more) ctx.note(`only the first page is in the CSV; more records exist in this window (${found.more})`);
-  return recordsCsv(found.records);
+  return recordsCsv(found.records, ctx.zone, options);
 }
 
-/** The fields as sent, then each time field again in ISO 8601 UTC (`created_at_iso`), for spreadsheets. */
-export function recordsCsv(records: JsonObject[]) {
+/**
+ * Records whose rows have times start with a `date` a spreadsheet reads (`2026-07-01 10:00`, in
+ * the zone of the labels, from the first time field); then the fields as sent, then each time
+ * field again in ISO 8601 UTC (`created_at_iso`). `timed`: rows of this list have times, so even
+ * an empty one has its `date` header.
+ */
+export function recordsCsv(records: JsonObject[], zone: Zone, options: { timed?: boolean } = {}) {
   const columns = describeColumns(records);
   const header = columns.map((c) => c.name);
   const times = columns.filter((c) => c.kind === 'time').map((c) => c.name).filter((name) => !header.includes(`${name}_iso`));
-  const iso = (value: JsonValue | undefined) => {
-    if (value === undefined || value === null) return '';
+  const seconds = (value: JsonValue | undefined) => {
+    if (value === undefined || value === null) return undefined;
     const n = isJsonNumber(value) ? Number(numberText(value)) : Date.parse(String(value)) / 1000;
-    const seconds = n > 1e11 ? n / 1000 : n;
-    return isCalendarSecond(seconds) ? new Date(Math.floor(seconds) * 1000).toISOString().replace('.000Z', 'Z') : '';
+    const s = n > 1e11 ? n / 1000 : n;
+    return isCalendarSecond(s) ? Math.floor(s) : undefined;
+  };
+  const iso = (value: JsonValue | undefined) => {
+    const s = seconds(value);
+    return s === undefined ? '' : new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+  };
+  const dated = times.length > 0 || (records.length === 0 && options.timed === true);
+  const date = (record: JsonObject) => {
+    const s = times[0] === undefined ? undefined : seconds(record[times[0]]);
+    return s === undefined ? '' : spreadsheetDate(s, zone, true);
   };
   return {
-    header: [...header, ...times.map((name) => `${name}_iso`)],
-    rows: records.map((r) => [...header.map((name) => jsonText(r[name])), ...times.map((name) => iso(r[name]))]),
+    header: [...(dated ? ['date'] : []), ...header, ...times.map((name) => `${name}_iso`)],
+    rows: records.map((r) => [...(dated ? [date(r)] : []), ...header.map((name) => jsonText(r[name])), ...times.map((name) => iso(r[name]))]),
   };
 }
 

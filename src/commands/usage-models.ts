@@ -8,7 +8,7 @@ import { type Scope, describeColumns, scopeText } from '../domain/records.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { TallyError } from '../errors.js';
 import { type BucketSize, parseBucket, periodsOf, resolveWindow } from '../domain/window.js';
-import { dateText, fixedZone, wallClock } from '../domain/zone.js';
+import { fixedZone, spreadsheetDate } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { describeWindow, plural, windowJson } from '../output/window-text.js';
 import { DEFAULT_MAX_PAGES, type PagedRecords, fetchAllPages, parseParams, recordsCsv, recordsCsvOf, recordsJson, renderRecords } from './records-view.js';
@@ -131,8 +131,8 @@ async function shareNote(share: KeyShare | undefined): Promise<string[]> {
 function periodsCsv(periods: { start: number; found: PagedRecords }[], grid: DayGrid) {
   const zone = fixedZone(grid.offset);
   const header = describeColumns(periods.flatMap((p) => p.found.records)).map((c) => c.name);
-  const rows = periods.flatMap((p) => p.found.records.map((record) => [dateText(wallClock(p.start, zone)), ...header.map((name) => jsonText(record[name]))]));
-  return { header: ['period', ...header], rows };
+  const rows = periods.flatMap((p) => p.found.records.map((record) => [spreadsheetDate(p.start, zone, false), ...header.map((name) => jsonText(record[name]))]));
+  return { header: ['date', ...header], rows };
 }
 
 /** Which field names the model and which holds its spend, in records whose names are not published. */

@@ -6,7 +6,7 @@ import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { scopeText } from '../domain/records.js';
 import { BUCKET_SIZES } from '../domain/window.js';
-import { UTC, dateText, formatOffset, isoInZone, two, wallClock } from '../domain/zone.js';
+import { UTC, dateText, formatOffset, isoInZone, spreadsheetDate, two, wallClock } from '../domain/zone.js';
 import { memo } from '../output/memo.js';
 import { describeWindow, plural, windowJson } from '../output/window-text.js';
 import { type UsageSeries, gridMismatch, loadUsageSeries } from './usage-series.js';
@@ -80,12 +80,17 @@ export function usageJson(series: UsageSeries) {
   };
 }
 
-/** The service's fields as sent, then the bucket's start in ISO 8601 (for spreadsheets), in the zone of the labels. */
+/**
+ * First the bucket's `date` as a spreadsheet reads it (`2026-07-01`, or `2026-07-01 10:00` for
+ * hours) in the zone of the labels, then the service's fields as sent, then its start in ISO 8601.
+ * An empty window still has its header.
+ */
 function usageCsv(series: UsageSeries) {
   const fields = series.shape?.fieldOrder ?? [];
+  const hours = series.bucket === 'hour';
   return {
-    header: fields.length ? [...fields, 'start_iso'] : [],
-    rows: series.buckets.map((bucket, i) => [...fields.map((name) => jsonText(bucket[name])), isoInZone(series.slots[i]!, series.labelZone)]),
+    header: ['date', ...fields, 'start_iso'],
+    rows: series.buckets.map((bucket, i) => [spreadsheetDate(series.slots[i]!, series.labelZone, hours), ...fields.map((name) => jsonText(bucket[name])), isoInZone(series.slots[i]!, series.labelZone)]),
   };
 }
 

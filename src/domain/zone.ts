@@ -85,6 +85,12 @@ export function storableZone(zone: Zone, now: number): string {
   return formatOffset(zone.offsetAt(now));
 }
 
+/** A time as a spreadsheet reads it as a date: `2026-07-01`, or with `withTime` `2026-07-01 10:00`, in `zone`. */
+export function spreadsheetDate(seconds: number, zone: Zone, withTime: boolean): string {
+  const iso = isoInZone(seconds, zone);
+  return withTime ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : iso.slice(0, 10);
+}
+
 /** The zone a link into the zoneinfo database names (`…/zoneinfo/Europe/Berlin`), if it names one. */
 export function zoneNameOfLink(target: string): string | undefined {
   const found = /\/zoneinfo\/((?:[A-Za-z0-9_+-]{1,40}\/){0,2}[A-Za-z0-9_+-]{1,40})$/.exec(target);

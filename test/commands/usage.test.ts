@@ -89,10 +89,10 @@ describe('tally usage', () => {
     const gw = usageStub(query, body);
     const result = await runCommand(['usage', '--csv'], { transport: gw.transport, env, now: () => NOW });
     const lines = result.stdout.split('\r\n');
-    // The fields exactly as sent, then the start as an ISO date a spreadsheet reads.
-    expect(lines[0]).toBe('ts,requests,prompt_tokens,completion_tokens,spend,start_iso');
-    expect(lines[1]).toBe(`${DAY0 * 1000},0,0,0,0.00000000,2026-11-15T00:00:00+00:00`);
-    expect(lines[2]).toBe(`${(DAY0 + D) * 1000},12,48000,9100,3.25000000,2026-11-16T00:00:00+00:00`);
+    // A date a spreadsheet reads first, the fields exactly as sent, then the start in ISO 8601.
+    expect(lines[0]).toBe('date,ts,requests,prompt_tokens,completion_tokens,spend,start_iso');
+    expect(lines[1]).toBe(`2026-11-15,${DAY0 * 1000},0,0,0,0.00000000,2026-11-15T00:00:00+00:00`);
+    expect(lines[2]).toBe(`2026-11-16,${(DAY0 + D) * 1000},12,48000,9100,3.25000000,2026-11-16T00:00:00+00:00`);
     expect(lines).toHaveLength(9);
   });
 
@@ -342,5 +342,20 @@ describe('tally usage --by model and tally logs', () => {
     expect((await runCommand(['logs', '--param', 'oops'], { env, transport: mockGateway().transport })).code).toBe(2);
     expect((await runCommand(['logs', '--max-pages', '3'], { env, transport: mockGateway().transport })).stderr).toBe('tally: --max-pages goes with --all\n');
     expect((await runCommand(['logs', '--param', 'start=1'], { env, transport: mockGateway().transport })).stderr).toBe('tally: --param start=… would replace the window; use --since/--until\n');
+  });
+});
+
+describe('CSV dates', () => {
+  it('starts every CSV with times with a date a spreadsheet reads, hours with their time; an empty window still has its header', async () => {
+    const { mockGateway: gateway } = await import('../helpers.js');
+    const gw = gateway();
+    gw.pool.intercept({ path: (p: string) => p.startsWith('/v1/open/usage?') }).reply(200, '{"buckets": [{"t": 1795255200, "n": 1, "cost": "1.00"}], "totals": {"n": 1, "cost": "1.00"}}', { headers: { 'content-type': 'application/json' } }).persist();
+    const hours = await runCommand(['usage', '--bucket', 'hour', '--since', '2026-11-21T10:00:00Z', '--until', '2026-11-21T12:00:00Z', '--csv'], { transport: gw.transport, env, now: () => NOW });
+    expect(hours.stdout.split('\r\n')[0]).toBe('date,t,n,cost,start_iso');
+    expect(hours.stdout.split('\r\n')[1]).toMatch(/^2026-11-21 10:00,/);
+    const empty = gateway();
+    empty.pool.intercept({ path: (p: string) => p.startsWith('/v1/open/logs?') }).reply(200, '{"data": [], "has_more": false}', { headers: { 'content-type': 'application/json' } });
+    const logs = await runCommand(['logs', '--csv'], { transport: empty.transport, env, now: () => NOW });
+    expect(logs.stdout).toBe('date\r\n');
   });
 });
