@@ -6,7 +6,7 @@ import type { IO } from './io.js';
 // The transport (node:http), conf, undici and the tables load only when used.
 import { HttpClient, type RetryPolicy } from './api/http.js';
 import type { Transport } from './api/transport.js';
-import { type ResolvedSettings, profileName, resolveSettings } from './settings/resolve.js';
+import { type ResolvedSettings, type Source, chosenProfile, profileName, resolveSettings } from './settings/resolve.js';
 import { stateDirFor } from './settings/state-dir.js';
 import type { ProfileRecord, SettingsStore } from './settings/store.js';
 import { type Zone, parseZone, zoneFromEnv } from './domain/zone.js';
@@ -226,6 +226,12 @@ export class Context {
   async gatewayIdentity(): Promise<URL> {
     if (this.options.demo) return new URL(DEMO_IDENTITY);
     return (await this.client()).baseUrl;
+  }
+
+  /** The profile this run uses (--profile, TALLY_PROFILE, the active one, else default), for commands that only store. */
+  async profileChoice(): Promise<{ profile: string; profileSource: Source }> {
+    if (this.options.demo) return profileName({ flags: this.options, env: this.env });
+    return chosenProfile({ flags: this.options, env: this.env, openStore: () => this.store() });
   }
 
   settings(): Promise<ResolvedSettings> {

@@ -20,6 +20,7 @@ const SOURCE: Record<Source, string> = {
   profile: 'stored profile',
   default: 'default',
   demo: 'demo sandbox',
+  active: 'active profile (tally auth switch)',
 };
 
 type CheckState = 'accepted' | 'rejected' | 'unreachable' | 'no-credential' | 'no-base-url' | 'skipped';

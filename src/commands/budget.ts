@@ -14,7 +14,6 @@ import { type BudgetStanding, type StoredBudget, checkBudget, checkBudgetName, m
 import { Decimal } from '../domain/money.js';
 import { isoInZone, parseZone, storableZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
-import { profileName } from '../settings/resolve.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
 import { loadUsageSeries } from './usage-series.js';
 
@@ -52,7 +51,7 @@ async function setBudget(ctx: Context, rest: string[], options: BudgetOptions): 
   // The zone in force when it is set (--tz, else TZ), stored with it: its periods never move.
   const zone = ctx.options.tz ?? storableZone(ctx.zone, Math.floor(ctx.now() / 1000));
   const budget = makeBudget({ amount: options.amount, period: options.period, starts: options.starts, zone });
-  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const { profile } = await ctx.profileChoice();
   const store = await ctx.store();
   await store.updateProfile(profile, (current) => ({ ...current, budgets: { ...(current.budgets ?? {}), [name]: budget } }));
   await emit(ctx, {
@@ -79,7 +78,7 @@ async function removeBudget(ctx: Context, rest: string[]): Promise<void> {
   if (rest.length !== 1) throw new UsageError('`tally budget rm` takes one NAME');
   if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');
   const name = rest[0]!;
-  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const { profile } = await ctx.profileChoice();
   const budgets = await storedBudgets(ctx);
   if (!budgets.some(([n]) => n === name)) throw new UsageError(`there is no budget "${name}"`, { hint: budgetsHint(budgets) });
   const store = await ctx.store();

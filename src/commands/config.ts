@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
 import { escapeControl } from '../output/escape.js';
-import { type Source, originOf, parseBaseUrl, profileName } from '../settings/resolve.js';
+import { type Source, originOf, parseBaseUrl } from '../settings/resolve.js';
 import type { ProfileRecord } from '../settings/store.js';
 import { SETTINGS, type SettingKey } from '../settings/profile-rules.js';
 import type { CommandModule } from './registry.js';
@@ -30,7 +30,7 @@ interface Entry {
 
 /** Every setting of the profile as it applies now, and where it comes from. */
 async function effective(ctx: Context): Promise<{ profile: string; entries: Entry[] }> {
-  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const { profile } = await ctx.profileChoice();
   const record = (await ctx.store()).profile(profile);
   const baseUrl = ctx.options.baseUrl ?? ctx.env.TALLY_BASE_URL ?? record?.base_url;
   const baseSource: Source | 'unset' = ctx.options.baseUrl ? 'flag' : ctx.env.TALLY_BASE_URL ? 'env' : record?.base_url ? 'profile' : 'unset';
@@ -53,7 +53,7 @@ function keyArgument(): Argument {
   return argument;
 }
 
-const SOURCES: Record<Entry['source'], string> = { flag: 'flag', env: 'environment', profile: 'profile', default: 'default', demo: 'demo', unset: 'not set' };
+const SOURCES: Record<Entry['source'], string> = { flag: 'flag', env: 'environment', profile: 'profile', default: 'default', demo: 'demo', active: 'active profile', unset: 'not set' };
 
 export const list: CommandModule = {
   configure(command: Command) {
@@ -93,7 +93,7 @@ export const set: CommandModule = {
     if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');
     const key = checkKey(args[0]!);
     const value = KEYS[key].parse(args[1]!, ctx.options.allowHttp);
-    const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+    const { profile } = await ctx.profileChoice();
     const store = await ctx.store();
     await store.updateProfile(profile, (current) => {
       // A stored credential belongs to its origin: moving the profile elsewhere takes a new login.
@@ -116,7 +116,7 @@ export const unset: CommandModule = {
   async run(_raw, ctx, args) {
     if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');
     const key = checkKey(args[0]!);
-    const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+    const { profile } = await ctx.profileChoice();
     const store = await ctx.store();
     if (!store.profile(profile)) {
       const names = store.profileNames();

@@ -1,11 +1,11 @@
 // tally login: verify an API key against the balance endpoint, then store it for a profile.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { AuthError, UsageError } from '../errors.js';
+import { AuthError, ServiceError, UsageError, isUnreachable } from '../errors.js';
 import { cleanSecretInput, maskSecret } from '../domain/secrets.js';
 import { emit } from '../output/emit.js';
 import { fetchBalance } from '../api/balance.js';
-import { parseBaseUrl, profileName } from '../settings/resolve.js';
+import { parseBaseUrl } from '../settings/resolve.js';
 
 interface LoginOptions {
   withToken?: boolean;
@@ -27,7 +27,7 @@ export function configure(command: Command): void {
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as LoginOptions;
   if (ctx.options.demo) throw new UsageError('--demo never touches stored credentials; run `tally demo` or `tally sandbox` instead');
-  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const { profile } = await ctx.profileChoice();
   const store = await ctx.store();
   const stored = store.profile(profile);
   const baseText = ctx.options.baseUrl ?? ctx.env.TALLY_BASE_URL ?? stored?.base_url;
@@ -47,6 +47,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       await fetchBalance(client);
     } catch (error) {
       if (error instanceof AuthError) throw new AuthError(`${error.message}; nothing was stored`, { status: error.status });
+      // A gateway that cannot be reached now: the key can still be stored, unchecked.
+      if (isUnreachable(error)) throw new ServiceError(`${(error as Error).message}; nothing was stored`, { status: (error as ServiceError).status, hint: 'To store the key without checking it against the gateway, add --no-verify.' });
       throw error;
     }
   }
@@ -54,11 +56,14 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     const { device_token: _dropped, ...rest } = current;
     return { ...rest, base_url: baseUrl.href.replace(/\/$/, ''), api_key: key };
   });
-  const summary = { profile, base_url: baseUrl.href.replace(/\/$/, ''), credential: 'api-key', key: maskSecret(key), verified: verify, stored_in: store.path };
+  // The first profile stored (and no `default` to fall back to) is the one every command uses next.
+  const activated = profile !== 'default' && store.activeProfile() === undefined && !store.profile('default') && store.profileNames().length === 1;
+  if (activated) await store.setActiveProfile(profile);
+  const summary = { profile, base_url: baseUrl.href.replace(/\/$/, ''), credential: 'api-key', key: maskSecret(key), verified: verify, stored_in: store.path, active: activated || store.activeProfile() === profile };
   await emit(ctx, {
     json: summary,
     human: () =>
-      `Logged in to ${summary.base_url} as profile "${profile}" with key ${summary.key}${verify ? '' : ' (not verified)'}.\nStored in ${store.path} (mode 0600).\n`,
+      `Logged in to ${summary.base_url} as profile "${profile}" with key ${summary.key}${verify ? '' : ' (not verified)'}.\nStored in ${store.path} (mode 0600).\n${activated ? `It is the active profile now: commands use it when --profile names none (\`tally auth switch NAME\` changes that).\n` : ''}`,
   });
 }
 

@@ -5,7 +5,6 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { maskSecret } from '../domain/secrets.js';
 import { emit } from '../output/emit.js';
-import { profileName } from '../settings/resolve.js';
 
 export function configure(command: Command): void {
   command.option('--forget', 'also remove the profile (its base URL and settings)');
@@ -13,7 +12,7 @@ export function configure(command: Command): void {
 
 export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
   if (ctx.options.demo) throw new UsageError('--demo never touches stored credentials; there is nothing to log out of');
-  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const { profile } = await ctx.profileChoice();
   const store = await ctx.store();
   const current = store.profile(profile);
   if (!current) {

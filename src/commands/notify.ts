@@ -12,7 +12,6 @@ import { isLoopback } from '../domain/loopback.js';
 import { emit } from '../output/emit.js';
 import { NOTIFY_KINDS, type NotifyKind } from '../notify/payloads.js';
 import { type Destination, deliver, maskDestination } from '../notify/send.js';
-import { profileName } from '../settings/resolve.js';
 import { notifyProblem } from '../settings/profile-rules.js';
 
 export function configure(command: Command): void {
@@ -67,7 +66,7 @@ async function add(ctx: Context, name: string, kind: NotifyKind | undefined): Pr
   }
   const problem = notifyProblem(name, { kind, url });
   if (problem) throw new UsageError(`destination "${name}" ${problem}; nothing was stored`);
-  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const { profile } = await ctx.profileChoice();
   const store = await ctx.store();
   await store.updateProfile(profile, (current) => ({ ...current, notify: { ...(current.notify ?? {}), [name]: { kind, url } } }));
   await emit(ctx, {
@@ -109,7 +108,7 @@ async function list(ctx: Context): Promise<void> {
 
 async function remove(ctx: Context, name: string): Promise<void> {
   await destinationsNamed(ctx, [name]);
-  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const { profile } = await ctx.profileChoice();
   const store = await ctx.store();
   await store.updateProfile(profile, (current) => {
     const { [name]: _removed, ...others } = current.notify ?? {};
@@ -121,7 +120,7 @@ async function remove(ctx: Context, name: string): Promise<void> {
 
 async function test(ctx: Context, name: string): Promise<void> {
   const [destination] = await destinationsNamed(ctx, [name]);
-  const { profile } = profileName({ flags: ctx.options, env: ctx.env });
+  const { profile } = await ctx.profileChoice();
   await deliver(ctx, destination!, {
     profile,
     check: 'test',

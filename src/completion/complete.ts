@@ -27,6 +27,9 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
   const offer = (values: string[]) => (complete: Complete) => values.forEach((value) => complete(value, ''));
   const addOption = (command: TabCommand, option: SpecOption) => {
     if (option.name === 'profile') command.option(option.name, option.description, (complete) => names.forEach((name) => complete(name, 'stored profile')), option.alias);
+    // Budget gates name stored budgets; --tz names a zone.
+    else if (BUDGET_OPTIONS.has(option.name)) command.option(option.name, option.description, (complete) => budgetNames.forEach((name) => complete(name, 'stored budget')), option.alias);
+    else if (option.name === 'tz') command.option(option.name, option.description, (complete) => zoneNames().forEach((name) => complete(name, '')), option.alias);
     else if (option.takesValue) command.option(option.name, option.description, offer(option.choices), option.alias);
     else if (option.alias) command.option(option.name, option.description, option.alias);
     else command.option(option.name, option.description);
@@ -39,17 +42,31 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
     for (const argument of entry.arguments) {
       // The names stored in the profile: budgets after `budget`, destinations after `notify ACTION`.
       const stored = STORED_NAMES[`${entry.name} ${argument.name}`];
-      if (stored) command.argument(argument.name, (complete) => [...stored.words, ...storedNames].forEach((name) => complete(name, '')), argument.variadic);
+      // Its own words only where one may stand (`budget rm` is followed by a budget, not by `set`):
+      // the words before the one being typed hold no more than the command.
+      if (stored) command.argument(argument.name, (complete) => [...(commandWords.length - 1 > 1 ? [] : stored.words), ...storedNames].forEach((name) => complete(name, '')), argument.variadic);
+      else if (entry.name === 'auth switch') command.argument(argument.name, (complete) => names.forEach((name) => complete(name, 'stored profile')), argument.variadic);
       else command.argument(argument.name, argument.choices.length ? offer(argument.choices) : undefined, argument.variadic);
     }
   }
   // Profile names are read only when a Tab asks for them (reading them may load env-paths).
-  const wantsProfiles = words.slice(-2).some((word) => word === '--profile' || word.startsWith('--profile='));
-  const names = wantsProfiles ? await profileNames() : [];
   const commandWords = wordsOf(words);
+  const wantsProfiles = words.slice(-2).some((word) => word === '--profile' || word.startsWith('--profile=')) || (commandWords[0] === 'auth' && commandWords[1] === 'switch');
+  const names = wantsProfiles ? await profileNames() : [];
   const field = commandWords[0] === 'budget' ? 'budgets' : commandWords[0] === 'notify' && commandWords.length > 2 ? 'notify' : undefined;
   const storedNames = field ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), field)) : [];
+  const wantsBudgets = words.slice(-2).some((word) => BUDGET_OPTIONS.has(word.replace(/^--/, '').split('=')[0]!));
+  const budgetNames = wantsBudgets ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), 'budgets')) : [];
   root.parse(words);
+}
+
+/** check's options that name a stored budget. */
+const BUDGET_OPTIONS = new Set(['budget', 'warn-budget', 'budget-projected']);
+
+/** The zone names this platform knows, for --tz (UTC first). */
+function zoneNames(): string[] {
+  const intl = Intl as unknown as { supportedValuesOf?: (key: string) => string[] };
+  return ['UTC', ...(intl.supportedValuesOf?.('timeZone') ?? [])];
 }
 
 /** Arguments completed from the profile (and the words of the command itself). */

@@ -5,7 +5,7 @@ import type { Credential } from '../api/http.js';
 import type { DeviceToken, ProfileRecord, SettingsStore } from './store.js';
 import { checkStoredProfile } from './profile-rules.js';
 
-export type Source = 'flag' | 'env' | 'profile' | 'default' | 'demo';
+export type Source = 'flag' | 'env' | 'profile' | 'default' | 'demo' | 'active';
 
 export interface StoredCredential extends Credential {
   source: Source;
@@ -36,14 +36,27 @@ export function profileName(input: Pick<SettingsInput, 'flags' | 'env'>): { prof
   return { profile: 'default', profileSource: 'default' };
 }
 
+/** The profile a run uses: --profile, TALLY_PROFILE, the active one (`tally auth switch`), else `default`. */
+export async function chosenProfile(input: Pick<SettingsInput, 'flags' | 'env' | 'openStore'>): Promise<{ profile: string; profileSource: Source }> {
+  const named = profileName(input);
+  if (named.profileSource !== 'default') return named;
+  try {
+    const active = (await input.openStore()).activeProfile();
+    return active === undefined ? named : { profile: active, profileSource: 'active' };
+  } catch {
+    // An unreadable config is said where its settings are needed; it names no active profile.
+    return named;
+  }
+}
+
 export async function resolveSettings(input: SettingsInput): Promise<ResolvedSettings> {
-  const { profile, profileSource } = profileName(input);
+  const { profile, profileSource } = await chosenProfile(input);
   const flagUrl = input.flags.baseUrl ?? undefined;
   const envUrl = input.env.TALLY_BASE_URL || undefined;
   const envKey = input.env.TALLY_API_KEY || undefined;
 
   // A corrupt config must not stop a run that needs nothing from it.
-  const named = profileSource !== 'default' && profile !== 'default' && input.mustExist !== false;
+  const named = profileSource !== 'default' && profileSource !== 'active' && profile !== 'default' && input.mustExist !== false;
   const needsStore = !(flagUrl ?? envUrl) || !envKey || named;
   const store = needsStore ? await input.openStore() : undefined;
   // Read back as `config set` and `login` check what they store: an edited file is untrusted input.

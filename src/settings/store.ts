@@ -57,6 +57,28 @@ export class SettingsStore {
     return Object.keys(this.#profiles());
   }
 
+  /** The profile `tally auth switch` made active, while it is stored (else none: `default` is used). */
+  activeProfile(): string | undefined {
+    const active = (this.#data() as { active?: unknown }).active;
+    if (typeof active !== 'string' || !/^[\w.@][\w.@-]{0,63}$/.test(active)) return undefined;
+    return Object.hasOwn(this.#profiles(), active) ? active : undefined;
+  }
+
+  /** Makes a stored profile the active one (used when neither --profile nor TALLY_PROFILE names one). */
+  async setActiveProfile(name: string): Promise<void> {
+    this.#refuseSymlink();
+    const conf = await this.#writer();
+    await withLockFile(join(this.dir, `${CONFIG_NAME}.lock`), async () => {
+      this.#refuseSymlink();
+      try {
+        conf.set('active' as never, name as never);
+        if ((statSync(this.path).mode & 0o777) !== 0o600) chmodSync(this.path, 0o600);
+      } catch (error) {
+        throw writeError(this.path, error);
+      }
+    });
+  }
+
   profile(name: string): ProfileRecord | undefined {
     const profiles = this.#profiles();
     return Object.hasOwn(profiles, name) ? profiles[name] : undefined;
@@ -142,6 +164,16 @@ export class SettingsStore {
 
   /** The profiles as they are on disk now (read fresh: another process may have written). */
   #profiles(): Profiles {
+    const profiles = (this.#data() as { profiles?: unknown }).profiles;
+    if (profiles === undefined) return {};
+    if (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles)) {
+      throw this.#unreadable('"profiles" is not an object');
+    }
+    return profiles as Profiles;
+  }
+
+  /** config.json as it is on disk now. */
+  #data(): object {
     let text: string;
     try {
       // Only a regular file of a sane size: a FIFO or a link to a device would hang every run.
@@ -158,12 +190,7 @@ export class SettingsStore {
       throw this.#unreadable((error as Error).message, error);
     }
     if (typeof data !== 'object' || data === null || Array.isArray(data)) throw this.#unreadable('not a JSON object');
-    const profiles = (data as { profiles?: unknown }).profiles;
-    if (profiles === undefined) return {};
-    if (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles)) {
-      throw this.#unreadable('"profiles" is not an object');
-    }
-    return profiles as Profiles;
+    return data;
   }
 
   #unreadable(reason: string, cause?: unknown): ConfigError {

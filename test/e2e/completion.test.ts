@@ -81,6 +81,14 @@ describe('tally completion bash, in a real bash', () => {
     expect(offered('tally --profile work budget ')).toEqual(['list', 'other', 'rm', 'set']);
     expect(offered('tally notify ')).toEqual(['add', 'list', 'rm', 'test']);
     expect(offered('tally notify test ')).toEqual(['team']);
+    // After `budget rm` only budgets stand; a budget gate names one too.
+    expect(offered('tally budget rm ')).toEqual(['monthly', 'weekly']);
+    expect(offered('tally check --budget ')).toEqual(['monthly', 'weekly']);
+  });
+
+  it('completes the profiles for auth switch, and zones for --tz', () => {
+    expect(offered('tally auth switch ')).toEqual(['ci.runner', 'default', 'work']);
+    expect(offered('tally usage --tz Asia/Shang')).toEqual(['Asia/Shanghai']);
   });
 
   it('completes the keys of config get, set and unset', () => {

@@ -1,6 +1,6 @@
 // Every example tally shows works as printed against the sandbox: the ones in each command's help
 // and every tally command in the README. The flags exist, the values parse, the command answers.
-// Those that sign in, serve, watch or change the shell are left to their own tests.
+// Those that sign in, switch profiles, serve, watch or change the shell are left to their own tests.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ async function worksAsPrinted(line: string): Promise<void> {
   expect(result.stderr).not.toMatch(/unknown (option|command)|is not a|must be|goes with|does not apply/);
 }
 
-const SKIP = /\b(login|logout|sandbox|demo)\b|\bnotify (add|test)\b|--watch|--device|--serve|--textfile|--all-profiles|--profiles |\[|^source |\bsource\b/;
+const SKIP = /\b(login|logout|sandbox|demo)\b|\bauth switch\b|\bnotify (add|test)\b|--watch|--device|--serve|--textfile|--all-profiles|--profiles |\[|^source |\bsource\b/;
 
 const helpExamples = COMMANDS.flatMap((c) => [c.example, ...(c.more ?? [])].map((example) => [c.name, example] as const)).filter(([, e]) => e.startsWith('tally ') && !SKIP.test(e));
 
