@@ -10,7 +10,7 @@ import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineIdentity, formatStatusl
 export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv, write: (text: string) => void): Promise<boolean> {
   let format = DEFAULT_FORMAT;
   let maxAge = DEFAULT_MAX_AGE;
-  let profile = env.TALLY_PROFILE || 'default';
+  let profile = env.TALLY_PROFILE || undefined;
   for (let i = 1; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = inline ?? argv[++i];
@@ -20,8 +20,10 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
     else if (flag === '--profile') profile = value;
     else return false;
   }
-  if (!/^[\w.@][\w.@-]{0,63}$/.test(profile)) return false;
   const stateDir = await stateDirFor(env);
+  // Neither --profile nor TALLY_PROFILE: the active profile (tally auth switch), as the full command chooses.
+  profile ??= activeProfile(stateDir) ?? 'default';
+  if (!/^[\w.@][\w.@-]{0,63}$/.test(profile)) return false;
   const who = identityOf(env, profile, stateDir);
   if (!who) return false;
   const figures = readFigures(stateDir, who);
@@ -61,6 +63,16 @@ function identityOf(env: NodeJS.ProcessEnv, profile: string, stateDir: string): 
     // A stored credential belongs to the origin it was stored for.
     if (!envKey && envUrl && new URL(String(record?.base_url)).origin !== baseUrl.origin) return undefined;
     return { profile, baseUrl, secret };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The active profile config.json names, while it is stored; undefined otherwise (or when it cannot be read plainly). */
+function activeProfile(stateDir: string): string | undefined {
+  try {
+    const config = JSON.parse(readStateFile(`${stateDir}/config.json`, 4 * 1024 * 1024).toString('utf8')) as { active?: unknown; profiles?: Record<string, unknown> };
+    return typeof config.active === 'string' && config.profiles && Object.hasOwn(config.profiles, config.active) ? config.active : undefined;
   } catch {
     return undefined;
   }

@@ -176,3 +176,17 @@ describe('a fleet check for CI', () => {
     }
   });
 });
+
+describe('the active profile in a prompt', () => {
+  it('is the profile the statusline shows, from its cache too (the fast path)', async () => {
+    expect((await runTally(['auth', 'switch', 'ltd'], { env: env() })).code).toBe(0);
+    try {
+      const first = await tally(['statusline', '--format', '{profile} {limit}']);
+      expect(first.stdout).toBe('ltd ¥5.00\n');
+      const cached = await tally(['statusline', '--format', '{profile} {limit}']);
+      expect(cached.stdout).toBe('ltd ¥5.00\n');
+    } finally {
+      await runTally(['auth', 'switch', 'main'], { env: env() });
+    }
+  });
+});
