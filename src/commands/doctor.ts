@@ -126,7 +126,9 @@ async function checkGateway(ctx: Context, settings: ResolvedSettings, add: (name
   const source = (s: string | undefined) => (s === 'env' ? 'environment' : s === 'flag' ? 'flag' : s === 'profile' ? 'profile' : s ?? 'default');
   add('profile', 'pass', `${settings.profile} (${source(settings.profileSource)})`);
   const stored = Object.entries(settings.record ?? {}).filter(([key]) => !['base_url', 'api_key', 'device_token'].includes(key));
-  if (stored.length) add('settings', 'pass', stored.map(([key, value]) => `${key}=${String(value)}`).join(', ') + ' (profile)');
+  // A setting that is a set of named things (budgets, notify destinations) is shown by its names, never its values (a destination's URL is a secret).
+  const shown = (value: unknown) => (value !== null && typeof value === 'object' ? Object.keys(value).sort().join('|') || 'none' : String(value));
+  if (stored.length) add('settings', 'pass', stored.map(([key, value]) => `${key}=${shown(value)}`).join(', ') + ' (profile)');
   if (!settings.baseUrl) {
     add('base URL', 'fail', 'none: pass --base-url, set TALLY_BASE_URL, or run `tally login --base-url URL`');
     return;

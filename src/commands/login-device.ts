@@ -62,10 +62,15 @@ export async function deviceLogin(ctx: Context, input: DeviceLoginInput): Promis
   };
   await emit(ctx, {
     json: summary,
-    human: () =>
-      `Signed in to ${summary.base_url} as profile "${input.profile}" with a device token (${summary.token})` +
-      `${token.expires_at ? `, valid until ${token.expires_at}` : ''}.\n` +
-      'A device token works for `tally balance` (and balance checks) only; other commands need an API key (`tally login --with-token`).\n',
+    // Sentences wrap at the terminal's width (a URL of the gateway stays whole on its line).
+    human: async () => {
+      const [{ fitLines }, { styleFor }] = await Promise.all([import('../output/wrap.js'), import('../output/style.js')]);
+      const text =
+        `Signed in to ${summary.base_url} as profile "${input.profile}" with a device token (${summary.token})` +
+        `${token.expires_at ? `, valid until ${token.expires_at}` : ''}.\n` +
+        'A device token works for `tally balance` (and balance checks) only; other commands need an API key (`tally login --with-token`).';
+      return `${await fitLines(text, (await styleFor(ctx)).width)}\n`;
+    },
   });
 }
 

@@ -124,7 +124,7 @@ async function test(ctx: Context, name: string): Promise<void> {
   await deliver(ctx, destination!, {
     profile,
     check: 'test',
-    level: 'resolved',
+    level: 'test',
     actual: null,
     limit: '',
     unit: '',

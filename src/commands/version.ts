@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { emit } from '../output/emit.js';
 
 export function configure(command: Command): void {
-  command.description('print the version (the same as --version)');
+  command.description('print the version as `tally X.Y.Z` (--version prints the number alone, for scripts)');
 }
 
 export async function run(_raw: Record<string, unknown>, ctx: Context): Promise<void> {

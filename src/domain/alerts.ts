@@ -5,7 +5,8 @@
 // remembered and this run's level, the message to send (if any) and what to remember.
 
 export type CheckLevel = 'pass' | 'warn' | 'fail';
-export type AlertLevel = 'warn' | 'fail' | 'resolved';
+/** `test`: what `tally notify test` sends, which is neither a warning nor a resolution. */
+export type AlertLevel = 'warn' | 'fail' | 'resolved' | 'test';
 
 /** What is remembered of a condition that was notified (nothing is remembered of one that passes). */
 export interface AlertMemory {

@@ -42,7 +42,7 @@ export function payloadFor(kind: NotifyKind, alert: Alert): Delivery {
           // Header values are ASCII: the title is built from tally's own words and the check's name.
           Title: asciiHeader(`tally ${alert.level}: ${alert.check} (${alert.profile})`),
           Priority: alert.level === 'fail' ? 'high' : 'default',
-          Tags: alert.level === 'fail' ? 'rotating_light' : alert.level === 'warn' ? 'warning' : 'white_check_mark',
+          Tags: alert.level === 'fail' ? 'rotating_light' : alert.level === 'warn' ? 'warning' : alert.level === 'test' ? 'test_tube' : 'white_check_mark',
         },
         body: alert.message,
       };

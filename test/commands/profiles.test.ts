@@ -42,3 +42,19 @@ describe('the active profile', () => {
     expect(result.stderr).toContain('--no-verify');
   });
 });
+
+describe('doctor on a profile with budgets and alert destinations', () => {
+  it('names them, never [object Object] and never a destination URL', async () => {
+    const state = freshState();
+    const env = { TALLY_CONFIG_DIR: state };
+    await runCommand(['login', '--base-url', GW, '--with-token', '--no-verify'], { env, stdin: KEY });
+    await runCommand(['budget', 'set', 'monthly', '--amount', '5', '--period', 'month'], { env });
+    await runCommand(['notify', 'add', 'team', '--kind', 'webhook'], { env, stdin: 'https://hooks.test/secret-path-1234\n' });
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, balance('10.00000000'), json).persist();
+    const doctor = await runCommand(['doctor', '--json'], { env, transport: gw.transport });
+    const settings = JSON.parse(doctor.stdout).checks.find((c: { name: string }) => c.name === 'settings');
+    expect(settings.detail).toBe('budgets=monthly, notify=team (profile)');
+    expect(doctor.stdout).not.toContain('secret-path');
+  });
+});

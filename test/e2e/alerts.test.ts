@@ -62,7 +62,7 @@ describe('tally notify', () => {
     expect(received).toHaveLength(1);
     expect(received[0]!.path).toBe(secretPath);
     expect(received[0]!.headers.authorization).toBeUndefined();
-    expect(JSON.parse(received[0]!.body)).toMatchObject({ source: 'tally', profile: 'default', check: 'test', level: 'resolved' });
+    expect(JSON.parse(received[0]!.body)).toMatchObject({ source: 'tally', profile: 'default', check: 'test', level: 'test' });
     expect((await tally(['notify', 'add', 'plain', '--kind', 'slack'], 'http://hooks.example.com/x\n')).stderr).toContain('plain http://');
     expect((await tally(['notify', 'add', 'bad', '--kind', 'slack'], 'ftp://x/y\n')).code).toBe(2);
     expect((await tally(['notify', 'test', 'nope'])).code).toBe(2);
