@@ -7,7 +7,7 @@ import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { TallyError, UsageError } from '../errors.js';
 import { ensurePrivateDir, writeFileAtomic } from '../settings/files.js';
-import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineFigures, type StatuslineIdentity, formatStatusline, readFigures, releaseRefreshLock, statuslinePath } from '../statusline/cache.js';
+import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, OFFLINE_MARKER, type StatuslineFigures, type StatuslineIdentity, failedRecently, forgetFailure, formatStatusline, readFigures, releaseRefreshLock, rememberFailure, statuslinePath } from '../statusline/cache.js';
 import { credentialId } from '../settings/cache-key.js';
 import { refreshInBackground } from '../statusline/fast.js';
 import { wholeNumber } from './flag-values.js';
@@ -68,7 +68,8 @@ async function promptLine(ctx: Context, options: StatuslineOptions, maxAge: numb
     try {
       saveFigures(stateDir, await fetchFigures(ctx));
     } catch {
-      // Nobody is waiting for this one: the next statusline tries again.
+      // Nobody is waiting for this one: the next statusline tries again, without waiting on it.
+      if (who) rememberFailure(stateDir, who, ctx.now());
     } finally {
       if (who) releaseRefreshLock(stateDir, who);
     }
@@ -82,10 +83,26 @@ async function promptLine(ctx: Context, options: StatuslineOptions, maxAge: numb
     if (!fresh) refreshInBackground(stateDir, who, ctx.now());
     return;
   }
-  // No cache: one fetch, briefly; on any failure, nothing at all (a prompt shows no errors).
+  // No cache, and the gateway failed or hung within --max-age: never wait on it again in the
+  // foreground; say so in a word and refresh in the background.
+  if (who && !ctx.options.demo && failedRecently(stateDir, who, ctx.now(), maxAge)) {
+    ctx.io.out(`${OFFLINE_MARKER}\n`);
+    refreshInBackground(stateDir, who, ctx.now());
+    return;
+  }
+  // No cache: one fetch, briefly; a failure is remembered and said in a word (a prompt shows no errors).
   ctx.options.timeout = Math.min(ctx.options.timeout, BLOCKING_SECONDS);
   ctx.renewDeadline();
-  const fetched = await fetchFigures(ctx);
+  let fetched: Fetched;
+  try {
+    fetched = await fetchFigures(ctx);
+  } catch (error) {
+    if (!(error instanceof TallyError) || error.kind === 'interrupted' || !who) throw error;
+    if (!ctx.options.demo) rememberFailure(stateDir, who, ctx.now());
+    ctx.debug(`statusline: ${error.message}`);
+    ctx.io.out(`${OFFLINE_MARKER}\n`);
+    return;
+  }
   if (!ctx.options.demo) {
     try {
       saveFigures(stateDir, fetched);
@@ -133,5 +150,6 @@ function saveFigures(stateDir: string, { figures, who }: Fetched): void {
   const path = statuslinePath(stateDir, who);
   ensurePrivateDir(dirname(path), { own: true });
   writeFileAtomic(path, [JSON.stringify(figures)]);
+  forgetFailure(stateDir, who);
 }
 

@@ -93,6 +93,47 @@ export function formatStatusline(figures: StatuslineFigures, template: string, s
   return stale ? `${line} (stale)` : line;
 }
 
+/** What a prompt shows when the gateway failed or hung and there is nothing cached: a few characters. */
+export const OFFLINE_MARKER = 'offline';
+
+function failurePath(stateDir: string, who: StatuslineIdentity): string {
+  return `${statuslinePath(stateDir, who)}.failed`;
+}
+
+/** Remembers that asking the gateway failed (or hung) now: a prompt does not wait on it again within --max-age. */
+export function rememberFailure(stateDir: string, who: StatuslineIdentity, now: number): void {
+  try {
+    const path = failurePath(stateDir, who);
+    process.getBuiltinModule('node:fs').mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true, mode: 0o700 });
+    const fd = openSync(path, 'w', 0o600);
+    writeSync(fd, JSON.stringify({ failed_at: new Date(now).toISOString(), base_url: who.baseUrl.href, credential_id: credentialId(who.secret) }));
+    closeSync(fd);
+  } catch {
+    // Not remembered: the next prompt asks again.
+  }
+}
+
+/** Whether asking this gateway failed within the last `maxAgeSeconds`. */
+export function failedRecently(stateDir: string, who: StatuslineIdentity, now: number, maxAgeSeconds: number): boolean {
+  try {
+    const file = JSON.parse(readStateFile(failurePath(stateDir, who), 4096).toString('utf8')) as Record<string, unknown>;
+    const at = typeof file.failed_at === 'string' ? Date.parse(file.failed_at) : Number.NaN;
+    // A minute of clock skew is allowed, as for the cache itself.
+    return file.base_url === who.baseUrl.href && file.credential_id === credentialId(who.secret) && now - at >= -60_000 && now - at <= maxAgeSeconds * 1000;
+  } catch {
+    return false;
+  }
+}
+
+/** A success forgets the failure. */
+export function forgetFailure(stateDir: string, who: StatuslineIdentity): void {
+  try {
+    unlinkSync(failurePath(stateDir, who));
+  } catch {
+    // None.
+  }
+}
+
 /** Takes the refresh lock; false when another refresh holds it (and is not dead). */
 export function takeRefreshLock(stateDir: string, who: StatuslineIdentity, now: number): boolean {
   const path = `${statuslinePath(stateDir, who)}.lock`;

@@ -190,3 +190,22 @@ describe('the active profile in a prompt', () => {
     }
   });
 });
+
+describe('a prompt whose gateway hangs, with nothing cached', () => {
+  it('waits once, says offline, and then answers at once within --max-age while refreshing in the background', async () => {
+    const dir = tempDir();
+    const port = (hanging.address() as AddressInfo).port;
+    const own = { TALLY_CONFIG_DIR: dir.path, TALLY_BASE_URL: `http://127.0.0.1:${port}`, TALLY_API_KEY: DEMO_KEY };
+    try {
+      const first = await runTally(['statusline', '--timeout', '2'], { env: own, now: NOW, timeoutMs: 20_000 });
+      expect(first.code).toBe(0);
+      expect(first.stdout).toBe('offline\n');
+      const again = await runTally(['statusline', '--debug'], { env: own, now: NOW, timeoutMs: 20_000 });
+      expect(again.stdout).toBe('offline\n');
+      // Not asked again in the foreground: the request log of this run is empty.
+      expect(again.stderr).not.toMatch(/\bGET http/);
+    } finally {
+      dir.remove();
+    }
+  });
+});
