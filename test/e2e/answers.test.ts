@@ -178,12 +178,12 @@ describe('tally statusline', () => {
     }
   });
 
-  it('prints nothing and exits 0 when the gateway cannot be reached and nothing is cached; --check says why', async () => {
+  it('says offline in a word and exits 0 when the gateway cannot be reached and nothing is cached; --check says why', async () => {
     const dir = tempDir();
     try {
       const down = { TALLY_CONFIG_DIR: dir.path, TALLY_BASE_URL: 'http://127.0.0.1:9' };
       const quiet = await tally(['statusline'], down);
-      expect(quiet).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      expect(quiet).toMatchObject({ code: 0, stdout: 'offline\n', stderr: '' });
       const check = await tally(['statusline', '--check'], down);
       expect(check.code).toBe(1);
       expect(check.stderr).toMatch(/cannot connect to 127\.0\.0\.1:9/);
