@@ -29,7 +29,12 @@ interface Figures {
   now?: number;
   loaded?: LoadedForecast;
   budgets?: Awaited<ReturnType<typeof loadBudgets>>;
+  /** The key's spend today per model: the top MODEL_SERIES, the rest added up as `other` (bounded series). */
+  models?: { model: string; spend: string }[];
 }
+
+/** Models with a series of their own; the rest are one series, `other`. */
+const MODEL_SERIES = 10;
 
 /** One profile's figures (a failure leaves only the profile: tally_up 0). */
 async function figuresOf(ctx: Context, profile: string): Promise<Figures> {
@@ -38,11 +43,37 @@ async function figuresOf(ctx: Context, profile: string): Promise<Figures> {
     const loaded = loadForecast(ctx, {});
     const stored = storedBudgets(ctx).then((list) => (list.length > 0 ? loadBudgets(ctx, [], loaded) : undefined));
     const [forecast, budgets] = await Promise.all([loaded, stored]);
-    return { profile, loaded: forecast, budgets, now: Math.floor(ctx.now() / 1000) };
+    const now = Math.floor(ctx.now() / 1000);
+    return { profile, loaded: forecast, budgets, now, models: await modelsToday(ctx, forecast, now) };
   } catch (error) {
     if (error instanceof TallyError && error.kind === 'interrupted') throw error;
     ctx.debug(`metrics: profile "${profile}": ${(error as Error).message}`);
     return { profile };
+  }
+}
+
+/** The key's spend today per model (its grid day), bounded to the top models and `other`; none when it cannot be read. */
+async function modelsToday(ctx: Context, loaded: LoadedForecast, now: number): Promise<Figures['models']> {
+  if (loaded.balance.apiKey === null) return undefined;
+  try {
+    const [{ fetchAllPages, DEFAULT_MAX_PAGES }, { modelAndSpend }, { Decimal }] = await Promise.all([import('./records-view.js'), import('./usage-models.js'), import('../domain/money.js')]);
+    const start = bucketStart(now, 'day', loaded.series.dayGrid.offset);
+    const found = await fetchAllPages(ctx, await ctx.client(), '/v1/open/usage/models', { start: String(start), end: String(start + 86_400) }, { all: false, maxPages: DEFAULT_MAX_PAGES });
+    const fields = modelAndSpend(found.records);
+    if (!fields) return [];
+    const spend = new Map<string, InstanceType<typeof Decimal>>();
+    for (const record of found.records) {
+      const value = record[fields.spend];
+      if (isDecimalString(value)) spend.set(String(record[fields.model]), (spend.get(String(record[fields.model])) ?? new Decimal(0)).plus(value));
+    }
+    const ranked = [...spend.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : 1));
+    const top = ranked.slice(0, MODEL_SERIES).map(([model, value]) => ({ model, spend: value.toFixed() }));
+    const rest = ranked.slice(MODEL_SERIES);
+    return rest.length ? [...top, { model: 'other', spend: rest.reduce((a, [, v]) => a.plus(v), new Decimal(0)).toFixed() }] : top;
+  } catch (error) {
+    if (error instanceof TallyError && error.kind === 'interrupted') throw error;
+    ctx.debug(`metrics: spend per model today: ${(error as Error).message}`);
+    return undefined;
   }
 }
 
@@ -54,7 +85,7 @@ function families(all: Figures[]): Family[] {
   const lifetime = family('tally_lifetime_spend', 'Everything the account has spent.');
   const used = family('tally_key_daily_cost_used', "The key's spend today, as the gateway counts it.");
   const limit = family('tally_key_daily_cost_limit', "The key's daily spend limit.");
-  const today = family('tally_spend_today', "Spend today on the gateway's day grid (usage, the money metric).");
+  const today = family('tally_spend_today', "Spend today on the gateway's day grid: without a model label the account's (usage, the money metric); with one this key's on that model (the top 10, the rest as other).");
   const runway = family('tally_runway_seconds', "How long the balance (or the key's own quota, when it runs out first) lasts at the pace of the last 7 complete days, in whole days as seconds (absent when nothing was spent).");
   const keyRemaining = family('tally_key_remaining', "What the key's own total quota leaves (keys with a quota whose record states its currency).");
   const budgetSpent = family('tally_budget_spent', "A budget's spend in its current period.");
@@ -74,6 +105,7 @@ function families(all: Figures[]): Family[] {
     const at = series.slots.indexOf(todayStart);
     const spend = at >= 0 && metric ? series.buckets[at]![metric] : undefined;
     today.samples.push({ labels, value: isDecimalString(spend) ? spend : '0' });
+    for (const m of f.models ?? []) today.samples.push({ labels: { ...labels, model: m.model }, value: m.spend });
     if (forecast.runwayDays !== null) runway.samples.push({ labels: { profile: f.profile }, value: forecast.runwayDays.mul(86_400).toFixed() });
     const quota = f.loaded.keyQuota.state === 'quota' ? f.loaded.keyQuota.quota : undefined;
     if (quota?.currency) keyRemaining.samples.push({ labels: { profile: f.profile, currency: quota.currency }, value: quota.remaining.toFixed() });

@@ -27,6 +27,10 @@ describe("a key's own quota", () => {
     const metrics = (await tally(['metrics'], LIMITED_KEY)).stdout;
     expect(metrics).toContain(`tally_runway_seconds{profile="default"} ${new Decimal(String(forecast.runway_days)).mul(86400).toFixed()}\n`);
     expect(metrics).toContain(`tally_key_remaining{profile="default",currency="CNY"} ${left.toFixed()}\n`);
+    // Spend today per model, bounded: at most 10 models and other.
+    const perModel = metrics.split('\n').filter((l) => l.startsWith('tally_spend_today{') && l.includes(',model="'));
+    expect(perModel.length).toBeGreaterThan(0);
+    expect(perModel.length).toBeLessThanOrEqual(11);
     const table = (await tally(['forecast'], LIMITED_KEY)).stdout;
     expect(table).toMatch(/^Key's quota left +¥[\d,.]+ of ¥200\.00 granted$/m);
     expect(table).toMatch(/^Runway +[\d,]+ days?: the key's own quota runs out on \d{4}-\d{2}-\d{2} at this pace/m);
