@@ -123,6 +123,15 @@ export class Context {
   }
 
   /**
+   * For a long export run without --timeout (logs --all): no deadline for the whole run; each
+   * request keeps its own bound of --timeout seconds (the HTTP client sees no deadline and
+   * bounds each request itself), and Ctrl-C still ends it.
+   */
+  withoutDeadline(): void {
+    this.runUntilInterrupted();
+  }
+
+  /**
    * For commands that serve until Ctrl-C (`sandbox`): --timeout bounds a command's work, not how
    * long a server runs, so only an interrupt stops this one.
    */

@@ -29,6 +29,12 @@ export interface Credential {
  */
 export type Family = 'native' | 'compat' | 'catalog' | 'models' | 'oauth';
 
+/** The gateway's rate-limit window (the spec: so many requests per 60 seconds), and a margin past its end. */
+const RATE_WINDOW_MS = 60_000;
+const WINDOW_MARGIN_MS = 500;
+/** A long export's waits on a 429, each for a window to reopen. */
+const PATIENT_ATTEMPTS = 6;
+
 export interface JsonRequest {
   path: string;
   query?: Record<string, string | undefined>;
@@ -41,6 +47,12 @@ export interface JsonRequest {
   acceptStatus?: (status: number) => boolean;
   /** false: a 429 here is final (an endpoint behind a strict limit of its own, whose window a retry within seconds never reopens). */
   retryRateLimit?: false;
+  /**
+   * A long export (logs --all): when the gateway's rate limit is used up, wait for its window
+   * (60 s) to reopen rather than a request's share of it, and keep waiting on a 429: the export
+   * finishes at the pace the gateway allows.
+   */
+  patient?: true;
 }
 
 export interface JsonResponse {
@@ -116,6 +128,7 @@ export class HttpClient {
   readonly #options: HttpClientOptions;
   readonly #retry: RetryPolicy;
   /** Set when a response showed X-RateLimit-Remaining <= 0: the next request waits. */
+  #windowOpenedAt: number | undefined;
   #rateLimitExhausted = false;
   #rateLimit: number | undefined;
 
@@ -154,7 +167,10 @@ export class HttpClient {
     let url = this.#url(request);
     let redirects = 0;
     for (let attempt = 1; ; attempt++) {
-      if (this.#rateLimitExhausted) await this.#wait(this.#pacingDelay(), request, `pacing: the rate limit${this.#rateLimit ? ` of ${this.#rateLimit} a minute` : ''} is used up`);
+      if (this.#rateLimitExhausted) {
+        if (request.patient) await this.#wait(this.#windowReopensIn(), request, `rate limit: the gateway's${this.#rateLimit ? ` ${this.#rateLimit} requests a minute` : ' limit'} used up, waiting for its window to reopen`);
+        else await this.#wait(this.#pacingDelay(), request, `pacing: the rate limit${this.#rateLimit ? ` of ${this.#rateLimit} a minute` : ''} is used up`);
+      }
       let response: TransportResponse;
       const started = this.#options.now();
       // A gateway slow to answer is said on a terminal after a second: never a silent wait.
@@ -166,19 +182,22 @@ export class HttpClient {
           }, SLOW_REQUEST_MS)
         : undefined;
       slow?.unref();
+      // Without a deadline for the whole run (a long export without --timeout), each request keeps a bound of its own.
+      const own = Number.isFinite(this.#options.deadline) ? undefined : AbortSignal.timeout(this.#options.timeoutSeconds * 1000);
       try {
         response = await this.#options.transport({
           method: request.method ?? 'GET',
           url,
           headers: this.#headers(request, url),
           body: request.form ? new URLSearchParams(request.form).toString() : undefined,
-          signal: this.#options.signal,
+          signal: own ? AbortSignal.any([this.#options.signal, own]) : this.#options.signal,
         });
       } catch (error) {
         clearTimeout(slow);
         if (slowShown) this.#options.onWait?.(undefined);
         // tally's own refusal (a TALLY_CA_FILE that cannot be used) is not a network failure.
         if (error instanceof TallyError) throw error;
+        if (own?.aborted && !this.#options.signal.aborted) throw new TimeoutError(`timed out after ${this.#options.timeoutSeconds}s waiting for ${this.host}`, { cause: error });
         const failure = this.#networkFailure(error, url);
         this.#log(`${request.method ?? 'GET'} ${url.href} -> ${failure.message} (${this.#options.now() - started} ms)`);
         if (isConnectionReset(error) && attempt < this.#retry.attempts) {
@@ -192,7 +211,7 @@ export class HttpClient {
       if (slowShown) this.#options.onWait?.(undefined);
       const { status, headers } = response;
       this.#logResponse(request, url, response, started);
-      this.#noteRateLimit(headers);
+      this.#noteRateLimit(headers, started);
 
       const location = headers.location;
       if (status >= 300 && status < 400 && location) {
@@ -224,6 +243,13 @@ export class HttpClient {
       if (status === 429) {
         const error = this.#rateLimited(headers, body, text, request.retryRateLimit === false ? `for ${request.path} (not retried: its limit is strict)` : `after ${this.#retry.attempts} attempts`);
         if (request.retryRateLimit === false) throw error;
+        if (request.patient) {
+          // A long export waits for the window to reopen, as often as the gateway's limit asks (within --timeout when given).
+          const delay = this.#retryAfter(headers) ?? this.#windowReopensIn();
+          if (attempt >= PATIENT_ATTEMPTS || !this.#fitsDeadline(delay)) throw error;
+          await this.#wait(delay, request, `rate limit: waiting for the gateway's window to reopen (${attempt}/${PATIENT_ATTEMPTS})`);
+          continue;
+        }
         const delay = this.#retryAfter(headers) ?? this.#backoff(this.#retry.rateLimitBaseMs, attempt);
         if (attempt >= this.#retry.attempts || !this.#fitsDeadline(delay)) throw error;
         await this.#wait(delay, request, `rate limited, retrying (${attempt + 1}/${this.#retry.attempts})`);
@@ -312,11 +338,21 @@ export class HttpClient {
     return Buffer.concat(chunks);
   }
 
-  #noteRateLimit(headers: Record<string, string | undefined>): void {
+  #noteRateLimit(headers: Record<string, string | undefined>, sentAt: number): void {
     const remaining = Number(headers['x-ratelimit-remaining']);
     this.#rateLimitExhausted = headers['x-ratelimit-remaining'] !== undefined && Number.isFinite(remaining) && remaining <= 0;
     const limit = Number(headers['x-ratelimit-limit']);
     if (Number.isSafeInteger(limit) && limit > 0 && limit <= 1_000_000) this.#rateLimit = limit;
+    // The first request of a window (one used of the limit) says when the window opened: it reopens a minute later.
+    if (this.#rateLimit !== undefined && remaining === this.#rateLimit - 1) this.#windowOpenedAt = sentAt;
+  }
+
+  /** How long until the gateway's rate-limit window (a minute) reopens: from the first request seen in it, else a whole window. */
+  #windowReopensIn(): number {
+    const now = this.#options.now();
+    const opened = this.#windowOpenedAt;
+    const wait = opened === undefined ? RATE_WINDOW_MS : opened + RATE_WINDOW_MS + WINDOW_MARGIN_MS - now;
+    return Math.min(RATE_WINDOW_MS + WINDOW_MARGIN_MS, Math.max(this.#backoff(this.#retry.rateLimitBaseMs, 1), wait));
   }
 
   /** Requests a minute the gateway allows, as its X-RateLimit-Limit said (undefined until it says). */

@@ -47,8 +47,8 @@ export interface RecordPage {
 }
 
 /** One page of an unpublished record list; params are passed through as given. */
-export async function fetchRecordPage(client: HttpClient, path: string, query: Record<string, string>): Promise<RecordPage> {
-  const { body, headers } = await client.requestJson({ path, query, family: 'native', auth: 'api-key' });
+export async function fetchRecordPage(client: HttpClient, path: string, query: Record<string, string>, options: { patient?: true } = {}): Promise<RecordPage> {
+  const { body, headers } = await client.requestJson({ path, query, family: 'native', auth: 'api-key', ...options });
   const found = findRecords(body);
   if (!found) throw client.unexpected(`${path} returned no list of records`);
   return { body, recordsKey: found.key, records: found.records, next: findContinuation(body), cache: cacheState(headers['x-cache']), scope: scopeOf(body) };

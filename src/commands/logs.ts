@@ -18,6 +18,7 @@ interface LogsOptions {
   all?: boolean;
   maxPages?: string;
   ndjson?: boolean;
+  resume?: string;
 }
 
 export function configure(command: Command): void {
@@ -26,13 +27,18 @@ export function configure(command: Command): void {
     .option('--param <key=value>', 'pass a query parameter through (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--all', 'follow the continuation cursor through every page')
     .option('--max-pages <n>', `with --all: stop with an error after this many pages (default ${DEFAULT_MAX_PAGES})`)
-    .option('--ndjson', 'one JSON record per line, written as pages arrive');
+    .option('--ndjson', 'one JSON record per line, written as pages arrive')
+    .option('--resume <cursor>', 'with --all: continue where a run that stopped left off (it printed the cursor)');
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as LogsOptions;
   if (options.ndjson && (ctx.options.json || ctx.options.csv)) throw new UsageError('--ndjson cannot be combined with --json or --csv');
   if (options.maxPages !== undefined && !options.all) throw new UsageError('--max-pages goes with --all');
+  if (options.resume !== undefined && !options.all) throw new UsageError('--resume goes with --all (it continues an export that stopped)');
+  // A long export is bound by --timeout only when one is given: waiting for the rate limit's
+  // window is not a hang (each request keeps its own bound of --timeout seconds).
+  if (options.all && !ctx.options.timeoutGiven) ctx.withoutDeadline();
   const maxPages = options.maxPages === undefined ? DEFAULT_MAX_PAGES : wholeNumber(options.maxPages, '--max-pages', 1);
   const query = parseParams(options.param);
   const time = await timeSettings(ctx, options);
@@ -50,8 +56,18 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     maxPages,
     onPage: options.ndjson ? ndjsonWriter(ctx) : undefined,
     noun: 'log entries',
+    resume: options.resume,
+    keepPartial: true,
   });
+  // An export that could not finish keeps what it fetched (printed below), says where to resume, and ends with its error.
+  const stopped = found.stopped;
+  const endStopped = () => {
+    if (!stopped) return;
+    ctx.warn(`the export stopped before page ${stopped.page} (${stopped.error.message}); ${found.records.length || 'the'} records so far are written; continue with --all --resume ${stopped.resume}`);
+    throw stopped.error;
+  };
   if (options.ndjson) {
+    endStopped();
     // NDJSON holds records only: that the list is cut short goes to stderr.
     if (found.more) ctx.note(`only the first page was written; more records exist in this window (${found.more})`);
     return;
@@ -61,4 +77,5 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     csv: () => recordsCsvOf(ctx, found, { timed: true }),
     human: () => renderRecords(found.records, ctx, { amounts: 'per-call', zone: time.zone, more: found.more, scope: found.scope, notes: [describeWindow(exact, time.zone), `times shown in ${time.zone.label}`] }),
   });
+  endStopped();
 }

@@ -7,7 +7,7 @@ import { type RecordPage, fetchRecordPage } from '../api/usage.js';
 import type { HttpClient } from '../api/http.js';
 import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, jsonText, newRecord, numberText } from '../domain/json.js';
 import { isDecimalString, plainDecimal } from '../domain/decimal-text.js';
-import { type RecordColumn, type Scope, describeColumns, isTimeName, scopeText } from '../domain/records.js';
+import { type Continuation, type RecordColumn, type Scope, describeColumns, isTimeName, scopeText } from '../domain/records.js';
 import type { UsageWindow } from '../domain/window.js';
 import { type Zone, isCalendarSecond, spreadsheetDate } from '../domain/zone.js';
 import type { AmountKind } from '../output/money.js';
@@ -38,6 +38,11 @@ export interface PagedRecords {
   more: string | undefined;
   /** Whose records these are, when the gateway says (the first page's word). */
   scope: Scope | undefined;
+  /**
+   * --all that could not finish (the rate limit held, the gateway failed, time ran out): why, and
+   * the cursor `--resume` continues from. What was fetched is kept.
+   */
+  stopped?: { error: TallyError; resume: string; page: number };
 }
 
 export interface PagingOptions {
@@ -47,6 +52,37 @@ export interface PagingOptions {
   onPage?: (records: JsonObject[]) => void;
   /** What the progress line calls the records (`log entries`). */
   noun?: string;
+  /** --resume: where an earlier --all stopped (a cursor it printed). */
+  resume?: string;
+  /** --all keeps what it fetched when it cannot finish (stopped), instead of failing with nothing. */
+  keepPartial?: boolean;
+}
+
+/** A continuation as a cursor a person can pass back (--resume): opaque, checked when read. */
+export function resumeCursor(next: Continuation): string {
+  const plain = next.kind === 'url' ? { u: next.url } : next.kind === 'param' ? { n: next.name, v: next.value, ...(next.also ? { a: next.also } : {}) } : {};
+  return Buffer.from(JSON.stringify(plain)).toString('base64url');
+}
+
+function readResume(text: string): { url?: string; query?: Record<string, string> } {
+  const bad = () => new UsageError(`--resume "${text.slice(0, 40)}" is not a cursor tally printed (copy it from the message of the run that stopped)`);
+  let plain: unknown;
+  try {
+    if (!/^[A-Za-z0-9_-]{1,4000}$/.test(text)) throw bad();
+    plain = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  if (typeof plain !== 'object' || plain === null) throw bad();
+  const p = plain as Record<string, unknown>;
+  const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length < 2000;
+  if (isText(p.u)) return { url: p.u };
+  if (isText(p.n) && isText(p.v)) {
+    const also = p.a === undefined ? {} : p.a;
+    if (typeof also !== 'object' || also === null || !Object.values(also).every(isText)) throw bad();
+    return { query: { ...(also as Record<string, string>), [p.n]: p.v } };
+  }
+  throw bad();
 }
 
 /**
@@ -67,16 +103,46 @@ export async function fetchAllPages(ctx: Context, client: HttpClient, path: stri
   let more: string | undefined;
   const endpoint = endpointUrl(client, path);
   const seen = new Set<string>();
+  if (paging.resume !== undefined) {
+    const resumed = readResume(paging.resume);
+    if (resumed.url) url = followable(client, endpoint, resumed.url, '--resume').href;
+    if (resumed.query) pageQuery = { ...query, ...resumed.query };
+    if (resumed.url) pageQuery = {};
+  }
+  // The last page's other fields (its flags say what the document holds: has_more false once every
+  // page was read); its continuation too while the rest was not fetched (a script can ask for the
+  // next page with it), not once every page was.
+  const finish = (stopped?: PagedRecords['stopped']): PagedRecords => {
+    const extra = newRecord();
+    if (isJsonObject(last?.body)) {
+      for (const key of Object.keys(last.body)) {
+        if (key !== last.recordsKey && (more !== undefined || stopped !== undefined || key !== last.next?.field)) extra[key] = last.body[key]!;
+      }
+    }
+    if (stopped) more = `stopped before page ${stopped.page} (${stopped.error.message}); resume with --resume ${stopped.resume}`;
+    return { records, extra, pages, more, scope: first?.scope, ...(stopped ? { stopped } : {}) };
+  };
+  let next: Continuation | undefined;
   try {
     for (;;) {
-      const page = await fetchRecordPage(client, url, pageQuery);
+      let page: RecordPage;
+      try {
+        page = await fetchRecordPage(client, url, pageQuery, paging.all ? { patient: true } : {});
+      } catch (error) {
+        // A long export that cannot go on keeps what it has and says where to resume (Ctrl-C still ends it).
+        if (!paging.all || !paging.keepPartial || pages === 0 || !next || !(error instanceof TallyError) || error.kind === 'interrupted' || next.kind === 'unrecognised') throw error;
+        // What already reached stdout stays there: say how much, as for any failure after output.
+        if (paging.onPage && count > 0) error.message += ` (${plural(count, 'record')} of ${plural(pages, 'page')} were written before this)`;
+        const stopped = { error, resume: resumeCursor(next), page: pages + 1 };
+        return finish(stopped);
+      }
       pages++;
       count += page.records.length;
       first ??= page;
       last = page;
       if (paging.onPage) paging.onPage(page.records);
       else records.push(...page.records);
-      const next = page.next;
+      next = page.next;
       if (!next) break;
       if (next.kind === 'unrecognised') {
         const said = `${client.host} says more records exist (${next.field}) but names no continuation tally recognises`;
@@ -109,16 +175,7 @@ export async function fetchAllPages(ctx: Context, client: HttpClient, path: stri
   } finally {
     if (pages > 1) ctx.progress(undefined);
   }
-  // The last page's other fields (its flags say what the document holds: has_more false once every
-  // page was read); its continuation too while the rest was not fetched (a script can ask for the
-  // next page with it), not once every page was.
-  const extra = newRecord();
-  if (isJsonObject(last?.body)) {
-    for (const key of Object.keys(last.body)) {
-      if (key !== last.recordsKey && (more !== undefined || key !== last.next?.field)) extra[key] = last.body[key]!;
-    }
-  }
-  return { records, extra, pages, more, scope: first?.scope };
+  return finish();
 }
 
 /** The absolute URL of the endpoint being paged, as the HTTP client resolves a path. */

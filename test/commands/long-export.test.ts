@@ -1,0 +1,66 @@
+// Long exports that never dead-end: logs --all paces itself to the gateway's rate limit (waiting
+// for its window to reopen), and when it still cannot finish it keeps what it fetched, prints the
+// cursor to resume from, and --resume continues there.
+import { afterEach, describe, expect, it } from 'vitest';
+import { type HostileGateway, againstHostile } from '../adversarial/hostile-gateway.js';
+
+const NOW = Date.UTC(2026, 10, 21, 12);
+const gateways: HostileGateway[] = [];
+afterEach(async () => {
+  await Promise.all(gateways.splice(0).map((g) => g.close()));
+});
+
+const entry = (i: number) => `{"id": "c${i}", "created_at": ${Math.floor(NOW / 1000) - 60 * (i + 1)}, "cost": "0.01000000"}`;
+/** Five pages of two entries, cursors 1..4; `blocked(cursor, count)` answers a 429 instead. */
+function paged(blocked: (cursor: number, count: number) => boolean) {
+  return againstHostile(
+    {
+      name: 'paged',
+      routes: {
+        '/v1/open/logs': ({ url, count }) => {
+          const cursor = Number(url.searchParams.get('cursor') ?? '0');
+          if (blocked(cursor, count)) return { status: 429, headers: { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '-1' }, body: '{"error": {"message": "rate limit exceeded"}}' };
+          const next = cursor < 4 ? `"${cursor + 1}"` : 'null';
+          return { headers: { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': String(100 - count) }, body: `{"data": [${entry(2 * cursor)}, ${entry(2 * cursor + 1)}], "next_cursor": ${next}, "has_more": ${cursor < 4}}` };
+        },
+      },
+    },
+    NOW,
+    gateways,
+  );
+}
+
+describe('logs --all, a long export', () => {
+  it('waits out a rate limit that holds for a while and finishes', async () => {
+    // Page 3 is refused four times (the window has not reopened yet), then answered.
+    const { run } = await paged((cursor, count) => cursor === 2 && count <= 6);
+    const result = await run(['logs', '--all', '--json']);
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout);
+    expect(doc.records).toHaveLength(10);
+    expect(doc.complete).toBe(true);
+  });
+
+  it('keeps what it fetched when it still cannot finish, prints the cursor, and --resume continues there', async () => {
+    let open = false;
+    const { run } = await paged((cursor) => cursor >= 3 && !open);
+    const stopped = await run(['logs', '--all', '--json']);
+    expect(stopped.code).toBe(4);
+    const partial = JSON.parse(stopped.stdout);
+    expect(partial.complete).toBe(false);
+    expect(partial.records).toHaveLength(6);
+    const cursor = /--resume (\S+)/.exec(stopped.stderr)![1]!;
+    expect(stopped.stderr).toContain('the export stopped before page 4');
+    const ndjson = await run(['logs', '--all', '--ndjson']);
+    expect(ndjson.code).toBe(4);
+    expect(ndjson.stdout.trim().split('\n')).toHaveLength(6);
+    open = true;
+    const resumed = await run(['logs', '--all', '--json', '--resume', cursor]);
+    expect(resumed.code).toBe(0);
+    const rest = JSON.parse(resumed.stdout);
+    expect(rest.records.map((r: { id: string }) => r.id)).toEqual(['c6', 'c7', 'c8', 'c9']);
+    expect(rest.complete).toBe(true);
+    expect((await run(['logs', '--all', '--resume', 'not a cursor'])).code).toBe(2);
+    expect((await run(['logs', '--resume', cursor])).code).toBe(2);
+  });
+});
