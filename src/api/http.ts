@@ -207,14 +207,18 @@ export class HttpClient {
         throw failure;
       }
 
-      clearTimeout(slow);
-      if (slowShown) this.#options.onWait?.(undefined);
+      // The wait is said until the whole answer is in: a body that stalls after its headers is a wait too.
+      const endSlow = () => {
+        clearTimeout(slow);
+        if (slowShown) this.#options.onWait?.(undefined);
+      };
       const { status, headers } = response;
       this.#logResponse(request, url, response, started);
       this.#noteRateLimit(headers, started);
 
       const location = headers.location;
       if (status >= 300 && status < 400 && location) {
+        endSlow();
         response.discard();
         const next = new URL(location, url);
         if (next.origin !== url.origin) {
@@ -229,7 +233,13 @@ export class HttpClient {
         continue;
       }
 
-      const bytes = withoutByteOrderMark(await this.#readBody(response, url));
+      let received: Buffer;
+      try {
+        received = await this.#readBody(response, url);
+      } finally {
+        endSlow();
+      }
+      const bytes = withoutByteOrderMark(received);
       if (known !== undefined && status >= 200 && status < 300 && bytes.equals(known)) return { unchanged: true, status, headers };
       // tally asks for no encoding: a compressed body is the server's mistake, said as such (not as "not JSON").
       const encoding = headers['content-encoding']?.trim().toLowerCase();

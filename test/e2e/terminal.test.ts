@@ -154,6 +154,26 @@ describe.skipIf(!hasScript)('in a terminal', () => {
     expect(plain(missing.text)).toMatch(/^hour +/m);
   });
 
+  it('says it waits when the headers came but the body stalls, as for any wait', async () => {
+    const { createServer } = await import('node:http');
+    const stalling = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"currency": "CNY", ');
+      setTimeout(() => res.end('"balance": "1.00", "lifetime_spend": "0", "plan": {"has_active_plan": false}, "api_key": null}'), 1500);
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(stalling.address() as { port: number }).port}`;
+    try {
+      const shown = await inTerminal(['--no-color', 'balance'], { columns: 100, env: { TALLY_BASE_URL: base, TALLY_API_KEY: sandbox.demoKey, TALLY_CONFIG_DIR: state.path } });
+      expect(shown.code).toBe(0);
+      expect(shown.text).toMatch(/waiting for 127\.0\.0\.1:\d+…/);
+      expect(plain(shown.text)).toMatch(/Balance +¥1\.00/);
+    } finally {
+      stalling.closeAllConnections();
+      await new Promise((resolve) => stalling.close(resolve));
+    }
+  });
+
   it('says on a terminal what it waits for (a slow gateway, a rate limit), and clears it; nothing on a pipe', async () => {
     const { createServer } = await import('node:http');
     let calls = 0;
