@@ -59,10 +59,14 @@ export async function watchOrRun(ctx: Context, options: Record<string, unknown>,
         const at = clock();
         if (refresh) lastGood = { text: await refresh.human(), at, note: refresh.note };
         const every = `every ${seconds}s`;
-        const header = failure
-          ? `${title} · ${every} · refresh failed at ${at}: ${failure}${lastGood ? ` · showing ${lastGood.at}` : ''}`
-          : `${title} · ${every} · updated ${at}${lastGood?.note ? ` · ${lastGood.note}` : ''} · Ctrl-C to stop`;
-        const frame = `${header}\n\n${lastGood?.text ?? ''}`;
+        // The header is one line of the screen, whatever its width: the parts that matter least give way first.
+        const [needed, optional] = failure
+          ? [[title, every, `refresh failed at ${at}`], lastGood ? [`showing ${lastGood.at}`] : []]
+          : [[title, every, `updated ${at}`], [...(lastGood?.note ? [lastGood.note] : []), 'Ctrl-C to stop']];
+        // On a terminal the header is one line of the screen (it never wraps off the top); why a refresh failed is the line under it.
+        const header = redraw ? await oneLine(needed, optional, ctx.io.width) : [...needed, ...optional].join(' · ');
+        const why = failure === undefined ? '' : redraw ? await oneLine([failure], [], ctx.io.width) : failure;
+        const frame = `${header}\n${why}\n${lastGood?.text ?? ''}`;
         if (redraw) redraw(frame);
         else ctx.io.out(`${frame}\n`);
       }
@@ -72,6 +76,18 @@ export async function watchOrRun(ctx: Context, options: Record<string, unknown>,
   } finally {
     redraw?.done();
   }
+}
+
+/** Parts joined with ` · ` into one line of `width` columns: the optional ones are left out first (the last first), then the line is cut with `…`. */
+async function oneLine(needed: string[], optional: string[], width: number): Promise<string> {
+  const { displayWidth, prepareWidths } = await import('../output/width.js');
+  const kept = [...needed, ...optional];
+  await prepareWidths(kept);
+  if (!Number.isFinite(width) || width < 4) return kept.join(' · ');
+  while (kept.length > needed.length && displayWidth(kept.join(' · ')) > width) kept.pop();
+  let line = kept.join(' · ');
+  while (displayWidth(line) > width) line = `${[...line].slice(0, -2).join('')}…`;
+  return line;
 }
 
 /** Redraws a frame in place on the terminal (log-update), through tally's stdout. */

@@ -46,8 +46,8 @@ describe('--watch', () => {
     expect(result.code).toBe(130);
     expect(result.sleeps).toEqual([60000, 60000, 60000]);
     expect(result.stdout).toContain('tally balance · every 60s · updated 12:00:00 · Ctrl-C to stop');
-    // log-update wraps the long header to the terminal's 100 columns.
-    expect(result.stdout.replace(/\n/g, '')).toContain('tally balance · every 60s · refresh failed at 12:01:00: gw.test answered HTTP 500 for /v1/open/balance: ledger offline · showing 12:00:00');
+    // The header stays one line of the screen; why the refresh failed is the line under it.
+    expect(result.stdout).toContain('tally balance · every 60s · refresh failed at 12:01:00 · showing 12:00:00\ngw.test answered HTTP 500 for /v1/open/balance: ledger offline\n');
     expect(result.stdout).toContain('Balance         ¥2.00');
     // Redrawn, not scrolled: the later frames move the cursor back up over the earlier ones.
     expect(result.stdout).toMatch(/\u001b\[\d+A/);
@@ -88,5 +88,25 @@ describe('--watch on a short terminal', () => {
     const screen = result.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split('\n').filter(Boolean);
     expect(screen[0]).toMatch(/^tally balance · every 10s · updated 12:00:00/);
     expect(screen.length).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('--watch on a narrow terminal', () => {
+  it('keeps the header with the update time on one line: the optional parts give way, then it is cut', async () => {
+    for (const width of [80, 44, 30]) {
+      const gw = mockGateway();
+      gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, balance('3.00'), json);
+      const interrupt = new AbortController();
+      const { Interrupted } = await import('../../src/errors.js');
+      const result = await runCommand(['balance', '--watch', '10'], {
+        transport: gw.transport, env, tty: true, width, height: 24, interrupt: interrupt.signal,
+        now: () => Date.UTC(2026, 10, 21, 12),
+        sleep: async () => interrupt.abort(new Interrupted('interrupted')),
+      });
+      const screen = result.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split('\n').filter(Boolean);
+      expect([width, [...screen[0]!].length <= width]).toEqual([width, true]);
+      expect(screen[0]).toMatch(/^tally balance · every 10s · /);
+      if (width >= 44) expect(screen[0]).toContain('updated 12:00:00');
+    }
   });
 });
