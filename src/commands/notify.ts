@@ -49,8 +49,8 @@ function destinationName(name: string | undefined): string {
 
 async function add(ctx: Context, name: string, kind: NotifyKind | undefined): Promise<void> {
   if (!kind) throw new UsageError('`tally notify add NAME` needs --kind webhook, slack or ntfy');
-  if (ctx.io.stdinIsTTY) throw new UsageError('the destination URL is read from standard input (it often holds a secret): `tally notify add team --kind slack < url.txt`');
-  const cleaned = cleanSecretInput(await ctx.io.readStdin());
+  // It often holds a secret: asked without echo on a terminal (as login asks for a key), else read from stdin.
+  const cleaned = cleanSecretInput(ctx.io.stdinIsTTY ? await ctx.io.promptHidden('Destination URL (input hidden): ') : await ctx.io.readStdin());
   if (!cleaned.ok) throw new UsageError(`${cleaned.reason.replace('key', 'URL')}; nothing was stored`);
   const url = cleaned.secret;
   ctx.secrets.add(url);

@@ -58,3 +58,17 @@ describe('doctor on a profile with budgets and alert destinations', () => {
     expect(doctor.stdout).not.toContain('secret-path');
   });
 });
+
+describe('notify add on a terminal', () => {
+  it('asks for the destination without echo, as login asks for a key', async () => {
+    const state = freshState();
+    const env = { TALLY_CONFIG_DIR: state };
+    await runCommand(['login', '--base-url', GW, '--with-token', '--no-verify'], { env, stdin: KEY });
+    const added = await runCommand(['notify', 'add', 'team', '--kind', 'webhook'], { env, tty: true, answers: ['https://hooks.test/hidden-secret-9876'] });
+    expect(added.code).toBe(0);
+    expect(added.stderr).toContain('Destination URL (input hidden): ');
+    expect(added.stdout + added.stderr).not.toContain('hidden-secret');
+    const listed = JSON.parse((await runCommand(['notify', 'list', '--json'], { env })).stdout);
+    expect(listed.destinations[0].url).toBe('https://hooks.test/…9876');
+  });
+});
