@@ -1,6 +1,6 @@
 // tally schema [COMMAND]: the JSON Schema (draft 2020-12) of a document tally defines, from
 // schemas/ in the package. Scripts can pin it: properties are only ever added.
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { packageRoot } from '../external.js';
@@ -25,7 +25,10 @@ const SCHEMAS: Record<string, string> = {
 };
 
 export function configure(command: Command): void {
-  command.argument('[command]', `one of ${Object.keys(SCHEMAS).join(', ')} (none: the list)`);
+  const argument = new Argument('[command]', `one of ${Object.keys(SCHEMAS).join(', ')} (none: the list)`);
+  // Named as choices for completion; an unknown name is answered by run, with the list.
+  argument.argChoices = Object.keys(SCHEMAS);
+  command.addArgument(argument);
 }
 
 export async function run(_raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
