@@ -173,7 +173,9 @@ function checkGlobalOptions(entry: CommandEntry, options: GlobalOptions): void {
 function throughIO(command: Command, io: IO, path: string): void {
   command
     .exitOverride((error) => {
-      throw Object.assign(error, { commandPath: path });
+      // Words past what a command takes are named: a split Action input or a stray value is found at once.
+      const extra = error.code === 'commander.excessArguments' ? command.args.slice(command.registeredArguments.length) : undefined;
+      throw Object.assign(error, { commandPath: path, extra });
     })
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text), outputError: () => undefined });
 }
@@ -241,8 +243,10 @@ async function outputWritten(io: IO): Promise<void> {
 }
 
 /** A commander error in tally's words: the problem, then the suggestion and where help is, on lines of their own. */
-function fromCommander(error: CommanderError & { commandPath?: string }): UsageError {
-  const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
+function fromCommander(error: CommanderError & { commandPath?: string; extra?: string[] }): UsageError {
+  const [said = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
+  const extra = error.extra?.length ? error.extra : undefined;
+  const first = extra ? `${error.commandPath ?? 'tally'} does not take ${extra.map((w) => `"${escapeControl(w)}"`).join(', ')} (${said.replace(/\.$/, '')}); a value that belongs to a flag goes right after it` : said;
   const suggestion = rest.map((line) => line.replace(/^\((.*)\)$/, '$1')).filter(Boolean);
   // The help of the command the mistake was made in: `tally auth stats` points at `tally auth --help`.
   const command = error.commandPath ?? 'tally';

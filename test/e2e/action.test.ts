@@ -111,6 +111,9 @@ describe('action.yml', () => {
       const unusable = await runAction({ ...inputs, args: '--min-balance 200\n--max-daily-usd 1%' }, { temp: temp.path });
       expect(unusable.results[0]!.status).toBe(2);
       expect(unusable.results[0]!.stderr).toContain('--max-daily-usd');
+      const stray = await runAction({ ...inputs, args: '--min-balance 200\n80%' }, { temp: temp.path });
+      expect(stray.results[0]!.status).toBe(2);
+      expect(stray.results[0]!.stderr).toContain('does not take "80%"');
       const down = await runAction({ 'base-url': 'http://127.0.0.1:9', 'api-key': sandbox.demoKey, mark: 'true', args: '--max-run-spend 5\n--fail-open' }, { temp: temp.path });
       expect(down.results.map((r) => [r.step, r.status])).toEqual([['Record a mark', 0]]);
       expect(down.results[0]!.stderr).toContain('no mark was taken');
