@@ -13,6 +13,7 @@ import { type Zone, parseZone, zoneFromEnv } from './domain/zone.js';
 import { escapeControl } from './output/escape.js';
 import { wrapNote } from './output/wrap.js';
 import { SecretSet } from './domain/secrets.js';
+import { abortableSleep } from './abortable.js';
 
 export interface GlobalOptions {
   json: boolean;
@@ -440,20 +441,6 @@ function requireBaseUrl(settings: ResolvedSettings): URL {
   );
 }
 
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 declare global {
   // Replaced by the build with the package version.

@@ -3,6 +3,7 @@
 // one), and a write that fails leaves nothing behind and says why in words.
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { readStateFile } from './read-file.js';
+import { abortableSleep } from '../abortable.js';
 import { dirname } from 'node:path';
 import { ConfigError } from '../errors.js';
 
@@ -151,7 +152,7 @@ export async function withLockFile(lockPath: string, work: () => void | Promise<
         said = true;
         options.onWait?.(`waiting for ${lockPath} (${why})…`);
       }
-      await pause(Math.min(25 + attempt * 10, 200), options.signal);
+      await abortableSleep(Math.min(25 + attempt * 10, 200), options.signal);
     }
   }
   try {
@@ -161,21 +162,6 @@ export async function withLockFile(lockPath: string, work: () => void | Promise<
   }
 }
 
-/** A wait that ends early, rejecting, when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** Whether a lock's holder is gone (its pid not running), and who holds it, in words. */
 function lockHolder(lockPath: string): { stale: boolean; why: string } {
