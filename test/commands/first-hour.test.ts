@@ -50,7 +50,7 @@ describe('CSV a spreadsheet reads', () => {
   it('adds an ISO 8601 column beside each time field of the log, the fields kept as sent', async () => {
     const gw = mockGateway();
     gw.pool.intercept({ path: (p: string) => p.startsWith('/v1/open/logs?') }).reply(200, '{"data": [{"id": "c1", "created_at": 1795300000, "cost": "0.01"}, {"id": "c2", "created_at": 1795300060000, "cost": "0.02"}]}', { headers: { 'content-type': 'application/json' } });
-    const result = await runCommand(['logs', '--csv'], { transport: gw.transport, env, now: () => Date.UTC(2026, 10, 22) });
+    const result = await runCommand(['logs', '--csv'], { transport: gw.transport, env: { ...env, TZ: 'UTC' }, now: () => Date.UTC(2026, 10, 22) });
     // First a date a spreadsheet reads (in the zone of the labels), then the fields as sent, then ISO 8601.
     expect(result.stdout).toBe('date,id,created_at,cost,created_at_iso\r\n2026-11-21 22:26,c1,1795300000,0.01,2026-11-21T22:26:40Z\r\n2026-11-21 22:27,c2,1795300060000,0.02,2026-11-21T22:27:40Z\r\n');
   });
