@@ -1,7 +1,7 @@
 // Builds the program, runs one command, and turns every error into its exit code. This is the
 // only place that chooses an exit code or prints an error.
 import { Command, CommanderError, Option } from 'commander';
-import { COMMANDS, type CommandEntry } from './commands/registry.js';
+import { COMMANDS, type CommandEntry } from './cli/registry.js';
 import { Context, type ContextInit, type GlobalOptions } from './context.js';
 import { Interrupted, OutputError, TallyError, UsageError } from './errors.js';
 import { type IO, createProcessIO, redactingIO } from './io.js';
@@ -41,7 +41,7 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
       argv,
       io,
       (options) => {
-        ctx = new Context({ ...deps, io, options, env, secrets, interrupt: deps.interrupt ?? interrupt.signal });
+        ctx = new Context({ command: loadCommand, ...deps, io, options, env, secrets, interrupt: deps.interrupt ?? interrupt.signal });
         return ctx;
       },
     );
@@ -54,6 +54,13 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
     await ctx?.dispose();
     if (standalone) process.off('SIGINT', onSigint);
   }
+}
+
+/** A command by its name in the registry, loaded when first run. */
+async function loadCommand(name: string) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) throw new Error(`there is no command "${name}"`);
+  return entry.load();
 }
 
 const EXIT_CODES = 'Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check failed, 130 interrupted.';

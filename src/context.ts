@@ -57,6 +57,13 @@ export interface ContextInit {
   interrupt?: AbortSignal;
   /** The run's secrets: what is read here (a stored key, a device token) is added for redaction. */
   secrets?: SecretSet;
+  /** Another command by name, loaded lazily (the tour of `tally demo`); set by the CLI, which holds the registry. */
+  command?: (name: string) => Promise<RunnableCommand>;
+}
+
+/** What a command is to another that runs it: its run function. */
+export interface RunnableCommand {
+  run(options: Record<string, unknown>, ctx: Context, args?: string[]): Promise<void>;
 }
 
 /** What the in-process demo gateway is known as in the state folder (a name that never resolves). */
@@ -141,6 +148,12 @@ export class Context {
     this.deadline = Number.POSITIVE_INFINITY;
     this.signal = this.interrupt;
     this.#clients.clear();
+  }
+
+  /** Another command, to run within this one (`tally demo`); only the CLI can hand it out. */
+  async command(name: string): Promise<RunnableCommand> {
+    if (!this.#init.command) throw new Error(`no command registry was given to run "${name}"`);
+    return this.#init.command(name);
   }
 
   /**

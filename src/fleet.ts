@@ -4,7 +4,7 @@
 // the fleet view renders one row per profile (and a total when every currency agrees), or the
 // envelope {"profiles": [...]}. One profile's failure never hides another's result.
 import type { Command } from 'commander';
-import type { CommandEntry, CommandModule } from './commands/registry.js';
+import type { CommandEntry, CommandModule } from './cli/registry.js';
 import type { Context } from './context.js';
 import { CheckFailed, TallyError, UsageError } from './errors.js';
 import { createTestIO } from './io.js';

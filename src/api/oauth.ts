@@ -1,6 +1,6 @@
 // OAuth 2.0 Device Authorization Grant (RFC 8628) and refresh (RFC 6749 §6).
 import { AuthError } from '../errors.js';
-import { isJsonNumber, isJsonObject, numberText, safeInteger } from '../domain/json.js';
+import { isJsonNumber, isJsonObject, numberText } from '../domain/json.js';
 import type { DeviceToken, ProfileRecord } from '../settings/store.js';
 import type { HttpClient, JsonResponse } from './http.js';
 

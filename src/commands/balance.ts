@@ -2,9 +2,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { type Balance, fetchBalance } from '../api/balance.js';
-import { emit } from '../output/emit.js';
 import { jsonText } from '../domain/json.js';
-import { addWatchOption, watchOrRun } from './watch.js';
+import { addWatchOption, watchOrRun } from '../cli/watch.js';
 import { type KeyQuotaFigure, fetchKeyQuota, keyQuotaJson } from '../figures/key-quota.js';
 import { keyQuotaRows } from '../output/key-quota.js';
 

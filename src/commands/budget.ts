@@ -7,15 +7,12 @@
 // currency), the day buckets of the forecast, and the hours of the periods.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import type { Drawn } from '../output/table.js';
 import { UsageError } from '../errors.js';
-import { isDecimalString } from '../domain/decimal-text.js';
-import { type BudgetStanding, type StoredBudget, checkBudget, checkBudgetName, makeBudget, standing } from '../domain/budget.js';
-import { Decimal } from '../domain/money.js';
+import { checkBudgetName, makeBudget } from '../domain/budget.js';
 import { isoInZone, parseZone, storableZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
-import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
-import { loadUsageSeries } from './usage-series.js';
+import { NO_BUDGETS, budgetJson, budgetsHint, loadBudgets, storedBudgets } from '../figures/budgets.js';
+import { budgetLines, describeBudget } from '../output/budgets.js';
 
 interface BudgetOptions {
   amount?: string;
@@ -88,123 +85,6 @@ async function removeBudget(ctx: Context, rest: string[]): Promise<void> {
     return Object.keys(others).length ? { ...record, budgets: others } : record;
   });
   await emit(ctx, { json: { profile, name, removed: true }, human: () => `Removed budget "${name}" of profile "${profile}".\n` });
-}
-
-const NO_BUDGETS = 'no budget is stored for this profile: `tally budget set monthly --amount 500 --period month` makes one';
-
-function budgetsHint(budgets: [string, StoredBudget][]): string {
-  return budgets.length ? `Budgets: ${budgets.map(([n]) => n).join(', ')}.` : NO_BUDGETS;
-}
-
-/** The profile's budgets, checked as `budget set` checks them. */
-export async function storedBudgets(ctx: Context): Promise<[string, StoredBudget][]> {
-  const record = await ctx.profileRecord();
-  return Object.entries(record?.budgets ?? {}).map(([name, budget]) => [name, checkBudget(name, budget)]);
-}
-
-/** `¥500.00 a month from the 1st, Asia/Shanghai` */
-export function describeBudget(b: StoredBudget): string {
-  const from = b.period === 'day' ? 'a day' : b.period === 'week' ? `a week from ${String(b.starts)}` : `a month from day ${String(b.starts)}`;
-  return `¥${new Decimal(b.amount).toFixed(2)} ${from}, in ${b.zone}`;
-}
-
-export interface BudgetFigures {
-  name: string;
-  budget: StoredBudget;
-  standing: BudgetStanding;
-}
-
-export interface LoadedBudgets {
-  currency: string;
-  budgets: BudgetFigures[];
-  forecast: LoadedForecast;
-}
-
-/**
- * Where the named budgets (all, when none is named) stand now. `forecast` may be given when the
- * caller has it already (status, check); its requests then are not made again.
- */
-export async function loadBudgets(ctx: Context, names: string[], forecast?: Promise<LoadedForecast>): Promise<LoadedBudgets> {
-  const stored = await storedBudgets(ctx);
-  for (const name of names) if (!stored.some(([n]) => n === name)) throw new UsageError(`there is no budget "${name}"`, { hint: budgetsHint(stored) });
-  const chosen = names.length ? stored.filter(([n]) => names.includes(n)) : stored;
-  const now = Math.floor(ctx.now() / 1000);
-  if (chosen.length === 0) return { currency: 'CNY', budgets: [], forecast: await (forecast ?? loadForecast(ctx, { keyQuota: false })) };
-  const periods = chosen.map(([, b]) => standing(b, now, new Decimal(0), new Decimal(0)).period);
-  // Whole UTC hours (the service's fast path): from the hour that holds the earliest start.
-  const since = Math.floor(Math.min(...periods.map((p) => p.start)) / 3600) * 3600;
-  const [loaded, hours] = await Promise.all([forecast ?? loadForecast(ctx, { keyQuota: false }), loadUsageSeries(ctx, { bucket: 'hour', since: String(since) })]);
-  const metric = spendMetric(hours, undefined);
-  const budgets = chosen.map(([name, budget], i) => {
-    const period = periods[i]!;
-    const first = Math.floor(period.start / 3600) * 3600;
-    let spent = new Decimal(0);
-    hours.buckets.forEach((bucket, j) => {
-      const slot = hours.slots[j]!;
-      const value = metric === undefined ? undefined : bucket[metric];
-      if (slot >= first && slot < period.end && slot <= now && isDecimalString(value)) spent = spent.plus(value);
-    });
-    return { name, budget, standing: standing(budget, now, spent, loaded.forecast.averageDailySpend) };
-  });
-  return { currency: loaded.balance.currency, budgets, forecast: loaded };
-}
-
-/** One decimal, rounded half up, as text. */
-const oneDecimal = (value: Decimal) => value.toDecimalPlaces(1, Decimal.ROUND_HALF_UP).toFixed(1);
-/** The ledger's 8 places at most, rounded half up. */
-const ledger = (value: Decimal) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed();
-
-export function budgetJson(loaded: LoadedBudgets) {
-  return {
-    budgets: loaded.budgets.map(({ name, budget, standing: s }) => {
-      const zone = parseZone(budget.zone)!;
-      return {
-        name,
-        amount: ledger(s.amount),
-        currency: loaded.currency,
-        period: budget.period,
-        zone: budget.zone,
-        start: s.period.start,
-        end: s.period.end,
-        start_iso: isoInZone(s.period.start, zone),
-        end_iso: isoInZone(s.period.end, zone),
-        spent: ledger(s.spent),
-        percent: oneDecimal(s.percent),
-        elapsed_percent: oneDecimal(s.elapsedPercent),
-        projected: ledger(s.projected),
-        resets_in_days: oneDecimal(s.resetsInDays),
-        state: s.state,
-      };
-    }),
-  };
-}
-
-/**
- * One line a budget: spent of the amount, a bar with the period's elapsed share marked, and the
- * verdict in its colour. The line is drawn (its colour is tally's own, and nothing in it comes
- * from data unchecked: names are validated, amounts formatted), so every panel shows it as drawn.
- */
-export async function budgetLines(loaded: LoadedBudgets, ctx: Context): Promise<[string, Drawn][]> {
-  const [{ formatAmount, formatShare }, { styleFor }, { drawn }] = await Promise.all([import('../output/money.js'), import('../output/style.js'), import('../output/table.js')]);
-  const style = await styleFor(ctx);
-  const amount = (value: Decimal) => formatAmount(value, 'account', { currency: loaded.currency, exact: ctx.options.exact });
-  return loaded.budgets.map(({ name, budget, standing: s }) => {
-    const colour = s.state === 'over' ? style.paint.red : s.state === 'ahead of pace' ? style.paint.yellow : style.paint.green;
-    const unit = budget.period === 'day' ? 'the day' : budget.period === 'week' ? 'the week' : 'the month';
-    const text =
-      `${amount(s.spent)} of ${amount(s.amount)}  ${paceBar(s, style.unicode)}  ${formatShare(s.spent.toFixed(), s.amount.toFixed())} spent, ` +
-      `${oneDecimal(s.elapsedPercent)}% of ${unit} gone · ${amount(s.projected)} projected · resets in ${oneDecimal(s.resetsInDays)} days: ${colour(s.state)}`;
-    return [name, drawn(text)];
-  });
-}
-
-/** 20 cells: the share spent filled, the share of the period gone marked with │ (| on a pipe). */
-function paceBar(s: BudgetStanding, unicode: boolean): string {
-  const cells = 20;
-  const filled = Math.min(cells, Math.round(Math.min(1, s.percent.div(100).toNumber()) * cells));
-  const mark = Math.min(cells - 1, Math.floor(s.elapsedPercent.div(100).toNumber() * cells));
-  const [full, empty, marker] = unicode ? ['█', '░', '│'] : ['#', '.', '|'];
-  return Array.from({ length: cells }, (_, i) => (i === mark ? marker : i < filled ? full : empty)).join('');
 }
 
 async function showBudgets(ctx: Context, names: string[]): Promise<void> {

@@ -12,18 +12,19 @@ import { emit } from '../output/emit.js';
 import { formatAmount, formatStatedAmount } from '../output/money.js';
 import { type CheckLine, type CheckResult, type Level, type Unit, checkLines, checksMarkdown, reportToGitHub, writeJunit } from '../output/check-report.js';
 import { describeWindow, plural } from '../output/window-text.js';
-import { wholeNumber } from './flag-values.js';
-import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
-import { loadBudgets } from './budget.js';
+import { wholeNumber } from '../cli/flag-values.js';
 import { BUDGET_NAME } from '../domain/budget.js';
-import { readCounters } from './mark.js';
 import { runSpend } from '../domain/run-spend.js';
-import { checkMarkName, markPath, readMark, readingOf } from '../settings/marks.js';
-import { destinationsNamed } from './notify.js';
+import { readingOf } from '../settings/marks.js';
 import { notifyChecks } from '../notify/alerting.js';
-import { loadUsageSeries } from './usage-series.js';
-import { addWindowOptions } from './window-options.js';
+import { loadUsageSeries } from '../figures/usage-series.js';
 import { type KeyQuotaFigure, fetchKeyQuota } from '../figures/key-quota.js';
+import { addWindowOptions } from '../cli/options.js';
+import { type LoadedForecast, loadForecast, spendMetric } from '../figures/forecast.js';
+import { loadBudgets } from '../figures/budgets.js';
+import { readCounters } from '../figures/run-spend.js';
+import { destinationsNamed } from '../notify/destinations.js';
+import { markFor } from '../figures/run-spend.js';
 
 interface CheckOptions {
   minBalance?: string;
@@ -351,7 +352,6 @@ async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount:
   return { amount: new Decimal(value), detail: `spend = usage totals."${metric}" over the ${window}` };
 }
 
-
 async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Context): Promise<string> {
   const [{ styleFor }, { fitLines }, { escapeControl }] = await Promise.all([import('../output/style.js'), import('../output/wrap.js'), import('../output/escape.js')]);
   const style = await styleFor(ctx);
@@ -365,16 +365,5 @@ async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Cont
     out.push(head + body.split('\n').join(`\n${' '.repeat(width + 8)}`));
   }
   return `${out.join('\n')}\n`;
-}
-
-/** `since the mark`: the state folder's mark NAME for this profile and gateway, or --mark-file. */
-async function markFor(ctx: Context, options: CheckOptions) {
-  const [settings, client] = await Promise.all([ctx.settings(), ctx.client()]);
-  const name = checkMarkName(options.mark ?? 'run');
-  const secret = client.credential?.secret ?? '';
-  const gateway = await ctx.gatewayIdentity();
-  const path = options.markFile ?? markPath(await ctx.stateDir(), name, settings.profile, gateway, secret);
-  const makeIt = options.markFile ? `tally mark --file ${options.markFile}` : `tally mark${name === 'run' ? '' : ` ${name}`}`;
-  return readMark(path, { name, profile: settings.profile, baseUrl: gateway, secret, makeIt });
 }
 

@@ -6,10 +6,10 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
 import { escapeControl } from '../output/escape.js';
-import { type Source, originOf, parseBaseUrl } from '../settings/resolve.js';
-import type { ProfileRecord } from '../settings/store.js';
+import type { Source } from '../settings/resolve.js';
+import { originOf } from '../settings/base-url.js';
 import { SETTINGS, type SettingKey } from '../settings/profile-rules.js';
-import type { CommandModule } from './registry.js';
+import type { CommandModule } from '../cli/registry.js';
 
 type Key = SettingKey;
 const KEYS = SETTINGS;

@@ -14,7 +14,7 @@ export async function run(_options: Record<string, unknown>, ctx: Context): Prom
   ctx.useDemo();
   const client = await ctx.client();
   ctx.io.err(`Demo gateway running at ${client.baseUrl.origin} (a sandbox with seeded data; nothing real is touched).\n`);
-  const [status, usage, models, forecast] = await Promise.all([import('./status.js'), import('./usage.js'), import('./models.js'), import('./forecast.js')]);
+  const [status, usage, models, forecast] = await Promise.all([ctx.command('status'), ctx.command('usage'), ctx.command('models'), ctx.command('forecast')]);
   const heading = (command: string, what: string) => ctx.io.out(`\n$ ${command}    # ${what}\n`);
   heading('tally status', 'everything at a glance');
   await status.run({}, ctx);

@@ -8,7 +8,8 @@ import { maskSecret } from '../domain/secrets.js';
 import { isLoopback } from '../domain/loopback.js';
 import { emit } from '../output/emit.js';
 import { escapeControl } from '../output/escape.js';
-import { type ResolvedSettings, parseBaseUrl } from '../settings/resolve.js';
+import type { ResolvedSettings } from '../settings/resolve.js';
+import { parseBaseUrl } from '../settings/base-url.js';
 
 type Level = 'pass' | 'warn' | 'fail';
 
@@ -176,7 +177,7 @@ async function checkGateway(ctx: Context, settings: ResolvedSettings, add: (name
 
 async function checkCatalogCache(ctx: Context, settings: ResolvedSettings | undefined, add: (name: string, level: Level, detail: string) => void): Promise<void> {
   if (!settings?.baseUrl || ctx.options.demo) return;
-  const [{ readCachedCatalogBytes }, { describeAge }] = await Promise.all([import('../settings/pricing-cache.js'), import('./catalog-source.js')]);
+  const [{ readCachedCatalogBytes }, { describeAge }] = await Promise.all([import('../settings/pricing-cache.js'), import('../figures/price-listing.js')]);
   const cached = readCachedCatalogBytes(await ctx.stateDir(), settings.baseUrl);
   if (!cached) add('price catalog', 'pass', 'not cached yet (`tally pricing` fetches it)');
   else add('price catalog', 'pass', `version ${escapeControl(cached.pricingVersion ?? '(none)')}, fetched ${describeAge(ctx.now() - cached.fetchedAt)}`);

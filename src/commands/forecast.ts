@@ -3,30 +3,11 @@
 // together: the balance, and one usage request of day buckets.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { ServiceError, UsageError } from '../errors.js';
-import { type Balance, fetchBalance } from '../api/balance.js';
-import { isDecimalString } from '../domain/decimal-text.js';
-import { LosslessNumber, isJsonObject } from '../domain/json.js';
-import { type DailySpend, type Forecast, forecast, ledgerText } from '../domain/forecast.js';
-import { Decimal } from '../domain/money.js';
-import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
-import { groupDigits } from '../output/money.js';
-import { wholeNumber } from './flag-values.js';
-import { type KeyQuota, type KeyQuotaFigure, fetchKeyQuota, keyQuotaJson } from '../figures/key-quota.js';
 import { keyQuotaRows } from '../output/key-quota.js';
-import { type UsageSeries, loadUsageSeries } from './usage-series.js';
-import { describeGrid } from './usage.js';
-
-export interface ForecastOptions {
-  days?: string;
-  utcOffset?: string;
-  metric?: string;
-  /** Whether the key's own quota is asked for (its runway may be the shorter one); budgets do without. */
-  keyQuota?: boolean;
-}
-
-export const DEFAULT_BASIS_DAYS = 7;
+import { describeGrid } from '../output/usage.js';
+import { DEFAULT_BASIS_DAYS, type ForecastOptions, type LoadedForecast, forecastJson, loadForecast } from '../figures/forecast.js';
+import { forecastRows } from '../output/forecast.js';
 
 export function configure(command: Command): void {
   command
@@ -35,147 +16,9 @@ export function configure(command: Command): void {
     .option('--utc-offset <+HH:MM>', "the gateway's day grid (default: inferred from usage)");
 }
 
-export interface LoadedForecast {
-  balance: Balance;
-  series: UsageSeries;
-  forecast: Forecast;
-  metric: string | undefined;
-  keyQuota: KeyQuotaFigure;
-}
-
-/** The key's quota where it can be set against the balance: a quota in the balance's own unit. */
-function comparableKeyQuota(figure: KeyQuotaFigure, currency: string): KeyQuota | undefined {
-  return figure.state === 'quota' && figure.quota.currency === currency ? figure.quota : undefined;
-}
-
-/** The balance and enough day buckets for the basis and the month so far, then the figures. */
-export async function loadForecast(ctx: Context, options: ForecastOptions, balanceRequest?: Promise<Balance>): Promise<LoadedForecast> {
-  const days = options.days === undefined ? DEFAULT_BASIS_DAYS : wholeNumber(options.days, '--days', 1, 365);
-  const client = await ctx.client();
-  // Today, the basis days before it, and the whole month so far: one request (split past 92 days).
-  const span = Math.max(days + 1, 31);
-  const [balance, series, keyQuota] = await Promise.all([
-    balanceRequest ?? fetchBalance(client),
-    loadUsageSeries(ctx, { bucket: 'day', since: `${span}d`, utcOffset: options.utcOffset }),
-    options.keyQuota === false ? Promise.resolve<KeyQuotaFigure>({ state: 'none', reason: 'not asked' }) : fetchKeyQuota(client, ctx.options.demo ? undefined : { stateDir: () => ctx.stateDir(), now: ctx.now }),
-  ]);
-  if (keyQuota.state === 'unknown') ctx.debug(keyQuota.reason);
-  const metric = spendMetric(series, options.metric);
-  const spend: DailySpend[] = [];
-  if (metric !== undefined) {
-    series.buckets.forEach((bucket, i) => {
-      const value = bucket[metric];
-      if (isDecimalString(value)) spend.push({ day: series.slots[i]!, spend: new Decimal(value) });
-    });
-  }
-  const key = balance.apiKey;
-  const result = forecast({
-    balance: balance.balance,
-    days: spend,
-    basisDays: days,
-    now: Math.floor(ctx.now() / 1000),
-    dayOffset: series.dayGrid.offset,
-    today: key === null ? undefined : { used: key.dailyUsed, limit: key.dailyLimit },
-    keyRemaining: comparableKeyQuota(keyQuota, balance.currency)?.remaining,
-  });
-  return { balance, series, forecast: result, metric, keyQuota };
-}
-
-/**
- * The money field of the usage buckets: --metric (which must exist), else the one discovered;
- * undefined only when there is no usage at all. Every reader of spend (forecast, budgets, status,
- * check) reads it here: usage whose buckets hold no decimal amount is refused, never read as zero.
- */
-export function spendMetric(series: UsageSeries, named: string | undefined): string | undefined {
-  const names = series.shape?.metrics.map((m) => m.name) ?? [];
-  if (named !== undefined) {
-    const known = series.shape?.metrics.find((m) => m.name === named);
-    if (series.shape && !known) throw new UsageError(`--metric "${named}" is not a field of the usage buckets (they have: ${names.join(', ') || 'none'})`);
-    if (known && known.type !== 'decimal-string') throw new UsageError(`--metric "${named}" is a count, not an amount (the amounts are: ${series.shape!.metrics.filter((m) => m.type === 'decimal-string').map((m) => m.name).join(', ') || 'none'})`);
-    return named;
-  }
-  const shape = series.shape;
-  if (shape && shape.moneyMetric === undefined) {
-    const fields = shape.metrics.map((m) => `${m.name} (${m.type === 'decimal-string' ? 'an amount' : 'a number'})`).join(', ') || 'none';
-    throw new ServiceError(`the usage buckets hold no decimal amount, so tally cannot tell which field is money (fields: ${fields}); amounts sent as JSON numbers are not read as money, never as zero`);
-  }
-  return shape?.moneyMetric;
-}
-
-/** The forecast document (amounts as decimal strings; dates on the day grid). */
-export function forecastJson(loaded: LoadedForecast) {
-  const { forecast: f, balance } = loaded;
-  const zone = fixedZone(loaded.series.dayGrid.offset);
-  const today = f.today;
-  return {
-    currency: balance.currency,
-    balance: balance.raw.balance,
-    basis: {
-      days: f.basis.days,
-      start: f.basis.start,
-      end: f.basis.end,
-      start_iso: isoInZone(f.basis.start, zone),
-      end_iso: isoInZone(f.basis.end, zone),
-      spend: f.basis.spend.toFixed(),
-    },
-    average_daily_spend: ledgerText(f.averageDailySpend),
-    // A whole number in plain digits, however large (never 1e+98).
-    runway_days: f.runwayDays === null ? null : new LosslessNumber(f.runwayDays.toFixed()),
-    runs_out_on: f.runsOutOn === null ? null : dateText(wallClock(f.runsOutOn, zone)),
-    runway_basis: f.runwayBasis,
-    key_quota: keyQuotaJson(loaded.keyQuota),
-    month_to_date: f.monthToDate.toFixed(),
-    projected_month_end: ledgerText(f.projectedMonthEnd),
-    today: today && {
-      // What the service sent, as it sent it.
-      used: sentAmount(balance, 'daily_cost_used'),
-      limit: today.limit === null ? null : sentAmount(balance, 'daily_cost_limit'),
-      projected: today.projected === null ? null : ledgerText(today.projected),
-      limit_reached_at: today.limitReachedAt === null ? null : isoInZone(today.limitReachedAt, zone),
-    },
-  };
-}
-
-/** A field of the key record exactly as the service sent it (a decimal string), or null. */
-function sentAmount(balance: Balance, field: string): string | null {
-  const key = balance.raw.api_key;
-  const value = isJsonObject(key) ? key[field] : undefined;
-  return typeof value === 'string' ? value : null;
-}
-
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const loaded = await loadForecast(ctx, raw as ForecastOptions);
   await emit(ctx, { json: () => forecastJson(loaded), human: () => renderForecast(loaded, ctx) });
-}
-
-export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promise<[string, string][]> {
-  const { formatAmount } = await import('../output/money.js');
-  const { forecast: f, balance } = loaded;
-  const zone = fixedZone(loaded.series.dayGrid.offset);
-  const amount = (value: Decimal) => formatAmount(value, 'account', { currency: balance.currency, exact: ctx.options.exact });
-  const date = (t: number) => dateText(wallClock(t, zone));
-  const runsOut = f.runsOutOn === null ? 'after the year 9999' : `on ${date(f.runsOutOn)}`;
-  const what = f.runwayBasis === 'key_quota' ? "the key's own quota" : 'the balance';
-  const rows: [string, string][] = [
-    ['Average daily spend', `${amount(f.averageDailySpend)}  (the last ${f.basis.days} complete day${f.basis.days === 1 ? '' : 's'}, ${date(f.basis.start)} to ${date(f.basis.end - 1)}: ${amount(f.basis.spend)})`],
-    ['Runway', f.runwayDays === null ? `no spend in that time: ${what} is not being used up` : `${wholeDays(f.runwayDays)}: ${what} runs out ${runsOut} at this pace${f.runwayBasis === 'key_quota' ? " (the account's pace, the most the key can spend)" : ''}`],
-    ['This month', `${amount(f.monthToDate)} so far; ${amount(f.projectedMonthEnd)} projected by the month's end`],
-  ];
-  const today = f.today;
-  if (today === null) rows.push(['Today', 'signed in with a device token: no key-level daily limit']);
-  else if (today.used !== null) {
-    const pace = today.projected === null ? '' : `; ${amount(today.projected)} projected by the day's end`;
-    const limit = today.limit === null
-      ? '; the key has no daily limit'
-      : today.limitReachedAt === null ? `; the ${amount(today.limit)} limit is not reached at this pace` : `; the ${amount(today.limit)} limit is reached at ${isoInZone(today.limitReachedAt, zone).slice(11, 16)} at this pace`;
-    rows.push(['Today', `${amount(today.used)} spent${pace}${limit}`]);
-  }
-  return rows;
-}
-
-/** `3,853 days`, for a whole number of days of any size. */
-export function wholeDays(days: Decimal): string {
-  return `${groupDigits(days.toFixed())} day${days.eq(1) ? '' : 's'}`;
 }
 
 async function renderForecast(loaded: LoadedForecast, ctx: Context): Promise<string> {

@@ -5,7 +5,7 @@ import { AuthError, ServiceError, UsageError, isUnreachable } from '../errors.js
 import { cleanSecretInput, maskSecret } from '../domain/secrets.js';
 import { emit } from '../output/emit.js';
 import { fetchBalance } from '../api/balance.js';
-import { parseBaseUrl } from '../settings/resolve.js';
+import { parseBaseUrl } from '../settings/base-url.js';
 
 interface LoginOptions {
   withToken?: boolean;
@@ -35,7 +35,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const baseUrl = parseBaseUrl(baseText, ctx.options.allowHttp);
 
   if (options.device) {
-    const { deviceLogin } = await import('./login-device.js');
+    const { deviceLogin } = await import('../cli/device-login.js');
     return deviceLogin(ctx, { profile, baseUrl, store, open: options.open === true, clientId: options.clientId });
   }
 

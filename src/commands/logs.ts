@@ -3,12 +3,14 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { namesGridDays, resolveWindow } from '../domain/window.js';
-import { knownDayGrid } from './usage-series.js';
+import { knownDayGrid } from '../figures/usage-series.js';
 import { emit } from '../output/emit.js';
 import { describeWindow } from '../output/window-text.js';
-import { DEFAULT_MAX_PAGES, fetchAllPages, ndjsonWriter, parseParams, recordsCsvOf, recordsJson, renderRecords } from './records-view.js';
-import { addWindowOptions, timeSettings } from './window-options.js';
-import { wholeNumber } from './flag-values.js';
+import { DEFAULT_MAX_PAGES, fetchAllPages, parseParams } from '../figures/records.js';
+import { timeSettings } from '../figures/day-grid.js';
+import { wholeNumber } from '../cli/flag-values.js';
+import { addWindowOptions } from '../cli/options.js';
+import { ndjsonWriter, recordsCsvOf, recordsJson, renderRecords } from '../output/records.js';
 
 interface LogsOptions {
   since?: string;

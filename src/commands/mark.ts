@@ -4,40 +4,19 @@
 // an artifact passed between jobs).
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { fetchBalance } from '../api/balance.js';
-import { bucketStart } from '../domain/window.js';
-import { decimalText } from '../domain/money.js';
 import { isoInZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { isUnreachable } from '../errors.js';
 import { credentialId } from '../settings/cache-key.js';
 import { writeReportFile } from '../settings/report-file.js';
 import { MARK_VERSION, type Mark, checkMarkName, markOf, markPath, markText, writeMark } from '../settings/marks.js';
-import { knownDayGrid } from './usage-series.js';
-import { timeSettings } from './window-options.js';
+import { readCounters } from '../figures/run-spend.js';
 
 export function configure(command: Command): void {
   command
     .argument('[name]', 'the mark (default "run")')
     .option('--file <path>', 'write the mark to this file instead of the state folder')
     .option('--fail-open', 'an unreachable service records that no mark was taken (exit 0, a warning); check --max-run-spend --fail-open then skips');
-}
-
-/** What a mark needs: the counters now, and the grid day the key's counter belongs to. */
-export async function readCounters(ctx: Context) {
-  const client = await ctx.client();
-  const [balance, grid] = await Promise.all([fetchBalance(client), client.credential?.kind === 'api-key' ? knownDayGrid(ctx, await timeSettings(ctx, {})) : undefined]);
-  const now = Math.floor(ctx.now() / 1000);
-  const used = balance.apiKey?.dailyUsed;
-  return {
-    client,
-    balance,
-    now,
-    reading: {
-      lifetimeSpend: decimalText(balance.lifetimeSpend),
-      key: used !== undefined && grid ? { dailyCostUsed: decimalText(used), day: bucketStart(now, 'day', grid.offset) } : null,
-    },
-  };
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {

@@ -11,8 +11,8 @@ import { isLoopback } from '../domain/loopback.js';
 import { bucketStart } from '../domain/window.js';
 import { type Family, exposition } from '../output/prometheus.js';
 import { writeReportFile } from '../settings/report-file.js';
-import { loadBudgets, storedBudgets } from './budget.js';
-import { type LoadedForecast, loadForecast } from './forecast.js';
+import { loadBudgets, storedBudgets } from '../figures/budgets.js';
+import { type LoadedForecast, loadForecast } from '../figures/forecast.js';
 
 /** The gateway is asked at most this often, however often Prometheus scrapes. */
 const REFRESH_MS = 60_000;
@@ -56,7 +56,7 @@ async function figuresOf(ctx: Context, profile: string): Promise<Figures> {
 async function modelsToday(ctx: Context, loaded: LoadedForecast, now: number): Promise<Figures['models']> {
   if (loaded.balance.apiKey === null) return undefined;
   try {
-    const [{ fetchAllPages, DEFAULT_MAX_PAGES }, { modelAndSpend }, { Decimal }] = await Promise.all([import('./records-view.js'), import('./usage-models.js'), import('../domain/money.js')]);
+    const [{ fetchAllPages, DEFAULT_MAX_PAGES }, { modelAndSpend }, { Decimal }] = await Promise.all([import('../figures/records.js'), import('../figures/usage-by-model.js'), import('../domain/money.js')]);
     const start = bucketStart(now, 'day', loaded.series.dayGrid.offset);
     const found = await fetchAllPages(ctx, await ctx.client(), '/v1/open/usage/models', { start: String(start), end: String(start + 86_400) }, { all: false, maxPages: DEFAULT_MAX_PAGES });
     const fields = modelAndSpend(found.records);

@@ -6,11 +6,11 @@ import { UsageError } from '../errors.js';
 import { type ModelListFormat, fetchModels } from '../api/catalog.js';
 import { type PriceRow, reasoningLabel, stringList } from '../domain/catalog.js';
 import { compareDecimalText } from '../domain/decimal-text.js';
-import { wholeNumber } from './flag-values.js';
+import { wholeNumber } from '../cli/flag-values.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
 import { emit } from '../output/emit.js';
-import { loadCatalog } from './catalog-source.js';
-import { PRICE_CSV_HEADER, priceCells, priceCsv, priceJson } from './pricing.js';
+import { loadCatalog } from '../figures/price-listing.js';
+import { PRICE_CSV_HEADER, priceCells, priceCsv, priceJson } from '../output/prices.js';
 
 interface ModelsOptions {
   format: ModelListFormat;

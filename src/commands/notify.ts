@@ -11,8 +11,9 @@ import { cleanSecretInput } from '../domain/secrets.js';
 import { isLoopback } from '../domain/loopback.js';
 import { emit } from '../output/emit.js';
 import { NOTIFY_KINDS, type NotifyKind } from '../notify/payloads.js';
-import { type Destination, deliver, maskDestination } from '../notify/send.js';
+import { deliver, maskDestination } from '../notify/send.js';
 import { notifyProblem } from '../settings/profile-rules.js';
+import { destinationsNamed, storedDestinations } from '../notify/destinations.js';
 
 export function configure(command: Command): void {
   const action = new Argument('<action>', 'add NAME, list, rm NAME or test NAME');
@@ -72,25 +73,6 @@ async function add(ctx: Context, name: string, kind: NotifyKind | undefined): Pr
   await emit(ctx, {
     json: { profile, name, kind, url: maskDestination(url) },
     human: () => `Added ${kind} destination "${name}" (${maskDestination(url)}) to profile "${profile}"; \`tally notify test ${name}\` sends a test message.\n`,
-  });
-}
-
-/** The profile's destinations (their URLs are added to the run's secrets). */
-export async function storedDestinations(ctx: Context): Promise<Destination[]> {
-  const record = await ctx.profileRecord();
-  return Object.entries(record?.notify ?? {}).map(([name, d]) => {
-    ctx.secrets.add(d.url);
-    return { name, kind: d.kind, url: d.url };
-  });
-}
-
-/** The named destinations, each stored; a name that is not is exit 2, listing those there are. */
-export async function destinationsNamed(ctx: Context, names: string[]): Promise<Destination[]> {
-  const stored = await storedDestinations(ctx);
-  return names.map((name) => {
-    const found = stored.find((d) => d.name === name);
-    if (!found) throw new UsageError(`there is no notify destination "${name}"`, { hint: stored.length ? `Destinations: ${stored.map((d) => d.name).join(', ')}.` : 'Add one with `tally notify add NAME --kind slack < url.txt`.' });
-    return found;
   });
 }
 

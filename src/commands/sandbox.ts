@@ -8,7 +8,7 @@ import type { BucketNaming, Fault, FaultKind } from '../sandbox/server.js';
 import { FAULT_KINDS } from '../sandbox/faults.js';
 import { COMPAT_WRAPS, type CompatWrap } from '../sandbox/compat.js';
 import { parseUtcOffset } from '../domain/offset.js';
-import { wholeNumber } from './flag-values.js';
+import { wholeNumber } from '../cli/flag-values.js';
 
 export function configure(command: Command): void {
   command

@@ -10,16 +10,18 @@ import type { JsonObject } from '../domain/json.js';
 import { Decimal } from '../domain/money.js';
 import { resolveWindow } from '../domain/window.js';
 import { fixedZone } from '../domain/zone.js';
-import { type LoadedForecast, forecastJson, forecastRows, loadForecast } from './forecast.js';
 import { keyQuotaRows } from '../output/key-quota.js';
-import { DEFAULT_MAX_PAGES, fetchAllPages } from './records-view.js';
+import { DEFAULT_MAX_PAGES, fetchAllPages } from '../figures/records.js';
 import type { Scope } from '../domain/records.js';
-import { type UsageSeries, totalsOf } from './usage-series.js';
-import { describeGrid, usageJson } from './usage.js';
+import { type UsageSeries, totalsOf, usageJson } from '../figures/usage-series.js';
 import { describeWindow } from '../output/window-text.js';
-import { addWatchOption, watchOrRun } from './watch.js';
-import { type LoadedBudgets, budgetJson, budgetLines, loadBudgets, storedBudgets } from './budget.js';
-import { timeSettings } from './window-options.js';
+import { addWatchOption, watchOrRun } from '../cli/watch.js';
+import { timeSettings } from '../figures/day-grid.js';
+import { describeGrid } from '../output/usage.js';
+import { type LoadedForecast, forecastJson, loadForecast } from '../figures/forecast.js';
+import { forecastRows } from '../output/forecast.js';
+import { type LoadedBudgets, budgetJson, loadBudgets, storedBudgets } from '../figures/budgets.js';
+import { budgetLines } from '../output/budgets.js';
 
 const TOP_MODELS = 5;
 const WEEK = 7;
@@ -92,7 +94,7 @@ async function loadStatus(ctx: Context, options: { utcOffset?: string }): Promis
     hasBudgets ? loadBudgets(ctx, [], forecast) : undefined,
   ]);
   const week = await lastDays(loaded.series, WEEK);
-  const { modelAndSpend } = await import('./usage-models.js');
+  const { modelAndSpend } = await import('../figures/usage-by-model.js');
   const modelFields = modelAndSpend(models.records);
   const spendOf = (r: JsonObject) => (modelFields && isDecimalString(r[modelFields.spend]) ? new Decimal(r[modelFields.spend] as string) : new Decimal(0));
   const topModels = [...models.records].sort((a, b) => spendOf(b).comparedTo(spendOf(a))).slice(0, TOP_MODELS);

@@ -10,10 +10,10 @@ import { ensurePrivateDir, writeFileAtomic } from '../settings/files.js';
 import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, OFFLINE_MARKER, type StatuslineFigures, type StatuslineIdentity, failedRecently, forgetFailure, formatStatusline, readFigures, releaseRefreshLock, rememberFailure, statuslinePath } from '../statusline/cache.js';
 import { credentialId } from '../settings/cache-key.js';
 import { refreshInBackground } from '../statusline/fast.js';
-import { wholeNumber } from './flag-values.js';
-import { loadForecast } from './forecast.js';
+import { wholeNumber } from '../cli/flag-values.js';
 import { fetchBalance } from '../api/balance.js';
 import { dirname } from 'node:path';
+import { loadForecast } from '../figures/forecast.js';
 
 /** How long a prompt waits for a statusline without a cache. */
 const BLOCKING_SECONDS = 5;

@@ -6,12 +6,18 @@ import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { scopeText } from '../domain/records.js';
 import { BUCKET_SIZES } from '../domain/window.js';
-import { UTC, dateText, formatOffset, isoInZone, spreadsheetDate, two, wallClock } from '../domain/zone.js';
+import { isoInZone, spreadsheetDate } from '../domain/zone.js';
 import { memo } from '../output/memo.js';
-import { describeWindow, plural, windowJson } from '../output/window-text.js';
-import { type UsageSeries, gridMismatch, loadUsageSeries } from './usage-series.js';
-import { addWindowOptions } from './window-options.js';
-import { addWatchOption, watchOrRun } from './watch.js';
+import { emit } from '../output/emit.js';
+import { fixedZone } from '../domain/zone.js';
+import { wholeNumber } from '../cli/flag-values.js';
+import type { ModelUsageRequest } from '../figures/usage-by-model.js';
+import { describeWindow, plural } from '../output/window-text.js';
+import { type UsageSeries, loadUsageSeries } from '../figures/usage-series.js';
+import { addWatchOption, watchOrRun } from '../cli/watch.js';
+import { addWindowOptions } from '../cli/options.js';
+import { bucketLabeller, describeCache, describeGrid } from '../output/usage.js';
+import { usageJson } from '../figures/usage-series.js';
 
 interface UsageOptions {
   bucket: string;
@@ -46,7 +52,6 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
     if (options.bucket === 'hour') throw new UsageError('--by model works per day, week or month, not per hour (drop --bucket hour)');
     if (options.chart) throw new UsageError('--chart draws the usage series over time; --by model sets models side by side (leave out one of them)');
     if (options.metric !== undefined) throw new UsageError('--metric chooses what --chart draws from the usage series; --by model shows every field of its records');
-    const { runModelUsage } = await import('./usage-models.js');
     return runModelUsage(ctx, { ...options, bucket: given('bucket') ? options.bucket : undefined });
   }
   for (const flag of ['param', 'all', 'top'] as const) {
@@ -65,19 +70,27 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
   });
 }
 
-/** The usage document: the window, every bucket, the totals and the cache state. */
-export function usageJson(series: UsageSeries) {
-  return {
-    bucket: series.bucket,
-    ...windowJson(series.window, series.labelZone),
-    buckets: series.buckets,
-    totals: series.totals,
-    cache: series.cache === 'unrecognised' ? null : series.cache,
-    // Whose usage the totals are (account or key), as the gateway states it; null when it does not say.
-    scope: series.scope ?? null,
-    // Weeks or months cut to a calendar window (their starts, within it).
-    ...(series.partial?.length ? { partial_buckets: series.partial } : {}),
-  };
+/** `usage --by model`: the figure, and its view (records over a window, or models as columns per period). */
+async function runModelUsage(ctx: Context, options: ModelUsageRequest & { top?: string }): Promise<void> {
+  if (options.top !== undefined && options.bucket === undefined) throw new UsageError('--top goes with --bucket day|week|month (models as columns)');
+  const top = options.top === undefined ? 5 : wholeNumber(options.top, '--top', 1, 50);
+  const [{ loadModelUsage, modelUsageJson }, view, { recordsCsvOf, renderRecords }] = await Promise.all([import('../figures/usage-by-model.js'), import('../output/usage-by-model.js'), import('../output/records.js')]);
+  const usage = await loadModelUsage(ctx, options);
+  const gridZone = fixedZone(usage.grid.offset);
+  if (usage.kind === 'window') {
+    const days = Math.round((usage.window.end - usage.window.start) / 86_400);
+    return emit(ctx, {
+      json: () => modelUsageJson(usage),
+      csv: () => recordsCsvOf(ctx, usage.found),
+      human: async () =>
+        renderRecords(usage.found.records, ctx, { amounts: 'account', zone: usage.time.zone, more: usage.found.more, scope: usage.found.scope, notes: [`${describeWindow(usage.window, gridZone, plural(days, 'day'))}, ${describeGrid({ dayGrid: usage.grid })}`], afterScope: await view.shareNote(usage.share) }),
+    });
+  }
+  await emit(ctx, {
+    json: () => modelUsageJson(usage),
+    csv: () => view.periodsCsv(usage.periods, usage.grid),
+    human: async () => view.renderPeriods(ctx, usage.periods, { bucket: usage.bucket, grid: usage.grid, window: usage.window, top, topGiven: options.top !== undefined, scope: usage.scope, shareNotes: await view.shareNote(usage.share) }),
+  });
 }
 
 /**
@@ -92,50 +105,6 @@ function usageCsv(series: UsageSeries) {
     header: ['date', ...fields, 'start_iso'],
     rows: series.buckets.map((bucket, i) => [spreadsheetDate(series.slots[i]!, series.labelZone, hours), ...fields.map((name) => jsonText(bucket[name])), isoInZone(series.slots[i]!, series.labelZone)]),
   };
-}
-
-/**
- * Labels for bucket starts: hours in the display zone (with the offset in force at each hour
- * when it changes within the window: the hour after clocks go back repeats its wall time);
- * days, weeks and months on the day grid.
- */
-export function bucketLabeller(series: Pick<UsageSeries, 'bucket' | 'labelZone'> & { window?: UsageSeries['window'] }): (seconds: number) => string {
-  const zone = series.labelZone;
-  const window = series.window;
-  if (series.bucket === 'hour') {
-    const offsetChanges = window !== undefined && zone.fixedOffset === undefined && zone.offsetAt(window.start) !== zone.offsetAt(window.end - 1);
-    // The hours of a day share its date: it is written once per day, the time of day is arithmetic.
-    const dates = new Map<number, string>();
-    return (seconds) => {
-      const offset = zone.offsetAt(seconds);
-      const local = seconds + offset;
-      const day = Math.floor(local / 86_400);
-      let date = dates.get(day);
-      if (date === undefined) dates.set(day, (date = dateText(wallClock(day * 86_400, UTC))));
-      const inDay = local - day * 86_400;
-      return `${date} ${two(Math.floor(inDay / 3600))}:${two(Math.floor((inDay % 3600) / 60))}${offsetChanges ? ` ${formatOffset(offset)}` : ''}`;
-    };
-  }
-  // Days, weeks and months: a label may be asked for more than once (a chart's axis).
-  return memo((seconds: number) => {
-    const c = wallClock(seconds, zone);
-    switch (series.bucket) {
-      case 'day': return `${dateText(c)} ${WEEKDAYS[c.weekday]}`;
-      case 'week': return `${dateText(c)} W${two(isoWeek(c))}`;
-      default: return dateText(c).slice(0, 7);
-    }
-  });
-}
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-
-/** The ISO 8601 week number of a date (weeks start on Monday; week 1 holds January 4th). */
-function isoWeek(c: { year: number; month: number; day: number }): number {
-  const date = Date.UTC(c.year, c.month - 1, c.day);
-  const weekday = (new Date(date).getUTCDay() + 6) % 7;
-  const thursday = date + (3 - weekday) * 86_400_000;
-  const firstThursday = new Date(thursday);
-  const yearStart = Date.UTC(firstThursday.getUTCFullYear(), 0, 1);
-  return 1 + Math.floor((thursday - yearStart) / (7 * 86_400_000));
 }
 
 async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
@@ -235,22 +204,3 @@ async function renderUsageChart(series: UsageSeries, ctx: Context, named: string
   return `${style.paint.bold(title)}\n${chart.text}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }
 
-/** Where the day grid came from, for a footer. */
-export function describeGrid(series: Pick<UsageSeries, 'dayGrid'>): string {
-  switch (series.dayGrid.source) {
-    case 'flag': return 'day grid from --utc-offset';
-    case 'profile': return "day grid from the profile's utc_offset";
-    case 'inferred': return series.dayGrid.claimed ? gridMismatch(series.dayGrid) : "the gateway's day grid, inferred from the data";
-    case 'learned': return "the gateway's day grid, as seen before";
-    case 'assumed': return 'day grid assumed UTC: no buckets to infer it from (set --utc-offset)';
-  }
-}
-
-export function describeCache(cache: UsageSeries['cache']): string {
-  switch (cache) {
-    case 'HIT': return 'cached: the gateway answered from its cache (polls within its cache period get the same window)';
-    case 'MISS': return 'fresh: computed by the gateway for this request';
-    case 'unrecognised': return 'cache state unknown (the gateway sent an X-Cache value tally does not know)';
-    default: return 'cache state not reported by the gateway';
-  }
-}

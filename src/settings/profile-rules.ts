@@ -4,9 +4,9 @@
 import { ConfigError, UsageError } from '../errors.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { looksLikeSecret } from '../domain/secrets.js';
-import { wholeNumber } from '../commands/flag-values.js';
+import { wholeNumber } from '../cli/flag-values.js';
 import { DEFAULT_PRICING_TTL_SECONDS } from './pricing-cache.js';
-import { parseBaseUrl } from './resolve.js';
+import { parseBaseUrl } from './base-url.js';
 import { BUDGET_NAME, NAME_RULE, checkBudget, checkBudgetName } from '../domain/budget.js';
 import type { ProfileRecord } from './store.js';
 

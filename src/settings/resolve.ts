@@ -1,6 +1,6 @@
 // Where each setting comes from: flag, then environment, then the stored profile.
 import { AuthError, UsageError } from '../errors.js';
-import { isLoopback } from '../domain/loopback.js';
+import { originOf, parseBaseUrl } from './base-url.js';
 import type { Credential } from '../api/http.js';
 import type { DeviceToken, ProfileRecord, SettingsStore } from './store.js';
 import { checkStoredProfile } from './profile-rules.js';
@@ -97,37 +97,6 @@ function refuseForeignOrigin(profile: string, record: ProfileRecord, baseUrl: UR
     `the credential of profile "${profile}" was stored for ${storedOrigin ?? 'no recorded origin'}, not ${baseUrl.origin} (${named}); it is sent only to its own origin`,
     { hint: `Set TALLY_API_KEY for ${baseUrl.origin}, or store a profile for it: \`tally --profile NAME login --base-url ${baseUrl.origin}\`.` },
   );
-}
-
-/** The origin of a URL's text, or undefined when it is not a URL. */
-export function originOf(text: unknown): string | undefined {
-  if (typeof text !== 'string') return undefined;
-  try {
-    return new URL(text).origin;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Checks a base URL: https (http only for loopback or with --allow-http), no credentials in it. */
-export function parseBaseUrl(text: string, allowHttp = false, what = '--base-url'): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`${what} "${text}" is not a URL (expected https://host[:port][/path])`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`${what} must use https:// (got ${url.protocol})`);
-  }
-  if (url.username || url.password) {
-    throw new UsageError(`${what} must not contain a user name or password; credentials go in \`tally login\` or TALLY_API_KEY`);
-  }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !allowHttp) {
-    throw new UsageError(`${what} uses plain http:// to ${url.hostname}; use https://, or pass --allow-http if you really mean it`);
-  }
-  if (url.search || url.hash) throw new UsageError(`${what} must not carry a query or fragment`);
-  return url;
 }
 
 /** Names that are not profiles: they belong to every JavaScript object. */

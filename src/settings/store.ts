@@ -1,7 +1,7 @@
 // Profiles and their credentials, kept by conf in one 0600 file under the state folder.
 import { chmodSync, existsSync, lstatSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, UsageError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { ensurePrivateDir, withLockFile, writeError } from './files.js';
 import { readStateFile } from './read-file.js';
 import { importExternal } from '../external.js';

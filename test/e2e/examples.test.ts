@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../src/commands/registry.js';
+import { COMMANDS } from '../../src/cli/registry.js';
 import { runTally } from '../helpers.js';
 import { sandboxForFile } from '../support/sandbox-fixture.js';
 

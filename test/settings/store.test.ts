@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SettingsStore } from '../../src/settings/store.js';
-import { parseBaseUrl, resolveSettings } from '../../src/settings/resolve.js';
+import { resolveSettings } from '../../src/settings/resolve.js';
+import { parseBaseUrl } from '../../src/settings/base-url.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
 import { tempDir } from '../helpers.js';
 

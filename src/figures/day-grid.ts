@@ -1,11 +1,9 @@
-// --since / --until / --utc-offset for every command that covers a window, and what they
-// resolve to: the display zone (labels, times written without an offset) and the gateway's day
-// grid when it is known before any usage comes back.
-import { type Command, Option } from 'commander';
+// What a window's --since / --until / --utc-offset resolve to: the display zone (labels, times
+// written without an offset) and the gateway's day grid when it is known before any usage comes
+// back (a flag, the profile, or what an earlier run learned).
 import type { Context } from '../context.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { type Zone, fixedZone } from '../domain/zone.js';
-import { LAST_PERIODS, WINDOW_HELP } from '../domain/window.js';
 import { readLearnedGrid, rememberGrid } from '../settings/grid-cache.js';
 
 export interface WindowOptions {
@@ -32,19 +30,6 @@ export interface TimeSettings {
   zone: Zone;
   /** The day grid, when a flag, the profile or an earlier run says what it is. */
   known: DayGrid | undefined;
-}
-
-/**
- * Adds --since/--until/--utc-offset, with help that says what this command's window is.
- * `window` describes the default, e.g. "the last 7 days (today included)".
- */
-export function addWindowOptions(command: Command, window: string, end = 'the end of the current day'): Command {
-  return command
-    .option('--since <time>', `${WINDOW_HELP.since} (default: ${window})`)
-    .option('--until <time>', `${WINDOW_HELP.until} (default: ${end})`)
-    .option('--month <YYYY-MM>', WINDOW_HELP.month)
-    .addOption(new Option('--last <period>', WINDOW_HELP.last).choices([...LAST_PERIODS]))
-    .option('--utc-offset <+HH:MM>', "the gateway's day grid and the zone of times and labels (default: the grid inferred from usage, times in TZ)");
 }
 
 export async function timeSettings(ctx: Context, options: WindowOptions): Promise<TimeSettings> {

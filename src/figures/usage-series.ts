@@ -7,21 +7,11 @@ import type { HttpClient } from '../api/http.js';
 import { type BucketShape, MalformedUsage, checkTotals, discoverShape, distinctBuckets, fillMissingBuckets, inferGridOffset } from '../domain/buckets.js';
 import { type JsonObject, newRecord } from '../domain/json.js';
 import type { Scope } from '../domain/records.js';
-import { type Zone, fixedZone, formatOffset } from '../domain/zone.js';
-import {
-  BUCKET_SECONDS,
-  type BucketSize,
-  MAX_WINDOW_SECONDS,
-  type UsageWindow,
-  alignedByService,
-  namesGridDays,
-  nextBucketStart,
-  periodsOf,
-  parseBucket,
-  resolveWindow,
-  splitWindow,
-} from '../domain/window.js';
-import { type DayGrid, type TimeSettings, type WindowOptions, rememberInferredGrid, timeSettings } from './window-options.js';
+import { type Zone, fixedZone } from '../domain/zone.js';
+import { BUCKET_SECONDS, type BucketSize, MAX_WINDOW_SECONDS, type UsageWindow, alignedByService, namesGridDays, periodsOf, parseBucket, resolveWindow, splitWindow } from '../domain/window.js';
+import { type DayGrid, type TimeSettings, type WindowOptions, rememberInferredGrid, timeSettings } from './day-grid.js';
+import { gridMismatch } from '../output/usage.js';
+import { windowJson } from '../output/window-text.js';
 
 export interface UsageSeries {
   bucket: BucketSize;
@@ -134,12 +124,6 @@ async function loadOnGrid(ctx: Context, options: SeriesRequest, time: TimeSettin
   return { ...series, buckets: rolled.buckets, slots: rolled.slots, filled: rolled.empty, partial: periods.filter((p) => p.partial).map((p) => p.start) };
 }
 
-/** What a --utc-offset (or utc_offset) the gateway's days are not on comes to, in words. */
-export function gridMismatch(grid: DayGrid): string {
-  const named = grid.claimed?.source === 'profile' ? "the profile's utc_offset" : '--utc-offset';
-  return `the gateway's days start at 00:00 UTC${formatOffset(grid.offset)}, not on the UTC${formatOffset(grid.claimed!.offset)} grid ${named} names; days are labelled by the grid the gateway uses`;
-}
-
 /** Runs a reading of the service's buckets; a MalformedUsage becomes "unexpected response from HOST: ...". */
 function readable<T>(client: HttpClient, read: () => T): T {
   try {
@@ -199,4 +183,19 @@ export function combineCache(values: CacheState[]): CacheState {
 /** The usage fields that are money (decimal strings), for --metric errors. */
 export function metricNames(series: UsageSeries): string[] {
   return series.shape?.metrics.map((m) => m.name) ?? Object.keys(series.totals);
+}
+
+/** The usage document: the window, every bucket, the totals and the cache state. */
+export function usageJson(series: UsageSeries) {
+  return {
+    bucket: series.bucket,
+    ...windowJson(series.window, series.labelZone),
+    buckets: series.buckets,
+    totals: series.totals,
+    cache: series.cache === 'unrecognised' ? null : series.cache,
+    // Whose usage the totals are (account or key), as the gateway states it; null when it does not say.
+    scope: series.scope ?? null,
+    // Weeks or months cut to a calendar window (their starts, within it).
+    ...(series.partial?.length ? { partial_buckets: series.partial } : {}),
+  };
 }

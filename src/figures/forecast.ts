@@ -1,0 +1,133 @@
+// The forecast: the balance, the average daily spend of the last complete days, the runway (of
+// the balance, or of the key's own quota when that runs out first), the month so far and
+// projected, and where today is heading against the key's daily limit. Two requests issued
+// together (three with the key's quota): the balance and one usage request of day buckets.
+import type { Context } from '../context.js';
+import { ServiceError, UsageError } from '../errors.js';
+import { type Balance, fetchBalance } from '../api/balance.js';
+import { isDecimalString } from '../domain/decimal-text.js';
+import { LosslessNumber, isJsonObject } from '../domain/json.js';
+import { type DailySpend, type Forecast, forecast, ledgerText } from '../domain/forecast.js';
+import { Decimal } from '../domain/money.js';
+import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
+import { wholeNumber } from '../cli/flag-values.js';
+import { type KeyQuota, type KeyQuotaFigure, fetchKeyQuota, keyQuotaJson } from './key-quota.js';
+import { type UsageSeries, loadUsageSeries } from './usage-series.js';
+
+export interface ForecastOptions {
+  days?: string;
+  utcOffset?: string;
+  metric?: string;
+  /** Whether the key's own quota is asked for (its runway may be the shorter one); budgets do without. */
+  keyQuota?: boolean;
+}
+
+export const DEFAULT_BASIS_DAYS = 7;
+
+export interface LoadedForecast {
+  balance: Balance;
+  series: UsageSeries;
+  forecast: Forecast;
+  metric: string | undefined;
+  keyQuota: KeyQuotaFigure;
+}
+
+/** The key's quota where it can be set against the balance: a quota in the balance's own unit. */
+function comparableKeyQuota(figure: KeyQuotaFigure, currency: string): KeyQuota | undefined {
+  return figure.state === 'quota' && figure.quota.currency === currency ? figure.quota : undefined;
+}
+
+/** The balance and enough day buckets for the basis and the month so far, then the figures. */
+export async function loadForecast(ctx: Context, options: ForecastOptions, balanceRequest?: Promise<Balance>): Promise<LoadedForecast> {
+  const days = options.days === undefined ? DEFAULT_BASIS_DAYS : wholeNumber(options.days, '--days', 1, 365);
+  const client = await ctx.client();
+  // Today, the basis days before it, and the whole month so far: one request (split past 92 days).
+  const span = Math.max(days + 1, 31);
+  const [balance, series, keyQuota] = await Promise.all([
+    balanceRequest ?? fetchBalance(client),
+    loadUsageSeries(ctx, { bucket: 'day', since: `${span}d`, utcOffset: options.utcOffset }),
+    options.keyQuota === false ? Promise.resolve<KeyQuotaFigure>({ state: 'none', reason: 'not asked' }) : fetchKeyQuota(client, ctx.options.demo ? undefined : { stateDir: () => ctx.stateDir(), now: ctx.now }),
+  ]);
+  if (keyQuota.state === 'unknown') ctx.debug(keyQuota.reason);
+  const metric = spendMetric(series, options.metric);
+  const spend: DailySpend[] = [];
+  if (metric !== undefined) {
+    series.buckets.forEach((bucket, i) => {
+      const value = bucket[metric];
+      if (isDecimalString(value)) spend.push({ day: series.slots[i]!, spend: new Decimal(value) });
+    });
+  }
+  const key = balance.apiKey;
+  const result = forecast({
+    balance: balance.balance,
+    days: spend,
+    basisDays: days,
+    now: Math.floor(ctx.now() / 1000),
+    dayOffset: series.dayGrid.offset,
+    today: key === null ? undefined : { used: key.dailyUsed, limit: key.dailyLimit },
+    keyRemaining: comparableKeyQuota(keyQuota, balance.currency)?.remaining,
+  });
+  return { balance, series, forecast: result, metric, keyQuota };
+}
+
+/**
+ * The money field of the usage buckets: --metric (which must exist), else the one discovered;
+ * undefined only when there is no usage at all. Every reader of spend (forecast, budgets, status,
+ * check) reads it here: usage whose buckets hold no decimal amount is refused, never read as zero.
+ */
+export function spendMetric(series: UsageSeries, named: string | undefined): string | undefined {
+  const names = series.shape?.metrics.map((m) => m.name) ?? [];
+  if (named !== undefined) {
+    const known = series.shape?.metrics.find((m) => m.name === named);
+    if (series.shape && !known) throw new UsageError(`--metric "${named}" is not a field of the usage buckets (they have: ${names.join(', ') || 'none'})`);
+    if (known && known.type !== 'decimal-string') throw new UsageError(`--metric "${named}" is a count, not an amount (the amounts are: ${series.shape!.metrics.filter((m) => m.type === 'decimal-string').map((m) => m.name).join(', ') || 'none'})`);
+    return named;
+  }
+  const shape = series.shape;
+  if (shape && shape.moneyMetric === undefined) {
+    const fields = shape.metrics.map((m) => `${m.name} (${m.type === 'decimal-string' ? 'an amount' : 'a number'})`).join(', ') || 'none';
+    throw new ServiceError(`the usage buckets hold no decimal amount, so tally cannot tell which field is money (fields: ${fields}); amounts sent as JSON numbers are not read as money, never as zero`);
+  }
+  return shape?.moneyMetric;
+}
+
+/** The forecast document (amounts as decimal strings; dates on the day grid). */
+export function forecastJson(loaded: LoadedForecast) {
+  const { forecast: f, balance } = loaded;
+  const zone = fixedZone(loaded.series.dayGrid.offset);
+  const today = f.today;
+  return {
+    currency: balance.currency,
+    balance: balance.raw.balance,
+    basis: {
+      days: f.basis.days,
+      start: f.basis.start,
+      end: f.basis.end,
+      start_iso: isoInZone(f.basis.start, zone),
+      end_iso: isoInZone(f.basis.end, zone),
+      spend: f.basis.spend.toFixed(),
+    },
+    average_daily_spend: ledgerText(f.averageDailySpend),
+    // A whole number in plain digits, however large (never 1e+98).
+    runway_days: f.runwayDays === null ? null : new LosslessNumber(f.runwayDays.toFixed()),
+    runs_out_on: f.runsOutOn === null ? null : dateText(wallClock(f.runsOutOn, zone)),
+    runway_basis: f.runwayBasis,
+    key_quota: keyQuotaJson(loaded.keyQuota),
+    month_to_date: f.monthToDate.toFixed(),
+    projected_month_end: ledgerText(f.projectedMonthEnd),
+    today: today && {
+      // What the service sent, as it sent it.
+      used: sentAmount(balance, 'daily_cost_used'),
+      limit: today.limit === null ? null : sentAmount(balance, 'daily_cost_limit'),
+      projected: today.projected === null ? null : ledgerText(today.projected),
+      limit_reached_at: today.limitReachedAt === null ? null : isoInZone(today.limitReachedAt, zone),
+    },
+  };
+}
+
+/** A field of the key record exactly as the service sent it (a decimal string), or null. */
+function sentAmount(balance: Balance, field: string): string | null {
+  const key = balance.raw.api_key;
+  const value = isJsonObject(key) ? key[field] : undefined;
+  return typeof value === 'string' ? value : null;
+}

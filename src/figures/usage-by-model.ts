@@ -1,0 +1,163 @@
+// Spend per model (GET /v1/open/usage/models): over one window, or with a bucket one request per
+// period; and, where the records are the key's and complete, the key's share of the account's spend.
+import type { Context } from '../context.js';
+import { TallyError, UsageError } from '../errors.js';
+import type { JsonObject } from '../domain/json.js';
+import { isDecimalString } from '../domain/decimal-text.js';
+import { type Scope, describeColumns } from '../domain/records.js';
+import { Decimal, decimalText } from '../domain/money.js';
+import { type BucketSize, type UsageWindow, parseBucket, periodsOf, resolveWindow } from '../domain/window.js';
+import { fixedZone } from '../domain/zone.js';
+import { plural, windowJson } from '../output/window-text.js';
+import { recordsJson } from '../output/records.js';
+import { DEFAULT_MAX_PAGES, type PagedRecords, fetchAllPages, parseParams } from './records.js';
+import { knownDayGrid, loadUsageSeries } from './usage-series.js';
+import { type DayGrid, type TimeSettings, type WindowOptions, timeSettings } from './day-grid.js';
+
+export interface ModelUsageRequest extends WindowOptions {
+  /** undefined: one window; otherwise one request per period (day, week or month). */
+  bucket?: string;
+  /** Query parameters passed through as they are. */
+  param?: string[];
+  /** Follow the continuation cursor through every page. */
+  all?: boolean;
+}
+
+export interface ModelPeriod {
+  start: number;
+  end: number;
+  /** Cut to a calendar window: it holds only the window's days. */
+  partial: boolean;
+  found: PagedRecords;
+}
+
+/** Spend per model over one window. */
+export interface ModelUsageOverWindow {
+  kind: 'window';
+  window: UsageWindow;
+  grid: DayGrid;
+  time: TimeSettings;
+  found: PagedRecords;
+  share: KeyShare | undefined;
+}
+
+/** Spend per model, period by period. */
+export interface ModelUsageByPeriod {
+  kind: 'periods';
+  bucket: BucketSize;
+  window: UsageWindow;
+  grid: DayGrid;
+  periods: ModelPeriod[];
+  /** Whose figures they are, when every period's answer says the same. */
+  scope: Scope | undefined;
+  share: KeyShare | undefined;
+}
+
+export type ModelUsage = ModelUsageOverWindow | ModelUsageByPeriod;
+
+export const MODEL_USAGE_PATH = '/v1/open/usage/models';
+/** At most one minute of the account rate limit (120 requests) per run. */
+export const MAX_PERIODS = 120;
+
+export async function loadModelUsage(ctx: Context, request: ModelUsageRequest): Promise<ModelUsage> {
+  const query = parseParams(request.param);
+  const time = await timeSettings(ctx, request);
+  const grid = await knownDayGrid(ctx, time);
+  const now = Math.floor(ctx.now() / 1000);
+  const client = await ctx.client();
+  const paging = { all: request.all === true, maxPages: DEFAULT_MAX_PAGES };
+
+  if (request.bucket === undefined) {
+    const window = resolveWindow({ ...request, now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
+    const [found, account] = await Promise.all([fetchAllPages(ctx, client, MODEL_USAGE_PATH, { start: String(window.start), end: String(window.end), ...query }, paging), accountSpend(ctx, window)]);
+    return { kind: 'window', window, grid, time, found, share: keyShare([found], account) };
+  }
+
+  const bucket = parseBucket(request.bucket, ['day', 'week', 'month']);
+  const window = resolveWindow({ ...request, now, zone: time.zone, bucket, dayOffset: grid.offset });
+  // Periods cut to a calendar window where they reach past it (--month 2026-10 --bucket week).
+  const wanted = periodsOf(window, bucket, grid.offset);
+  if (wanted.length > MAX_PERIODS) {
+    throw new UsageError(`${plural(wanted.length, bucket)} would take ${wanted.length} requests, more than the ${MAX_PERIODS} a minute the gateway allows; use a longer --bucket or a shorter window`);
+  }
+  // One request per period, independent of each other: they go out together (the pool sends at
+  // most 4 at a time, and pacing keeps within the rate limit), in the periods' order when done.
+  let done = 0;
+  const [periods, account] = await Promise.all([
+    Promise.all(
+      wanted.map(async ({ start, end, partial }) => {
+        const found = await fetchAllPages(ctx, client, MODEL_USAGE_PATH, { start: String(start), end: String(end), ...query }, paging);
+        ctx.progress(`usage by model: ${++done} of ${wanted.length} ${bucket}s fetched…`);
+        return { start, end, partial, found };
+      }),
+    ).finally(() => ctx.progress(undefined)),
+    accountSpend(ctx, window),
+  ]);
+  // Whose figures they are: what every period's answer says (one that disagrees leaves it unknown).
+  const scope = periods.every((p) => p.found.scope === periods[0]?.found.scope) ? periods[0]?.found.scope : undefined;
+  return { kind: 'periods', bucket, window, grid, periods, scope, share: keyShare(periods.map((p) => p.found), account) };
+}
+
+/** The `usage --by model` document. */
+export function modelUsageJson(usage: ModelUsage) {
+  const gridZone = fixedZone(usage.grid.offset);
+  if (usage.kind === 'window') {
+    // The service's own `scope` stays as it sent it; tally says whose figures only where it said nothing.
+    return { ...shareJson('scope' in usage.found.extra ? 'as-sent' : usage.found.scope, usage.share), ...recordsJson(usage.found, usage.window, gridZone) };
+  }
+  return {
+    bucket: usage.bucket,
+    ...windowJson(usage.window, gridZone),
+    ...shareJson(usage.scope, usage.share),
+    periods: usage.periods.map((p) => ({ start: p.start, end: p.end, ...(p.partial ? { partial: true } : {}), records: p.found.records })),
+  };
+}
+
+
+/**
+ * The account's spend over the same window (the usage series, when the gateway says it is the
+ * account's), asked beside the per-model figures; undefined when it cannot be known (never a zero).
+ */
+async function accountSpend(ctx: Context, window: { start: number; end: number }): Promise<string | undefined> {
+  try {
+    const series = await loadUsageSeries(ctx, { bucket: 'day', since: String(window.start), until: String(window.end) });
+    const metric = series.shape?.moneyMetric;
+    const total = metric === undefined ? undefined : series.totals[metric];
+    return series.scope === 'account' && isDecimalString(total) ? total : undefined;
+  } catch (error) {
+    if (error instanceof TallyError && error.kind === 'interrupted') throw error;
+    ctx.debug(`the account's spend over the window could not be read: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+export interface KeyShare {
+  key: string;
+  account: string;
+}
+
+/** The key's spend (the records' money field, every page) beside the account's, when the records are the key's and complete. */
+function keyShare(pages: PagedRecords[], account: string | undefined): KeyShare | undefined {
+  if (account === undefined || pages.some((p) => p.scope !== 'key' || p.more !== undefined)) return undefined;
+  const records = pages.flatMap((p) => p.records);
+  const fields = modelAndSpend(records);
+  if (!fields) return undefined;
+  let key = new Decimal(0);
+  for (const record of records) if (isDecimalString(record[fields.spend])) key = key.plus(record[fields.spend] as string);
+  return { key: decimalText(key), account };
+}
+
+export function shareJson(scope: Scope | undefined | 'as-sent', share: KeyShare | undefined): Record<string, unknown> {
+  return { ...(scope === 'as-sent' ? {} : { scope: scope ?? null }), ...(share ? { key_spend: share.key, account_spend: share.account } : {}) };
+}
+
+/** Which field names the model and which holds its spend, in records whose names are not published. */
+export function modelAndSpend(records: JsonObject[]): { model: string; spend: string } | undefined {
+  const columns = describeColumns(records);
+  const text = columns.filter((c) => c.kind === 'text' && records.some((r) => typeof r[c.name] === 'string'));
+  const model = text.find((c) => /^model(_name|_id)?$/i.test(c.name)) ?? text.find((c) => /model/i.test(c.name)) ?? text[0];
+  const money = columns.filter((c) => c.kind === 'money');
+  const spend = money.find((c) => /cost|spend|amount|yuan|fee|price/i.test(c.name)) ?? money[0];
+  return model && spend ? { model: model.name, spend: spend.name } : undefined;
+}
+

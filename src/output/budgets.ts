@@ -1,0 +1,40 @@
+// How a budget reads: its terms in a phrase, and one line of where it stands with a pace bar.
+import type { Context } from '../context.js';
+import type { StoredBudget, BudgetStanding } from '../domain/budget.js';
+import { Decimal } from '../domain/money.js';
+import { type LoadedBudgets, oneDecimal } from '../figures/budgets.js';
+import type { Drawn } from './table.js';
+
+/** `¥500.00 a month from the 1st, Asia/Shanghai` */
+export function describeBudget(b: StoredBudget): string {
+  const from = b.period === 'day' ? 'a day' : b.period === 'week' ? `a week from ${String(b.starts)}` : `a month from day ${String(b.starts)}`;
+  return `¥${new Decimal(b.amount).toFixed(2)} ${from}, in ${b.zone}`;
+}
+
+/**
+ * One line a budget: spent of the amount, a bar with the period's elapsed share marked, and the
+ * verdict in its colour. The line is drawn (its colour is tally's own, and nothing in it comes
+ * from data unchecked: names are validated, amounts formatted), so every panel shows it as drawn.
+ */
+export async function budgetLines(loaded: LoadedBudgets, ctx: Context): Promise<[string, Drawn][]> {
+  const [{ formatAmount, formatShare }, { styleFor }, { drawn }] = await Promise.all([import('./money.js'), import('./style.js'), import('./table.js')]);
+  const style = await styleFor(ctx);
+  const amount = (value: Decimal) => formatAmount(value, 'account', { currency: loaded.currency, exact: ctx.options.exact });
+  return loaded.budgets.map(({ name, budget, standing: s }) => {
+    const colour = s.state === 'over' ? style.paint.red : s.state === 'ahead of pace' ? style.paint.yellow : style.paint.green;
+    const unit = budget.period === 'day' ? 'the day' : budget.period === 'week' ? 'the week' : 'the month';
+    const text =
+      `${amount(s.spent)} of ${amount(s.amount)}  ${paceBar(s, style.unicode)}  ${formatShare(s.spent.toFixed(), s.amount.toFixed())} spent, ` +
+      `${oneDecimal(s.elapsedPercent)}% of ${unit} gone · ${amount(s.projected)} projected · resets in ${oneDecimal(s.resetsInDays)} days: ${colour(s.state)}`;
+    return [name, drawn(text)];
+  });
+}
+
+/** 20 cells: the share spent filled, the share of the period gone marked with │ (| on a pipe). */
+function paceBar(s: BudgetStanding, unicode: boolean): string {
+  const cells = 20;
+  const filled = Math.min(cells, Math.round(Math.min(1, s.percent.div(100).toNumber()) * cells));
+  const mark = Math.min(cells - 1, Math.floor(s.elapsedPercent.div(100).toNumber() * cells));
+  const [full, empty, marker] = unicode ? ['█', '░', '│'] : ['#', '.', '|'];
+  return Array.from({ length: cells }, (_, i) => (i === mark ? marker : i < filled ? full : empty)).join('');
+}

@@ -1,0 +1,37 @@
+// How the forecast reads in a panel: the pace, the runway, the month, and today against the limit.
+import type { Context } from '../context.js';
+import type { Decimal } from '../domain/money.js';
+import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
+import type { LoadedForecast } from '../figures/forecast.js';
+import { groupDigits } from './money.js';
+
+/** The forecast's rows for a panel (forecast, status). */
+export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promise<[string, string][]> {
+  const { formatAmount } = await import('./money.js');
+  const { forecast: f, balance } = loaded;
+  const zone = fixedZone(loaded.series.dayGrid.offset);
+  const amount = (value: Decimal) => formatAmount(value, 'account', { currency: balance.currency, exact: ctx.options.exact });
+  const date = (t: number) => dateText(wallClock(t, zone));
+  const runsOut = f.runsOutOn === null ? 'after the year 9999' : `on ${date(f.runsOutOn)}`;
+  const what = f.runwayBasis === 'key_quota' ? "the key's own quota" : 'the balance';
+  const rows: [string, string][] = [
+    ['Average daily spend', `${amount(f.averageDailySpend)}  (the last ${f.basis.days} complete day${f.basis.days === 1 ? '' : 's'}, ${date(f.basis.start)} to ${date(f.basis.end - 1)}: ${amount(f.basis.spend)})`],
+    ['Runway', f.runwayDays === null ? `no spend in that time: ${what} is not being used up` : `${wholeDays(f.runwayDays)}: ${what} runs out ${runsOut} at this pace${f.runwayBasis === 'key_quota' ? " (the account's pace, the most the key can spend)" : ''}`],
+    ['This month', `${amount(f.monthToDate)} so far; ${amount(f.projectedMonthEnd)} projected by the month's end`],
+  ];
+  const today = f.today;
+  if (today === null) rows.push(['Today', 'signed in with a device token: no key-level daily limit']);
+  else if (today.used !== null) {
+    const pace = today.projected === null ? '' : `; ${amount(today.projected)} projected by the day's end`;
+    const limit = today.limit === null
+      ? '; the key has no daily limit'
+      : today.limitReachedAt === null ? `; the ${amount(today.limit)} limit is not reached at this pace` : `; the ${amount(today.limit)} limit is reached at ${isoInZone(today.limitReachedAt, zone).slice(11, 16)} at this pace`;
+    rows.push(['Today', `${amount(today.used)} spent${pace}${limit}`]);
+  }
+  return rows;
+}
+
+/** `3,853 days`, for a whole number of days of any size. */
+export function wholeDays(days: Decimal): string {
+  return `${groupDigits(days.toFixed())} day${days.eq(1) ? '' : 's'}`;
+}

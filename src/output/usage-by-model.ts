@@ -1,0 +1,119 @@
+// How spend per model is shown: the key's share of the account, the long CSV of periods, and
+// the table of models as columns that fits the terminal (the rest added up in "other").
+import type { Context } from '../context.js';
+import { jsonText } from '../domain/json.js';
+import { isDecimalString } from '../domain/decimal-text.js';
+import { type Scope, describeColumns, scopeText } from '../domain/records.js';
+import type { BucketSize } from '../domain/window.js';
+import { fixedZone, spreadsheetDate } from '../domain/zone.js';
+import type { DayGrid } from '../figures/day-grid.js';
+import { type KeyShare, type ModelPeriod, modelAndSpend } from '../figures/usage-by-model.js';
+import type { PagedRecords } from '../figures/records.js';
+import { describeWindow, plural } from './window-text.js';
+import { bucketLabeller, describeGrid } from './usage.js';
+
+export async function shareNote(share: KeyShare | undefined): Promise<string[]> {
+  if (!share) return [];
+  const { formatAmount, formatShare } = await import('./money.js');
+  return [`this key: ${formatAmount(share.key, 'account')} of the whole account's ${formatAmount(share.account, 'account')} in this window (${formatShare(share.key, share.account)})`];
+}
+
+/** Long form: one row per record, its period (the date it starts on the day grid) first. */
+export function periodsCsv(periods: { start: number; found: PagedRecords }[], grid: DayGrid) {
+  const zone = fixedZone(grid.offset);
+  const header = describeColumns(periods.flatMap((p) => p.found.records)).map((c) => c.name);
+  const rows = periods.flatMap((p) => p.found.records.map((record) => [spreadsheetDate(p.start, zone, false), ...header.map((name) => jsonText(record[name]))]));
+  return { header: ['date', ...header], rows };
+}
+
+export async function renderPeriods(
+  ctx: Context,
+  periods: ModelPeriod[],
+  how: { bucket: BucketSize; grid: DayGrid; window: { start: number; end: number }; top: number; topGiven: boolean; scope: Scope | undefined; shareNotes: string[] },
+): Promise<string> {
+  const [{ renderTable }, { formatAmount }, { styleFor }, { fitLines }, { Decimal }, { displayWidth }] = await Promise.all([
+    import('./table.js'),
+    import('./money.js'),
+    import('./style.js'),
+    import('./wrap.js'),
+    import('../domain/money.js'),
+    import('./width.js'),
+  ]);
+  const style = await styleFor(ctx);
+  const gridZone = fixedZone(how.grid.offset);
+  const label = bucketLabeller({ bucket: how.bucket, labelZone: gridZone });
+  const all = periods.flatMap((p) => p.found.records);
+  const fields = modelAndSpend(all);
+  const whose = scopeText(how.scope);
+  const notes = [`${describeWindow(how.window, gridZone, plural(periods.length, how.bucket))}, ${describeGrid({ dayGrid: how.grid })}`, ...(whose ? [whose] : []), ...how.shareNotes];
+  const cut = periods.filter((p) => p.partial).length;
+  if (cut > 0) notes.push(`${plural(cut, how.bucket)} marked "part" cut to the window: their days outside it are not counted`);
+  const partial = periods.filter((p) => p.found.more !== undefined).length;
+  if (partial > 0) notes.push(`${plural(partial, how.bucket)} had more records than the first page (add --all); their figures are of that page only`);
+  if (!fields) {
+    notes.unshift('the records name no model and no amount to set side by side; see --json or --csv for every field');
+    return `${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
+  }
+  const exact = ctx.options.exact;
+  const amount = (value: InstanceType<typeof Decimal>) => formatAmount(value, 'account', { exact });
+  // Spend per model per period, exactly.
+  const byPeriod = periods.map((p) => {
+    const spend = new Map<string, InstanceType<typeof Decimal>>();
+    for (const record of p.found.records) {
+      const model = String(record[fields.model] ?? '');
+      const value = record[fields.spend];
+      if (!isDecimalString(value)) continue;
+      spend.set(model, (spend.get(model) ?? new Decimal(0)).plus(value));
+    }
+    return spend;
+  });
+  const totals = new Map<string, InstanceType<typeof Decimal>>();
+  for (const spend of byPeriod) for (const [model, value] of spend) totals.set(model, (totals.get(model) ?? new Decimal(0)).plus(value));
+  const ranked = [...totals.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : 1)).map(([model]) => model);
+  const sum = (spend: Map<string, InstanceType<typeof Decimal>>, models: string[]) => models.reduce((acc, m) => acc.plus(spend.get(m) ?? 0), new Decimal(0));
+
+  // `shown` models as columns, every other one added into "other", so each row adds up to its total.
+  const layout = (shown: string[], headerLength: number) => {
+    const rest = ranked.slice(shown.length);
+    const header = (model: string) => {
+      const chars = [...model];
+      return `${chars.length > headerLength ? `${chars.slice(0, Math.max(1, headerLength - 1)).join('')}\u2026` : model} (¥)`;
+    };
+    const columns = [
+      { header: how.bucket },
+      ...shown.map((model) => ({ header: header(model), align: 'decimal' as const })),
+      ...(rest.length ? [{ header: `other ${rest.length} (¥)`, align: 'decimal' as const }] : []),
+      { header: 'total (¥)', align: 'decimal' as const },
+    ];
+    const row = (first: string, spend: Map<string, InstanceType<typeof Decimal>>) => [
+      first,
+      ...shown.map((m) => amount(spend.get(m) ?? new Decimal(0))),
+      ...(rest.length ? [amount(sum(spend, rest))] : []),
+      amount(sum(spend, ranked)),
+    ];
+    return { columns, rows: periods.map((p, i) => row(p.partial ? `${label(p.start)} (part)` : label(p.start), byPeriod[i]!)), footer: row('total', totals) };
+  };
+  const widthOf = async (spec: ReturnType<typeof layout>) => displayWidth((await renderTable(spec, { ...style, width: Number.POSITIVE_INFINITY })).split('\n', 1)[0]!);
+  const longest = Math.max(0, ...ranked.map((m) => [...m].length));
+  let count = Math.min(how.top, ranked.length);
+  let headerLength = longest;
+  const fits = async () => (await widthOf(layout(ranked.slice(0, count), headerLength))) <= style.width;
+  if (Number.isFinite(style.width) && !(await fits())) {
+    // The models asked for with --top stay as columns, their names shortened (to 6 characters
+    // at the least) to fit. Where even that is too wide, or none were asked for, the columns
+    // that do not fit are added up in "other": a hidden model always counts in its row's total.
+    if (how.topGiven) while (headerLength > 6 && !(await fits())) headerLength--;
+    if (!(await fits())) {
+      headerLength = longest;
+      while (count > 0 && !(await fits())) count--;
+    }
+  }
+  const table = await renderTable(layout(ranked.slice(0, count), headerLength), style);
+  const folded = Math.min(how.top, ranked.length) - count;
+  const columnsNote =
+    ranked.length <= count ? plural(ranked.length, 'model')
+    : folded > 0 ? `the top ${count} of ${ranked.length} as columns (${count} fit in ${style.width} columns; the other ${ranked.length - count} are added up in "other"; --wide shows ${Math.min(how.top, ranked.length)})`
+    : `the top ${count} of ${ranked.length} as columns, the other ${ranked.length - count} added up in "other" (--top N for more)`;
+  notes.unshift(`models by spend (${fields.spend}); ${columnsNote}`);
+  return `${table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
+}

@@ -1,0 +1,34 @@
+// A gateway's base URL as tally accepts it, from a flag, the environment or a profile.
+import { UsageError } from '../errors.js';
+import { isLoopback } from '../domain/loopback.js';
+
+/** The origin of a URL's text, or undefined when it is not a URL. */
+export function originOf(text: unknown): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    return new URL(text).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Checks a base URL: https (http only for loopback or with --allow-http), no credentials in it. */
+export function parseBaseUrl(text: string, allowHttp = false, what = '--base-url'): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${what} "${text}" is not a URL (expected https://host[:port][/path])`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`${what} must use https:// (got ${url.protocol})`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError(`${what} must not contain a user name or password; credentials go in \`tally login\` or TALLY_API_KEY`);
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !allowHttp) {
+    throw new UsageError(`${what} uses plain http:// to ${url.hostname}; use https://, or pass --allow-http if you really mean it`);
+  }
+  if (url.search || url.hash) throw new UsageError(`${what} must not carry a query or fragment`);
+  return url;
+}
