@@ -1,7 +1,7 @@
 // Builds the program, runs one command, and turns every error into its exit code. This is the
 // only place that chooses an exit code or prints an error.
 import { Command, CommanderError, Option } from 'commander';
-import { COMMANDS, type CommandEntry } from './cli/registry.js';
+import { COMMANDS } from './cli/registry.js';
 import { Context, type ContextInit, type GlobalOptions } from './context.js';
 import { Interrupted, OutputError, TallyError, UsageError } from './errors.js';
 import { type IO, createProcessIO, redactingIO } from './io.js';
@@ -10,6 +10,7 @@ import { parseZone } from './domain/zone.js';
 import { escapeControl } from './output/escape.js';
 import { errorJson, errorText } from './output/error-text.js';
 import { wrapNote } from './output/wrap.js';
+import { type CommandEntry } from './cli/command.js';
 
 /** Options of the whole program that take a value (needed to find the command name). */
 const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout', '--jq', '--tz', '--profiles']);

@@ -4,7 +4,6 @@
 // the fleet view renders one row per profile (and a total when every currency agrees), or the
 // envelope {"profiles": [...]}. One profile's failure never hides another's result.
 import type { Command } from 'commander';
-import type { CommandEntry, CommandModule } from './cli/registry.js';
 import type { Context } from './context.js';
 import { CheckFailed, TallyError, UsageError } from './errors.js';
 import { createTestIO } from './io.js';
@@ -12,6 +11,7 @@ import { errorText } from './output/error-text.js';
 import { isDecimalString } from './domain/decimal-text.js';
 import { plural } from './output/window-text.js';
 import { emit } from './output/emit.js';
+import { type CommandEntry, type CommandModule } from './cli/command.js';
 
 /** The commands that answer for many profiles at once. */
 export const FLEET_COMMANDS = ['balance', 'status', 'forecast', 'budget', 'check', 'billing', 'usage', 'statusline'];

@@ -1,26 +1,6 @@
 // Every command: its name, one line of description, an example, and how to load it.
 // Only the command being run is loaded, so `--help` stays cheap.
-import type { Command } from 'commander';
-import type { Context } from '../context.js';
-
-export interface CommandModule {
-  /** Adds the command's own flags and arguments. */
-  configure(command: Command): void;
-  /** `given(name)`: whether the flag was on the command line (not a default). */
-  run(options: Record<string, unknown>, ctx: Context, args: string[], given?: (name: string) => boolean): Promise<void>;
-}
-
-export interface CommandEntry {
-  /** Space-separated for a subcommand of a group (`auth status`). */
-  name: string;
-  summary: string;
-  example: string;
-  /** More examples for the command's help (the first is `example`). */
-  more?: string[];
-  /** Prints rows: --csv applies. */
-  tabular?: true;
-  load: () => Promise<CommandModule>;
-}
+import type { CommandEntry } from './command.js';
 
 export const COMMANDS: CommandEntry[] = [
   { name: 'login', summary: 'store an API key (or a device token) for a profile', example: 'tally login --base-url https://gw.example.com --with-token < key.txt', more: ['tally login --base-url https://gw.example.com', 'tally login --device --base-url https://gw.example.com', 'tally --profile work login --base-url https://gw.work.example.com'], load: () => import('../commands/login.js') },

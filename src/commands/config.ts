@@ -9,7 +9,7 @@ import { escapeControl } from '../output/escape.js';
 import type { Source } from '../settings/resolve.js';
 import { originOf } from '../settings/base-url.js';
 import { SETTINGS, type SettingKey } from '../settings/profile-rules.js';
-import type { CommandModule } from '../cli/registry.js';
+import { type CommandModule } from '../cli/command.js';
 
 type Key = SettingKey;
 const KEYS = SETTINGS;

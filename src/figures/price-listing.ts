@@ -84,7 +84,7 @@ export function describeAge(ms: number): string {
 export async function loadCatalog(ctx: Context, options: CatalogOptions, need: { whole: boolean; forceLive?: boolean }): Promise<LoadedCatalog> {
   const forceLive = need.forceLive === true;
   if (options.refresh && options.offline) throw new UsageError('--refresh and --offline contradict each other');
-  const [client, settings, stateDir] = await Promise.all([ctx.client(), ctx.settings(), ctx.stateDir()]);
+  const [client, , stateDir] = await Promise.all([ctx.client(), ctx.settings(), ctx.stateDir()]);
   const ttl = catalogTtl(options, (await ctx.profileRecord())?.pricing_ttl);
   const fail = (detail: string) => new ServiceError(`the cached price catalog is unusable (${detail}); run \`tally pricing --refresh\``);
   const fromBytes = (bytes: Buffer) => ({ ...readCatalog(parseJson(bytes.toString('utf8')), fail), bytes });

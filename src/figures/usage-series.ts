@@ -10,8 +10,7 @@ import type { Scope } from '../domain/records.js';
 import { type Zone, fixedZone } from '../domain/zone.js';
 import { BUCKET_SECONDS, type BucketSize, MAX_WINDOW_SECONDS, type UsageWindow, alignedByService, namesGridDays, periodsOf, parseBucket, resolveWindow, splitWindow } from '../domain/window.js';
 import { type DayGrid, type TimeSettings, type WindowOptions, rememberInferredGrid, timeSettings } from './day-grid.js';
-import { gridMismatch } from '../output/usage.js';
-import { windowJson } from '../output/window-text.js';
+import { windowJson, gridMismatch } from '../output/window-text.js';
 
 export interface UsageSeries {
   bucket: BucketSize;

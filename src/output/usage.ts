@@ -1,9 +1,9 @@
 // How a usage series is labelled and described: bucket labels on the day grid or in the display
 // zone, where the day grid came from, and what the gateway's cache said.
 import type { UsageSeries } from '../figures/usage-series.js';
-import type { DayGrid } from '../figures/day-grid.js';
 import { UTC, dateText, formatOffset, two, wallClock } from '../domain/zone.js';
 import { memo } from './memo.js';
+import { gridMismatch } from './window-text.js';
 
 /**
  * Labels for bucket starts: hours in the display zone (with the offset in force at each hour
@@ -70,8 +70,3 @@ export function describeCache(cache: UsageSeries['cache']): string {
   }
 }
 
-/** What a --utc-offset (or utc_offset) the gateway's days are not on comes to, in words. */
-export function gridMismatch(grid: DayGrid): string {
-  const named = grid.claimed?.source === 'profile' ? "the profile's utc_offset" : '--utc-offset';
-  return `the gateway's days start at 00:00 UTC${formatOffset(grid.offset)}, not on the UTC${formatOffset(grid.claimed!.offset)} grid ${named} names; days are labelled by the grid the gateway uses`;
-}

@@ -1,6 +1,7 @@
 // How a window is stated: in every JSON document that covers one (Unix seconds beside ISO 8601
 // with the offset) and in every table footer (wall-clock ends and the zone of the labels).
 import type { UsageWindow } from '../domain/window.js';
+import type { DayGrid } from '../figures/day-grid.js';
 import { groupDigits } from './money.js';
 import { type Zone, dateText, formatOffset, isoInZone, two, wallClock } from '../domain/zone.js';
 
@@ -39,4 +40,10 @@ export function describeWindow(window: UsageWindow, zone: Zone, length?: string)
 /** `7 days`, `1 hour`, `24 hours`. */
 export function plural(count: number, noun: string): string {
   return `${groupDigits(String(count))} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** What a --utc-offset (or utc_offset) the gateway's days are not on comes to, in words. */
+export function gridMismatch(grid: DayGrid): string {
+  const named = grid.claimed?.source === 'profile' ? "the profile's utc_offset" : '--utc-offset';
+  return `the gateway's days start at 00:00 UTC${formatOffset(grid.offset)}, not on the UTC${formatOffset(grid.claimed!.offset)} grid ${named} names; days are labelled by the grid the gateway uses`;
 }
