@@ -1,0 +1,98 @@
+// Pacing and retries: the gateway's rate limit as its headers state it (requests a minute, what
+// is left, when the window reopens), Retry-After within a cap, and exponential backoff with
+// jitter. One Pacer per client: what one response says holds for the next request.
+
+/** The gateway's rate-limit window (the spec: so many requests per 60 seconds), and a margin past its end. */
+const RATE_WINDOW_MS = 60_000;
+const WINDOW_MARGIN_MS = 500;
+/** A long export's waits on a 429, each for a window to reopen. */
+export const PATIENT_ATTEMPTS = 6;
+
+export interface RetryPolicy {
+  /** Total attempts including the first. */
+  attempts: number;
+  /** First backoff for 503 draining and connection resets. */
+  transientBaseMs: number;
+  /** First backoff after a 429; the spec suggests about one second. */
+  rateLimitBaseMs: number;
+  /** A proxy's Retry-After is honoured up to this. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  attempts: 4,
+  transientBaseMs: 250,
+  rateLimitBaseMs: 1000,
+  maxRetryAfterMs: 10_000,
+};
+
+export class Pacer {
+  readonly retry: RetryPolicy;
+  readonly #now: () => number;
+  readonly #random: () => number;
+  readonly #deadline: number;
+  /** The first request of the current window was sent then: it reopens a minute later. */
+  #windowOpenedAt: number | undefined;
+  /** The last response showed X-RateLimit-Remaining <= 0: the next request waits. */
+  exhausted = false;
+  #rateLimit: number | undefined;
+
+  constructor(options: { retry?: RetryPolicy; now: () => number; random: () => number; deadline: number }) {
+    this.retry = options.retry ?? DEFAULT_RETRY;
+    this.#now = options.now;
+    this.#random = options.random;
+    this.#deadline = options.deadline;
+  }
+
+  /** Requests a minute the gateway allows, as its X-RateLimit-Limit said (undefined until it says). */
+  get rateLimit(): number | undefined {
+    return this.#rateLimit;
+  }
+
+  /** What a response's rate-limit headers say, for the requests after it. */
+  note(headers: Record<string, string | undefined>, sentAt: number): void {
+    const remaining = Number(headers['x-ratelimit-remaining']);
+    this.exhausted = headers['x-ratelimit-remaining'] !== undefined && Number.isFinite(remaining) && remaining <= 0;
+    const limit = Number(headers['x-ratelimit-limit']);
+    if (Number.isSafeInteger(limit) && limit > 0 && limit <= 1_000_000) this.#rateLimit = limit;
+    // The first request of a window (one used of the limit) says when the window opened: it reopens a minute later.
+    if (this.#rateLimit !== undefined && remaining === this.#rateLimit - 1) this.#windowOpenedAt = sentAt;
+  }
+
+  /** How long until the gateway's rate-limit window (a minute) reopens: from the first request seen in it, else a whole window. */
+  windowReopensIn(): number {
+    const now = this.#now();
+    const opened = this.#windowOpenedAt;
+    const wait = opened === undefined ? RATE_WINDOW_MS : opened + RATE_WINDOW_MS + WINDOW_MARGIN_MS - now;
+    return Math.min(RATE_WINDOW_MS + WINDOW_MARGIN_MS, Math.max(this.backoff(this.retry.rateLimitBaseMs, 1), wait));
+  }
+
+  /**
+   * How long to wait before a request when the limit is used up: one request's share of the
+   * minute (the limit the gateway states, not an assumed one), and never less than the base.
+   */
+  pacingDelay(): number {
+    const share = this.#rateLimit ? Math.ceil(60_000 / this.#rateLimit) : 0;
+    return Math.max(this.backoff(this.retry.rateLimitBaseMs, 1), Math.min(share, this.retry.maxRetryAfterMs));
+  }
+
+  /** A Retry-After worth waiting for: positive and at most the cap; a zero, negative or unreadable one leaves the backoff to tally. */
+  retryAfter(headers: Record<string, string | undefined>): number | undefined {
+    const value = headers['retry-after']?.trim();
+    if (value === undefined || value === '') return undefined;
+    const ms = /^-?\d+(?:\.\d+)?$/.test(value) ? Number(value) * 1000 : Date.parse(value) - this.#now();
+    if (!Number.isFinite(ms) || ms <= 0) return undefined;
+    return Math.min(ms, this.retry.maxRetryAfterMs);
+  }
+
+  /** Exponential backoff with jitter between half and the whole step. */
+  backoff(baseMs: number, attempt: number): number {
+    const step = baseMs * 2 ** (attempt - 1);
+    return Math.round(step / 2 + (step / 2) * this.#random());
+  }
+
+  /** Whether a wait of this long still ends before the command's deadline. */
+  fitsDeadline(delayMs: number): boolean {
+    return this.#now() + delayMs < this.#deadline;
+  }
+}
