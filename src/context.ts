@@ -10,8 +10,7 @@ import { type ResolvedSettings, type Source, chosenProfile, profileName, resolve
 import { stateDirFor } from './settings/state-dir.js';
 import type { ProfileRecord, SettingsStore } from './settings/store.js';
 import { type Zone, parseZone, zoneFromEnv } from './domain/zone.js';
-import { escapeControl } from './output/escape.js';
-import { wrapNote } from './output/wrap.js';
+import { Notices } from './notices.js';
 import { SecretSet } from './domain/secrets.js';
 import { abortableSleep } from './abortable.js';
 
@@ -69,11 +68,8 @@ export interface RunnableCommand {
 /** What the in-process demo gateway is known as in the state folder (a name that never resolves). */
 const DEMO_IDENTITY = 'http://demo.tally.invalid/';
 
-export class Context {
-  readonly io: IO;
-  readonly options: GlobalOptions;
+export class Context extends Notices<GlobalOptions> {
   readonly env: NodeJS.ProcessEnv;
-  readonly now: () => number;
   readonly random: () => number;
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Aborts at the deadline (reason TimeoutError-like) or on Ctrl-C (reason Interrupted). */
@@ -98,11 +94,9 @@ export class Context {
   #record?: Promise<ProfileRecord | undefined>;
 
   constructor(init: ContextInit) {
+    super(init.io, init.options, init.now ?? Date.now);
     this.#init = init;
-    this.io = init.io;
-    this.options = init.options;
     this.env = init.env;
-    this.now = init.now ?? Date.now;
     this.random = init.random ?? Math.random;
     const sleep = init.sleep ?? abortableSleep;
     this.sleep = (ms, signal) => sleep(ms, signal ?? this.signal);
@@ -373,65 +367,12 @@ export class Context {
     return async (request) => (await pool).transport(request);
   }
 
-  /** A --debug line on stderr; text from the network in it is escaped. */
-  debug(line: string): void {
-    if (this.options.debug) this.io.err(`[debug] ${escapeControl(line)}\n`);
-  }
-
-  #quiet = false;
-
-  /** For output that sits in a prompt (statusline): warnings and notes go to --debug only. */
-  quiet(): void {
-    this.#quiet = true;
-  }
-
-  /** A warning on stderr (the run goes on). */
-  warn(message: string): void {
-    if (this.#quiet) return this.debug(`warning: ${message}`);
-    this.#endProgress();
-    this.io.err(`${this.#fitted(`warning: ${escapeControl(message)}`)}\n`);
-  }
-
-  /** A line for the person at the terminal that is not a result (more pages to fetch, say). */
-  note(message: string): void {
-    if (this.#quiet) return this.debug(message);
-    this.#endProgress();
-    this.io.err(`${this.#fitted(escapeControl(message))}\n`);
-  }
-
-  /** A note that fits the terminal behind stderr, broken at spaces (never mid-word). */
-  #fitted(text: string): string {
-    return this.io.stderrIsTTY ? wrapNote(text, this.io.width, 2) : text;
-  }
-
-  #progressSince: number | undefined;
-  #progressShown = false;
-
-  /**
-   * A progress line on a terminal's stderr, redrawn in place; shown only once the work has
-   * taken a second, so quick runs never flash. `undefined` clears it.
-   */
-  progress(text: string | undefined, options: { now?: boolean } = {}): void {
-    if (!this.io.stderrIsTTY || this.#quiet) return;
-    if (text === undefined) return this.#endProgress();
-    this.#progressSince ??= this.now();
-    if (!options.now && this.now() - this.#progressSince < 1000) return;
-    this.io.err(`\r\u001b[K${escapeControl(text)}`);
-    this.#progressShown = true;
-  }
-
-  #endProgress(): void {
-    if (this.#progressShown) this.io.err('\r\u001b[K');
-    this.#progressShown = false;
-    this.#progressSince = undefined;
-  }
-
   onDispose(dispose: () => Promise<void> | void): void {
     this.#disposers.push(dispose);
   }
 
   async dispose(): Promise<void> {
-    this.#endProgress();
+    this.endProgress();
     clearTimeout(this.#deadlineTimer);
     for (const dispose of this.#disposers.splice(0).reverse()) await dispose();
   }

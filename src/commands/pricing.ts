@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { escapeControl } from '../output/escape.js';
 import { ServiceError, UsageError } from '../errors.js';
 import { readCatalog } from '../api/catalog.js';
-import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, globMatcher, isUnpriced, modelName, per1M, sortRows } from '../domain/catalog.js';
+import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, isUnpriced, modelName, per1M, sortRows } from '../domain/catalog.js';
 import { type JsonObject, isJsonObject, parseJson } from '../domain/json.js';
 import { emit } from '../output/emit.js';
 import { plural } from '../output/window-text.js';
@@ -16,6 +16,7 @@ import { ChangesFound } from '../errors.js';
 import { memo } from '../output/memo.js';
 import { type CatalogVersion, type LoadedCatalog, describeAge, loadCatalog } from '../figures/price-listing.js';
 import { PRICE_CSV_HEADER, priceCells, priceCsv } from '../output/prices.js';
+import { globMatcher } from '../domain/glob.js';
 
 interface PricingOptions {
   model?: string;

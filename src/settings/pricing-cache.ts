@@ -6,9 +6,10 @@ import { copyFileSync, linkSync, readdirSync, renameSync, rmSync } from 'node:fs
 import { readStateFile } from './read-file.js';
 import { join } from 'node:path';
 import { type JsonValue, isJsonObject, parseJson } from '../domain/json.js';
-import { type PriceRow, fromListing, sortRows, toListing } from '../domain/catalog.js';
+import { type PriceRow, sortRows } from '../domain/catalog.js';
 import { ensurePrivateDir, writeError, writeFileAtomic } from './files.js';
 import { cachePath as keyedCachePath } from './cache-key.js';
+import { fromListing, toListing } from '../domain/listing.js';
 
 export interface CachedCatalog {
   fetchedAt: number;

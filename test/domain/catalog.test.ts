@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { type PriceRow, diffCatalogs, filterRows, globMatcher, per1M, priceRow, reasoningLabel, fromListing, sortRows, toListing } from '../../src/domain/catalog.js';
+import { type PriceRow, diffCatalogs, filterRows, per1M, priceRow, reasoningLabel, sortRows } from '../../src/domain/catalog.js';
 import { type JsonObject, parseJson } from '../../src/domain/json.js';
+import { globMatcher } from '../../src/domain/glob.js';
+import { fromListing, toListing } from '../../src/domain/listing.js';
 
 const record = (json: string) => parseJson(json) as JsonObject;
 

@@ -1,0 +1,125 @@
+// The layout the code keeps (../STYLE.md, and the README's "Development"): commands only ask and
+// show, dependencies point down, no import circle, no file that holds several concerns. Read
+// from the source with TypeScript's own import scanner: static, dynamic and type-only imports.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const src = fileURLToPath(new URL('../src/', import.meta.url));
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(folder).flatMap((name) => {
+    const path = join(folder, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every file's imports of other source files, as paths relative to src/. */
+export function importGraph(root: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(root)) {
+    const scanned = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    const targets = scanned.importedFiles
+      .map((f) => f.fileName)
+      .filter((name) => name.startsWith('.'))
+      .map((name) => relative(root, resolve(dirname(file), name.replace(/\.js$/, '.ts'))));
+    graph.set(relative(root, file), [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** The import circles (strongly connected groups of more than one file, or a file that imports itself). */
+export function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    onStack.add(node);
+    for (const to of graph.get(node) ?? []) {
+      if (!graph.has(to)) continue;
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!));
+    }
+    if (low.get(node) === index.get(node)) {
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== node);
+      if (group.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(group.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+const graph = importGraph(src);
+const lines = (file: string) => readFileSync(join(src, file), 'utf8').split('\n').length;
+
+describe('the import walk', () => {
+  it('finds a circle where there is one, through dynamic and type-only imports too', () => {
+    expect(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+    expect(circles(new Map([['a', ['a']]]))).toEqual([['a']]);
+    expect(circles(new Map([['a', ['b']], ['b', []]]))).toEqual([]);
+    // The scanner sees every kind of import.
+    const scanned = ts.preProcessFile("import type { A } from './a.js';\nconst b = await import('./b.js');\nexport { c } from './c.js';", true, true);
+    expect(scanned.importedFiles.map((f) => f.fileName)).toEqual(['./a.js', './b.js', './c.js']);
+  });
+
+  it('reads the source: every command is in it', () => {
+    expect(graph.get('cli/registry.ts')).toContain('commands/usage.ts');
+    expect(graph.size).toBeGreaterThan(100);
+  });
+});
+
+describe('the layout', () => {
+  it('has no import circle anywhere in src/', () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('has no command that imports another command', () => {
+    const crossing = [...graph].flatMap(([file, targets]) => (file.startsWith('commands/') ? targets.filter((t) => t.startsWith('commands/')).map((t) => `${file} -> ${t}`) : []));
+    expect(crossing).toEqual([]);
+  });
+
+  it('holds only commands in src/commands/: each one the registry loads', () => {
+    const loaded = new Set(graph.get('cli/registry.ts'));
+    const files = [...graph.keys()].filter((f) => f.startsWith('commands/'));
+    expect(files.filter((f) => !loaded.has(f))).toEqual([]);
+  });
+
+  it('keeps dependencies pointing down: figures, api, settings, domain and output import no command, and nothing below the CLI imports the registry', () => {
+    const upward = [...graph].flatMap(([file, targets]) =>
+      /^(figures|api|settings|domain|output|notify)\//.test(file) ? targets.filter((t) => t.startsWith('commands/') || t === 'cli/registry.ts').map((t) => `${file} -> ${t}`) : [],
+    );
+    expect(upward).toEqual([]);
+    const registryUsers = [...graph].filter(([, targets]) => targets.includes('cli/registry.ts')).map(([file]) => file);
+    expect(registryUsers.sort()).toEqual(['cli.ts']);
+  });
+
+  it('has no source file over ~400 lines, and no api/ module over ~250', () => {
+    const long = [...graph.keys()].filter((file) => lines(file) > 410).map((file) => `${file}: ${lines(file)} lines`);
+    expect(long).toEqual([]);
+    const api = [...graph.keys()].filter((file) => file.startsWith('api/') && lines(file) > 260).map((file) => `${file}: ${lines(file)} lines`);
+    expect(api).toEqual([]);
+  });
+
+  it('leaves process, chalk, undici and conf to the context: no command or figure uses them directly', () => {
+    const direct = [...graph.keys()]
+      .filter((file) => /^(commands|figures)\//.test(file))
+      .filter((file) => /from '(chalk|undici|conf)'|\bprocess\.(env|exit|stdout|stderr|argv)\b/.test(readFileSync(join(src, file), 'utf8')));
+    expect(direct).toEqual([]);
+  });
+});
