@@ -56,17 +56,11 @@ async function figuresOf(ctx: Context, profile: string): Promise<Figures> {
 async function modelsToday(ctx: Context, loaded: LoadedForecast, now: number): Promise<Figures['models']> {
   if (loaded.balance.apiKey === null) return undefined;
   try {
-    const [{ fetchAllPages, DEFAULT_MAX_PAGES }, { modelAndSpend }, { Decimal }] = await Promise.all([import('../figures/records.js'), import('../figures/usage-by-model.js'), import('../domain/money.js')]);
+    const [{ fetchAllPages, DEFAULT_MAX_PAGES }, { spendByModel }, { Decimal }] = await Promise.all([import('../figures/records.js'), import('../figures/usage-by-model.js'), import('../domain/money.js')]);
     const start = bucketStart(now, 'day', loaded.series.dayGrid.offset);
     const found = await fetchAllPages(ctx, await ctx.client(), '/v1/open/usage/models', { start: String(start), end: String(start + 86_400) }, { all: false, maxPages: DEFAULT_MAX_PAGES });
-    const fields = modelAndSpend(found.records);
-    if (!fields) return [];
-    const spend = new Map<string, InstanceType<typeof Decimal>>();
-    for (const record of found.records) {
-      const value = record[fields.spend];
-      if (isDecimalString(value)) spend.set(String(record[fields.model]), (spend.get(String(record[fields.model])) ?? new Decimal(0)).plus(value));
-    }
-    const ranked = [...spend.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : 1));
+    const ranked = spendByModel(found.records)?.ranked.map(({ model, spend }) => [model, spend] as const);
+    if (!ranked) return [];
     const top = ranked.slice(0, MODEL_SERIES).map(([model, value]) => ({ model, spend: value.toFixed() }));
     const rest = ranked.slice(MODEL_SERIES);
     return rest.length ? [...top, { model: 'other', spend: rest.reduce((a, [, v]) => a.plus(v), new Decimal(0)).toFixed() }] : top;

@@ -161,3 +161,26 @@ export function modelAndSpend(records: JsonObject[]): { model: string; spend: st
   return model && spend ? { model: model.name, spend: spend.name } : undefined;
 }
 
+export interface ModelSpend {
+  model: string;
+  spend: Decimal;
+}
+
+/**
+ * Spend per model, exactly, largest first (ties by name): every record of a model added up, a
+ * record whose amount is not a decimal left out (never read as zero). Undefined when the records
+ * name no model or no amount.
+ */
+export function spendByModel(records: JsonObject[]): { fields: { model: string; spend: string }; ranked: ModelSpend[] } | undefined {
+  const fields = modelAndSpend(records);
+  if (!fields) return undefined;
+  const spend = new Map<string, Decimal>();
+  for (const record of records) {
+    const value = record[fields.spend];
+    if (!isDecimalString(value)) continue;
+    const model = String(record[fields.model] ?? '');
+    spend.set(model, (spend.get(model) ?? new Decimal(0)).plus(value));
+  }
+  const ranked = [...spend.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([model, value]) => ({ model, spend: value }));
+  return { fields, ranked };
+}
