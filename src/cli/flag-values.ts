@@ -11,3 +11,10 @@ export function wholeNumber(value: unknown, flag: string, min: number, max = Num
   }
   return n;
 }
+
+/** A number above zero (a ratio, a count of deviations), at most `max`, with up to 4 decimals. */
+export function positiveNumber(text: string, flag: string, min = 0, max = 1_000_000): number {
+  const value = /^\d{1,7}(?:\.\d{1,4})?$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!(value > min) || value > max) throw new UsageError(`${flag} "${text}" is not a number above ${min}${max < 1_000_000 ? ` and at most ${max}` : ''}`);
+  return value;
+}

@@ -2,10 +2,9 @@
 // any fails. Service and auth errors keep their own exit codes unless --fail-open.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { AuthError, CheckFailed, ServiceError, UsageError, isUnreachable } from '../errors.js';
+import { AuthError, CheckFailed, UsageError, isUnreachable } from '../errors.js';
 import { type Balance, fetchBalance } from '../api/balance.js';
 import { fetchModels } from '../api/catalog.js';
-import { isDecimalString } from '../domain/decimal-text.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { fixedZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
@@ -13,6 +12,7 @@ import { formatAmount, formatStatedAmount } from '../output/money.js';
 import { type CheckLine, type CheckResult, type Level, type Unit, checkLines, checksMarkdown, reportToGitHub, writeJunit } from '../output/check-report.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from '../cli/flag-values.js';
+import { type Threshold, parseAmount, parseThreshold } from '../cli/amount-flags.js';
 import { BUDGET_NAME } from '../domain/budget.js';
 import { runSpend } from '../domain/run-spend.js';
 import { readingOf } from '../settings/marks.js';
@@ -25,6 +25,7 @@ import { loadBudgets } from '../figures/budgets.js';
 import { readCounters } from '../figures/run-spend.js';
 import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
+import { seriesSpend } from '../figures/comparison.js';
 
 interface CheckOptions {
   minBalance?: string;
@@ -86,21 +87,6 @@ export function configure(command: Command): void {
     .option('--notify <name>', 'send an alert to this destination (tally notify add) when a condition starts to warn or fail, gets worse, or passes again (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--budget-projected <name>', 'fail when a budget\'s spend is projected past its amount by the period\'s end (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--fail-open', 'an unreachable service is a warning (exit 0), not an error');
-}
-
-/** An amount in yuan as a decimal; `¥` or `CNY` may precede it, `$` may not. */
-export function parseAmount(text: string, flag: string): Decimal {
-  const cleaned = text.trim().replace(/^(?:\u00a5|CNY\s*)/i, '');
-  if (!/^\d{1,30}(?:\.\d{1,30})?$/.test(cleaned)) throw new UsageError(`${flag} "${text}" is not an amount in yuan (e.g. 100 or 12.50)`);
-  return new Decimal(cleaned);
-}
-
-type Threshold = { kind: 'amount'; value: Decimal } | { kind: 'percent'; value: Decimal };
-
-export function parseThreshold(text: string, flag: string): Threshold {
-  const percent = /^(\d{1,30}(?:\.\d{1,30})?)%$/.exec(text.trim());
-  if (percent) return { kind: 'percent', value: new Decimal(percent[1]!) };
-  return { kind: 'amount', value: parseAmount(text, flag) };
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
@@ -343,13 +329,9 @@ async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount:
   const window = describeWindow(series.window, fixedZone(series.dayGrid.offset), plural(Math.round((series.window.end - series.window.start) / 86_400), 'day'));
   // spendMetric refuses usage with no decimal amount: undefined here is no usage at all.
   if (metric === undefined) return { amount: new Decimal(0), detail: `no usage at all; ${window}` };
-  const value = series.totals[metric];
-  if (value === undefined || value === null) {
-    if (series.filled === series.buckets.length) return { amount: new Decimal(0), detail: `no usage in the ${window}` };
-    throw new ServiceError(`usage totals carry no "${metric}" although the buckets do`);
-  }
-  if (!isDecimalString(value)) throw new ServiceError(`usage totals."${metric}" is not a decimal amount`);
-  return { amount: new Decimal(value), detail: `spend = usage totals."${metric}" over the ${window}` };
+  const amount = seriesSpend(series, metric);
+  if (series.totals[metric] === undefined || series.totals[metric] === null) return { amount, detail: `no usage in the ${window}` };
+  return { amount, detail: `spend = usage totals."${metric}" over the ${window}` };
 }
 
 async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Context): Promise<string> {

@@ -30,6 +30,10 @@ interface UsageOptions {
   param?: string[];
   all?: boolean;
   top?: string;
+  compare?: string;
+  markdown?: boolean;
+  month?: string;
+  last?: string;
 }
 
 export function configure(command: Command): void {
@@ -41,12 +45,16 @@ export function configure(command: Command): void {
     .option('--param <key=value>', 'with --by model: pass a query parameter through (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--all', 'with --by model: follow the continuation cursor through every page')
     .option('--chart', 'draw the money metric over the window as a chart that fits the terminal')
-    .option('--metric <name>', 'with --chart: the usage field to draw (default: the money metric)');
+    .option('--metric <name>', 'with --chart or --compare: the usage field holding money (default: the money metric)')
+    .option('--compare <period>', 'set the window beside another: previous (the period before, of the same length or calendar unit), a month YYYY-MM, or DATE..DATE')
+    .option('--markdown', 'with --compare: print a Markdown table (for a pull request or a chat message)');
   addWatchOption(command);
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context, _args: string[] = [], given: (name: string) => boolean = () => false): Promise<void> {
   const options = raw as unknown as UsageOptions;
+  if (options.markdown && options.compare === undefined) throw new UsageError('--markdown goes with --compare (a comparison as a Markdown table)');
+  if (options.compare !== undefined) return runComparison(ctx, raw, options, given);
   if (options.by === 'model') {
     if (raw.watch !== undefined) throw new UsageError('--watch goes with the usage series, not --by model (one request per period)');
     if (options.bucket === 'hour') throw new UsageError('--by model works per day, week or month, not per hour (drop --bucket hour)');
@@ -67,6 +75,25 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
       human: () => (options.chart ? renderUsageChart(series, ctx, options.metric) : renderUsage(series, ctx)),
       note: series.cache === 'HIT' ? "the gateway's cached window" : undefined,
     };
+  });
+}
+
+/** `usage --compare`: the window beside the period before it (or the one named), in total or per model. */
+async function runComparison(ctx: Context, raw: Record<string, unknown>, options: UsageOptions, given: (name: string) => boolean): Promise<void> {
+  if (raw.watch !== undefined) throw new UsageError('--watch goes with the usage series, not --compare');
+  if (options.chart) throw new UsageError('--chart draws one window; --compare sets two side by side (leave out one of them)');
+  if (given('bucket')) throw new UsageError('--compare sets whole windows side by side; --bucket does not apply (name the window with --since/--until, --month or --last)');
+  if (options.top !== undefined) throw new UsageError('--top goes with --by model --bucket, not --compare (every model is a row)');
+  if (options.markdown && (ctx.options.json || ctx.options.csv)) throw new UsageError(`--markdown and --${ctx.options.json ? 'json' : 'csv'} each print the whole result; choose one`);
+  const byModel = options.by === 'model';
+  if (!byModel && options.param !== undefined) throw new UsageError('--param goes with --by model; /v1/open/usage takes bucket, start and end only');
+  if (byModel && options.metric !== undefined) throw new UsageError('--metric names a field of the usage series; --by model reads the amount of its records');
+  const [{ loadComparison }, view] = await Promise.all([import('../figures/comparison.js'), import('../output/comparison.js')]);
+  const comparison = await loadComparison(ctx, { ...options, compare: options.compare!, byModel });
+  await emit(ctx, {
+    json: () => view.comparisonJson(comparison),
+    csv: () => view.comparisonCsv(comparison),
+    human: () => (options.markdown ? view.comparisonMarkdown(comparison, ctx.options.exact === true) : view.renderComparison(comparison, ctx)),
   });
 }
 

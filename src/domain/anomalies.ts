@@ -16,6 +16,8 @@ export interface SpikeRule {
   minRatio: number;
   /** The least amount a spike has. */
   minAmount: Decimal;
+  /** Buckets between two of the baseline: 1 for days; 24 for hours (the same hour of the days before, so a busy afternoon is set against afternoons). */
+  stride?: number;
 }
 
 export const DEFAULT_SPIKE_RULE = { deviations: 5, minRatio: 2 } as const;
@@ -43,13 +45,14 @@ export function median(values: readonly Decimal[]): Decimal {
 }
 
 /**
- * The buckets a baseline is taken from: the `size` before `index`; at the start of a series,
- * where fewer precede it, completed with those that follow (never the bucket itself).
+ * The buckets a baseline is taken from: the `size` before `index` (every `stride`-th); at the
+ * start of a series, where fewer precede it, completed with those that follow (never the bucket itself).
  */
-export function baselineOf(values: readonly Decimal[], index: number, size: number): Decimal[] {
-  const before = values.slice(Math.max(0, index - size), index);
-  if (before.length >= size) return before;
-  return [...before, ...values.slice(index + 1, index + 1 + (size - before.length))];
+export function baselineOf(values: readonly Decimal[], index: number, size: number, stride = 1): Decimal[] {
+  const before: Decimal[] = [];
+  for (let i = index - stride; i >= 0 && before.length < size; i -= stride) before.unshift(values[i]!);
+  for (let i = index + stride; i < values.length && before.length < size; i += stride) before.push(values[i]!);
+  return before;
 }
 
 /** The buckets (from `from` on: earlier ones are history for the baseline only) that are spikes under `rule`. */
@@ -59,7 +62,7 @@ export function findSpikes(values: readonly Decimal[], rule: SpikeRule, from = 0
   for (let i = Math.max(0, from); i < values.length; i++) {
     const amount = values[i]!;
     if (amount.lt(rule.minAmount) || amount.isZero()) continue;
-    const window = baselineOf(values, i, rule.baseline);
+    const window = baselineOf(values, i, rule.baseline, rule.stride ?? 1);
     if (window.length === 0) continue;
     const middle = median(window);
     const spread = Decimal.max(median(window.map((v) => v.minus(middle).abs())).mul(MAD_SCALE), middle.mul(SPREAD_FLOOR));

@@ -184,3 +184,22 @@ export function spendByModel(records: JsonObject[]): { fields: { model: string; 
   const ranked = [...spend.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([model, value]) => ({ model, spend: value }));
   return { fields, ranked };
 }
+
+/** Spend per model over one window, every page of it. */
+export interface ModelSpendOver {
+  window: UsageWindow;
+  spend: Map<string, Decimal>;
+  /** The record field the amounts were read from (undefined when the records name no model or amount). */
+  field: string | undefined;
+  scope: Scope | undefined;
+  /** The records did not all come back (more pages than tally follows). */
+  incomplete: boolean;
+  records: JsonObject[];
+}
+
+export async function modelSpendOver(ctx: Context, window: UsageWindow, param?: string[]): Promise<ModelSpendOver> {
+  const query = { start: String(window.start), end: String(window.end), ...parseParams(param) };
+  const found = await fetchAllPages(ctx, await ctx.client(), MODEL_USAGE_PATH, query, { all: true, maxPages: DEFAULT_MAX_PAGES });
+  const spent = spendByModel(found.records);
+  return { window, spend: new Map(spent?.ranked.map((m) => [m.model, m.spend]) ?? []), field: spent?.fields.spend, scope: found.scope, incomplete: found.more !== undefined, records: found.records };
+}

@@ -46,7 +46,8 @@ export async function loadUsageSeries(ctx: Context, options: SeriesRequest): Pro
   return loadOnGrid(ctx, options, await timeSettings(ctx, options));
 }
 
-async function loadOnGrid(ctx: Context, options: SeriesRequest, time: TimeSettings): Promise<UsageSeries> {
+/** The series on a grid already known (a figure that asks for several windows learns it once). */
+export async function loadOnGrid(ctx: Context, options: SeriesRequest, time: TimeSettings): Promise<UsageSeries> {
   const bucket = parseBucket(options.bucket ?? 'day');
   const client = await ctx.client();
   const now = Math.floor(ctx.now() / 1000);
@@ -198,3 +199,4 @@ export function usageJson(series: UsageSeries) {
     ...(series.partial?.length ? { partial_buckets: series.partial } : {}),
   };
 }
+

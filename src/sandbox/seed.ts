@@ -169,7 +169,51 @@ const BUSY_MODELS = ['gpt-5-mini', 'claude-sonnet-4.5', 'deepseek-chat', 'gpt-4.
  * middle has no calls at all, so both hourly and daily series have real gaps.
  */
 export function seedCalls(now: number, offsetMinutes: number, seed = 0): Call[] {
-  return ACCOUNTS.flatMap((account) => seedAccountCalls(account, now, offsetMinutes, seed)).sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
+  return [...ACCOUNTS.flatMap((account) => seedAccountCalls(account, now, offsetMinutes, seed)), ...storyCalls(now, offsetMinutes, seed)].sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
+}
+
+/**
+ * What `tally anomalies` and `usage --compare` are for, on the main account's demo key (drawn
+ * from a source of their own, so the rest of the history is the same with or without them):
+ * - a spike: an afternoon of claude-opus-4.1 three days ago, many times a usual day;
+ * - a model that starts: o3, every weekday of the last six days;
+ * - a model that stops: gpt-4.1, used from 60 to 32 days ago and not since;
+ * - calls with tokens and no cost: qwen3-vl-plus in the last two days.
+ */
+export const STORY = { spikeModel: 'claude-opus-4.1', spikeDaysAgo: 3, newModel: 'o3', newSinceDaysAgo: 6, stoppedModel: 'gpt-4.1', stoppedDaysAgo: [60, 32], zeroCostModel: 'qwen3-vl-plus' } as const;
+
+function storyCalls(now: number, offsetMinutes: number, seed: number): Call[] {
+  const random = randomSource(0x5107 + seed * 1000);
+  const prices = new Map(CATALOG.map((m) => [m.name, m]));
+  const offset = offsetMinutes * 60;
+  // Local midnight of today on the team's zone.
+  const today = Math.floor((now + offset) / 86_400) * 86_400 - offset;
+  const calls: Call[] = [];
+  let serial = 0;
+  const call = (model: string, at: number, prompt: number, completion: number, free = false) => {
+    if (at > now) return;
+    const m = prices.get(model)!;
+    const cost = free ? new Decimal(0) : new Decimal(m.input).mul(prompt).plus(new Decimal(m.output).mul(completion)).div(1000).toDecimalPlaces(8);
+    calls.push({ id: `story_${(++serial).toString(36).padStart(5, '0')}`, at, model, key: DEMO_KEY, promptTokens: prompt, completionTokens: completion, cost, latencyMs: 2000 + Math.floor(random() * 20_000), account: ACCOUNTS[0]!.id });
+  };
+  const weekday = (dayStart: number) => {
+    const day = new Date((dayStart + offset) * 1000).getUTCDay();
+    return day !== 0 && day !== 6;
+  };
+  const spikeDay = today - STORY.spikeDaysAgo * 86_400;
+  for (let i = 0; i < 14; i++) call(STORY.spikeModel, spikeDay + 14 * 3600 + Math.floor(random() * 7200), 20_000 + Math.floor(random() * 10_000), 2_000 + Math.floor(random() * 2_000));
+  for (let d = STORY.newSinceDaysAgo; d >= 0; d--) {
+    const day = today - d * 86_400;
+    if (!weekday(day)) continue;
+    for (let i = 0; i < 5; i++) call(STORY.newModel, day + 9 * 3600 + Math.floor(random() * 8 * 3600), 15_000 + Math.floor(random() * 10_000), 1_500 + Math.floor(random() * 2_000));
+  }
+  for (let d = STORY.stoppedDaysAgo[0]; d >= STORY.stoppedDaysAgo[1]; d--) {
+    const day = today - d * 86_400;
+    if (!weekday(day)) continue;
+    call(STORY.stoppedModel, day + 10 * 3600 + Math.floor(random() * 6 * 3600), 12_000 + Math.floor(random() * 8_000), 1_000 + Math.floor(random() * 1_500));
+  }
+  for (let d = 1; d >= 0; d--) for (let i = 0; i < 3; i++) call(STORY.zeroCostModel, today - d * 86_400 + 8 * 3600 + Math.floor(random() * 10 * 3600), 3_000 + Math.floor(random() * 2_000), 400 + Math.floor(random() * 400), true);
+  return calls;
 }
 
 /** One account's calls; `seed` other than 0 gives another history of the same shape (tests run properties over several). */

@@ -117,3 +117,21 @@ describe('changePercent', () => {
     expect(changePercent(new Decimal(0), new Decimal(50))).toBeNull();
   });
 });
+
+describe('hours against the same hour of the days before', () => {
+  it('sets an afternoon against afternoons, not against nights', () => {
+    // Three days of a daily rhythm: quiet nights, busy afternoons; the fourth afternoon is busier still.
+    const day = (peak: number) => Array.from({ length: 24 }, (_, h) => new Decimal(h >= 12 && h < 18 ? peak : h >= 8 && h < 20 ? 1 : 0));
+    const values = [...day(5), ...day(5), ...day(5), ...day(5)];
+    expect(findSpikes(values, { ...rule(1, 3), stride: 24 })).toEqual([]);
+    values[3 * 24 + 14] = new Decimal(40);
+    expect(findSpikes(values, { ...rule(1, 3), stride: 24 }).map((s) => s.index)).toEqual([3 * 24 + 14]);
+    // Against the trailing hours, every morning looks like a spike over the night before it.
+    expect(findSpikes(values, rule(1, 6)).length).toBeGreaterThan(1);
+  });
+
+  it('takes every stride-th bucket for the baseline', () => {
+    expect(baselineOf(d([0, 1, 2, 3, 4, 5, 6]), 6, 2, 2).map(String)).toEqual(['2', '4']);
+    expect(baselineOf(d([0, 1, 2, 3, 4, 5, 6]), 1, 2, 2).map(String)).toEqual(['3', '5']);
+  });
+});

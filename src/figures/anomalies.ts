@@ -1,0 +1,182 @@
+// What a person should look at in a window, each with its evidence (`tally anomalies`, `check
+// --anomalies`, the status line): spikes in the spend series (domain/anomalies.ts, over a trailing
+// baseline fetched with the window), models that started or stopped costing money (the window
+// against the one before it), calls with tokens and no cost, and spend rising period over period.
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { DEFAULT_SPIKE_RULE, findGrowth, findSpikes } from '../domain/anomalies.js';
+import { isDecimalString } from '../domain/decimal-text.js';
+import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
+import { Decimal } from '../domain/money.js';
+import type { Scope } from '../domain/records.js';
+import { BUCKET_SECONDS, type UsageWindow, resolveWindow } from '../domain/window.js';
+import { type Zone, fixedZone } from '../domain/zone.js';
+import { type DayGrid, type WindowOptions, timeSettings } from './day-grid.js';
+import { spendMetric } from './forecast.js';
+import { type ModelSpendOver, modelSpendOver, modelAndSpend } from './usage-by-model.js';
+import { knownDayGrid, loadOnGrid } from './usage-series.js';
+
+export type FindingKind = 'spike' | 'new_model' | 'stopped_model' | 'zero_cost' | 'growth';
+
+export interface Finding {
+  kind: FindingKind;
+  /** The bucket (spike), the window (models, zero cost) or the first period (growth): Unix seconds. */
+  start: number;
+  end: number;
+  model?: string;
+  /** What was spent: the bucket, the model in the window, the last period. */
+  amount: Decimal;
+  /** What it is set against: the trailing median, the previous window, the first period; null where there is none. */
+  baseline: Decimal | null;
+  ratio: Decimal | null;
+  /** zero_cost: the tokens counted without a cost. */
+  tokens?: string;
+  /** growth: the periods' amounts and the smallest step in percent. */
+  periods?: Decimal[];
+  smallestStep?: Decimal;
+}
+
+export interface AnomalyRule {
+  bucket: 'day' | 'hour';
+  /** Buckets in the trailing baseline: days, or for hours the same hour of that many days before. */
+  baseline: number;
+  deviations: number;
+  minRatio: number;
+  minAmount: Decimal;
+  /** Steady growth: over this many periods, each up by at least growthStep percent. */
+  growthPeriods: number;
+  growthStep: Decimal;
+}
+
+export const DEFAULT_RULE = {
+  day: { baseline: 14, minAmount: '5' },
+  hour: { baseline: 7, minAmount: '2' },
+  growthPeriods: 4,
+  growthStep: '10',
+} as const;
+
+export interface AnomalyRequest extends WindowOptions {
+  bucket?: string;
+  metric?: string;
+  rule?: Partial<AnomalyRule>;
+}
+
+export interface Anomalies {
+  window: UsageWindow;
+  /** The window the models were set against (the same length before it). */
+  previous: UsageWindow;
+  grid: DayGrid;
+  labelZone: Zone;
+  rule: AnomalyRule;
+  findings: Finding[];
+  /** Whose spend the series is (the gateway's word), and the models' records. */
+  seriesScope: Scope | undefined;
+  modelsScope: Scope | undefined;
+  /** The usage field the series' spend was read from. */
+  metric: string | undefined;
+}
+
+export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Promise<Anomalies> {
+  const bucket = request.bucket === undefined || request.bucket === 'day' ? 'day' : request.bucket === 'hour' ? 'hour' : undefined;
+  if (!bucket) throw new UsageError(`--bucket "${request.bucket}" is not day or hour (anomalies are looked for in days or hours)`);
+  const defaults = DEFAULT_RULE[bucket];
+  const rule: AnomalyRule = {
+    bucket,
+    baseline: defaults.baseline,
+    deviations: DEFAULT_SPIKE_RULE.deviations,
+    minRatio: DEFAULT_SPIKE_RULE.minRatio,
+    minAmount: new Decimal(defaults.minAmount),
+    growthPeriods: DEFAULT_RULE.growthPeriods,
+    growthStep: new Decimal(DEFAULT_RULE.growthStep),
+    ...Object.fromEntries(Object.entries(request.rule ?? {}).filter(([, v]) => v !== undefined)),
+  };
+  const time = await timeSettings(ctx, request);
+  const grid = await knownDayGrid(ctx, time);
+  const now = Math.floor(ctx.now() / 1000);
+  const since = request.since ?? (request.month === undefined && request.last === undefined ? '30d' : undefined);
+  const resolved = resolveWindow({ ...request, since, bucket, now, zone: time.zone, dayOffset: grid.offset });
+  const window = { start: resolved.start, end: resolved.end };
+  const size = BUCKET_SECONDS[bucket];
+  const stride = bucket === 'hour' ? 24 : 1;
+  const history = window.start - rule.baseline * size * stride;
+  const length = window.end - window.start;
+  const previous = { start: window.start - length, end: window.start };
+  const [series, current, before] = await Promise.all([
+    loadOnGrid(ctx, { bucket, since: String(history), until: String(window.end) }, { zone: time.zone, known: grid }),
+    modelSpendOver(ctx, window),
+    modelSpendOver(ctx, previous),
+  ]);
+  const metric = spendMetric(series, request.metric);
+  const values = series.buckets.map((b) => (metric !== undefined && isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0)));
+  const first = series.slots.findIndex((slot) => slot >= window.start);
+  const findings: Finding[] = [];
+  // The bucket still running is judged as it stands (a spike by noon is news); growth counts complete buckets only.
+  const complete = series.slots.map((slot) => slot + size <= now);
+  for (const spike of findSpikes(values, { baseline: rule.baseline, deviations: rule.deviations, minRatio: rule.minRatio, minAmount: rule.minAmount, stride }, first < 0 ? values.length : first)) {
+    const start = series.slots[spike.index]!;
+    findings.push({ kind: 'spike', start, end: start + size, amount: spike.amount, baseline: spike.baseline, ratio: spike.ratio });
+  }
+  findings.push(...modelChanges(current, before, rule.minAmount));
+  findings.push(...zeroCost(current));
+  const growth = steadyGrowth(values.slice(Math.max(0, first)).filter((_, i) => complete[Math.max(0, first) + i]), series.slots.slice(Math.max(0, first)), rule, size);
+  if (growth) findings.push(growth);
+  const order: Record<FindingKind, number> = { spike: 0, new_model: 1, stopped_model: 2, zero_cost: 3, growth: 4 };
+  findings.sort((a, b) => a.start - b.start || order[a.kind] - order[b.kind] || (a.model ?? '').localeCompare(b.model ?? ''));
+  return { window, previous, grid: series.dayGrid, labelZone: bucket === 'hour' ? time.zone : fixedZone(series.dayGrid.offset), rule, findings, seriesScope: series.scope, modelsScope: current.scope, metric };
+}
+
+/** Models that cost money in the window and not in the one before (at least the minimum), and the reverse. */
+function modelChanges(current: ModelSpendOver, before: ModelSpendOver, minAmount: Decimal): Finding[] {
+  if (current.incomplete || before.incomplete) return [];
+  const found: Finding[] = [];
+  for (const [model, spend] of current.spend) {
+    const earlier = before.spend.get(model);
+    if ((earlier === undefined || earlier.isZero()) && spend.gte(minAmount) && !spend.isZero()) found.push({ kind: 'new_model', start: current.window.start, end: current.window.end, model, amount: spend, baseline: earlier ?? new Decimal(0), ratio: null });
+  }
+  for (const [model, spend] of before.spend) {
+    const now = current.spend.get(model);
+    if ((now === undefined || now.isZero()) && spend.gte(minAmount) && !spend.isZero()) found.push({ kind: 'stopped_model', start: current.window.start, end: current.window.end, model, amount: now ?? new Decimal(0), baseline: spend, ratio: new Decimal(0) });
+  }
+  return found;
+}
+
+/** Models whose records count tokens and no cost at all: billing that did not happen (or a free tier to know about). */
+function zeroCost(current: ModelSpendOver): Finding[] {
+  const fields = modelAndSpend(current.records);
+  if (!fields) return [];
+  const tokens = new Map<string, Decimal>();
+  const cost = new Map<string, Decimal>();
+  for (const record of current.records) {
+    const model = String(record[fields.model] ?? '');
+    const value = record[fields.spend];
+    if (!isDecimalString(value)) continue;
+    cost.set(model, (cost.get(model) ?? new Decimal(0)).plus(value));
+    tokens.set(model, (tokens.get(model) ?? new Decimal(0)).plus(tokensOf(record)));
+  }
+  return [...cost.entries()]
+    .filter(([model, c]) => c.isZero() && tokens.get(model)!.gt(0))
+    .map(([model]) => ({ kind: 'zero_cost' as const, start: current.window.start, end: current.window.end, model, amount: new Decimal(0), baseline: null, ratio: null, tokens: tokens.get(model)!.toFixed() }));
+}
+
+/** The tokens a record counts: every whole-number field whose name says tokens. */
+function tokensOf(record: JsonObject): Decimal {
+  let sum = new Decimal(0);
+  for (const [name, value] of Object.entries(record)) {
+    if (!/token/i.test(name) || /price|cost|ratio|limit/i.test(name)) continue;
+    const text = isJsonNumber(value) ? numberText(value) : typeof value === 'number' ? String(value) : undefined;
+    if (text !== undefined && /^\d{1,20}$/.test(text)) sum = sum.plus(text);
+  }
+  return sum;
+}
+
+/** The window's complete buckets in `growthPeriods` equal periods (the oldest buckets left over are not counted), rising at every step. */
+function steadyGrowth(values: Decimal[], slots: number[], rule: AnomalyRule, size: number): Finding | undefined {
+  const per = Math.floor(values.length / rule.growthPeriods);
+  if (per < 1 || rule.growthPeriods < 2) return undefined;
+  const skip = values.length - per * rule.growthPeriods;
+  const periods = Array.from({ length: rule.growthPeriods }, (_, p) => values.slice(skip + p * per, skip + (p + 1) * per).reduce((a, v) => a.plus(v), new Decimal(0)));
+  const growth = findGrowth(periods, rule.growthStep, rule.minAmount);
+  if (!growth) return undefined;
+  const start = slots[skip]!;
+  return { kind: 'growth', start, end: start + per * rule.growthPeriods * size, amount: periods[periods.length - 1]!, baseline: periods[0]!, ratio: periods[periods.length - 1]!.div(periods[0]!), periods, smallestStep: growth.smallestStep };
+}
