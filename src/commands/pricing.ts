@@ -4,7 +4,7 @@ import { readStateFile } from '../settings/read-file.js';
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { escapeControl } from '../output/escape.js';
-import { ServiceError, UsageError } from '../errors.js';
+import { ServiceError, TallyError, UsageError } from '../errors.js';
 import { readCatalog } from '../api/catalog.js';
 import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, isUnpriced, modelName, per1M, sortRows } from '../domain/catalog.js';
 import { type JsonObject, isJsonObject, parseJson } from '../domain/json.js';
@@ -15,6 +15,7 @@ import { parseTimeSpec } from '../domain/window.js';
 import { ChangesFound } from '../errors.js';
 import { memo } from '../output/memo.js';
 import { type CatalogVersion, type LoadedCatalog, describeAge, loadCatalog } from '../figures/price-listing.js';
+import type { Repricing } from '../figures/repricing.js';
 import { PRICE_CSV_HEADER, priceCells, priceCsv } from '../output/prices.js';
 import { globMatcher } from '../domain/glob.js';
 
@@ -31,6 +32,7 @@ interface PricingOptions {
   against?: string;
   since?: string;
   exitCode?: boolean;
+  usageSince?: string;
 }
 
 export function configure(command: Command): void {
@@ -46,13 +48,14 @@ export function configure(command: Command): void {
     .option('--diff', 'list models added, removed and re-priced since the previous catalog version')
     .option('--against <version|file>', 'with --diff: compare with this cached pricing_version, or a saved catalog file')
     .option('--since <span|date>', 'with --diff: compare with the kept catalog version closest to that age (7d, 2w, 2026-11-01)')
-    .option('--exit-code', 'with --diff: exit 5 when the catalog changed (as git diff --exit-code exits 1)');
+    .option('--exit-code', 'with --diff: exit 5 when the catalog changed (as git diff --exit-code exits 1)')
+    .option('--usage-since <span|date>', "with --diff: the window of the key's usage a repricing is priced on (default 30d)");
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context, _args: string[], given: (name: string) => boolean = () => false): Promise<void> {
   const options = raw as unknown as PricingOptions;
-  for (const flag of ['against', 'since', 'exitCode'] as const) {
-    if (options[flag] !== undefined && !options.diff) throw new UsageError(`--${flag === 'exitCode' ? 'exit-code' : flag} goes with --diff`);
+  for (const flag of ['against', 'since', 'exitCode', 'usageSince'] as const) {
+    if (options[flag] !== undefined && !options.diff) throw new UsageError(`--${flag === 'exitCode' ? 'exit-code' : flag === 'usageSince' ? 'usage-since' : flag} goes with --diff`);
   }
   if (options.against !== undefined && options.since !== undefined) throw new UsageError('--against and --since each choose what --diff compares with; give one of them');
   if (options.diff) {
@@ -206,12 +209,17 @@ async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {
   else baseline = options.offline ? older : loaded.previous;
   const model = options.model ? globMatcher(options.model) : undefined;
   const changes: CatalogChange[] = baseline ? (await diffCatalogs(baseline.records, current.records, () => ctx.checkpoint())).filter((c) => !model || model(c.model)) : [];
+  const { impact, why } = baseline ? await impactOf(ctx, changes, baseline, current, options.usageSince) : { impact: undefined, why: undefined };
+  const view = impact && (await import('../output/repricing.js'));
   await emit(ctx, {
     json: {
       pricing_version_before: baseline?.pricingVersion ?? null,
       pricing_version_after: current.pricingVersion ?? null,
       compared: baseline !== undefined,
       changes,
+      // What the repricing costs this key's usage; null when nothing was repriced or there is no API key to read usage with.
+      impact: impact && view ? view.repricingJson(impact) : null,
+      ...(why && changes.some((c) => c.kind === 'repriced') ? { impact_note: why } : {}),
     },
     human: async () => {
       // The version is the service's text: escaped, as every piece of data on a terminal.
@@ -234,8 +242,26 @@ async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {
         Object.entries(c.prices ?? {}).map(([field, [a, b]]) => `${field} ${price(field, a)} → ${price(field, b)}`).join('; '),
       ]);
       const style = await styleFor(ctx);
-      return `${await renderTable({ columns: [{ header: 'model' }, { header: 'change' }, { header: 'details' }], rows }, style)}${style.paint.dim(heading)}\n`;
+      const table = `${await renderTable({ columns: [{ header: 'model' }, { header: 'change' }, { header: 'details' }], rows }, style)}${style.paint.dim(heading)}\n`;
+      if (!impact || !view) return why && changes.some((c) => c.kind === 'repriced') ? `${table}${style.paint.dim(`not priced on this key's usage: ${escapeControl(why)}`)}\n` : table;
+      return `${table}\n${style.paint.bold('What the repricing does to this key\'s spend')}\n${await view.renderRepricing(impact, ctx, { first: 'model', before: 'old prices', after: 'new prices' })}`;
     },
   });
   if (options.exitCode && changes.length > 0) throw new ChangesFound(`the catalog changed: ${changes.length} model${changes.length === 1 ? '' : 's'} added, removed or re-priced`);
+}
+
+/** The repricing priced on the key's usage, or why it is not: nothing repriced, no API key, or usage that could not be read. */
+async function impactOf(ctx: Context, changes: CatalogChange[], baseline: CatalogVersion, current: CatalogVersion, since: string | undefined): Promise<{ impact?: Repricing; why?: string }> {
+  if (!changes.some((c) => c.kind === 'repriced')) return { why: 'no model was repriced' };
+  const settings = await ctx.settings();
+  if (settings.credential?.kind !== 'api-key') return { why: "an API key reads the usage a repricing is priced on; this profile has none" };
+  const { priceImpact } = await import('../figures/repricing.js');
+  try {
+    return { impact: await priceImpact(ctx, changes, baseline.records, current.records, since) };
+  } catch (error) {
+    // The catalog's changes stand on their own: usage that cannot be read leaves the impact unsaid, with the reason.
+    if (!(error instanceof TallyError) || error.kind === 'interrupted' || error.kind === 'usage') throw error;
+    ctx.debug(`pricing --diff: the key's usage could not be read: ${(error as Error).message}`);
+    return { why: `the key's usage could not be read (${ctx.secrets.scrubMessage((error as Error).message)})` };
+  }
 }

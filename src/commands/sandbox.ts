@@ -18,6 +18,7 @@ export function configure(command: Command): void {
     .option('--utc-offset <+HH:MM>', 'offset of the day grid from UTC', '+00:00')
     .option('--catalog-size <n>', 'pad the price catalog with generated models up to n')
     .option('--catalog-churn', 'serve a new pricing_version with every catalog request')
+    .option('--reprice-after <n>', 'serve the previous catalog version to the first n catalog requests, then the current one (a repricing for pricing --diff)')
     .addOption(new Option('--compat-wrap [shape]', 'how the token-usage record is wrapped: {"code": true, ...} as real gateways send it, {"code": 0, ...}, {"success": true, ...} or bare').choices(COMPAT_WRAPS).default('code-true'))
     .addOption(new Option('--compat-units <units>', 'the token record\'s amounts: credits with a currency, or raw quota units with none (and the unlimited marker), as open-source gateways send them').choices(['stated', 'raw']).default('stated'))
     .option('--compat-no-token', 'answer 404 on /api/usage/token/, as an older gateway of the family does')
@@ -34,6 +35,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   const catalogSize = options.catalogSize === undefined ? undefined : wholeNumber(options.catalogSize, '--catalog-size', 0, 1_000_000);
   const accountLimit = options.accountLimit === undefined ? undefined : wholeNumber(options.accountLimit, '--account-limit', 1);
   const logSize = options.logSize === undefined ? undefined : wholeNumber(options.logSize, '--log-size', 0, 10_000_000);
+  const repriceAfter = options.repriceAfter === undefined ? undefined : wholeNumber(options.repriceAfter, '--reprice-after', 0, 1_000_000);
   const seed = options.seed === undefined ? undefined : wholeNumber(options.seed, '--seed', 0, 1_000_000);
   const faults = ((options.fault as string[] | undefined) ?? []).map(parseFault);
   const now = options.now === undefined ? undefined : parseNow(String(options.now));
@@ -47,6 +49,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     dayOffsetMinutes: parseUtcOffset(String(options.utcOffset)),
     catalogSize,
     catalogChurn: options.catalogChurn === true,
+    repriceAfter,
     compatWrap: (options.compatWrap === true ? 'code-true' : options.compatWrap) as CompatWrap,
     compatUnits: options.compatUnits as 'stated' | 'raw',
     compatNoToken: options.compatNoToken === true,

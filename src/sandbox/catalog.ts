@@ -4,6 +4,16 @@ import { Decimal } from '../domain/money.js';
 import { CATALOG, type CatalogModel, type SandboxKey, VENDORS } from './seed.js';
 
 export const CATALOG_VERSION = 'sbx-2026.11.3';
+/** The version before it, and what it charged (yuan per 1,000 tokens) for the models repriced since (`tally sandbox --reprice-after N`). */
+export const PREVIOUS_CATALOG_VERSION = 'sbx-2026.11.2';
+export const PREVIOUS_PRICES: Record<string, { input?: string; output?: string }> = {
+  // Up by one ratio: a key's impact scales exactly.
+  'deepseek-chat': { input: '0.00160000', output: '0.00240000' },
+  // Only the output price changed.
+  'claude-sonnet-4.5': { output: '0.09000000' },
+  // Repriced, and not used by the demo key.
+  'gpt-5': { input: '0.00700000', output: '0.05600000' },
+};
 
 /** The four text endpoint formats: any model is accepted on them. */
 const TEXT_ENDPOINTS = ['openai', 'openai-response', 'openai-response-compact', 'anthropic'];
@@ -34,11 +44,11 @@ function syntheticModels(count: number): CatalogModel[] {
 }
 
 /** The catalog body: every enabled model, whatever the caller may use. */
-export function catalogBody(size: number): unknown {
+export function catalogBody(size: number, previous = false): unknown {
   const groups = { default: 1, vip: 1.2, image: 1, video: 1 };
   return {
     success: true,
-    pricing_version: CATALOG_VERSION,
+    pricing_version: previous ? PREVIOUS_CATALOG_VERSION : CATALOG_VERSION,
     auto_groups: ['default'],
     group_ratio: groups,
     usable_group: { default: 'standard models', vip: 'all text models', image: 'image generation', video: 'video generation' },
@@ -51,7 +61,7 @@ export function catalogBody(size: number): unknown {
       'video-generation': { path: '/v1/videos', method: 'POST' },
     },
     vendors: VENDORS,
-    data: [...CATALOG, ...syntheticModels(size - CATALOG.length)].map((m) => {
+    data: [...CATALOG, ...syntheticModels(size - CATALOG.length)].map((m) => (previous && PREVIOUS_PRICES[m.name] ? { ...m, ...PREVIOUS_PRICES[m.name] } : m)).map((m) => {
       const vendor = VENDORS.find((v) => v.name === m.vendor)!;
       const input = new Decimal(m.input);
       const ratio = m.staleRatio ?? input.mul(500).toNumber();

@@ -44,6 +44,8 @@ export interface SandboxOptions {
   catalogSize?: number;
   /** Serve a new pricing_version with every catalog request (a catalog that keeps changing). */
   catalogChurn?: boolean;
+  /** Serve the previous catalog version (other prices for a few models) to the first N catalog requests, the current one after. */
+  repriceAfter?: number;
   /** How the token-usage record is wrapped (default `code-true`, as real gateways send it). */
   compatWrap?: CompatWrap;
   /** The token record's amounts: credits with a currency (default), or raw quota units with none. */
@@ -98,6 +100,9 @@ export class Sandbox {
   readonly #compat: CompatFamily;
   readonly #catalogSize: number;
   readonly #catalogChurn: boolean;
+  readonly #repriceAfter: number;
+  #catalogRequests = 0;
+  #previousCatalogBytes?: Buffer;
   #calls?: Call[];
   #baseUrl = '';
   /** The catalog's bytes, built once: like a real gateway's cached catalog, it is served without re-encoding 3 MB per request. */
@@ -125,6 +130,7 @@ export class Sandbox {
     });
     this.#catalogSize = options.catalogSize ?? CATALOG.length;
     this.#catalogChurn = options.catalogChurn ?? false;
+    this.#repriceAfter = options.repriceAfter ?? 0;
     // Any request, however malformed, gets a status code and the sandbox keeps serving.
     const handle = guarded((req: IncomingMessage, res: ServerResponse) => this.#handle(req, res));
     this.#scheme = options.tls ? 'https' : 'http';
@@ -238,6 +244,10 @@ export class Sandbox {
   }
 
   #pricing(res: ServerResponse): void {
+    if (++this.#catalogRequests <= this.#repriceAfter) {
+      this.#previousCatalogBytes ??= Buffer.from(JSON.stringify(catalogBody(this.#catalogSize, true)));
+      return send(res, 200, this.#previousCatalogBytes);
+    }
     this.#catalogBytes ??= Buffer.from(JSON.stringify(catalogBody(this.#catalogSize)));
     if (!this.#catalogChurn) return send(res, 200, this.#catalogBytes);
     // The version is near the start: splice a new one in without re-encoding the rest.

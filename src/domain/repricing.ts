@@ -1,0 +1,97 @@
+// What usage costs at other prices (a catalog's repricing, or another model): arithmetic on the
+// tokens a key used and the catalog's prices, exact in decimals.
+// - `tokens`: the usage gives input and output tokens per model; both priced per token.
+// - `scaled`: only an amount is known; every price it was billed at changes by one ratio, so the
+//   amount scales by it (said as such).
+// - `unknown`: neither; the impact cannot be computed, and is never shown as zero.
+import { type JsonObject, isJsonNumber, numberText } from './json.js';
+import { isDecimalString } from './decimal-text.js';
+import { Decimal } from './money.js';
+import type { PriceRow } from './catalog.js';
+
+export interface ModelUsage {
+  /** What the usage says was spent (undefined when it gives no amount). */
+  amount: Decimal | undefined;
+  /** Tokens in and out, when the usage names them. */
+  input: Decimal | undefined;
+  output: Decimal | undefined;
+}
+
+export type RepriceBasis = 'tokens' | 'scaled' | 'unknown';
+
+export interface Repriced {
+  basis: RepriceBasis;
+  /** At the first prices, and at the second; null when unknown. */
+  before: Decimal | null;
+  after: Decimal | null;
+}
+
+/** Yuan per 1,000 tokens, as a Decimal (an absent price is zero). */
+const per1K = (text: string) => new Decimal(text === '' ? 0 : text);
+
+/** The usage priced at `from` and at `to`. */
+export function reprice(usage: ModelUsage, from: PriceRow, to: PriceRow): Repriced {
+  if (usage.input !== undefined && usage.output !== undefined && from.perToken && to.perToken) {
+    const at = (row: PriceRow) => usage.input!.mul(per1K(row.input)).plus(usage.output!.mul(per1K(row.output))).div(1000);
+    return { basis: 'tokens', before: at(from), after: at(to) };
+  }
+  const ratio = commonRatio(from, to);
+  if (usage.amount !== undefined && ratio !== undefined) return { basis: 'scaled', before: usage.amount, after: usage.amount.mul(ratio) };
+  return { basis: 'unknown', before: null, after: null };
+}
+
+/**
+ * The one ratio every price billed at changes by (`to` / `from`, over the prices `from` charges),
+ * or undefined when they change by different ratios, or when `from` charges nothing to scale.
+ */
+export function commonRatio(from: PriceRow, to: PriceRow): Decimal | undefined {
+  const pairs: [string, string][] = from.perToken
+    ? [[from.input, to.input], [from.output, to.output]]
+    : from.other.map((o) => [o.value, to.other.find((p) => p.name === o.name)?.value ?? '']);
+  let ratio: Decimal | undefined;
+  for (const [a, b] of pairs) {
+    const before = per1K(a);
+    if (before.isZero()) {
+      if (!per1K(b).isZero()) return undefined;
+      continue;
+    }
+    const r = per1K(b).div(before);
+    if (ratio !== undefined && !r.eq(ratio)) return undefined;
+    ratio = r;
+  }
+  return ratio;
+}
+
+/** Which record fields count input and output tokens (names not published: discovered). */
+export function tokenFields(records: JsonObject[]): { input: string | undefined; output: string | undefined } {
+  const names = new Set(records.flatMap((r) => Object.keys(r)));
+  const counted = [...names].filter((n) => /token/i.test(n) && !/cache|price|cost|ratio|limit|total/i.test(n) && records.some((r) => isWhole(r[n])));
+  return { input: counted.find((n) => /prompt|input/i.test(n)), output: counted.find((n) => /completion|output/i.test(n)) };
+}
+
+function isWhole(value: unknown): boolean {
+  const text = isJsonNumber(value) ? numberText(value) : typeof value === 'number' ? String(value) : undefined;
+  return text !== undefined && /^\d{1,20}$/.test(text);
+}
+
+/** Usage per model from records: amounts (the money field) and tokens, every record of a model added up. */
+export function usagePerModel(records: JsonObject[], fields: { model: string; spend: string }): Map<string, ModelUsage> {
+  const tokens = tokenFields(records);
+  const usage = new Map<string, ModelUsage>();
+  const add = (a: Decimal | undefined, value: unknown, whole: boolean): Decimal | undefined => {
+    if (a === undefined) return undefined;
+    const text = isJsonNumber(value) ? numberText(value) : typeof value === 'number' ? String(value) : isDecimalString(value) && !whole ? value : undefined;
+    if (text === undefined || (whole && !/^\d{1,20}$/.test(text))) return undefined;
+    return a.plus(text);
+  };
+  for (const record of records) {
+    const model = String(record[fields.model] ?? '');
+    const now = usage.get(model) ?? { amount: new Decimal(0), input: tokens.input ? new Decimal(0) : undefined, output: tokens.output ? new Decimal(0) : undefined };
+    usage.set(model, {
+      amount: isDecimalString(record[fields.spend]) ? add(now.amount, record[fields.spend], false) : undefined,
+      input: tokens.input ? add(now.input, record[tokens.input], true) : undefined,
+      output: tokens.output ? add(now.output, record[tokens.output], true) : undefined,
+    });
+  }
+  return usage;
+}
