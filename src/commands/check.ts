@@ -3,12 +3,12 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { AuthError, CheckFailed, UsageError, isUnreachable } from '../errors.js';
-import { type Balance, fetchBalance } from '../api/balance.js';
+import { fetchBalance } from '../api/balance.js';
 import { fetchModels } from '../api/catalog.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { fixedZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
-import { formatAmount, formatStatedAmount } from '../output/money.js';
+import { formatAmount } from '../output/money.js';
 import { type CheckLine, type CheckResult, type Level, type Unit, checkLines, checksMarkdown, reportToGitHub, writeJunit } from '../output/check-report.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from '../cli/flag-values.js';
@@ -18,13 +18,15 @@ import { runSpend } from '../domain/run-spend.js';
 import { readingOf } from '../settings/marks.js';
 import { notifyChecks } from '../notify/alerting.js';
 import { loadUsageSeries } from '../figures/usage-series.js';
-import { type KeyQuotaFigure, fetchKeyQuota } from '../figures/key-quota.js';
+import { fetchKeyQuota } from '../figures/key-quota.js';
 import { addWindowOptions } from '../cli/options.js';
-import { type LoadedForecast, loadForecast, spendMetric } from '../figures/forecast.js';
+import { loadForecast, spendMetric } from '../figures/forecast.js';
 import { loadBudgets } from '../figures/budgets.js';
 import { readCounters } from '../figures/run-spend.js';
 import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
+import { type GrowthGate, anomalyGates, dailyCheck, growthGates as growthChecks, keyQuotaCheck, priceImpactGates, runwayCheck } from '../figures/check-gates.js';
+import { addAnomalyRuleOptions, anomalyRuleOf } from '../cli/anomaly-flags.js';
 import { seriesSpend } from '../figures/comparison.js';
 
 interface CheckOptions {
@@ -56,6 +58,14 @@ interface CheckOptions {
   markdown?: boolean;
   minKeyRemaining?: string;
   warnKeyRemaining?: string;
+  maxGrowth?: string;
+  warnGrowth?: string;
+  compare?: string;
+  anomalies?: boolean;
+  warnAnomalies?: boolean;
+  bucket?: string;
+  maxPriceImpact?: string;
+  warnPriceImpact?: string;
 }
 
 export type { CheckResult, Level, Unit } from '../output/check-report.js';
@@ -86,7 +96,16 @@ export function configure(command: Command): void {
     .option('--markdown', 'print the Markdown summary (as for $GITHUB_STEP_SUMMARY) instead of the lines, for a pull-request comment')
     .option('--notify <name>', 'send an alert to this destination (tally notify add) when a condition starts to warn or fail, gets worse, or passes again (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--budget-projected <name>', 'fail when a budget\'s spend is projected past its amount by the period\'s end (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--max-growth <percent>', "fail when the window's spend (default the last 7 days) grew more than this on the period before it")
+    .option('--warn-growth <percent>', "warn when the window's spend grew more than this on the period before it")
+    .option('--compare <period>', 'with a growth check: previous (default), a month YYYY-MM, or DATE..DATE')
+    .option('--anomalies', 'fail when tally anomalies finds something in the window (default the last 30 days); one check per finding')
+    .option('--warn-anomalies', 'warn when tally anomalies finds something in the window')
+    .option('--bucket <size>', 'with an anomaly check: look at days (default) or hours')
+    .option('--max-price-impact <amount>', "fail when the latest catalog repricing raises the key's usage of the last 30 days (or --since) by more than this (yuan)")
+    .option('--warn-price-impact <amount>', 'warn when the latest repricing raises it by more than this')
     .option('--fail-open', 'an unreachable service is a warning (exit 0), not an error');
+  addAnomalyRuleOptions(command);
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
@@ -108,16 +127,31 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if (!runSpendAsked && (options.mark !== undefined || options.markFile !== undefined)) throw new UsageError('--mark and --mark-file go with --max-run-spend or --warn-run-spend');
   if (options.mark !== undefined && options.markFile !== undefined) throw new UsageError('--mark and --mark-file each name the mark; give one of them');
   if (options.markdown && ctx.options.json) throw new UsageError('--markdown and --json each print the whole result; choose one');
+  const growthGates: GrowthGate[] = [
+    options.maxGrowth !== undefined && { name: 'max-growth', level: 'fail' as const, percent: parseAmount(options.maxGrowth.replace(/%$/, ''), '--max-growth') },
+    options.warnGrowth !== undefined && { name: 'warn-growth', level: 'warn' as const, percent: parseAmount(options.warnGrowth.replace(/%$/, ''), '--warn-growth') },
+  ].filter((g) => g !== false);
+  const anomalyLevel = options.anomalies ? 'fail' : options.warnAnomalies ? 'warn' : undefined;
+  if (options.anomalies && options.warnAnomalies) throw new UsageError('--anomalies and --warn-anomalies each gate on the findings; give one of them');
+  const anomalyRule = anomalyRuleOf(raw);
+  if (!anomalyLevel && (options.bucket !== undefined || Object.values(anomalyRule).some((v) => v !== undefined))) throw new UsageError('--bucket and the anomaly thresholds go with --anomalies or --warn-anomalies');
+  if (growthGates.length === 0 && options.compare !== undefined) throw new UsageError('--compare goes with --max-growth or --warn-growth');
+  const impactGates = [
+    options.maxPriceImpact !== undefined && { name: 'max-price-impact', level: 'fail' as const, amount: parseAmount(options.maxPriceImpact, '--max-price-impact') },
+    options.warnPriceImpact !== undefined && { name: 'warn-price-impact', level: 'warn' as const, amount: parseAmount(options.warnPriceImpact, '--warn-price-impact') },
+  ].filter((g): g is { name: string; level: 'fail' | 'warn'; amount: Decimal } => Boolean(g));
+  const windowed = maxSpend !== undefined || growthGates.length > 0 || anomalyLevel !== undefined || impactGates.length > 0;
   const budgetGates = [
     ...(options.budget ?? []).map((text) => parseBudgetGate(text, '--budget', 'fail')),
     ...(options.warnBudget ?? []).map((text) => parseBudgetGate(text, '--warn-budget', 'warn')),
     ...(options.budgetProjected ?? []).map((text) => ({ ...parseBudgetGate(text, '--budget-projected', 'fail'), projected: true })),
   ];
-  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, maxRun, warnRun, minKey, warnKey].every((c) => c === undefined) && models.length === 0 && budgetGates.length === 0) {
-    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway, --min-key-remaining, --budget, --max-run-spend or --require-model (see `tally check --help`)');
+  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, maxRun, warnRun, minKey, warnKey, anomalyLevel].every((c) => c === undefined) && models.length === 0 && budgetGates.length === 0 && growthGates.length === 0 && impactGates.length === 0) {
+    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway, --min-key-remaining, --budget, --max-run-spend, --max-growth, --anomalies, --max-price-impact or --require-model (see `tally check --help`)');
   }
-  if (maxSpend === undefined && (options.since || options.until || options.month || options.last)) throw new UsageError('--since, --until, --month and --last go with --max-spend (the window it adds spend over)');
-  if (maxSpend === undefined && !runway && (options.metric || options.utcOffset)) throw new UsageError('--metric and --utc-offset go with --max-spend or --min-runway/--warn-runway');
+  if (!windowed && (options.since || options.until || options.month || options.last)) throw new UsageError('--since, --until, --month and --last go with --max-spend, a growth, anomaly or price-impact check (the window they measure)');
+  if (impactGates.length > 0 && (options.until || options.month || options.last) && maxSpend === undefined && growthGates.length === 0 && !anomalyLevel) throw new UsageError('a price-impact check takes --since only (the usage it prices runs to now)');
+  if (!windowed && !runway && (options.metric || options.utcOffset)) throw new UsageError('--metric and --utc-offset go with --max-spend, a growth or anomaly check, or --min-runway/--warn-runway');
   if (!runway && options.days !== undefined) throw new UsageError('--days goes with --min-runway or --warn-runway');
 
   const settings = await ctx.settings();
@@ -125,7 +159,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const destinations = options.notify?.length ? await destinationsNamed(ctx, [...new Set(options.notify)]) : [];
   // The mark is read before any request: a missing or foreign one is exit 2 at once.
   const mark = runSpendAsked ? await markFor(ctx, options) : undefined;
-  const needsKey = [maxDaily && '--max-daily-used', warnDaily && '--warn-daily-used', maxSpend && '--max-spend', runway && '--min-runway/--warn-runway', models.length > 0 && '--require-model', budgetGates.length > 0 && '--budget', (minKey || warnKey) && '--min-key-remaining/--warn-key-remaining'].filter(Boolean);
+  const needsKey = [maxDaily && '--max-daily-used', warnDaily && '--warn-daily-used', maxSpend && '--max-spend', runway && '--min-runway/--warn-runway', models.length > 0 && '--require-model', budgetGates.length > 0 && '--budget', (minKey || warnKey) && '--min-key-remaining/--warn-key-remaining', growthGates.length > 0 && '--max-growth/--warn-growth', anomalyLevel && '--anomalies', impactGates.length > 0 && '--max-price-impact'].filter(Boolean);
   if (settings.credential?.kind === 'device-token' && needsKey.length > 0) {
     throw new AuthError(`${needsKey.join(', ')} need${needsKey.length === 1 ? 's' : ''} an API key; a device token can check the balance only (--min-balance, --warn-balance). Use \`tally login --with-token\` or TALLY_API_KEY`);
   }
@@ -177,7 +211,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   ].filter((c): c is { name: string; limit: string; unit: string; level: 'fail' | 'warn'; value: Decimal } => Boolean(c));
   // The runway's forecast already asks for the key's quota: one request to the strictly limited token endpoint.
   const keyQuotaRequest = keyChecks.length > 0 ? (forecastRequest && runway ? forecastRequest.then((f) => f.keyQuota) : fetchKeyQuota(client)) : undefined;
-  const [balance, spend, forecast, available, budgets, counters, keyQuota] = await Promise.all([
+  const windowRequest = { since: options.since, until: options.until, month: options.month, last: options.last, utcOffset: options.utcOffset, metric: options.metric };
+  const [balance, spend, forecast, available, budgets, counters, keyQuota, growth, anomalies, impact] = await Promise.all([
     balanceRequest && balanceChecks.length > 0 ? guard(balanceChecks, () => balanceRequest) : undefined,
     maxSpend !== undefined ? guard([{ name: 'max-spend', limit: decimalText(maxSpend), unit: 'CNY' }], () => loadSpend(ctx, options)) : undefined,
     runway ? guard(runwayChecks, () => forecastRequest!) : undefined,
@@ -186,7 +221,11 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     // A mark that records no reading was taken (mark --fail-open): with --fail-open the run's spend is not measured, said as such.
     runSpendAsked && !mark?.not_taken ? guard(runChecks, () => readCounters(ctx)) : undefined,
     keyQuotaRequest ? guard(keyChecks, () => keyQuotaRequest) : undefined,
+    growthGates.length > 0 ? guard(growthGates.map((g) => ({ name: g.name, limit: decimalText(g.percent), unit: 'percent' })), () => growthChecks(ctx, { ...windowRequest, compare: options.compare ?? 'previous' }, growthGates)) : undefined,
+    anomalyLevel ? guard([{ name: anomalyLevel === 'fail' ? 'anomalies' : 'warn-anomalies', limit: '', unit: 'finding' }], () => anomalyGates(ctx, { ...windowRequest, bucket: options.bucket, rule: anomalyRule }, anomalyLevel)) : undefined,
+    impactGates.length > 0 ? guard(impactGates.map((g) => ({ name: g.name, limit: decimalText(g.amount), unit: 'CNY' })), () => priceImpactGates(ctx, options.since, impactGates)) : undefined,
   ]);
+  for (const gate of [...(growth ?? []), ...(anomalies ?? []), ...(impact ?? [])]) add(gate);
 
   if (balance) {
     const amount = (value: Decimal) => decimalText(value);
@@ -276,51 +315,6 @@ function parseBudgetGate(text: string, flag: string, level: Level): BudgetGate {
 
 function gateName(gate: BudgetGate): string {
   return gate.projected ? `budget-projected:${gate.name}` : `budget:${gate.name}`;
-}
-
-function dailyCheck(name: string, level: Level, balance: Balance, threshold: Threshold): Omit<CheckResult, 'ok'> {
-  const key = balance.apiKey;
-  const limit = decimalText(threshold.value);
-  const unit = threshold.kind === 'percent' ? 'percent' : balance.currency;
-  // A condition that cannot apply to this key is a warning that says why, never a budget failure.
-  if (!key || key.dailyUsed === undefined) {
-    return { name, level: 'warn', actual: null, limit, unit, detail: key ? 'does not apply: the key reports no spend for today' : 'does not apply: signed in with a device token, no key-level limit' };
-  }
-  const money = (value: Decimal) => formatAmount(value, 'account', { currency: balance.currency });
-  if (threshold.kind === 'amount') return { name, level: key.dailyUsed.lte(threshold.value) ? 'pass' : level, actual: decimalText(key.dailyUsed), limit, unit };
-  if (!key.dailyLimit || key.dailyLimit.isZero()) {
-    return { name, level: 'warn', actual: null, limit, unit, detail: `does not apply: the key has no daily limit to take a share of (spent ${money(key.dailyUsed)} today)` };
-  }
-  // The gate compares the exact share; JSON carries it to the ledger's 8 places, the line as precisely as the limit.
-  const share = key.dailyUsed.div(key.dailyLimit).mul(100);
-  return {
-    name,
-    level: share.lte(threshold.value) ? 'pass' : level,
-    actual: share.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(),
-    limit,
-    unit,
-    detail: `${money(key.dailyUsed)} of the ${money(key.dailyLimit)} daily limit spent today`,
-  };
-}
-
-/** The key's own quota against a floor; a key without one (or whose record states no unit) is a warning that says why. */
-function keyQuotaCheck(c: { name: string; limit: string; level: Level; value: Decimal }, figure: KeyQuotaFigure): Omit<CheckResult, 'ok'> {
-  const base = { name: c.name, limit: c.limit, unit: 'CNY' };
-  if (figure.state !== 'quota') return { ...base, level: 'warn', actual: null, detail: `does not apply: ${figure.reason}` };
-  const { quota } = figure;
-  if (quota.currency === undefined) {
-    return { ...base, level: 'warn', actual: null, detail: `does not apply: the token record states no unit (${formatStatedAmount(quota.remaining, undefined)} left), so it cannot be set against yuan` };
-  }
-  const of = quota.granted ? ` of ${formatAmount(quota.granted, 'account', { currency: quota.currency })} granted` : '';
-  return { ...base, unit: quota.currency, level: quota.remaining.gte(c.value) ? 'pass' : c.level, actual: decimalText(quota.remaining), detail: `left of the key's own quota${of}` };
-}
-
-function runwayCheck(name: string, level: Level, loaded: LoadedForecast, days: number): Omit<CheckResult, 'ok'> {
-  const runway = loaded.forecast.runwayDays;
-  const basis = `at the pace of the last ${loaded.forecast.basis.days} complete days`;
-  if (runway === null) return { name, level: 'pass', actual: null, limit: String(days), unit: 'days', detail: `no spend ${basis}: the balance is not being used up` };
-  const what = loaded.forecast.runwayBasis === 'key_quota' ? "; the key's own quota runs out first" : '';
-  return { name, level: runway.gte(days) ? 'pass' : level, actual: runway.toFixed(), limit: String(days), unit: 'days', detail: `${basis}${what}` };
 }
 
 async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount: Decimal; detail: string }> {

@@ -13,6 +13,7 @@ import { fixedZone } from '../domain/zone.js';
 import { keyQuotaRows } from '../output/key-quota.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages } from '../figures/records.js';
 import type { Scope } from '../domain/records.js';
+import type { Finding } from '../figures/anomalies.js';
 import { type UsageSeries, totalsOf, usageJson } from '../figures/usage-series.js';
 import { describeWindow } from '../output/window-text.js';
 import { addWatchOption, watchOrRun } from '../cli/watch.js';
@@ -38,6 +39,8 @@ interface StatusData {
   modelFields: { model: string; spend: string } | undefined;
   modelsScope: Scope | undefined;
   budgets: LoadedBudgets | undefined;
+  /** Today's spend far above the days before it (the default anomaly rule on the forecast's days). */
+  alert: Finding | undefined;
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
@@ -47,7 +50,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   await watchOrRun(ctx, raw, 'tally status', async () => {
     const data = await loadStatus(ctx, options);
     return {
-      json: () => ({ balance: data.loaded.balance.raw, usage: usageJson(data.week), top_models: data.topModels, forecast: forecastJson(data.loaded), ...(data.budgets ? { budgets: budgetJson(data.budgets).budgets } : {}) }),
+      json: () => ({ balance: data.loaded.balance.raw, usage: usageJson(data.week), top_models: data.topModels, forecast: forecastJson(data.loaded), ...(data.budgets ? { budgets: budgetJson(data.budgets).budgets } : {}), alert: data.alert ? { kind: data.alert.kind, start: data.alert.start, amount: data.alert.amount.toFixed(), baseline: data.alert.baseline?.toFixed() ?? null, ratio: data.alert.ratio?.toDecimalPlaces(4, Decimal.ROUND_HALF_UP).toFixed() ?? null } : null }),
       human: () => renderStatus(data, ctx),
       note: data.week.cache === 'HIT' ? "usage from the gateway's cache" : undefined,
     };
@@ -98,7 +101,8 @@ async function loadStatus(ctx: Context, options: { utcOffset?: string }): Promis
   const modelFields = modelAndSpend(models.records);
   const spendOf = (r: JsonObject) => (modelFields && isDecimalString(r[modelFields.spend]) ? new Decimal(r[modelFields.spend] as string) : new Decimal(0));
   const topModels = [...models.records].sort((a, b) => spendOf(b).comparedTo(spendOf(a))).slice(0, TOP_MODELS);
-  return { loaded, week, topModels, modelFields, modelsScope: models.scope, budgets };
+  const { spikeToday } = await import('../figures/anomalies.js');
+  return { loaded, week, topModels, modelFields, modelsScope: models.scope, budgets, alert: spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000)) };
 }
 
 /** Whose figures a row shows, when the gateway says: two scopes are never set side by side without a word. */
@@ -154,6 +158,11 @@ async function renderStatus(data: StatusData, ctx: Context): Promise<string> {
   if (data.modelFields && data.topModels.length > 0) {
     const fields = data.modelFields;
     rows.push(['Top models', `${data.topModels.map((r) => `${String(r[fields.model])} ${isDecimalString(r[fields.spend]) ? amount(r[fields.spend] as string) : ''}`.trim()).join(' · ')}${whose(data.modelsScope)}`]);
+  }
+  if (data.alert) {
+    const { findingMessage } = await import('../output/anomalies.js');
+    const { DAY_RULE: rule } = await import('../figures/anomalies.js');
+    rows.push(['Alert', drawn(style.paint.yellow(`today: ${findingMessage(data.alert, { rule, labelZone: fixedZone(data.loaded.series.dayGrid.offset) }, ctx.options.exact)} (tally anomalies)`))]);
   }
   const forecast = (await forecastRows(data.loaded, ctx)).filter(([label]) => label !== 'Today');
   rows.push(...forecast);

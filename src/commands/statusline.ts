@@ -13,7 +13,7 @@ import { refreshInBackground } from '../statusline/fast.js';
 import { wholeNumber } from '../cli/flag-values.js';
 import { fetchBalance } from '../api/balance.js';
 import { dirname } from 'node:path';
-import { loadForecast } from '../figures/forecast.js';
+import { type LoadedForecast, loadForecast } from '../figures/forecast.js';
 
 /** How long a prompt waits for a statusline without a cache. */
 const BLOCKING_SECONDS = 5;
@@ -27,7 +27,7 @@ interface StatuslineOptions {
 
 export function configure(command: Command): void {
   command
-    .option('--format <template>', 'placeholders: {balance} {today} {limit} {percent} {runway} {profile} {key_left}', DEFAULT_FORMAT)
+    .option('--format <template>', 'placeholders: {balance} {today} {limit} {percent} {runway} {profile} {key_left} {alert} (empty unless today is anomalous)', DEFAULT_FORMAT)
     .option('--max-age <seconds>', 'use the cached line while it is younger than this', String(DEFAULT_MAX_AGE))
     .option('--check', 'fetch now and show what goes wrong, if anything (errors and exit codes as any command)')
     // What the background refresh runs: fetch and cache the figures, print nothing.
@@ -142,8 +142,17 @@ async function fetchFigures(ctx: Context): Promise<Fetched> {
       runway_days: loaded.forecast.runwayDays === null ? null : String(loaded.forecast.runwayDays),
       key_left: quota ? quota.remaining.toFixed() : null,
       key_unit: quota?.currency ?? null,
+      alert: 'series' in loaded ? await alertOf(loaded, ctx) : null,
     },
   };
+}
+
+/** A few words when today is anomalous (the default rule on the forecast's days), else null: `{alert}`. */
+async function alertOf(loaded: LoadedForecast, ctx: Context): Promise<string | null> {
+  const [{ spikeToday }, { formatAmount }] = await Promise.all([import('../figures/anomalies.js'), import('../output/money.js')]);
+  const spike = spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000));
+  if (!spike) return null;
+  return `spike ${formatAmount(spike.amount, 'account', { currency: loaded.balance.currency })} today${spike.ratio ? ` (${spike.ratio.toDecimalPlaces(0, 1).toFixed()}×)` : ''}`;
 }
 
 function saveFigures(stateDir: string, { figures, who }: Fetched): void {

@@ -55,6 +55,17 @@ export const DEFAULT_RULE = {
   growthStep: '10',
 } as const;
 
+/** The rule with every default, for days: what `status` and the statusline apply to today. */
+export const DAY_RULE: AnomalyRule = {
+  bucket: 'day',
+  baseline: DEFAULT_RULE.day.baseline,
+  deviations: DEFAULT_SPIKE_RULE.deviations,
+  minRatio: DEFAULT_SPIKE_RULE.minRatio,
+  minAmount: new Decimal(DEFAULT_RULE.day.minAmount),
+  growthPeriods: DEFAULT_RULE.growthPeriods,
+  growthStep: new Decimal(DEFAULT_RULE.growthStep),
+};
+
 export interface AnomalyRequest extends WindowOptions {
   bucket?: string;
   metric?: string;
@@ -179,4 +190,17 @@ function steadyGrowth(values: Decimal[], slots: number[], rule: AnomalyRule, siz
   if (!growth) return undefined;
   const start = slots[skip]!;
   return { kind: 'growth', start, end: start + per * rule.growthPeriods * size, amount: periods[periods.length - 1]!, baseline: periods[0]!, ratio: periods[periods.length - 1]!.div(periods[0]!), periods, smallestStep: growth.smallestStep };
+}
+
+/**
+ * Today's spike, from a day series already at hand (the forecast's: no request of its own), by
+ * the default rule: what `status` and the statusline's {alert} say. Undefined when today is usual.
+ */
+export function spikeToday(series: { buckets: JsonObject[]; slots: number[] }, metric: string | undefined, now: number): Finding | undefined {
+  if (metric === undefined) return undefined;
+  const today = series.slots.findIndex((slot) => slot <= now && now < slot + 86_400);
+  if (today < 0) return undefined;
+  const values = series.buckets.slice(0, today + 1).map((b) => (isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0)));
+  const [spike] = findSpikes(values, DAY_RULE, today);
+  return spike && { kind: 'spike', start: series.slots[today]!, end: series.slots[today]! + 86_400, amount: spike.amount, baseline: spike.baseline, ratio: spike.ratio };
 }

@@ -53,6 +53,8 @@ export function checkLines(checks: CheckResult[], exact: boolean): CheckLine[] {
       : unit === 'days' ? `${formatCount(value)} day${value === '1' ? '' : 's'}` : unit === 'model' ? value : formatAmount(value, 'account', { currency: unit, exact, decimals: places });
   return checks.map((c) => {
     let text: string;
+    // A finding (check --anomalies) is its evidence, in words.
+    if (c.unit === 'finding') return { label: c.level.toUpperCase(), text: c.actual === null ? `not measured${c.detail ? ` (${c.detail})` : ''}` : (c.detail ?? '') };
     if (c.unit === 'model') text = `${c.limit}: ${c.actual ?? 'not checked'}`;
     else if (c.actual === null) text = `limit ${show(c.limit, c.unit)}: not measured`;
     else if (c.unit === 'days') text = `actual ${show(c.actual, c.unit)}, limit ${show(c.limit, c.unit)}`;

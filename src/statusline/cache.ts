@@ -25,6 +25,8 @@ export interface StatuslineFigures {
   /** What the key's own quota leaves (absent or null: no quota), in `key_unit` (null: not stated). */
   key_left?: string | null;
   key_unit?: string | null;
+  /** A few words when today is anomalous (a spike), else null or absent. */
+  alert?: string | null;
 }
 
 /** The gateway and credential a statusline is for: its cache is theirs alone. */
@@ -71,11 +73,12 @@ export function readFigures(stateDir: string, who: StatuslineIdentity): Statusli
     (f.limit === null || decimal(f.limit)) &&
     (f.runway_days === null || (typeof f.runway_days === 'string' && /^\d{1,400}$/.test(f.runway_days))) &&
     (f.key_left === undefined || f.key_left === null || decimal(f.key_left)) &&
-    (f.key_unit === undefined || f.key_unit === null || (typeof f.key_unit === 'string' && /^[A-Z]{3}$/.test(f.key_unit)));
+    (f.key_unit === undefined || f.key_unit === null || (typeof f.key_unit === 'string' && /^[A-Z]{3}$/.test(f.key_unit))) &&
+    (f.alert === undefined || f.alert === null || (typeof f.alert === 'string' && /^[ -~\u00a5\u00d7,.]{1,60}$/.test(f.alert)));
   return ok ? (f as unknown as StatuslineFigures) : undefined;
 }
 
-/** The line for a template: {balance} {today} {limit} {percent} {runway} {profile} {key_left}; unknown placeholders stay as written. */
+/** The line for a template: {balance} {today} {limit} {percent} {runway} {profile} {key_left} {alert}; unknown placeholders stay as written. */
 export function formatStatusline(figures: StatuslineFigures, template: string, stale: boolean): string {
   const amount = (value: string | null) => (value === null ? '—' : formatAmount(value, 'account', { currency: figures.currency }));
   const values = new Map<string, string>([
@@ -87,6 +90,8 @@ export function formatStatusline(figures: StatuslineFigures, template: string, s
     ['profile', figures.profile],
     // In the unit the token record states; a bare number followed by "units" where it states none.
     ['key_left', figures.key_left == null ? '—' : formatAmount(figures.key_left, 'account', { currency: figures.key_unit ?? 'units' })],
+    // Empty unless today is anomalous: a template can hold it without showing anything most days.
+    ['alert', figures.alert ?? ''],
   ]);
   // A Map, not an object: `{constructor}` or `{__proto__}` is an unknown placeholder, not JavaScript's.
   const line = template.replace(/\{(\w+)\}/g, (whole, name: string) => values.get(name) ?? whole);

@@ -1,0 +1,112 @@
+// The gates of `tally check`, each a rule from a figure and a threshold to a check result (a
+// line, a JUnit case, an alert): the ones measured from one figure here, those that load figures
+// of their own (growth, anomalies, a repricing's impact) as functions that ask for them.
+import type { Context } from '../context.js';
+import type { Balance } from '../api/balance.js';
+import type { Threshold } from '../cli/amount-flags.js';
+import { Decimal, decimalText } from '../domain/money.js';
+import type { CheckResult, Level } from '../output/check-report.js';
+import { formatAmount, formatStatedAmount } from '../output/money.js';
+import type { LoadedForecast } from './forecast.js';
+import type { KeyQuotaFigure } from './key-quota.js';
+
+type Gate = Omit<CheckResult, 'ok'>;
+
+export function dailyCheck(name: string, level: Level, balance: Balance, threshold: Threshold): Omit<CheckResult, 'ok'> {
+  const key = balance.apiKey;
+  const limit = decimalText(threshold.value);
+  const unit = threshold.kind === 'percent' ? 'percent' : balance.currency;
+  // A condition that cannot apply to this key is a warning that says why, never a budget failure.
+  if (!key || key.dailyUsed === undefined) {
+    return { name, level: 'warn', actual: null, limit, unit, detail: key ? 'does not apply: the key reports no spend for today' : 'does not apply: signed in with a device token, no key-level limit' };
+  }
+  const money = (value: Decimal) => formatAmount(value, 'account', { currency: balance.currency });
+  if (threshold.kind === 'amount') return { name, level: key.dailyUsed.lte(threshold.value) ? 'pass' : level, actual: decimalText(key.dailyUsed), limit, unit };
+  if (!key.dailyLimit || key.dailyLimit.isZero()) {
+    return { name, level: 'warn', actual: null, limit, unit, detail: `does not apply: the key has no daily limit to take a share of (spent ${money(key.dailyUsed)} today)` };
+  }
+  // The gate compares the exact share; JSON carries it to the ledger's 8 places, the line as precisely as the limit.
+  const share = key.dailyUsed.div(key.dailyLimit).mul(100);
+  return {
+    name,
+    level: share.lte(threshold.value) ? 'pass' : level,
+    actual: share.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(),
+    limit,
+    unit,
+    detail: `${money(key.dailyUsed)} of the ${money(key.dailyLimit)} daily limit spent today`,
+  };
+}
+
+/** The key's own quota against a floor; a key without one (or whose record states no unit) is a warning that says why. */
+export function keyQuotaCheck(c: { name: string; limit: string; level: Level; value: Decimal }, figure: KeyQuotaFigure): Omit<CheckResult, 'ok'> {
+  const base = { name: c.name, limit: c.limit, unit: 'CNY' };
+  if (figure.state !== 'quota') return { ...base, level: 'warn', actual: null, detail: `does not apply: ${figure.reason}` };
+  const { quota } = figure;
+  if (quota.currency === undefined) {
+    return { ...base, level: 'warn', actual: null, detail: `does not apply: the token record states no unit (${formatStatedAmount(quota.remaining, undefined)} left), so it cannot be set against yuan` };
+  }
+  const of = quota.granted ? ` of ${formatAmount(quota.granted, 'account', { currency: quota.currency })} granted` : '';
+  return { ...base, unit: quota.currency, level: quota.remaining.gte(c.value) ? 'pass' : c.level, actual: decimalText(quota.remaining), detail: `left of the key's own quota${of}` };
+}
+
+export function runwayCheck(name: string, level: Level, loaded: LoadedForecast, days: number): Omit<CheckResult, 'ok'> {
+  const runway = loaded.forecast.runwayDays;
+  const basis = `at the pace of the last ${loaded.forecast.basis.days} complete days`;
+  if (runway === null) return { name, level: 'pass', actual: null, limit: String(days), unit: 'days', detail: `no spend ${basis}: the balance is not being used up` };
+  const what = loaded.forecast.runwayBasis === 'key_quota' ? "; the key's own quota runs out first" : '';
+  return { name, level: runway.gte(days) ? 'pass' : level, actual: runway.toFixed(), limit: String(days), unit: 'days', detail: `${basis}${what}` };
+}
+
+/** A growth gate: `max-growth` (fail) or `warn-growth`, at a share of the previous period's spend. */
+export interface GrowthGate {
+  name: string;
+  level: Level;
+  percent: Decimal;
+}
+
+/** The window's spend against the period it is compared with. */
+export async function growthGates(ctx: Context, request: import('./comparison.js').ComparisonRequest, gates: GrowthGate[]): Promise<Gate[]> {
+  const [{ loadComparison }, { describeWindow }, { fixedZone }, { percentText }] = await Promise.all([import('./comparison.js'), import('../output/window-text.js'), import('../domain/zone.js'), import('../output/comparison.js')]);
+  const c = await loadComparison(ctx, request);
+  const zone = fixedZone(c.grid.offset);
+  const money = (value: Decimal) => formatAmount(value, 'account');
+  const detail = `${money(c.totals.current)} over ${describeWindow(c.current, zone)} against ${money(c.totals.previous)} over ${describeWindow(c.previous, zone)}`;
+  return gates.map((g) => {
+    const base = { name: g.name, limit: decimalText(g.percent), unit: 'percent' };
+    const change = c.totals.changePercent;
+    if (change === null) {
+      if (c.totals.current.isZero()) return { ...base, level: 'pass', actual: '0', detail: `no spend in either period; ${detail}` };
+      return { ...base, level: g.level, actual: null, detail: `the previous period spent nothing, so any spend is unbounded growth; ${detail}` };
+    }
+    return { ...base, level: change.lte(g.percent) ? 'pass' : g.level, actual: percentText(change)!, detail };
+  });
+}
+
+/** One check per finding in the window (each alerts once with --notify), or one that passes. */
+export async function anomalyGates(ctx: Context, request: import('./anomalies.js').AnomalyRequest, level: Level): Promise<Gate[]> {
+  const [{ loadAnomalies }, { findingMessage, findingWhen }, { describeWindow }] = await Promise.all([import('./anomalies.js'), import('../output/anomalies.js'), import('../output/window-text.js')]);
+  const a = await loadAnomalies(ctx, request);
+  const name = level === 'fail' ? 'anomalies' : 'warn-anomalies';
+  if (a.findings.length === 0) return [{ name, level: 'pass', actual: '0', limit: '', unit: 'finding', detail: `nothing unusual over ${describeWindow(a.window, a.labelZone)}` }];
+  return a.findings.map((f) => ({
+    name: `${name}:${f.kind}:${findingWhen(f, a.labelZone, a.rule.bucket).replace(' ', 'T')}${f.model === undefined ? '' : `:${f.model}`}`,
+    level,
+    actual: f.amount.toFixed(),
+    limit: '',
+    unit: 'finding',
+    detail: findingMessage(f, a),
+  }));
+}
+
+/** The latest repricing, priced on the key's usage, against a most the bill may rise by. */
+export async function priceImpactGates(ctx: Context, since: string | undefined, gates: { name: string; level: Level; amount: Decimal }[]): Promise<Gate[]> {
+  const [{ loadCatalog }, { diffCatalogs }, { priceImpact }] = await Promise.all([import('./price-listing.js'), import('../domain/catalog.js'), import('./repricing.js')]);
+  const loaded = await loadCatalog(ctx, {}, { whole: true, forceLive: true });
+  const base = (g: (typeof gates)[number]) => ({ name: g.name, limit: decimalText(g.amount), unit: 'CNY' });
+  if (!loaded.previous) return gates.map((g) => ({ ...base(g), level: 'pass', actual: '0', detail: 'no earlier catalog version cached to compare with: nothing repriced that tally knows of' }));
+  const changes = await diffCatalogs(loaded.previous.records, loaded.records ?? [], () => ctx.checkpoint());
+  const impact = await priceImpact(ctx, changes, loaded.previous.records, loaded.records ?? [], since);
+  const unknown = impact.rows.filter((r) => r.basis === 'unknown').map((r) => r.model);
+  const detail = `${impact.rows.length} repriced model${impact.rows.length === 1 ? '' : 's'} used by this key: ${formatAmount(impact.total.before, 'account')} at the old prices, ${formatAmount(impact.total.after, 'account')} at the new${unknown.length ? `; not computable for ${unknown.join(', ')}` : ''}`;
+  return gates.map((g) => ({ ...base(g), level: impact.total.change.lte(g.amount) ? 'pass' : g.level, actual: impact.total.change.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(), detail }));
+}
