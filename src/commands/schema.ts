@@ -10,6 +10,9 @@ import { emit } from '../output/emit.js';
 const SCHEMAS: Record<string, string> = {
   usage: 'usage',
   'usage-models': 'usage-models',
+  'usage-compare': 'usage-compare',
+  anomalies: 'anomalies',
+  whatif: 'whatif',
   logs: 'records',
   records: 'records',
   pricing: 'pricing',

@@ -1,6 +1,9 @@
 // What changed, and why, on the sandbox's world (its seeds hold a spike, a model that starts, one
 // that stops, calls at no cost, and a repricing), in three namings, grids and histories: each
 // comparison, finding and impact equals what the plain views of the same window say.
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Ajv2020 from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
 import { CATALOG } from '../../src/sandbox/seed.js';
@@ -16,6 +19,15 @@ const worlds = {
   iso: sandboxForFile(NOW, { accountLimit: 5000, naming: 'iso', dayOffsetMinutes: -300, seed: 2, repriceAfter: 1 }),
 };
 type World = (typeof worlds)['compact'];
+
+const schemas = fileURLToPath(new URL('../../schemas', import.meta.url));
+const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ allErrors: true, strict: false });
+for (const file of readdirSync(schemas)) ajv.addSchema(JSON.parse(readFileSync(`${schemas}/${file}`, 'utf8')), file);
+/** The document's schema errors (none when it holds). */
+function schemaErrors(file: string, document: unknown): string[] {
+  const validate = ajv.getSchema(file)!;
+  return validate(document) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
 
 async function json(world: World, args: string[], now = NOW) {
   const result = await runTally([...args, '--json'], { env: world.env, now });
@@ -140,6 +152,8 @@ describe.each(Object.entries(worlds))('what a price change costs, %s world', (_n
     const diff = await runTally(['pricing', '--diff', '--json'], { env, now: NOW });
     expect(diff.code, diff.stderr).toBe(0);
     const doc = JSON.parse(diff.stdout);
+    expect(schemaErrors('pricing-diff.schema.json', doc)).toEqual([]);
+    expect(doc.impact).not.toBeNull();
     expect(doc.changes.map((c: { model: string }) => c.model).sort()).toEqual(Object.keys(PREVIOUS_PRICES).sort());
     const usage = await json(world, ['usage', '--by', 'model', '--since', String(doc.impact.window.start), '--until', String(doc.impact.window.end)]);
     const records = new Map<string, Record<string, number>>(usage.records.map((r: Record<string, number>) => [String(r.model), r]));
@@ -173,6 +187,8 @@ describe('tally whatif', () => {
     const sonnet = doc.rows.find((r: { model: string }) => r.model === 'claude-sonnet-4.5');
     expect(sonnet.notes).toEqual(['context window 128,000 tokens, not 1,000,000', 'no reasoning level low, medium, high']);
     expect(new Decimal(sonnet.change).isNegative()).toBe(true);
+    expect(schemaErrors('whatif.schema.json', doc)).toEqual([]);
+    expect(schemaErrors('status.schema.json', await json(world, ['status'], NOW - 3 * DAY + 2 * 3600_000))).toEqual([]);
     const bad = await runTally(['whatif', '--swap', 'gpt-5'], { env: world.env, now: NOW });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe('tally: --swap "gpt-5" is not MODEL=OTHER (e.g. gpt-5=gpt-5-mini)\n');
