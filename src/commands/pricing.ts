@@ -243,7 +243,9 @@ async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {
       ]);
       const style = await styleFor(ctx);
       const table = `${await renderTable({ columns: [{ header: 'model' }, { header: 'change' }, { header: 'details' }], rows }, style)}${style.paint.dim(heading)}\n`;
-      if (!impact || !view) return why && changes.some((c) => c.kind === 'repriced') ? `${table}${style.paint.dim(`not priced on this key's usage: ${escapeControl(why)}`)}\n` : table;
+      // Someone browsing the public catalog without a credential is not told about usage they have none of.
+      const said = why && changes.some((c) => c.kind === 'repriced') && (await ctx.settings()).credential !== undefined;
+      if (!impact || !view) return said ? `${table}${style.paint.dim(`not priced on this key's usage: ${escapeControl(why)}`)}\n` : table;
       return `${table}\n${style.paint.bold('What the repricing does to this key\'s spend')}\n${await view.renderRepricing(impact, ctx, { first: 'model', before: 'old prices', after: 'new prices' })}`;
     },
   });

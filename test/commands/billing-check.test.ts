@@ -283,7 +283,7 @@ describe('tally check', () => {
     [['check', '--min-balance', '$10'], '--min-balance "$10" is not an amount in yuan'],
     [['check', '--max-daily-used', 'lots'], '--max-daily-used "lots" is not an amount in yuan'],
     [['check', '--min-balance', '5', '--since', '7d'], '--since, --until, --month and --last go with --max-spend'],
-    [['check', '--min-balance', '5', '--metric', 'cost'], '--metric and --utc-offset go with --max-spend or --min-runway/--warn-runway'],
+    [['check', '--min-balance', '5', '--metric', 'cost'], '--metric and --utc-offset go with --max-spend, a growth or anomaly check, or --min-runway/--warn-runway'],
     [['check', '--min-balance', '5', '--days', '3'], '--days goes with --min-runway or --warn-runway'],
     [['check', '--min-runway', 'soon'], '--min-runway "soon" is not a whole number'],
   ])('exits 2 for %j', async (argv, message) => {

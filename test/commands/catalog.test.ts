@@ -225,11 +225,11 @@ describe('tally pricing', () => {
     expect(offline.stdout).toBe([...table, 'catalog v1 (fetched 2 min ago) → v2 (cached)', ''].join('\n'));
     // --against pins the baseline: a cached version, or a saved file.
     const pinned = await runCommand(['pricing', '--diff', '--offline', '--against', 'v2', '--json'], { transport: mockGateway().transport, env, now: () => T + 140_000 });
-    expect(JSON.parse(pinned.stdout)).toEqual({ pricing_version_before: 'v2', pricing_version_after: 'v2', compared: true, changes: [] });
+    expect(JSON.parse(pinned.stdout)).toEqual({ pricing_version_before: 'v2', pricing_version_after: 'v2', compared: true, changes: [], impact: null });
     const saved = join(dir, 'saved.json');
     writeFileSync(saved, catalog('v0', '0.00100000'));
     const fromFile = await runCommand(['pricing', '--diff', '--offline', '--against', saved, '--model', 'gpt-5', '--json'], { transport: mockGateway().transport, env, now: () => T + 150_000 });
-    expect(JSON.parse(fromFile.stdout)).toEqual({ pricing_version_before: 'v0', pricing_version_after: 'v2', compared: true, changes: [{ model: 'gpt-5', kind: 'repriced', prices: { input_unit_price: ['0.00100000', '0.00700000'] } }] });
+    expect(JSON.parse(fromFile.stdout)).toEqual({ pricing_version_before: 'v0', pricing_version_after: 'v2', compared: true, changes: [{ model: 'gpt-5', kind: 'repriced', prices: { input_unit_price: ['0.00100000', '0.00700000'] } }], impact: null, impact_note: 'an API key reads the usage a repricing is priced on; this profile has none' });
     const unknown = await runCommand(['pricing', '--diff', '--offline', '--against', 'v9'], { transport: mockGateway().transport, env, now: () => T + 160_000 });
     expect(unknown).toMatchObject({ code: 2, stderr: 'tally: --against "v9" is neither a cached catalog version (cached: v2, v1) nor a file\n' });
   });

@@ -75,7 +75,7 @@ describe('tally status', () => {
     // The quota is remembered for a few minutes (the token endpoint's strict limit): asked at most once.
     expect(paths.filter((p) => p === '/api/usage/token/').length).toBeLessThanOrEqual(1);
     const out = JSON.parse(result.stdout);
-    expect(Object.keys(out)).toEqual(['balance', 'usage', 'top_models', 'forecast']);
+    expect(Object.keys(out)).toEqual(['balance', 'usage', 'top_models', 'forecast', 'alert']);
     expect(out.balance.currency).toBe('CNY');
     expect(out.usage.buckets).toHaveLength(7);
     expect(out.usage.end - out.usage.start).toBe(7 * 86400);

@@ -89,7 +89,7 @@ describe('tally completion bash, in a real bash', () => {
   it('completes the profiles for auth switch, and zones for --tz', () => {
     expect(offered('tally auth switch ')).toEqual(['ci.runner', 'default', 'work']);
     expect(offered('tally usage --tz Asia/Shang')).toEqual(['Asia/Shanghai']);
-    expect(offered('tally schema u')).toEqual(['usage', 'usage-models']);
+    expect(offered('tally schema u')).toEqual(['usage', 'usage-compare', 'usage-models']);
   });
 
   it('completes the keys of config get, set and unset', () => {

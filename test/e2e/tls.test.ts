@@ -34,7 +34,7 @@ describe('HTTPS against the TLS sandbox', () => {
     const env = { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' };
     const trusted = await runTally(['status', '--json', '--debug'], { env: { ...env, TALLY_CA_FILE: certFile }, now: NOW });
     expect(trusted.code).toBe(0);
-    expect(Object.keys(JSON.parse(trusted.stdout))).toEqual(['balance', 'usage', 'top_models', 'forecast']);
+    expect(Object.keys(JSON.parse(trusted.stdout))).toEqual(['balance', 'usage', 'top_models', 'forecast', 'alert']);
     expect(trusted.stderr).toMatch(/GET https:\/\/127\.0\.0\.1:\d+\/v1\/open\/balance .* -> 200 in \d+ ms, (new connection|connection reused)/);
     const untrusted = await runTally(['balance'], { env, now: NOW });
     expect(untrusted.code).toBe(1);
