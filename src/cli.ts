@@ -128,7 +128,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
         const ctx = makeContext(options);
         if (options.allProfiles || options.profiles !== undefined) {
           const { runFleet } = await import('./fleet.js');
-          if (entry.name !== 'metrics') return runFleet(entry, module, self, ctx);
+          if (!entry.ownFleet) return runFleet(entry, module, self, ctx);
         }
         await module.run(self.opts(), ctx, self.args, (name) => self.getOptionValueSource(name) === 'cli');
       });

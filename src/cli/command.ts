@@ -18,5 +18,7 @@ export interface CommandEntry {
   more?: string[];
   /** Prints rows: --csv applies. */
   tabular?: true;
+  /** Runs --all-profiles itself (one document for every profile), rather than once per profile in the fleet's table. */
+  ownFleet?: true;
   load: () => Promise<CommandModule>;
 }

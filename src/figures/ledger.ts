@@ -1,0 +1,114 @@
+// The ledger finance reconciles (`tally export`): one row per day (or hour) × model, from the
+// records of usage by model asked period by period (every page, at the pace the gateway's rate
+// limit allows), with the calls and tokens where the records give them and the amount exactly.
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { isDecimalString } from '../domain/decimal-text.js';
+import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
+import { Decimal } from '../domain/money.js';
+import type { Scope } from '../domain/records.js';
+import { tokenFields } from '../domain/repricing.js';
+import { type UsageWindow, periodsOf, resolveWindow } from '../domain/window.js';
+import { fixedZone, formatOffset, spreadsheetDate } from '../domain/zone.js';
+import { type WindowOptions, timeSettings } from './day-grid.js';
+import { DEFAULT_MAX_PAGES, fetchAllPages } from './records.js';
+import { MODEL_USAGE_PATH, modelAndSpend } from './usage-by-model.js';
+import { knownDayGrid } from './usage-series.js';
+
+export interface LedgerRequest extends WindowOptions {
+  bucket?: string;
+  /** Periods whose date is already in the file being appended to (--append): not asked again. */
+  skipDates?: Set<string>;
+}
+
+/** A row of the ledger: stable column names, every value text (an amount exactly as added up). */
+export interface LedgerRow {
+  date: string;
+  zone: string;
+  profile: string;
+  gateway: string;
+  scope: string;
+  model: string;
+  calls: string;
+  input_tokens: string;
+  output_tokens: string;
+  amount: string;
+  currency: string;
+}
+
+export const LEDGER_COLUMNS: (keyof LedgerRow)[] = ['date', 'zone', 'profile', 'gateway', 'scope', 'model', 'calls', 'input_tokens', 'output_tokens', 'amount', 'currency'];
+
+export interface Ledger {
+  window: UsageWindow;
+  dayOffset: number;
+  bucket: 'day' | 'hour';
+  rows: LedgerRow[];
+  /** Periods left out because the file already holds them. */
+  skipped: number;
+  scope: Scope | undefined;
+  /** A period's records did not all come back. */
+  incomplete: boolean;
+}
+
+/** At most a year of days, or 31 days of hours, per run: each is a request. */
+const MAX_PERIODS = { day: 366, hour: 744 } as const;
+
+export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<Ledger> {
+  const bucket = request.bucket === undefined || request.bucket === 'day' ? 'day' : request.bucket === 'hour' ? 'hour' : undefined;
+  if (!bucket) throw new UsageError(`--bucket "${request.bucket}" is not day or hour (the ledger has a row per day or per hour, and model)`);
+  const time = await timeSettings(ctx, request);
+  const grid = await knownDayGrid(ctx, time);
+  const now = Math.floor(ctx.now() / 1000);
+  const resolved = resolveWindow({ ...request, since: request.since ?? (request.month || request.last ? undefined : '7d'), now, zone: time.zone, bucket, dayOffset: grid.offset });
+  const window = { start: resolved.start, end: resolved.end };
+  const zone = fixedZone(grid.offset);
+  const periods = periodsOf(window, bucket, grid.offset);
+  if (periods.length > MAX_PERIODS[bucket]) throw new UsageError(`${periods.length} ${bucket}s is more than the ${MAX_PERIODS[bucket]} one export asks for; export in parts (--append adds each to the same file)`);
+  const dateOf = (start: number) => spreadsheetDate(start, zone, bucket === 'hour');
+  const wanted = periods.filter((p) => !request.skipDates?.has(dateOf(p.start)));
+  const [settings, gateway, client] = await Promise.all([ctx.settings(), ctx.gatewayIdentity(), ctx.client()]);
+  let done = 0;
+  const found = await Promise.all(
+    wanted.map(async (p) => {
+      const page = await fetchAllPages(ctx, client, MODEL_USAGE_PATH, { start: String(p.start), end: String(p.end) }, { all: true, maxPages: DEFAULT_MAX_PAGES });
+      ctx.progress(`export: ${++done} of ${wanted.length} ${bucket}s fetched…`);
+      return { start: p.start, page };
+    }),
+  ).finally(() => ctx.progress(undefined));
+  const scopes = new Set(found.map((f) => f.page.scope));
+  const scope = scopes.size === 1 ? [...scopes][0] : undefined;
+  const rows: LedgerRow[] = [];
+  for (const { start, page } of found) {
+    for (const row of rowsOf(page.records)) {
+      rows.push({ date: dateOf(start), zone: `UTC${formatOffset(grid.offset)}`, profile: settings.profile, gateway: gateway.href, scope: page.scope ?? '', ...row, currency: 'CNY' });
+    }
+  }
+  return { window, dayOffset: grid.offset, bucket, rows, skipped: periods.length - wanted.length, scope, incomplete: found.some((f) => f.page.more !== undefined) };
+}
+
+/** A period's records, one row per model, every record of a model added up. */
+function rowsOf(records: JsonObject[]): Pick<LedgerRow, 'model' | 'calls' | 'input_tokens' | 'output_tokens' | 'amount'>[] {
+  const fields = modelAndSpend(records);
+  if (!fields) return [];
+  const tokens = tokenFields(records);
+  const calls = Object.keys(records[0] ?? {}).find((n) => /^(requests?|calls?|count|times|num_requests|request_count)$/i.test(n));
+  const byModel = new Map<string, { calls?: Decimal; input?: Decimal; output?: Decimal; amount: Decimal }>();
+  const add = (sum: Decimal | undefined, value: unknown) => {
+    const text = isJsonNumber(value) ? numberText(value) : typeof value === 'number' ? String(value) : undefined;
+    return text !== undefined && /^\d{1,20}$/.test(text) ? (sum ?? new Decimal(0)).plus(text) : sum;
+  };
+  for (const record of records) {
+    const value = record[fields.spend];
+    if (!isDecimalString(value)) continue;
+    const model = String(record[fields.model] ?? '');
+    const sum = byModel.get(model) ?? { amount: new Decimal(0) };
+    sum.amount = sum.amount.plus(value);
+    if (calls) sum.calls = add(sum.calls, record[calls]);
+    if (tokens.input) sum.input = add(sum.input, record[tokens.input]);
+    if (tokens.output) sum.output = add(sum.output, record[tokens.output]);
+    byModel.set(model, sum);
+  }
+  return [...byModel.entries()]
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([model, s]) => ({ model, calls: s.calls?.toFixed() ?? '', input_tokens: s.input?.toFixed() ?? '', output_tokens: s.output?.toFixed() ?? '', amount: s.amount.toFixed() }));
+}
