@@ -13,6 +13,7 @@ const SCHEMAS: Record<string, string> = {
   'usage-compare': 'usage-compare',
   anomalies: 'anomalies',
   whatif: 'whatif',
+  export: 'export',
   logs: 'records',
   records: 'records',
   pricing: 'pricing',
