@@ -4,7 +4,7 @@
 // than its kind and name.
 import type { Context } from '../context.js';
 import { NetworkError, ServiceError, TallyError } from '../errors.js';
-import { type Alert, type NotifyKind, payloadFor } from './payloads.js';
+import { type Alert, type Delivery, type NotifyKind, payloadFor } from './payloads.js';
 
 export interface Destination {
   name: string;
@@ -16,7 +16,11 @@ const MAX_REDIRECTS = 3;
 
 /** Delivers `alert`; throws a TallyError saying why it was not delivered. */
 export async function deliver(ctx: Context, destination: Destination, alert: Alert): Promise<void> {
-  const payload = payloadFor(destination.kind, { ...alert, message: ctx.secrets.scrubMessage(alert.message) });
+  return deliverPayload(ctx, destination, payloadFor(destination.kind, { ...alert, message: ctx.secrets.scrubMessage(alert.message) }));
+}
+
+/** Delivers a payload already built for the destination's kind (an alert, a report). */
+export async function deliverPayload(ctx: Context, destination: Destination, payload: Delivery): Promise<void> {
   const what = `${destination.kind} "${destination.name}"`;
   let url = new URL(destination.url);
   for (let redirects = 0; ; redirects++) {

@@ -1,0 +1,110 @@
+// The digest as one self-contained HTML file a manager opens: inline SVG charts (the day-by-day
+// spend, the split by model), no script, no external request (a Content-Security-Policy says so),
+// readable printed and in dark mode, every value escaped. Figures carry their exact decimal in a
+// data-value attribute, so what the page shows can be checked against the JSON.
+import type { Decimal } from '../domain/money.js';
+import type { Report } from '../figures/report.js';
+import { reportFacts } from './report.js';
+
+/** Text and attribute values made inert: & < > " ' and no control characters. */
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+const STYLE = `
+:root { color-scheme: light dark; --fg: #1b1f24; --muted: #59636e; --bg: #ffffff; --card: #f6f8fa; --bar: #2f6feb; --up: #b42318; --down: #067647; --grid: #d0d7de; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --muted: #9198a1; --bg: #0d1117; --card: #161b22; --bar: #4493f8; --up: #f85149; --down: #3fb950; --grid: #30363d; } }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 960px; padding: 24px 16px; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
+h1 { font-size: 1.5rem; margin: 0 0 4px; } h2 { font-size: 1.1rem; margin: 28px 0 8px; }
+.muted { color: var(--muted); }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 12px; margin-top: 16px; }
+.card { background: var(--card); border-radius: 8px; padding: 12px 14px; }
+.card .label { color: var(--muted); font-size: .85rem; } .card .value { font-size: 1.3rem; font-variant-numeric: tabular-nums; }
+table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--grid); } td.n, th.n { text-align: right; }
+.up { color: var(--up); } .down { color: var(--down); }
+svg { width: 100%; height: auto; display: block; } svg .bar { fill: var(--bar); } svg text { fill: var(--muted); font-size: 11px; } svg .axis { stroke: var(--grid); }
+ul.findings { padding-left: 20px; }
+@media (max-width: 600px) { body { padding: 16px 10px; font-size: 14px; } th, td { padding: 4px 3px; } td:first-child { overflow-wrap: anywhere; } .wide { display: none; } .card .value { font-size: 1.1rem; } }
+@media print { :root { --fg: #000; --muted: #444; --bg: #fff; --card: #fff; --bar: #444; --grid: #999; } body { max-width: none; padding: 0; } .card { border: 1px solid #999; } h2 { break-after: avoid; } table, svg { break-inside: avoid; } }
+`;
+
+/** One bar per day: its date and exact amount in attributes, its height to scale. */
+function dailyChart(days: { date: string; amount: Decimal }[], amount: (v: Decimal) => string): string {
+  const width = 720;
+  const height = 180;
+  const base = height - 24;
+  const largest = days.reduce((m, d) => (d.amount.gt(m) ? d.amount : m), days[0]?.amount ?? (null as unknown as Decimal));
+  const slot = days.length ? width / days.length : width;
+  const bars = days
+    .map((d, i) => {
+      const share = !largest || largest.isZero() ? 0 : d.amount.div(largest).toNumber();
+      const h = Math.max(share > 0 ? 1 : 0, Math.round(share * (base - 8)));
+      const x = (i * slot + slot * 0.15).toFixed(1);
+      const label = days.length <= 16 || i % Math.ceil(days.length / 12) === 0 ? `<text x="${(i * slot + slot / 2).toFixed(1)}" y="${height - 8}" text-anchor="middle">${escapeHtml(d.date.slice(5))}</text>` : '';
+      return `<rect class="bar" data-date="${escapeHtml(d.date)}" data-value="${escapeHtml(d.amount.toFixed())}" x="${x}" y="${base - h}" width="${(slot * 0.7).toFixed(1)}" height="${h}"><title>${escapeHtml(`${d.date}: ${amount(d.amount)}`)}</title></rect>${label}`;
+    })
+    .join('');
+  return `<svg class="chart daily" viewBox="0 0 ${width} ${height}" role="img" aria-label="spend per day"><line class="axis" x1="0" y1="${base}" x2="${width}" y2="${base}"/>${bars}</svg>`;
+}
+
+/** One horizontal bar per model, the largest first. */
+function modelChart(models: { model: string; current: Decimal }[], amount: (v: Decimal) => string): string {
+  const rowHeight = 26;
+  const width = 720;
+  const labelWidth = 200;
+  const largest = models[0]?.current;
+  const rows = models
+    .map((m, i) => {
+      const share = !largest || largest.isZero() ? 0 : m.current.div(largest).toNumber();
+      const w = Math.max(1, Math.round(share * (width - labelWidth - 110)));
+      const y = i * rowHeight;
+      return `<text x="0" y="${y + 17}">${escapeHtml(m.model)}</text><rect class="bar" data-model="${escapeHtml(m.model)}" data-value="${escapeHtml(m.current.toFixed())}" x="${labelWidth}" y="${y + 4}" width="${w}" height="${rowHeight - 8}"/><text x="${labelWidth + w + 6}" y="${y + 17}">${escapeHtml(amount(m.current))}</text>`;
+    })
+    .join('');
+  return `<svg class="chart models" viewBox="0 0 ${width} ${Math.max(rowHeight, models.length * rowHeight)}" role="img" aria-label="spend per model">${rows}</svg>`;
+}
+
+export function reportHtml(r: Report, profile: string): string {
+  const x = reportFacts(r);
+  const e = escapeHtml;
+  const card = (label: string, value: string, figure?: string, exact?: string) =>
+    `<div class="card"><div class="label">${e(label)}</div><div class="value"${figure ? ` data-figure="${figure}"` : ''}${exact !== undefined ? ` data-value="${e(exact)}"` : ''}>${e(value)}</div></div>`;
+  const change = (d: Decimal) => (d.isNegative() ? 'down' : d.isZero() ? '' : 'up');
+  const spent = r.models.filter((m) => !m.current.isZero()).sort((a, b) => b.current.comparedTo(a.current));
+  const modelRows = r.models
+    .map((m) => `<tr><td>${e(m.model ?? '')}</td><td class="n wide">${e(x.amount(m.previous))}</td><td class="n" data-model="${e(m.model ?? '')}" data-value="${e(m.current.toFixed())}">${e(x.amount(m.current))}</td><td class="n ${change(m.change)}">${e(x.signed(m.change))}</td><td class="n wide">${e(x.percent(m))}</td></tr>`)
+    .join('');
+  const sections = [
+    `<h1>tally report: ${e(x.label)}</h1><div class="muted">${e(x.range)} · profile ${e(profile)} · previous period ${e(x.previousRange)}</div>`,
+    `<div class="cards">${card('Spend', x.amount(r.spend.current), 'spend', r.spend.current.toFixed())}${card('Previous period', x.amount(r.spend.previous), 'previous', r.spend.previous.toFixed())}${card('Change', `${x.signed(r.spend.change)} (${x.percent(r.spend)})`)}${card('Balance', x.balance, 'balance', r.forecast.balance.balance.toFixed())}${card('Runway', x.runway)}${x.quota ? card('Key quota', x.quota) : ''}</div>`,
+    x.spendScope ? `<p class="muted">${e(x.spendScope)}</p>` : '',
+    `<h2>Day by day</h2>${dailyChart(x.days, x.amount)}`,
+    `<h2>Models</h2>${spent.length ? modelChart(spent.map((m) => ({ model: m.model ?? '', current: m.current })), x.amount) : '<p>No model cost money in this period.</p>'}`,
+    r.models.length ? `<table><thead><tr><th>model</th><th class="n wide">previous</th><th class="n">current</th><th class="n">change</th><th class="n wide">%</th></tr></thead><tbody>${modelRows}</tbody><tfoot><tr><th>total</th><th class="n wide">${e(x.amount(r.modelsTotal.previous))}</th><th class="n" data-figure="models-total" data-value="${e(r.modelsTotal.current.toFixed())}">${e(x.amount(r.modelsTotal.current))}</th><th class="n">${e(x.signed(r.modelsTotal.change))}</th><th class="n wide">${e(x.percent(r.modelsTotal))}</th></tr></tfoot></table>${x.modelsScope ? `<p class="muted">${e(x.modelsScope)}</p>` : ''}` : '',
+    x.budgets.length ? `<h2>Budgets</h2><ul>${x.budgets.map((b) => `<li><strong>${e(b.name)}</strong>: ${e(b.text)}</li>`).join('')}</ul>` : '',
+    `<h2>Anomalies</h2>${x.findings.length ? `<ul class="findings">${x.findings.map((f) => `<li data-kind="${e(f.kind)}"><strong>${e(f.kind)}</strong> ${e(f.when)}: ${e(f.text)}</li>`).join('')}</ul>` : '<p>Nothing unusual.</p>'}`,
+  ];
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>${e(`tally report: ${x.label} (${profile})`)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${sections.filter(Boolean).join('\n')}
+<p class="muted">Amounts in yuan (${e(r.forecast.balance.currency)}), exact to the fen as the gateway states them. Made by tally.</p>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,143 @@
+// The digest of a period as people read it: the JSON document (schemas/report.schema.json), the
+// terminal (80 columns), and GitHub-flavoured Markdown for a pull request, a step summary or chat.
+// The HTML page is in report-html.ts; all three are built from the same facts (reportFacts).
+import type { Context } from '../context.js';
+import type { ComparisonRow } from '../domain/comparison.js';
+import { Decimal } from '../domain/money.js';
+import { scopeText } from '../domain/records.js';
+import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
+import { budgetJson } from '../figures/budgets.js';
+import { forecastJson } from '../figures/forecast.js';
+import type { Report } from '../figures/report.js';
+import { anomaliesJson, findingMessage, findingWhen } from './anomalies.js';
+import { percentText } from './comparison.js';
+import { escapeMarkdown } from './escape.js';
+import { formatAmount } from './money.js';
+import { windowJson } from './window-text.js';
+
+/** `week of 2026-11-09`, `2026-10`, `2026-10-01 to 2026-10-14`. */
+export function periodLabel(r: Report): string {
+  const zone = fixedZone(r.grid.offset);
+  const first = dateText(wallClock(r.window.start, zone));
+  if (r.kind === 'week') return `week of ${first}`;
+  if (r.kind === 'month') return first.slice(0, 7);
+  return `${first} to ${dateText(wallClock(r.window.end - 1, zone))}`;
+}
+
+const rowJson = (row: ComparisonRow) => ({
+  ...(row.model === undefined ? {} : { model: row.model }),
+  current: row.current.toFixed(),
+  previous: row.previous.toFixed(),
+  change: row.change.toFixed(),
+  change_percent: percentText(row.changePercent),
+  ...(row.status ? { status: row.status } : {}),
+});
+
+export function reportJson(r: Report, profile: string) {
+  const zone = fixedZone(r.grid.offset);
+  const forecast = forecastJson(r.forecast);
+  return {
+    profile,
+    period: { kind: r.kind, label: periodLabel(r), ...windowJson(r.window, zone), previous: windowJson(r.previous, zone) },
+    currency: forecast.currency,
+    now: { balance: forecast.balance, runway_days: forecast.runway_days, runs_out_on: forecast.runs_out_on, runway_basis: forecast.runway_basis, average_daily_spend: forecast.average_daily_spend, key_quota: forecast.key_quota },
+    spend: { ...rowJson(r.spend), scope: r.spendScope ?? null },
+    models: r.models.map(rowJson),
+    models_total: rowJson(r.modelsTotal),
+    models_scope: r.modelsScope ?? null,
+    daily: r.daily.map((d) => ({ date: dateText(wallClock(d.start, zone)), start: d.start, amount: d.amount.toFixed() })),
+    budgets: r.budgets ? budgetJson(r.budgets).budgets : [],
+    anomalies: anomaliesJson(r.anomalies).findings,
+    ...(r.incomplete ? { incomplete: true } : {}),
+  };
+}
+
+/** The facts every format shows, as text: one place decides how each reads. */
+export function reportFacts(r: Report, exact = false) {
+  const zone = fixedZone(r.grid.offset);
+  const currency = r.forecast.balance.currency;
+  const amount = (value: Decimal) => formatAmount(value, 'account', { currency, exact });
+  const signed = (value: Decimal) => `${value.isNegative() ? '-' : value.isZero() ? '' : '+'}${amount(value.abs())}`;
+  const percent = (row: ComparisonRow) => (row.status === 'new' ? 'new' : row.status === 'gone' ? 'gone' : row.changePercent === null ? '—' : `${row.changePercent.isNegative() ? '' : '+'}${percentText(row.changePercent)}%`);
+  const f = r.forecast.forecast;
+  const runway = f.runwayDays === null ? 'not being used up' : `${f.runwayDays.toFixed()} days${f.runsOutOn === null ? '' : ` (to ${dateText(wallClock(f.runsOutOn, zone))})`}`;
+  const quota = r.forecast.keyQuota.state === 'quota' ? r.forecast.keyQuota.quota : undefined;
+  return {
+    label: periodLabel(r),
+    range: `${isoInZone(r.window.start, zone).slice(0, 10)} → ${isoInZone(r.window.end, zone).slice(0, 10)} (UTC${isoInZone(r.window.start, zone).slice(19)})`,
+    previousRange: `${isoInZone(r.previous.start, zone).slice(0, 10)} → ${isoInZone(r.previous.end, zone).slice(0, 10)}`,
+    amount,
+    signed,
+    percent,
+    balance: amount(r.forecast.balance.balance),
+    runway,
+    quota: quota ? `${formatAmount(quota.remaining, 'account', { currency: quota.currency ?? 'units', exact })} left of the key's own quota` : undefined,
+    spend: `${amount(r.spend.current)} (previous ${amount(r.spend.previous)}, ${signed(r.spend.change)}, ${percent(r.spend)})`,
+    spendScope: scopeText(r.spendScope),
+    modelsScope: scopeText(r.modelsScope),
+    days: r.daily.map((d) => ({ date: dateText(wallClock(d.start, zone)), amount: d.amount })),
+    budgets: (r.budgets?.budgets ?? []).map((b) => ({ name: b.name, text: `${amount(b.standing.spent)} of ${amount(b.standing.amount)}, ${b.standing.state}`, state: b.standing.state })),
+    findings: r.anomalies.findings.map((finding) => ({ kind: finding.kind.replace('_', ' '), when: findingWhen(finding, r.anomalies.labelZone, r.anomalies.rule.bucket), text: findingMessage(finding, r.anomalies, exact) })),
+    top: r.models.filter((m) => !m.current.isZero()).sort((a, b) => b.current.comparedTo(a.current)).slice(0, 5),
+  };
+}
+
+/** ▁▂▃▄▅▆▇█ per day, scaled to the largest (a shape; the amounts beside it are exact). */
+export function sparkline(values: Decimal[]): string {
+  const blocks = '▁▂▃▄▅▆▇█';
+  const largest = values.reduce((m, v) => Decimal.max(m, v), new Decimal(0));
+  return values.map((v) => (largest.isZero() ? blocks[0] : blocks[Math.min(7, v.div(largest).mul(7.999).floor().toNumber())])).join('');
+}
+
+export function reportMarkdown(r: Report, profile: string, exact = false): string {
+  const x = reportFacts(r, exact);
+  const cell = escapeMarkdown;
+  const lines = [`## tally report: ${cell(x.label)}`, '', `${cell(x.range)}, profile ${cell(profile)}`, ''];
+  lines.push(`**Spend** ${cell(x.spend)}  `, `**Balance** ${cell(x.balance)} · **Runway** ${cell(x.runway)}${x.quota ? ` · ${cell(x.quota)}` : ''}`, '');
+  if (x.spendScope) lines.push(`_${cell(x.spendScope)}_`, '');
+  lines.push('### Day by day', '', `\`${sparkline(x.days.map((d) => d.amount))}\``, '', '| day | spend |', '| --- | ---: |', ...x.days.map((d) => `| ${d.date} | ${cell(x.amount(d.amount))} |`), '');
+  lines.push('### Models', '');
+  if (r.models.length === 0) lines.push('No model cost money in either period.', '');
+  else {
+    lines.push('| model | previous | current | change | change % |', '| --- | ---: | ---: | ---: | ---: |');
+    for (const m of r.models) lines.push(`| ${cell(m.model ?? '')} | ${cell(x.amount(m.previous))} | ${cell(x.amount(m.current))} | ${cell(x.signed(m.change))} | ${cell(x.percent(m))} |`);
+    lines.push(`| **total** | ${cell(x.amount(r.modelsTotal.previous))} | ${cell(x.amount(r.modelsTotal.current))} | ${cell(x.signed(r.modelsTotal.change))} | ${cell(x.percent(r.modelsTotal))} |`, '');
+    if (x.modelsScope) lines.push(`_${cell(x.modelsScope)}_`, '');
+  }
+  if (x.budgets.length) lines.push('### Budgets', '', ...x.budgets.map((b) => `- **${cell(b.name)}**: ${cell(b.text)}`), '');
+  lines.push('### Anomalies', '', ...(x.findings.length ? x.findings.map((f) => `- **${cell(f.kind)}** ${cell(f.when)}: ${cell(f.text)}`) : ['Nothing unusual.']), '');
+  return `${lines.join('\n')}\n`;
+}
+
+export async function renderReport(r: Report, profile: string, ctx: Context): Promise<string> {
+  const [{ renderTable, renderPanel, barMaker }, { styleFor }, { fitLines }] = await Promise.all([import('./table.js'), import('./style.js'), import('./wrap.js')]);
+  const style = await styleFor(ctx);
+  const x = reportFacts(r, ctx.options.exact);
+  const out: string[] = [`${style.paint.bold(`tally report: ${x.label}`)}  ${style.paint.dim(`${x.range}, profile ${profile}`)}`, ''];
+  const panel: [string, string][] = [['Spend', x.spend], ['Balance', x.balance], ['Runway', x.runway]];
+  if (x.quota) panel.push(['Key quota', x.quota]);
+  if (x.top.length) panel.push(['Top models', x.top.map((m) => `${m.model} ${x.amount(m.current)}`).join(' · ')]);
+  for (const b of x.budgets) panel.push([`Budget ${b.name}`, b.text]);
+  out.push(await renderPanel(panel, style));
+  const bar = barMaker(20, style);
+  const largest = x.days.reduce((m, d) => Decimal.max(m, d.amount), new Decimal(0));
+  out.push(await renderTable({ columns: [{ header: 'day' }, { header: 'spend', align: 'decimal' }, { header: '', name: 'bar', drawn: true, dropOrder: 1 }], rows: x.days.map((d) => [d.date, x.amount(d.amount), bar(largest.isZero() ? 0 : d.amount.div(largest).toNumber())]) }, style));
+  if (r.models.length) {
+    out.push(
+      await renderTable(
+        {
+          columns: [{ header: 'model' }, { header: 'previous', align: 'decimal', dropOrder: 2 }, { header: 'current', align: 'decimal' }, { header: 'change', align: 'decimal' }, { header: '%', align: 'right', dropOrder: 1 }],
+          rows: r.models.map((m) => [m.model ?? '', x.amount(m.previous), x.amount(m.current), x.signed(m.change), x.percent(m)]),
+          footer: ['total', x.amount(r.modelsTotal.previous), x.amount(r.modelsTotal.current), x.signed(r.modelsTotal.change), x.percent(r.modelsTotal)],
+        },
+        style,
+      ),
+    );
+  }
+  const notes = [`previous period ${x.previousRange}`];
+  if (x.spendScope) notes.push(`spend: ${x.spendScope}`);
+  if (x.modelsScope) notes.push(`models: ${x.modelsScope}`);
+  notes.push(...(x.findings.length ? x.findings.map((f) => `anomaly (${f.kind}, ${f.when}): ${f.text}`) : ['anomalies: nothing unusual']));
+  out.push(style.paint.dim(await fitLines(notes.join('\n'), style.width)), '');
+  return out.join('\n');
+}
