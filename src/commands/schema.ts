@@ -14,6 +14,7 @@ const SCHEMAS: Record<string, string> = {
   anomalies: 'anomalies',
   whatif: 'whatif',
   export: 'export',
+  report: 'report',
   logs: 'records',
   records: 'records',
   pricing: 'pricing',

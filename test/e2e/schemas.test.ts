@@ -37,6 +37,8 @@ const CASES: [string, string[]][] = [
   ['anomalies.schema.json', ['anomalies', '--bucket', 'hour', '--since', '3d', '--json']],
   ['whatif.schema.json', ['whatif', '--swap', 'claude-sonnet-4.5=deepseek-chat', '--swap', 'gpt-5-mini=gpt-5-nano', '--json']],
   ['check.schema.json', ['check', '--warn-anomalies', '--warn-growth', '5', '--max-price-impact', '100', '--json']],
+  ['report.schema.json', ['report', '--json']],
+  ['report.schema.json', ['report', '--since', '2026-11-10', '--until', '2026-11-20', '--json']],
   ['pricing.schema.json', ['pricing', '--json']],
   ['pricing-diff.schema.json', ['pricing', '--diff', '--json']],
   ['billing.schema.json', ['billing', '--json']],
