@@ -13,6 +13,7 @@ import { type Zone, parseZone, zoneFromEnv } from './domain/zone.js';
 import { Notices } from './notices.js';
 import { SecretSet } from './domain/secrets.js';
 import { abortableSleep } from './abortable.js';
+import { setMaxListeners } from 'node:events';
 
 export interface GlobalOptions {
   json: boolean;
@@ -122,6 +123,8 @@ export class Context extends Notices<GlobalOptions> {
     this.#deadlineTimer = setTimeout(() => timer.abort(new Error('deadline')), Math.max(0, deadline - this.now()));
     this.#deadlineTimer.unref();
     this.signal = AbortSignal.any([timer.signal, also]);
+    // Every request waiting in the pool listens on it: a report asks for a dozen things at once, not a leak.
+    setMaxListeners(1000, this.signal, timer.signal, also);
   }
 
   /**

@@ -1,6 +1,7 @@
 // What each kind of destination receives of a report, in the form it reads best: Slack a few
 // Markdown (mrkdwn) blocks within its limits, a webhook the whole JSON document, ntfy a short
 // text without links. Built from the same facts as every other view of the report.
+import { stringifyJson } from '../domain/json.js';
 import type { Report } from '../figures/report.js';
 import { reportFacts, reportJson, sparkline } from '../output/report.js';
 import type { Delivery, NotifyKind } from './payloads.js';
@@ -13,7 +14,7 @@ export function reportPayload(kind: NotifyKind, report: Report, profile: string,
   const x = reportFacts(report);
   switch (kind) {
     case 'webhook':
-      return { contentType: 'application/json', headers: {}, body: scrub(JSON.stringify({ source: 'tally', kind: 'report', ...reportJson(report, profile) })) };
+      return { contentType: 'application/json', headers: {}, body: scrub(stringifyJson({ source: 'tally', kind: 'report', ...reportJson(report, profile) })) };
     case 'slack': {
       const top = x.top.map((m) => `• ${m.model}: ${x.amount(m.current)} (${x.percent(m)})`).join('\n');
       const findings = x.findings.slice(0, 10).map((f) => `• ${f.kind} ${f.when}: ${f.text}`).join('\n');

@@ -162,3 +162,60 @@ describe('alerts, hardened', () => {
     expect(received.filter((r) => r.path.startsWith('/see-other'))).toHaveLength(1);
   });
 });
+
+describe('tally report --send', () => {
+  it('posts the digest in the form each destination reads, once per period however often cron runs it, and again with --force', async () => {
+    for (const kind of ['webhook', 'slack', 'ntfy']) expect((await tally(['notify', 'add', `digest-${kind}`, '--kind', kind], `${receiverUrl}/digest/${kind}\n`)).code).toBe(0);
+    const doc = JSON.parse((await tally(['report', '--json'])).stdout);
+    for (const kind of ['webhook', 'slack', 'ntfy']) {
+      const sent = await tally(['report', '--send', `digest-${kind}`]);
+      expect(sent.code, sent.stderr).toBe(0);
+      expect(sent.stdout).toBe('');
+      expect(sent.stderr).toBe(`sent the report for the ${doc.period.label} to ${kind} "digest-${kind}"\n`);
+    }
+    const [webhook, slack, ntfy] = received;
+    expect(JSON.parse(webhook!.body)).toEqual({ source: 'tally', kind: 'report', ...doc });
+    const blocks = JSON.parse(slack!.body).blocks as { type: string; text: { type: string; text: string } }[];
+    expect(blocks.length).toBeLessThanOrEqual(50);
+    for (const block of blocks) expect(block.text.text.length).toBeLessThanOrEqual(3000);
+    expect(blocks[0]!.text).toEqual({ type: 'mrkdwn', text: expect.stringMatching(/^\*tally report: week of \d{4}-\d{2}-\d{2}\* \(default\)\n/) });
+    expect(ntfy!.headers.title).toBe(`tally report: ${doc.period.label} (default)`);
+    expect(ntfy!.body).toMatch(/^Spend ¥[\d,.]+ \(previous ¥[\d,.]+, [+-]?¥[\d,.]+, [^)]+\)\nBalance ¥[\d,.]+, runway /);
+    expect(ntfy!.body).not.toMatch(/https?:/);
+    // Cron runs it again within the period: nothing is sent, and it says so.
+    received.length = 0;
+    const again = await tally(['report', '--send', 'digest-webhook']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe(`the report for the ${doc.period.label} was sent to "digest-webhook" already (--force sends it again)\n`);
+    expect(received).toEqual([]);
+    const forced = await tally(['report', '--send', 'digest-webhook', '--force']);
+    expect(forced.code).toBe(0);
+    expect(received).toHaveLength(1);
+    // The next period is sent once more.
+    received.length = 0;
+    const nextWeek = await runTally(['report', '--send', 'digest-webhook'], { env, now: NOW + 7 * 86_400_000 });
+    expect(nextWeek.code).toBe(0);
+    expect(received).toHaveLength(1);
+  });
+
+  it('says which destination does not exist before asking the gateway anything', async () => {
+    const result = await tally(['report', '--send', 'nobody']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^tally: there is no notify destination "nobody"\n/);
+  });
+});
+
+describe('check --anomalies --notify', () => {
+  it('alerts once per finding: a second run sends nothing new', async () => {
+    expect((await tally(['notify', 'add', 'findings', '--kind', 'webhook'], `${receiverUrl}/findings\n`)).code).toBe(0);
+    const first = await tally(['check', '--warn-anomalies', '--notify', 'findings', '--json']);
+    expect(first.code).toBe(0);
+    const findings = JSON.parse(first.stdout).checks.filter((c: { level: string }) => c.level === 'warn');
+    expect(findings.length).toBeGreaterThan(0);
+    const alerts = received.filter((r) => r.path === '/findings').map((r) => JSON.parse(r.body).check);
+    expect(alerts.sort()).toEqual(findings.map((c: { name: string }) => c.name).sort());
+    received.length = 0;
+    expect((await tally(['check', '--warn-anomalies', '--notify', 'findings'])).code).toBe(0);
+    expect(received).toEqual([]);
+  });
+});

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 // The HTML report as a person sees it: a real headless Chromium (Debian's package) opens the file
 // at 1280 and 390 pixels wide, in light and dark, for the screen and for print. The page loads
 // with no console error and no request beyond itself, draws its charts (a bar per day, a bar per
