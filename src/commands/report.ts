@@ -6,6 +6,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
 import type { Report } from '../figures/report.js';
+import { Decimal } from '../domain/money.js';
 
 interface ReportOptions {
   period?: string;
@@ -41,23 +42,83 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
   if (given('period') && (options.month !== undefined || options.since !== undefined || options.until !== undefined)) throw new UsageError('--period goes with --last (the last complete week or month); --month and --since/--until name the period themselves');
   if (options.markdown && (ctx.options.json || options.html !== undefined)) throw new UsageError(`--markdown and --${ctx.options.json ? 'json' : 'html'} each print the whole report; choose one`);
   if (options.force && options.send === undefined) throw new UsageError('--force goes with --send');
-  const [{ loadReport }, view, settings] = await Promise.all([import('../figures/report.js'), import('../output/report.js'), ctx.settings()]);
+  const [{ loadReport }, view] = await Promise.all([import('../figures/report.js'), import('../output/report.js')]);
+  const fleet = ctx.options.allProfiles || ctx.options.profiles !== undefined;
+  if (fleet && options.send !== undefined) throw new UsageError('--send posts one profile\'s report (to that profile\'s destination); run it per profile');
   // A destination that is not stored is exit 2 before any request.
   const destination = options.send === undefined ? undefined : (await (await import('../notify/destinations.js')).destinationsNamed(ctx, [options.send]))[0]!;
-  const report = await loadReport(ctx, options);
-  const profile = settings.profile;
+  const items = fleet ? await fleetReports(ctx, options) : [{ report: await loadReport(ctx, options), profile: (await ctx.settings()).profile, account: undefined }];
+  const totals = fleet ? fleetTotals(items) : undefined;
+  const first = items[0]!;
   if (options.html !== undefined) {
     const [{ reportHtml }, { writeReportFile }] = await Promise.all([import('../output/report-html.js'), import('../settings/report-file.js')]);
-    writeReportFile(options.html, reportHtml(report, profile), { flag: '--html', mode: 0o644 });
-    ctx.note(`wrote the report for the ${view.periodLabel(report)} to ${options.html}`);
+    writeReportFile(options.html, reportHtml(items, totals), { flag: '--html', mode: 0o644 });
+    ctx.note(`wrote the report for the ${view.periodLabel(first.report)} to ${options.html}`);
   }
-  if (destination) await send(ctx, report, profile, destination, options.force === true);
-  if (options.html !== undefined && !ctx.options.json && !options.markdown) return;
-  if (destination && !ctx.options.json && !options.markdown) return;
+  if (destination) await send(ctx, first.report, first.profile, destination, options.force === true);
+  if ((options.html !== undefined || destination) && !ctx.options.json && !options.markdown) return;
+  if (!totals) {
+    await emit(ctx, {
+      json: () => view.reportJson(first.report, first.profile),
+      human: () => (options.markdown ? view.reportMarkdown(first.report, first.profile, ctx.options.exact) : view.renderReport(first.report, first.profile, ctx)),
+    });
+    return;
+  }
+  const { formatAmount } = await import('../output/money.js');
+  const totalLine = `Spend of ${totals.accounts} account${totals.accounts === 1 ? '' : 's'}, each counted once: ${formatAmount(totals.current, 'account')} (previous ${formatAmount(totals.previous, 'account')})`;
   await emit(ctx, {
-    json: () => view.reportJson(report, profile),
-    human: () => (options.markdown ? view.reportMarkdown(report, profile, ctx.options.exact) : view.renderReport(report, profile, ctx)),
+    json: () => ({ profiles: items.map((i) => view.reportJson(i.report, i.profile)), totals: { accounts: totals.accounts, current: totals.current.toFixed(), previous: totals.previous.toFixed(), change: totals.current.minus(totals.previous).toFixed() } }),
+    human: async () => {
+      const parts = await Promise.all(items.map((i) => (options.markdown ? view.reportMarkdown(i.report, i.profile, ctx.options.exact) : view.renderReport(i.report, i.profile, ctx))));
+      return options.markdown ? `# tally report, ${items.length} profiles\n\n**${totalLine}**\n\n${parts.join('\n')}` : `${totalLine}\n\n${parts.join('\n')}`;
+    },
   });
+}
+
+interface FleetItem {
+  report: Report;
+  profile: string;
+  /** Whose spend the report's total is (an account, or a key), to count each once; undefined: unknown, counted per profile. */
+  account: string | undefined;
+}
+
+async function fleetReports(ctx: Context, options: ReportOptions): Promise<FleetItem[]> {
+  const [{ profileContexts }, { loadReport }, { accountId, credentialId }] = await Promise.all([import('../fleet.js'), import('../figures/report.js'), import('../settings/cache-key.js')]);
+  const contexts = await profileContexts(ctx);
+  try {
+    const items: FleetItem[] = [];
+    for (const entry of contexts) {
+      if (!entry.ctx) continue;
+      const report = await loadReport(entry.ctx, options);
+      const raw = report.forecast.balance.raw;
+      const settings = await entry.ctx.settings();
+      // Spend the gateway states as the account's is counted once per account; a key's, once per key.
+      const account =
+        report.spendScope === 'key' ? `key ${settings.baseUrl?.origin ?? ''} ${credentialId(settings.credential?.secret ?? '')}`
+        : report.spendScope === 'account' && typeof raw.balance === 'string' && typeof raw.lifetime_spend === 'string' ? accountId(settings.baseUrl?.origin ?? '', report.forecast.balance.currency, raw.balance, raw.lifetime_spend)
+        : undefined;
+      items.push({ report, profile: entry.name, account });
+    }
+    if (items.length === 0) throw new UsageError('no profile could be reported on');
+    return items;
+  } finally {
+    await Promise.all(contexts.map((c) => c.ctx?.dispose()));
+  }
+}
+
+/** The spend of the period and the one before, each account once (two keys of one account share its spend). */
+function fleetTotals(items: FleetItem[]) {
+  const seen = new Set<string>();
+  let current = new Decimal(0);
+  let previous = new Decimal(0);
+  for (const [i, item] of items.entries()) {
+    const key = item.account ?? `profile ${i}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    current = current.plus(item.report.spend.current);
+    previous = previous.plus(item.report.spend.previous);
+  }
+  return { accounts: seen.size, current, previous };
 }
 
 /** Posts the report once per period and destination: the memory of `check --notify` remembers it. */

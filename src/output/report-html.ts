@@ -72,7 +72,42 @@ function modelChart(models: { model: string; current: Decimal }[], amount: (v: D
   return `<svg class="chart models" viewBox="0 0 ${width} ${Math.max(rowHeight, models.length * rowHeight)}" role="img" aria-label="spend per model">${rows}</svg>`;
 }
 
-export function reportHtml(r: Report, profile: string): string {
+/** The page: one report, or a section per profile and the totals (`--all-profiles`). */
+export function reportHtml(items: { report: Report; profile: string }[], totals?: FleetTotals): string {
+  const first = items[0]!;
+  const x = reportFacts(first.report);
+  const e = escapeHtml;
+  const title = items.length === 1 ? `tally report: ${x.label} (${first.profile})` : `tally report: ${x.label} (${items.length} profiles)`;
+  const totalsHtml = totals
+    ? `<h1>${e(title)}</h1><div class="cards"><div class="card"><div class="label">Spend, ${e(String(totals.accounts))} account${totals.accounts === 1 ? '' : 's'} counted once</div><div class="value" data-figure="fleet-spend" data-value="${e(totals.current.toFixed())}">${e(x.amount(totals.current))}</div></div><div class="card"><div class="label">Previous period</div><div class="value" data-figure="fleet-previous" data-value="${e(totals.previous.toFixed())}">${e(x.amount(totals.previous))}</div></div></div>`
+    : '';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>${e(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${totalsHtml}${items.map((i) => `<section data-profile="${e(i.profile)}">
+${reportSection(i.report, i.profile, totals !== undefined)}
+</section>`).join('\n')}
+<p class="muted">Amounts in yuan (${e(first.report.forecast.balance.currency)}), exact to the fen as the gateway states them. Made by tally.</p>
+</body>
+</html>
+`;
+}
+
+/** Spend of a fleet: each account once. */
+export interface FleetTotals {
+  accounts: number;
+  current: Decimal;
+  previous: Decimal;
+}
+
+function reportSection(r: Report, profile: string, inFleet: boolean): string {
   const x = reportFacts(r);
   const e = escapeHtml;
   const card = (label: string, value: string, figure?: string, exact?: string) =>
@@ -83,7 +118,7 @@ export function reportHtml(r: Report, profile: string): string {
     .map((m) => `<tr><td>${e(m.model ?? '')}</td><td class="n wide">${e(x.amount(m.previous))}</td><td class="n" data-model="${e(m.model ?? '')}" data-value="${e(m.current.toFixed())}">${e(x.amount(m.current))}</td><td class="n ${change(m.change)}">${e(x.signed(m.change))}</td><td class="n wide">${e(x.percent(m))}</td></tr>`)
     .join('');
   const sections = [
-    `<h1>tally report: ${e(x.label)}</h1><div class="muted">${e(x.range)} · profile ${e(profile)} · previous period ${e(x.previousRange)}</div>`,
+    `<${inFleet ? 'h2' : 'h1'}>${inFleet ? `Profile ${e(profile)}` : `tally report: ${e(x.label)}`}</${inFleet ? 'h2' : 'h1'}><div class="muted">${e(x.range)} · profile ${e(profile)} · previous period ${e(x.previousRange)}</div>`,
     `<div class="cards">${card('Spend', x.amount(r.spend.current), 'spend', r.spend.current.toFixed())}${card('Previous period', x.amount(r.spend.previous), 'previous', r.spend.previous.toFixed())}${card('Change', `${x.signed(r.spend.change)} (${x.percent(r.spend)})`)}${card('Balance', x.balance, 'balance', r.forecast.balance.balance.toFixed())}${card('Runway', x.runway)}${x.quota ? card('Key quota', x.quota) : ''}</div>`,
     x.spendScope ? `<p class="muted">${e(x.spendScope)}</p>` : '',
     `<h2>Day by day</h2>${dailyChart(x.days, x.amount)}`,
@@ -92,19 +127,5 @@ export function reportHtml(r: Report, profile: string): string {
     x.budgets.length ? `<h2>Budgets</h2><ul>${x.budgets.map((b) => `<li><strong>${e(b.name)}</strong>: ${e(b.text)}</li>`).join('')}</ul>` : '',
     `<h2>Anomalies</h2>${x.findings.length ? `<ul class="findings">${x.findings.map((f) => `<li data-kind="${e(f.kind)}"><strong>${e(f.kind)}</strong> ${e(f.when)}: ${e(f.text)}</li>`).join('')}</ul>` : '<p>Nothing unusual.</p>'}`,
   ];
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>${e(`tally report: ${x.label} (${profile})`)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-${sections.filter(Boolean).join('\n')}
-<p class="muted">Amounts in yuan (${e(r.forecast.balance.currency)}), exact to the fen as the gateway states them. Made by tally.</p>
-</body>
-</html>
-`;
+  return sections.filter(Boolean).join('\n');
 }

@@ -209,3 +209,30 @@ describe('a prompt whose gateway hangs, with nothing cached', () => {
     }
   });
 });
+
+describe('reports and the ledger of a fleet', () => {
+  it('report --profiles: a section per profile, and a total that counts each account once', async () => {
+    const result = await tally(['--profiles', 'main,ltd,other,ci', 'report', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const doc = JSON.parse(result.stdout);
+    expect(doc.profiles.map((p: { profile: string }) => p.profile)).toEqual(['main', 'ltd', 'other', 'ci']);
+    const by = Object.fromEntries(doc.profiles.map((p: { profile: string }) => [p.profile, p]));
+    expect(by.main.spend.current).toBe(by.ltd.spend.current);
+    expect(doc.totals.accounts).toBe(2);
+    expect(doc.totals.current).toBe(new Decimal(by.main.spend.current).plus(by.other.spend.current).toFixed());
+    const md = await tally(['--profiles', 'main,other', 'report', '--markdown']);
+    expect(md.stdout).toMatch(/^# tally report, 2 profiles\n\n\*\*Spend of 2 accounts, each counted once: ¥[\d,.]+ \(previous ¥[\d,.]+\)\*\*\n/);
+    expect(md.stdout.match(/^## tally report: week of /gm)).toHaveLength(2);
+  });
+
+  it('export --profiles: the rows of every profile, each with its profile, in one ledger', async () => {
+    const result = await tally(['--profiles', 'main,other', 'export', '--since', '3d', '--ndjson']);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(new Set(rows.map((r: { profile: string }) => r.profile))).toEqual(new Set(['main', 'other']));
+    for (const profile of ['main', 'other']) {
+      const own = (await runTally(['--profile', profile, 'export', '--since', '3d', '--ndjson'], { env: env(), now: NOW })).stdout.trim().split('\n').map((l) => JSON.parse(l));
+      expect(rows.filter((r: { profile: string }) => r.profile === profile)).toEqual(own);
+    }
+  });
+});
