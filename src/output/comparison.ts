@@ -14,7 +14,8 @@ export function percentText(value: Decimal | null): string | null {
   return value === null ? null : value.toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2);
 }
 
-function rowJson(row: ComparisonRow) {
+/** A row of a comparison in JSON: amounts exact, the change in percent with two places. */
+export function comparisonRowJson(row: ComparisonRow) {
   return {
     ...(row.model === undefined ? {} : { model: row.model }),
     current: row.current.toFixed(),
@@ -33,8 +34,8 @@ export function comparisonJson(c: Comparison) {
     previous: windowJson(c.previous, zone),
     by: c.byModel ? 'model' : 'total',
     currency: 'CNY',
-    rows: c.rows.map(rowJson),
-    totals: rowJson(c.totals),
+    rows: c.rows.map(comparisonRowJson),
+    totals: comparisonRowJson(c.totals),
     // Whose spend it is, as the gateway states it; null when it does not say (or the periods disagree).
     scope: c.scope ?? null,
     ...(c.incomplete ? { incomplete: true } : {}),

@@ -10,7 +10,7 @@ import { budgetJson } from '../figures/budgets.js';
 import { forecastJson } from '../figures/forecast.js';
 import type { Report } from '../figures/report.js';
 import { anomaliesJson, findingMessage, findingWhen } from './anomalies.js';
-import { percentText } from './comparison.js';
+import { comparisonRowJson, percentText } from './comparison.js';
 import { escapeMarkdown } from './escape.js';
 import { formatAmount } from './money.js';
 import { windowJson } from './window-text.js';
@@ -24,14 +24,7 @@ export function periodLabel(r: Report): string {
   return `${first} to ${dateText(wallClock(r.window.end - 1, zone))}`;
 }
 
-const rowJson = (row: ComparisonRow) => ({
-  ...(row.model === undefined ? {} : { model: row.model }),
-  current: row.current.toFixed(),
-  previous: row.previous.toFixed(),
-  change: row.change.toFixed(),
-  change_percent: percentText(row.changePercent),
-  ...(row.status ? { status: row.status } : {}),
-});
+const rowJson = comparisonRowJson;
 
 export function reportJson(r: Report, profile: string) {
   const zone = fixedZone(r.grid.offset);
