@@ -47,9 +47,9 @@ export function configure(command: Command): void {
     .option('--max-age <seconds>', 'reuse a cached catalog younger than this (default 3600)')
     .option('--diff', 'list models added, removed and re-priced since the previous catalog version')
     .option('--against <version|file>', 'with --diff: compare with this cached pricing_version, or a saved catalog file')
-    .option('--since <span|date>', 'with --diff: compare with the kept catalog version closest to that age (7d, 2w, 2026-11-01)')
+    .option('--since <span|date>', 'with --diff: compare with the kept catalog version closest to that age (7d, 2w, 2026-11-01), and price the repricing on the usage since then')
     .option('--exit-code', 'with --diff: exit 5 when the catalog changed (as git diff --exit-code exits 1)')
-    .option('--usage-since <span|date>', "with --diff: the window of the key's usage a repricing is priced on (default 30d)");
+    .option('--usage-since <span|date>', "with --diff: the window of the key's usage a repricing is priced on (default --since, else 30d)");
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context, _args: string[], given: (name: string) => boolean = () => false): Promise<void> {
@@ -209,7 +209,7 @@ async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {
   else baseline = options.offline ? older : loaded.previous;
   const model = options.model ? globMatcher(options.model) : undefined;
   const changes: CatalogChange[] = baseline ? (await diffCatalogs(baseline.records, current.records, () => ctx.checkpoint())).filter((c) => !model || model(c.model)) : [];
-  const { impact, why } = baseline ? await impactOf(ctx, changes, baseline, current, options.usageSince) : { impact: undefined, why: undefined };
+  const { impact, why } = baseline ? await impactOf(ctx, changes, baseline, current, options.usageSince ?? options.since) : { impact: undefined, why: undefined };
   const view = impact && (await import('../output/repricing.js'));
   await emit(ctx, {
     json: {

@@ -167,6 +167,9 @@ describe.each(Object.entries(worlds))('what a price change costs, %s world', (_n
       expect(row.after).toBe(at(now).toDecimalPlaces(8).toFixed());
     }
     expect(doc.impact.unused).toContain('gpt-5');
+    // --usage-since chooses the usage the repricing is priced on.
+    const week = JSON.parse((await runTally(['pricing', '--diff', '--offline', '--against', doc.pricing_version_before, '--usage-since', '7d', '--json'], { env, now: NOW })).stdout);
+    expect(week.impact.window.start).toBe((await json(world, ['usage', '--since', '7d'])).start);
     const change = doc.impact.rows.reduce((a: Decimal, r: { change: string }) => a.plus(r.change), new Decimal(0));
     expect(new Decimal(doc.impact.total.change).minus(change).abs().lte('0.00000010')).toBe(true);
   });
