@@ -397,9 +397,3 @@ function requireBaseUrl(settings: ResolvedSettings): URL {
     `no base URL for profile "${settings.profile}": pass --base-url URL, set TALLY_BASE_URL, or run \`tally login --base-url URL\` (try --demo for the built-in sandbox)`,
   );
 }
-
-
-declare global {
-  // Replaced by the build with the package version.
-  const __TALLY_VERSION__: string;
-}
