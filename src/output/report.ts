@@ -106,7 +106,8 @@ export async function renderReport(r: Report, profile: string, ctx: Context): Pr
   const [{ renderTable, renderPanel, barMaker }, { styleFor }, { fitLines }] = await Promise.all([import('./table.js'), import('./style.js'), import('./wrap.js')]);
   const style = await styleFor(ctx);
   const x = reportFacts(r, ctx.options.exact);
-  const out: string[] = [`${style.paint.bold(`tally report: ${x.label}`)}  ${style.paint.dim(`${x.range}, profile ${profile}`)}`, ''];
+  // The title, then where it is from, each fitted: nothing passes the terminal's width.
+  const out: string[] = [style.paint.bold(await fitLines(`tally report: ${x.label}`, style.width)), style.paint.dim(await fitLines(`${x.range}, profile ${profile}`, style.width)), ''];
   const panel: [string, string][] = [['Spend', x.spend], ['Balance', x.balance], ['Runway', x.runway]];
   if (x.quota) panel.push(['Key quota', x.quota]);
   if (x.top.length) panel.push(['Top models', x.top.map((m) => `${m.model} ${x.amount(m.current)}`).join(' · ')]);

@@ -44,7 +44,7 @@ let sandbox: Sandbox;
 const state = tempDir();
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, naming: 'detailed' });
+  sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, naming: 'detailed', accountLimit: 1000 });
   env = { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
 });
 afterAll(async () => {
@@ -69,6 +69,15 @@ describe.skipIf(!hasScript)('in a terminal', () => {
     ['billing', '--compare'],
     ['check', '--min-balance', '100000', '--max-spend', '1', '--require-model', 'gpt-5'],
     ['auth', 'status'],
+    ['usage', '--compare', 'previous'],
+    ['usage', '--compare', 'previous', '--by', 'model', '--since', '30d'],
+    ['anomalies'],
+    ['anomalies', '--bucket', 'hour', '--since', '3d'],
+    ['whatif', '--swap', 'claude-sonnet-4.5=deepseek-chat', '--swap', 'gpt-5-mini=gpt-5-nano'],
+    ['report'],
+    ['report', '--since', '2026-11-10', '--until', '2026-11-20'],
+    ['export', '--since', '3d'],
+    ['check', '--warn-anomalies', '--max-growth', '10'],
   ];
 
   it.each([80, 200])('fits every line of every command into %i columns', async (columns) => {
