@@ -12,7 +12,7 @@ import { type UsageWindow, periodsOf, resolveWindow } from '../domain/window.js'
 import { fixedZone, formatOffset, spreadsheetDate } from '../domain/zone.js';
 import { type WindowOptions, timeSettings } from './day-grid.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages } from './records.js';
-import { MODEL_USAGE_PATH, modelAndSpend } from './usage-by-model.js';
+import { MODEL_USAGE_PATH, spendFieldsOf } from './usage-by-model.js';
 import { knownDayGrid } from './usage-series.js';
 
 export interface LedgerRequest extends WindowOptions {
@@ -88,7 +88,7 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
 
 /** A period's records, one row per model, every record of a model added up. */
 function rowsOf(records: JsonObject[]): Pick<LedgerRow, 'model' | 'calls' | 'input_tokens' | 'output_tokens' | 'amount'>[] {
-  const fields = modelAndSpend(records);
+  const fields = spendFieldsOf(records);
   if (!fields) return [];
   const tokens = tokenFields(records);
   const calls = Object.keys(records[0] ?? {}).find((n) => /^(requests?|calls?|count|times|num_requests|request_count)$/i.test(n));

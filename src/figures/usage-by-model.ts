@@ -1,7 +1,7 @@
 // Spend per model (GET /v1/open/usage/models): over one window, or with a bucket one request per
 // period; and, where the records are the key's and complete, the key's share of the account's spend.
 import type { Context } from '../context.js';
-import { TallyError, UsageError } from '../errors.js';
+import { ServiceError, TallyError, UsageError } from '../errors.js';
 import type { JsonObject } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { type Scope, describeColumns } from '../domain/records.js';
@@ -200,6 +200,21 @@ export interface ModelSpendOver {
 export async function modelSpendOver(ctx: Context, window: UsageWindow, param?: string[]): Promise<ModelSpendOver> {
   const query = { start: String(window.start), end: String(window.end), ...parseParams(param) };
   const found = await fetchAllPages(ctx, await ctx.client(), MODEL_USAGE_PATH, query, { all: true, maxPages: DEFAULT_MAX_PAGES });
+  spendFieldsOf(found.records);
   const spent = spendByModel(found.records);
   return { window, spend: new Map(spent?.ranked.map((m) => [m.model, m.spend]) ?? []), field: spent?.fields.spend, scope: found.scope, incomplete: found.more !== undefined, records: found.records };
+}
+
+/**
+ * The model and money fields of records that hold some, or undefined when there are none; records
+ * that name no model or hold no decimal amount are refused (never read as spending nothing).
+ */
+export function spendFieldsOf(records: JsonObject[]): { model: string; spend: string } | undefined {
+  if (records.length === 0) return undefined;
+  const fields = modelAndSpend(records);
+  if (!fields) {
+    const names = [...new Set(records.flatMap((r) => Object.keys(r)))].slice(0, 12).map((n) => n.slice(0, 40)).join(', ') || 'none';
+    throw new ServiceError(`the records of usage by model name no model or hold no decimal amount (fields: ${names}); amounts sent as JSON numbers are not read as money, never as zero`);
+  }
+  return fields;
 }

@@ -92,3 +92,14 @@ describe('whatif without tokens per model', () => {
     expect(text.stdout).toContain('a: its amount scaled by the price ratio (no tokens per model)');
   });
 });
+
+describe('amounts that are not decimal text', () => {
+  it('refuses records whose amounts are JSON numbers in every view built on them, never reading them as zero', async () => {
+    const numbers = JSON.parse('[{"name": "gpt-5", "calls": 4, "amount_yuan": 0.063}]') as Usage[];
+    for (const args of [['usage', '--compare', 'previous', '--by', 'model'], ['anomalies', '--since', '6d'], ['export', '--since', '2d', '--csv']]) {
+      const result = await run(gateway(numbers, numbers), [...args]);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toBe('tally: the records of usage by model name no model or hold no decimal amount (fields: name, calls, amount_yuan); amounts sent as JSON numbers are not read as money, never as zero\n');
+    }
+  });
+});
