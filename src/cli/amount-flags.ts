@@ -17,3 +17,10 @@ export function parseThreshold(text: string, flag: string): Threshold {
   if (percent) return { kind: 'percent', value: new Decimal(percent[1]!) };
   return { kind: 'amount', value: parseAmount(text, flag) };
 }
+
+/** A share in percent (`50` or `50%`), as a decimal. */
+export function parsePercent(text: string, flag: string): Decimal {
+  const match = /^(\d{1,30}(?:\.\d{1,30})?)%?$/.exec(text.trim());
+  if (!match) throw new UsageError(`${flag} "${text}" is not a percentage (e.g. 50 or 12.5%)`);
+  return new Decimal(match[1]!);
+}

@@ -1,7 +1,7 @@
 // The thresholds of the anomaly rule as flags, shared by `tally anomalies` and `tally check --anomalies`.
 import type { Command } from 'commander';
 import type { AnomalyRule } from '../figures/anomalies.js';
-import { parseAmount } from './amount-flags.js';
+import { parseAmount, parsePercent } from './amount-flags.js';
 import { positiveNumber, wholeNumber } from './flag-values.js';
 
 export function addAnomalyRuleOptions(command: Command): Command {
@@ -29,6 +29,6 @@ export function anomalyRuleOf(raw: Record<string, unknown>): Partial<AnomalyRule
     minRatio: minRatio === undefined ? undefined : positiveNumber(minRatio, '--min-ratio', 1, 1000),
     minAmount: minAmount === undefined ? undefined : parseAmount(minAmount, '--min-amount'),
     growthPeriods: periods === undefined ? undefined : wholeNumber(periods, '--growth-periods', 2, 24),
-    growthStep: step === undefined ? undefined : parseAmount(step.replace(/%$/, ''), '--growth-step'),
+    growthStep: step === undefined ? undefined : parsePercent(step, '--growth-step'),
   };
 }

@@ -12,7 +12,7 @@ import { formatAmount } from '../output/money.js';
 import { type CheckLine, type CheckResult, type Level, type Unit, checkLines, checksMarkdown, reportToGitHub, writeJunit } from '../output/check-report.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from '../cli/flag-values.js';
-import { type Threshold, parseAmount, parseThreshold } from '../cli/amount-flags.js';
+import { type Threshold, parseAmount, parsePercent, parseThreshold } from '../cli/amount-flags.js';
 import { BUDGET_NAME } from '../domain/budget.js';
 import { runSpend } from '../domain/run-spend.js';
 import { readingOf } from '../settings/marks.js';
@@ -128,8 +128,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if (options.mark !== undefined && options.markFile !== undefined) throw new UsageError('--mark and --mark-file each name the mark; give one of them');
   if (options.markdown && ctx.options.json) throw new UsageError('--markdown and --json each print the whole result; choose one');
   const growthGates: GrowthGate[] = [
-    options.maxGrowth !== undefined && { name: 'max-growth', level: 'fail' as const, percent: parseAmount(options.maxGrowth.replace(/%$/, ''), '--max-growth') },
-    options.warnGrowth !== undefined && { name: 'warn-growth', level: 'warn' as const, percent: parseAmount(options.warnGrowth.replace(/%$/, ''), '--warn-growth') },
+    options.maxGrowth !== undefined && { name: 'max-growth', level: 'fail' as const, percent: parsePercent(options.maxGrowth, '--max-growth') },
+    options.warnGrowth !== undefined && { name: 'warn-growth', level: 'warn' as const, percent: parsePercent(options.warnGrowth, '--warn-growth') },
   ].filter((g) => g !== false);
   const anomalyLevel = options.anomalies ? 'fail' : options.warnAnomalies ? 'warn' : undefined;
   if (options.anomalies && options.warnAnomalies) throw new UsageError('--anomalies and --warn-anomalies each gate on the findings; give one of them');

@@ -34,13 +34,22 @@ export function comparedWindow(input: ComparedWindowInput): UsageWindow {
     const length = current.end - current.start;
     return { start: current.start - length, end: current.start };
   }
+  // The period's own errors are said of --compare, where it was written.
+  const named = <T>(read: () => T): T => {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof UsageError) throw new UsageError(`--compare "${input.spec}": ${error.message.replace(/^--(since|until|month) /, '')}`);
+      throw error;
+    }
+  };
   const range = /^(.+?)\.\.(.+)$/.exec(spec);
   if (range) {
-    const window = resolveWindow({ since: range[1]!.trim(), until: range[2]!.trim(), now: input.now, zone: input.zone, bucket: 'day', dayOffset: offset });
+    const window = named(() => resolveWindow({ since: range[1]!.trim(), until: range[2]!.trim(), now: input.now, zone: input.zone, bucket: 'day', dayOffset: offset }));
     return { start: window.start, end: window.end };
   }
   if (/^\d{4}-\d{2}$/.test(spec)) {
-    const window = resolveWindow({ month: spec, now: input.now, zone: input.zone, bucket: 'day', dayOffset: offset });
+    const window = named(() => resolveWindow({ month: spec, now: input.now, zone: input.zone, bucket: 'day', dayOffset: offset }));
     return { start: window.start, end: nextBucketStart(window.start, 'month', offset) };
   }
   throw new UsageError(`--compare "${input.spec}" is not previous, a month (YYYY-MM) or DATE..DATE (e.g. 2026-09-01..2026-10-01)`);
