@@ -36,7 +36,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if (options.append !== undefined && !csv && !options.ndjson) throw new UsageError('--append needs the file\'s format: --csv or --ndjson');
   if (!options.header && !csv) throw new UsageError('--no-header goes with --csv');
   const [{ loadLedger, LEDGER_COLUMNS }, { profileContexts }] = await Promise.all([import('../figures/ledger.js'), import('../fleet.js')]);
-  const existing = options.append === undefined ? new Set<string>() : await heldPeriods(options.append, options.ndjson === true);
+  const { held: existing, empty } = options.append === undefined ? { held: new Set<string>(), empty: true } : await heldPeriods(options.append, options.ndjson === true);
   const fleet = ctx.options.allProfiles || ctx.options.profiles !== undefined;
   const contexts = fleet ? await profileContexts(ctx) : [{ name: (await ctx.settings()).profile, ctx }];
   if (!fleet && !ctx.options.timeoutGiven) ctx.withoutDeadline();
@@ -57,14 +57,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const table = { header: LEDGER_COLUMNS as string[], rows: rows.map((r) => LEDGER_COLUMNS.map((c) => r[c])) };
   if (options.append !== undefined) {
     const { appendToFile } = await import('../settings/read-file.js');
-    const { statSync } = process.getBuiltinModule('node:fs');
-    let empty = true;
-    try {
-      empty = statSync(options.append).size === 0;
-    } catch {
-      // A file not there yet is made, with the header.
-    }
-    const text = options.ndjson ? ndjson(rows) : formatCsv(table).split('\r\n').slice(empty && options.header ? 0 : 1).join('\r\n');
+    // A file not there yet (or empty) is begun with the header.
+    const text = options.ndjson ? ndjson(rows) : csvText(table, empty && options.header);
     try {
       if (rows.length > 0 || (empty && !options.ndjson && options.header)) appendToFile(options.append, text);
     } catch (error) {
@@ -79,7 +73,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     return;
   }
   if (csv && !options.header) {
-    ctx.io.out(formatCsv(table, ctx.io.stdoutIsTTY).split('\r\n').slice(1).join('\r\n'));
+    ctx.io.out(csvText(table, false, ctx.io.stdoutIsTTY));
     return;
   }
   await emit(ctx, {
@@ -93,14 +87,20 @@ function ndjson(rows: LedgerRow[]): string {
   return rows.map((r) => `${JSON.stringify(r)}\n`).join('');
 }
 
-/** The periods a file already holds, as profile NUL gateway NUL date (a file not there holds none). */
-async function heldPeriods(path: string, isNdjson: boolean): Promise<Set<string>> {
+/** The ledger as CSV, with or without its header line. */
+function csvText(table: { header: string[]; rows: string[][] }, header: boolean, terminal = false): string {
+  const text = formatCsv(table, terminal);
+  return header ? text : text.slice(text.indexOf('\r\n') + 2);
+}
+
+/** The periods a file already holds, as profile NUL gateway NUL date, and whether it is empty (a file not there holds none). */
+async function heldPeriods(path: string, isNdjson: boolean): Promise<{ held: Set<string>; empty: boolean }> {
   const { readStateFile } = await import('../settings/read-file.js');
   let text: string;
   try {
     text = readStateFile(path, 1024 * 1024 * 1024).toString('utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Set();
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { held: new Set(), empty: true };
     throw new UsageError(`--append ${path} cannot be read: ${(error as Error).message}`);
   }
   const held = new Set<string>();
@@ -115,7 +115,7 @@ async function heldPeriods(path: string, isNdjson: boolean): Promise<Set<string>
       }
       if (typeof row.date === 'string' && typeof row.profile === 'string' && typeof row.gateway === 'string') held.add(`${row.profile}\u0000${row.gateway}\u0000${row.date}`);
     }
-    return held;
+    return { held, empty: text.length === 0 };
   }
   const header = csvCells(lines[0] ?? '');
   const [date, profile, gateway] = ['date', 'profile', 'gateway'].map((c) => header.indexOf(c));
@@ -124,7 +124,7 @@ async function heldPeriods(path: string, isNdjson: boolean): Promise<Set<string>
     const cells = csvCells(line);
     held.add(`${cells[profile!]}\u0000${cells[gateway!]}\u0000${cells[date!]}`);
   }
-  return held;
+  return { held, empty: text.length === 0 };
 }
 
 /** The cells of one RFC 4180 line. */

@@ -15,6 +15,8 @@ export interface ModelUsage {
   /** Tokens in and out, when the usage names them. */
   input: Decimal | undefined;
   output: Decimal | undefined;
+  /** Calls (requests), when the usage counts them. */
+  calls?: Decimal | undefined;
 }
 
 export type RepriceBasis = 'tokens' | 'scaled' | 'unknown';
@@ -74,9 +76,19 @@ function isWhole(value: unknown): boolean {
   return text !== undefined && /^\d{1,20}$/.test(text);
 }
 
-/** Usage per model from records: amounts (the money field) and tokens, every record of a model added up. */
+/** Which record field counts calls (requests), if any. */
+export function callsField(records: JsonObject[]): string | undefined {
+  const names = new Set(records.flatMap((r) => Object.keys(r)));
+  return [...names].find((n) => /^(requests?|calls?|count|times|num_requests|request_count)$/i.test(n));
+}
+
+/**
+ * Usage per model from records: amounts (the money field), tokens and calls, every record of a
+ * model added up; a count some record of the model does not give is unknown (undefined), never partial.
+ */
 export function usagePerModel(records: JsonObject[], fields: { model: string; spend: string }): Map<string, ModelUsage> {
   const tokens = tokenFields(records);
+  const calls = callsField(records);
   const usage = new Map<string, ModelUsage>();
   const add = (a: Decimal | undefined, value: unknown, whole: boolean): Decimal | undefined => {
     if (a === undefined) return undefined;
@@ -86,11 +98,13 @@ export function usagePerModel(records: JsonObject[], fields: { model: string; sp
   };
   for (const record of records) {
     const model = String(record[fields.model] ?? '');
-    const now = usage.get(model) ?? { amount: new Decimal(0), input: tokens.input ? new Decimal(0) : undefined, output: tokens.output ? new Decimal(0) : undefined };
+    const zero = (field: string | undefined) => (field ? new Decimal(0) : undefined);
+    const now = usage.get(model) ?? { amount: new Decimal(0), input: zero(tokens.input), output: zero(tokens.output), calls: zero(calls) };
     usage.set(model, {
       amount: isDecimalString(record[fields.spend]) ? add(now.amount, record[fields.spend], false) : undefined,
       input: tokens.input ? add(now.input, record[tokens.input], true) : undefined,
       output: tokens.output ? add(now.output, record[tokens.output], true) : undefined,
+      calls: calls ? add(now.calls, record[calls], true) : undefined,
     });
   }
   return usage;

@@ -6,14 +6,15 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_SPIKE_RULE, findGrowth, findSpikes } from '../domain/anomalies.js';
 import { isDecimalString } from '../domain/decimal-text.js';
-import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
+import { type JsonObject } from '../domain/json.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
 import { BUCKET_SECONDS, type UsageWindow, resolveWindow } from '../domain/window.js';
 import { type Zone, fixedZone } from '../domain/zone.js';
 import { type DayGrid, type WindowOptions, timeSettings } from './day-grid.js';
 import { spendMetric } from './forecast.js';
-import { type ModelSpendOver, modelSpendOver, modelAndSpend } from './usage-by-model.js';
+import { type ModelSpendOver, modelSpendOver } from './usage-by-model.js';
+import { usagePerModel } from '../domain/repricing.js';
 import { knownDayGrid, loadOnGrid } from './usage-series.js';
 
 export type FindingKind = 'spike' | 'new_model' | 'stopped_model' | 'zero_cost' | 'growth';
@@ -55,21 +56,28 @@ export const DEFAULT_RULE = {
   growthStep: '10',
 } as const;
 
-/** The rule with every default, for days: what `status` and the statusline apply to today. */
-export const DAY_RULE: AnomalyRule = {
-  bucket: 'day',
-  baseline: DEFAULT_RULE.day.baseline,
-  deviations: DEFAULT_SPIKE_RULE.deviations,
-  minRatio: DEFAULT_SPIKE_RULE.minRatio,
-  minAmount: new Decimal(DEFAULT_RULE.day.minAmount),
-  growthPeriods: DEFAULT_RULE.growthPeriods,
-  growthStep: new Decimal(DEFAULT_RULE.growthStep),
-};
+/** The rule with every default for days or hours. */
+export function defaultRule(bucket: 'day' | 'hour'): AnomalyRule {
+  return {
+    bucket,
+    baseline: DEFAULT_RULE[bucket].baseline,
+    deviations: DEFAULT_SPIKE_RULE.deviations,
+    minRatio: DEFAULT_SPIKE_RULE.minRatio,
+    minAmount: new Decimal(DEFAULT_RULE[bucket].minAmount),
+    growthPeriods: DEFAULT_RULE.growthPeriods,
+    growthStep: new Decimal(DEFAULT_RULE.growthStep),
+  };
+}
+
+/** What `status` and the statusline apply to today. */
+export const DAY_RULE = defaultRule('day');
 
 export interface AnomalyRequest extends WindowOptions {
   bucket?: string;
   metric?: string;
   rule?: Partial<AnomalyRule>;
+  /** Spend per model over a window, when a caller asking for the same windows shares its requests (report). */
+  spendOver?: (window: UsageWindow) => Promise<ModelSpendOver>;
 }
 
 export interface Anomalies {
@@ -90,15 +98,8 @@ export interface Anomalies {
 export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Promise<Anomalies> {
   const bucket = request.bucket === undefined || request.bucket === 'day' ? 'day' : request.bucket === 'hour' ? 'hour' : undefined;
   if (!bucket) throw new UsageError(`--bucket "${request.bucket}" is not day or hour (anomalies are looked for in days or hours)`);
-  const defaults = DEFAULT_RULE[bucket];
   const rule: AnomalyRule = {
-    bucket,
-    baseline: defaults.baseline,
-    deviations: DEFAULT_SPIKE_RULE.deviations,
-    minRatio: DEFAULT_SPIKE_RULE.minRatio,
-    minAmount: new Decimal(defaults.minAmount),
-    growthPeriods: DEFAULT_RULE.growthPeriods,
-    growthStep: new Decimal(DEFAULT_RULE.growthStep),
+    ...defaultRule(bucket),
     ...Object.fromEntries(Object.entries(request.rule ?? {}).filter(([, v]) => v !== undefined)),
   };
   const time = await timeSettings(ctx, request);
@@ -112,10 +113,11 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
   const history = window.start - rule.baseline * size * stride;
   const length = window.end - window.start;
   const previous = { start: window.start - length, end: window.start };
+  const spendOver = request.spendOver ?? ((w: UsageWindow) => modelSpendOver(ctx, w));
   const [series, current, before] = await Promise.all([
     loadOnGrid(ctx, { bucket, since: String(history), until: String(window.end) }, { zone: time.zone, known: grid }),
-    modelSpendOver(ctx, window),
-    modelSpendOver(ctx, previous),
+    spendOver(window),
+    spendOver(previous),
   ]);
   const metric = spendMetric(series, request.metric);
   const values = series.buckets.map((b) => (metric !== undefined && isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0)));
@@ -153,31 +155,14 @@ function modelChanges(current: ModelSpendOver, before: ModelSpendOver, minAmount
 
 /** Models whose records count tokens and no cost at all: billing that did not happen (or a free tier to know about). */
 function zeroCost(current: ModelSpendOver): Finding[] {
-  const fields = modelAndSpend(current.records);
+  const fields = current.fields;
   if (!fields) return [];
-  const tokens = new Map<string, Decimal>();
-  const cost = new Map<string, Decimal>();
-  for (const record of current.records) {
-    const model = String(record[fields.model] ?? '');
-    const value = record[fields.spend];
-    if (!isDecimalString(value)) continue;
-    cost.set(model, (cost.get(model) ?? new Decimal(0)).plus(value));
-    tokens.set(model, (tokens.get(model) ?? new Decimal(0)).plus(tokensOf(record)));
+  const found: Finding[] = [];
+  for (const [model, u] of usagePerModel(current.records.filter((r) => isDecimalString(r[fields.spend])), fields)) {
+    const tokens = (u.input ?? new Decimal(0)).plus(u.output ?? 0);
+    if (u.amount?.isZero() && tokens.gt(0)) found.push({ kind: 'zero_cost', start: current.window.start, end: current.window.end, model, amount: new Decimal(0), baseline: null, ratio: null, tokens: tokens.toFixed() });
   }
-  return [...cost.entries()]
-    .filter(([model, c]) => c.isZero() && tokens.get(model)!.gt(0))
-    .map(([model]) => ({ kind: 'zero_cost' as const, start: current.window.start, end: current.window.end, model, amount: new Decimal(0), baseline: null, ratio: null, tokens: tokens.get(model)!.toFixed() }));
-}
-
-/** The tokens a record counts: every whole-number field whose name says tokens. */
-function tokensOf(record: JsonObject): Decimal {
-  let sum = new Decimal(0);
-  for (const [name, value] of Object.entries(record)) {
-    if (!/token/i.test(name) || /price|cost|ratio|limit/i.test(name)) continue;
-    const text = isJsonNumber(value) ? numberText(value) : typeof value === 'number' ? String(value) : undefined;
-    if (text !== undefined && /^\d{1,20}$/.test(text)) sum = sum.plus(text);
-  }
-  return sum;
+  return found;
 }
 
 /** The window's complete buckets in `growthPeriods` equal periods (the oldest buckets left over are not counted), rising at every step. */

@@ -9,7 +9,7 @@ import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
 import { type UsageWindow, resolveWindow } from '../domain/window.js';
 import { spendMetric } from './forecast.js';
-import { type DayGrid, type WindowOptions, timeSettings } from './day-grid.js';
+import { type DayGrid, type TimeSettings, type WindowOptions, timeSettings } from './day-grid.js';
 import { type UsageSeries, knownDayGrid, loadOnGrid } from './usage-series.js';
 import { type ModelSpendOver, modelSpendOver } from './usage-by-model.js';
 
@@ -41,23 +41,47 @@ export interface Comparison {
 }
 
 export async function loadComparison(ctx: Context, request: ComparisonRequest): Promise<Comparison> {
+  const w = await comparedWindows(ctx, request);
+  if (request.byModel) {
+    const m = await compareModels(ctx, w, request.param);
+    return { current: w.current, previous: w.previous, grid: w.grid, rows: m.rows, totals: m.total, byModel: true, scope: m.scope, field: m.fields?.spend, incomplete: m.incomplete };
+  }
+  const t = await compareTotals(ctx, w, request.metric);
+  const [a, b] = t.series;
+  return { current: a.window, previous: b.window, grid: a.dayGrid, rows: [t.row], totals: t.row, byModel: false, scope: t.scope, field: t.metric, incomplete: false };
+}
+
+/** The window asked for and the period it is compared with, on one day grid (learned first, without a request when it is known). */
+export interface ComparedWindows {
+  current: UsageWindow;
+  previous: UsageWindow;
+  grid: DayGrid;
+  time: TimeSettings;
+}
+
+export async function comparedWindows(ctx: Context, request: WindowOptions & { compare: string }): Promise<ComparedWindows> {
   const time = await timeSettings(ctx, request);
-  // Both windows on one grid: learned first (without a request when it is known), then asked for together.
   const grid = await knownDayGrid(ctx, time);
   const now = Math.floor(ctx.now() / 1000);
   const resolved = resolveWindow({ ...request, now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
   const current = { start: resolved.start, end: resolved.end };
   const previous = comparedWindow({ current, spec: request.compare, month: request.month, last: request.last, dayOffset: grid.offset, now, zone: time.zone });
-  if (request.byModel) {
-    const [now_, before] = await Promise.all([modelSpendOver(ctx, current, request.param), modelSpendOver(ctx, previous, request.param)]);
-    const rows = compareByModel(now_.spend, before.spend);
-    return { current, previous, grid, rows, totals: totalRow(rows), byModel: true, scope: sameScope(now_, before), field: now_.field ?? before.field, incomplete: now_.incomplete || before.incomplete };
-  }
-  const onGrid = { zone: time.zone, known: grid };
-  const [a, b] = await Promise.all([windowSeries(ctx, current, onGrid), windowSeries(ctx, previous, onGrid)]);
-  const metric = spendMetric(a.shape ? a : b, request.metric);
-  const totals = comparisonRow(seriesSpend(a, metric), seriesSpend(b, metric));
-  return { current: a.window, previous: b.window, grid: a.dayGrid, rows: [totals], totals, byModel: false, scope: a.scope === b.scope ? a.scope : undefined, field: metric, incomplete: false };
+  return { current, previous, grid, time };
+}
+
+/** The two windows' totals from the usage series, asked for together (and the series, for views that show the days). */
+export async function compareTotals(ctx: Context, w: ComparedWindows, named?: string) {
+  const onGrid = { zone: w.time.zone, known: w.grid };
+  const [a, b] = await Promise.all([windowSeries(ctx, w.current, onGrid), windowSeries(ctx, w.previous, onGrid)]);
+  const metric = spendMetric(a.shape ? a : b, named);
+  return { row: comparisonRow(seriesSpend(a, metric), seriesSpend(b, metric)), scope: a.scope === b.scope ? a.scope : undefined, metric, series: [a, b] as const };
+}
+
+/** The two windows' spend per model (every page), the largest change first. `spendOver` may be shared with another figure asking for the same windows. */
+export async function compareModels(ctx: Context, w: ComparedWindows, param?: string[], spendOver = (window: UsageWindow) => modelSpendOver(ctx, window, param)) {
+  const [now, before] = await Promise.all([spendOver(w.current), spendOver(w.previous)]);
+  const rows = compareByModel(now.spend, before.spend);
+  return { rows, total: totalRow(rows), scope: sameScope(now, before), fields: now.fields ?? before.fields, incomplete: now.incomplete || before.incomplete };
 }
 
 function windowSeries(ctx: Context, window: UsageWindow, time: Parameters<typeof loadOnGrid>[2]): Promise<UsageSeries> {

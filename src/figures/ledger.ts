@@ -4,10 +4,9 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isDecimalString } from '../domain/decimal-text.js';
-import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
-import { Decimal } from '../domain/money.js';
+import { type JsonObject } from '../domain/json.js';
 import type { Scope } from '../domain/records.js';
-import { tokenFields } from '../domain/repricing.js';
+import { usagePerModel } from '../domain/repricing.js';
 import { type UsageWindow, periodsOf, resolveWindow } from '../domain/window.js';
 import { fixedZone, formatOffset, spreadsheetDate } from '../domain/zone.js';
 import { type WindowOptions, timeSettings } from './day-grid.js';
@@ -86,29 +85,12 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
   return { window, dayOffset: grid.offset, bucket, rows, skipped: periods.length - wanted.length, scope, incomplete: found.some((f) => f.page.more !== undefined) };
 }
 
-/** A period's records, one row per model, every record of a model added up. */
+/** A period's records, one row per model (records without a decimal amount are not the ledger's). */
 function rowsOf(records: JsonObject[]): Pick<LedgerRow, 'model' | 'calls' | 'input_tokens' | 'output_tokens' | 'amount'>[] {
   const fields = spendFieldsOf(records);
   if (!fields) return [];
-  const tokens = tokenFields(records);
-  const calls = Object.keys(records[0] ?? {}).find((n) => /^(requests?|calls?|count|times|num_requests|request_count)$/i.test(n));
-  const byModel = new Map<string, { calls?: Decimal; input?: Decimal; output?: Decimal; amount: Decimal }>();
-  const add = (sum: Decimal | undefined, value: unknown) => {
-    const text = isJsonNumber(value) ? numberText(value) : typeof value === 'number' ? String(value) : undefined;
-    return text !== undefined && /^\d{1,20}$/.test(text) ? (sum ?? new Decimal(0)).plus(text) : sum;
-  };
-  for (const record of records) {
-    const value = record[fields.spend];
-    if (!isDecimalString(value)) continue;
-    const model = String(record[fields.model] ?? '');
-    const sum = byModel.get(model) ?? { amount: new Decimal(0) };
-    sum.amount = sum.amount.plus(value);
-    if (calls) sum.calls = add(sum.calls, record[calls]);
-    if (tokens.input) sum.input = add(sum.input, record[tokens.input]);
-    if (tokens.output) sum.output = add(sum.output, record[tokens.output]);
-    byModel.set(model, sum);
-  }
-  return [...byModel.entries()]
+  const usage = usagePerModel(records.filter((r) => isDecimalString(r[fields.spend])), fields);
+  return [...usage.entries()]
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    .map(([model, s]) => ({ model, calls: s.calls?.toFixed() ?? '', input_tokens: s.input?.toFixed() ?? '', output_tokens: s.output?.toFixed() ?? '', amount: s.amount.toFixed() }));
+    .map(([model, u]) => ({ model, calls: u.calls?.toFixed() ?? '', input_tokens: u.input?.toFixed() ?? '', output_tokens: u.output?.toFixed() ?? '', amount: u.amount!.toFixed() }));
 }

@@ -3,18 +3,17 @@
 // anomalies, asked for together. Every figure is one the other commands show the same way.
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { type ComparisonRow, compareByModel, comparedWindow, comparisonRow, totalRow } from '../domain/comparison.js';
+import type { ComparisonRow } from '../domain/comparison.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
-import { type UsageWindow, resolveWindow } from '../domain/window.js';
+import type { UsageWindow } from '../domain/window.js';
 import { type Anomalies, loadAnomalies } from './anomalies.js';
 import { type LoadedBudgets, loadBudgets, storedBudgets } from './budgets.js';
-import { seriesSpend } from './comparison.js';
-import { type DayGrid, timeSettings } from './day-grid.js';
-import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
-import { modelSpendOver } from './usage-by-model.js';
-import { knownDayGrid, loadOnGrid } from './usage-series.js';
+import { compareModels, compareTotals, comparedWindows } from './comparison.js';
+import type { DayGrid } from './day-grid.js';
+import { type LoadedForecast, loadForecast } from './forecast.js';
+import { type ModelSpendOver, modelSpendOver } from './usage-by-model.js';
 
 export interface ReportRequest {
   /** week (default) or month: the period `--last` takes. */
@@ -55,43 +54,41 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
   if (period !== 'week' && period !== 'month') throw new UsageError(`--period "${request.period}" is not week or month`);
   const custom = request.since !== undefined || request.until !== undefined;
   if (custom && request.month !== undefined) throw new UsageError('--month and --since/--until each name the period; give one of them');
-  const time = await timeSettings(ctx, request);
-  const grid = await knownDayGrid(ctx, time);
-  const now = Math.floor(ctx.now() / 1000);
   const last = custom || request.month !== undefined ? undefined : period;
-  const resolved = resolveWindow({ since: request.since, until: request.until, month: request.month, last, now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
-  const window = { start: resolved.start, end: resolved.end };
-  const previous = comparedWindow({ current: window, spec: 'previous', month: request.month, last, dayOffset: grid.offset, now, zone: time.zone });
-  const onGrid = { zone: time.zone, known: grid };
-  const series = (w: UsageWindow) => loadOnGrid(ctx, { bucket: 'day', since: String(w.start), until: String(w.end) }, onGrid);
+  const w = await comparedWindows(ctx, { since: request.since, until: request.until, month: request.month, last, utcOffset: request.utcOffset, compare: 'previous' });
+  // The anomalies ask for spend per model over the window (and the same length before it): one request per window, shared.
+  const asked = new Map<string, Promise<ModelSpendOver>>();
+  const spendOver = (window: UsageWindow) => {
+    const key = `${window.start}-${window.end}`;
+    if (!asked.has(key)) asked.set(key, modelSpendOver(ctx, window));
+    return asked.get(key)!;
+  };
   const forecast = loadForecast(ctx, { utcOffset: request.utcOffset });
   forecast.catch(() => undefined);
   const hasBudgets = (await storedBudgets(ctx)).length > 0;
-  const [loaded, now_, before, modelsNow, modelsBefore, budgets, anomalies] = await Promise.all([
+  const [loaded, totals, models, budgets, anomalies] = await Promise.all([
     forecast,
-    series(window),
-    series(previous),
-    modelSpendOver(ctx, window),
-    modelSpendOver(ctx, previous),
+    compareTotals(ctx, w),
+    compareModels(ctx, w, undefined, spendOver),
     hasBudgets ? loadBudgets(ctx, [], forecast) : undefined,
-    loadAnomalies(ctx, { since: String(window.start), until: String(window.end) }),
+    loadAnomalies(ctx, { since: String(w.current.start), until: String(w.current.end), utcOffset: request.utcOffset, spendOver }),
   ]);
-  const metric = spendMetric(now_.shape ? now_ : before, undefined);
-  const models = compareByModel(modelsNow.spend, modelsBefore.spend);
+  const [now_, before] = totals.series;
+  const metric = totals.metric;
   return {
     kind: custom || request.month === undefined ? (custom ? 'custom' : period) : 'month',
     window: now_.window,
     previous: before.window,
     grid: now_.dayGrid,
     forecast: loaded,
-    spend: comparisonRow(seriesSpend(now_, metric), seriesSpend(before, metric)),
+    spend: totals.row,
     spendScope: now_.scope,
-    models,
-    modelsTotal: totalRow(models),
-    modelsScope: modelsNow.scope,
+    models: models.rows,
+    modelsTotal: models.total,
+    modelsScope: models.scope,
     daily: now_.buckets.map((b, i) => ({ start: now_.slots[i]!, amount: metric !== undefined && isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0) })),
     budgets,
     anomalies,
-    incomplete: modelsNow.incomplete || modelsBefore.incomplete,
+    incomplete: models.incomplete,
   };
 }

@@ -11,7 +11,7 @@ import type { Scope } from '../domain/records.js';
 import { type ModelUsage, type RepriceBasis, reprice, usagePerModel } from '../domain/repricing.js';
 import { type UsageWindow, resolveWindow } from '../domain/window.js';
 import { timeSettings } from './day-grid.js';
-import { modelAndSpend, modelSpendOver } from './usage-by-model.js';
+import { modelSpendOver } from './usage-by-model.js';
 import { knownDayGrid } from './usage-series.js';
 
 export interface RepricedRow {
@@ -48,8 +48,7 @@ async function usageOver(ctx: Context, since: string | undefined) {
   const resolved = resolveWindow({ since: since ?? '30d', now: Math.floor(ctx.now() / 1000), zone: time.zone, bucket: 'day', dayOffset: grid.offset });
   const window = { start: resolved.start, end: resolved.end };
   const found = await modelSpendOver(ctx, window);
-  const fields = modelAndSpend(found.records);
-  return { window, dayOffset: grid.offset, usage: fields ? usagePerModel(found.records, fields) : new Map<string, ModelUsage>(), scope: found.scope, incomplete: found.incomplete };
+  return { window, dayOffset: grid.offset, usage: found.fields ? usagePerModel(found.records, found.fields) : new Map<string, ModelUsage>(), scope: found.scope, incomplete: found.incomplete };
 }
 
 function row(model: string, usage: ModelUsage, from: PriceRow, to: PriceRow, other?: string): RepricedRow {

@@ -171,8 +171,7 @@ export interface ModelSpend {
  * record whose amount is not a decimal left out (never read as zero). Undefined when the records
  * name no model or no amount.
  */
-export function spendByModel(records: JsonObject[]): { fields: { model: string; spend: string }; ranked: ModelSpend[] } | undefined {
-  const fields = modelAndSpend(records);
+export function spendByModel(records: JsonObject[], fields = modelAndSpend(records)): { fields: { model: string; spend: string }; ranked: ModelSpend[] } | undefined {
   if (!fields) return undefined;
   const spend = new Map<string, Decimal>();
   for (const record of records) {
@@ -189,8 +188,8 @@ export function spendByModel(records: JsonObject[]): { fields: { model: string; 
 export interface ModelSpendOver {
   window: UsageWindow;
   spend: Map<string, Decimal>;
-  /** The record field the amounts were read from (undefined when the records name no model or amount). */
-  field: string | undefined;
+  /** The record fields of the model and its amount (undefined when there are no records). */
+  fields: { model: string; spend: string } | undefined;
   scope: Scope | undefined;
   /** The records did not all come back (more pages than tally follows). */
   incomplete: boolean;
@@ -200,9 +199,9 @@ export interface ModelSpendOver {
 export async function modelSpendOver(ctx: Context, window: UsageWindow, param?: string[]): Promise<ModelSpendOver> {
   const query = { start: String(window.start), end: String(window.end), ...parseParams(param) };
   const found = await fetchAllPages(ctx, await ctx.client(), MODEL_USAGE_PATH, query, { all: true, maxPages: DEFAULT_MAX_PAGES });
-  spendFieldsOf(found.records);
-  const spent = spendByModel(found.records);
-  return { window, spend: new Map(spent?.ranked.map((m) => [m.model, m.spend]) ?? []), field: spent?.fields.spend, scope: found.scope, incomplete: found.more !== undefined, records: found.records };
+  const fields = spendFieldsOf(found.records);
+  const spent = fields && spendByModel(found.records, fields);
+  return { window, spend: new Map(spent?.ranked.map((m) => [m.model, m.spend]) ?? []), fields, scope: found.scope, incomplete: found.more !== undefined, records: found.records };
 }
 
 /**

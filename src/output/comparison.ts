@@ -59,12 +59,13 @@ function whose(scope: Scope | undefined, byModel: boolean): string {
   return scopeText(scope) ?? (byModel ? 'per model, as the records of usage by model give it' : '');
 }
 
-/** A signed amount: `+¥12.50`, `-¥3.00`. */
-function signed(amount: Decimal, format: (value: Decimal) => string): string {
+/** A signed amount: `+¥12.50`, `-¥3.00` (every view of a change writes it so). */
+export function signed(amount: Decimal, format: (value: Decimal) => string): string {
   return `${amount.isNegative() ? '-' : amount.isZero() ? '' : '+'}${format(amount.abs())}`;
 }
 
-function percentCell(row: ComparisonRow): string {
+/** A change in percent as a cell: `+12.50%`, `new` or `gone` for a model, `—` from nothing. */
+export function percentCell(row: Pick<ComparisonRow, 'changePercent' | 'status'>): string {
   if (row.status === 'new') return 'new';
   if (row.status === 'gone') return 'gone';
   const text = percentText(row.changePercent);

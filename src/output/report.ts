@@ -2,7 +2,6 @@
 // terminal (80 columns), and GitHub-flavoured Markdown for a pull request, a step summary or chat.
 // The HTML page is in report-html.ts; all three are built from the same facts (reportFacts).
 import type { Context } from '../context.js';
-import type { ComparisonRow } from '../domain/comparison.js';
 import { Decimal } from '../domain/money.js';
 import { scopeText } from '../domain/records.js';
 import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
@@ -10,7 +9,7 @@ import { budgetJson } from '../figures/budgets.js';
 import { forecastJson } from '../figures/forecast.js';
 import type { Report } from '../figures/report.js';
 import { anomaliesJson, findingMessage, findingWhen } from './anomalies.js';
-import { comparisonRowJson, percentText } from './comparison.js';
+import { comparisonRowJson, percentCell, signed as signedAmount } from './comparison.js';
 import { escapeMarkdown } from './escape.js';
 import { formatAmount } from './money.js';
 import { windowJson } from './window-text.js';
@@ -50,8 +49,8 @@ export function reportFacts(r: Report, exact = false) {
   const zone = fixedZone(r.grid.offset);
   const currency = r.forecast.balance.currency;
   const amount = (value: Decimal) => formatAmount(value, 'account', { currency, exact });
-  const signed = (value: Decimal) => `${value.isNegative() ? '-' : value.isZero() ? '' : '+'}${amount(value.abs())}`;
-  const percent = (row: ComparisonRow) => (row.status === 'new' ? 'new' : row.status === 'gone' ? 'gone' : row.changePercent === null ? '—' : `${row.changePercent.isNegative() ? '' : '+'}${percentText(row.changePercent)}%`);
+  const signed = (value: Decimal) => signedAmount(value, amount);
+  const percent = percentCell;
   const f = r.forecast.forecast;
   const runway = f.runwayDays === null ? 'not being used up' : `${f.runwayDays.toFixed()} days${f.runsOutOn === null ? '' : ` (to ${dateText(wallClock(f.runsOutOn, zone))})`}`;
   const quota = r.forecast.keyQuota.state === 'quota' ? r.forecast.keyQuota.quota : undefined;

@@ -4,8 +4,8 @@ import type { Context } from '../context.js';
 import { Decimal } from '../domain/money.js';
 import { scopeText } from '../domain/records.js';
 import { fixedZone } from '../domain/zone.js';
-import type { RepricedRow, Repricing } from '../figures/repricing.js';
-import { percentText } from './comparison.js';
+import type { Repricing } from '../figures/repricing.js';
+import { percentCell, percentText, signed as signedAmount } from './comparison.js';
 import { describeWindow, windowJson } from './window-text.js';
 
 const ledger = (value: Decimal | null | undefined) => (value === null || value === undefined ? null : value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed());
@@ -40,11 +40,8 @@ export async function renderRepricing(r: Repricing, ctx: Context, labels: { befo
   const [{ renderTable }, { formatAmount }, { styleFor }, { fitLines }] = await Promise.all([import('./table.js'), import('./money.js'), import('./style.js'), import('./wrap.js')]);
   const style = await styleFor(ctx);
   const amount = (value: Decimal | null) => (value === null ? '—' : formatAmount(value, 'account', { exact: ctx.options.exact }));
-  const signed = (value: Decimal | null) => (value === null ? '—' : `${value.isNegative() ? '-' : value.isZero() ? '' : '+'}${amount(value.abs())}`);
-  const percent = (row: Pick<RepricedRow, 'changePercent'>) => {
-    const text = percentText(row.changePercent);
-    return text === null ? '—' : `${text.startsWith('-') ? '' : '+'}${text}%`;
-  };
+  const signed = (value: Decimal | null) => (value === null ? '—' : signedAmount(value, amount));
+  const percent = percentCell;
   const notes = [`the key's usage over ${describeWindow(r.window, fixedZone(r.dayOffset))}`];
   const whose = scopeText(r.scope);
   if (whose) notes.push(whose);
