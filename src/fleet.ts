@@ -47,11 +47,21 @@ async function chosenProfiles(parent: Context): Promise<{ name: string; skipped?
   });
 }
 
-/** A context for each chosen profile (none for a skipped one), for commands that gather across profiles themselves (metrics). */
+/**
+ * A context for each chosen profile (none for a skipped one), for commands that gather across
+ * profiles themselves (metrics, report, export). Under one --timeout each ends a little before the
+ * fleet's deadline, as in runFleet, so a profile that hangs fails in time for the others to be shown.
+ */
 export async function profileContexts(parent: Context): Promise<{ name: string; ctx?: Context; skipped?: string }[]> {
   checkFleetEnvironment(parent);
   const profiles = await chosenProfiles(parent);
-  return profiles.map((p) => (p.skipped ? p : { name: p.name, ctx: parent.child({ profile: p.name, allProfiles: false, profiles: undefined }) }));
+  return profiles.map((p) => {
+    if (p.skipped) return p;
+    const ctx = parent.child({ profile: p.name, allProfiles: false, profiles: undefined });
+    // A server's context has no deadline: each scrape's profiles keep their own --timeout.
+    if (Number.isFinite(parent.deadline)) ctx.endBefore(parent, fleetMargin(parent));
+    return { name: p.name, ctx };
+  });
 }
 
 function checkFleetEnvironment(parent: Context): void {
@@ -117,7 +127,7 @@ export function fleetMargin(parent: Context): number {
 }
 
 /** The exit code of the first failed profile, carried out of the fleet. */
-class FleetFailed extends TallyError {
+export class FleetFailed extends TallyError {
   readonly kind = 'fleet' as never;
   constructor(
     message: string,

@@ -47,7 +47,13 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       if (!entry.ctx) throw new UsageError(`profile "${entry.name}" cannot be exported: ${entry.skipped}`);
       const [settings, gateway] = await Promise.all([entry.ctx.settings(), entry.ctx.gatewayIdentity()]);
       const skipDates = new Set([...existing].filter((k) => k.startsWith(`${settings.profile}\u0000${gateway.href}\u0000`)).map((k) => k.split('\u0000')[2]!));
-      ledgers.push(await loadLedger(entry.ctx, { ...options, skipDates }));
+      try {
+        ledgers.push(await loadLedger(entry.ctx, { ...options, skipDates }));
+      } catch (error) {
+        // A ledger is whole or not written: which profile stopped it is said before its error.
+        if (fleet) ctx.warn(`profile "${entry.name}" could not be exported, so nothing was written`);
+        throw error;
+      }
     }
   } finally {
     if (fleet) await Promise.all(contexts.map((c) => (c.ctx !== ctx ? c.ctx?.dispose() : undefined)));

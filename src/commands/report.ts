@@ -3,7 +3,8 @@
 // posts it to a notify destination once per period however often cron runs it (--force: again).
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { TallyError, UsageError } from '../errors.js';
+import { escapeMarkdown } from '../output/escape.js';
 import { emit } from '../output/emit.js';
 import type { Report } from '../figures/report.js';
 import { Decimal } from '../domain/money.js';
@@ -47,16 +48,16 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
   if (fleet && options.send !== undefined) throw new UsageError('--send posts one profile\'s report (to that profile\'s destination); run it per profile');
   // A destination that is not stored is exit 2 before any request.
   const destination = options.send === undefined ? undefined : (await (await import('../notify/destinations.js')).destinationsNamed(ctx, [options.send]))[0]!;
-  const items = fleet ? await fleetReports(ctx, options) : [{ report: await loadReport(ctx, options), profile: (await ctx.settings()).profile, account: undefined }];
+  const { items, failed } = fleet ? await fleetReports(ctx, options) : { items: [{ report: await loadReport(ctx, options), profile: (await ctx.settings()).profile, account: undefined }], failed: [] };
   const totals = fleet ? fleetTotals(items) : undefined;
   const first = items[0]!;
   if (options.html !== undefined) {
     const [{ reportHtml }, { writeReportFile }] = await Promise.all([import('../output/report-html.js'), import('../settings/report-file.js')]);
-    writeReportFile(options.html, reportHtml(items, totals), { flag: '--html', mode: 0o644 });
+    writeReportFile(options.html, reportHtml(items, totals, failed), { flag: '--html', mode: 0o644 });
     ctx.note(`wrote the report for the ${view.periodLabel(first.report)} to ${options.html}`);
   }
   if (destination) await send(ctx, first.report, first.profile, destination, options.force === true);
-  if ((options.html !== undefined || destination) && !ctx.options.json && !options.markdown) return;
+  if ((options.html !== undefined || destination) && !ctx.options.json && !options.markdown) return fleetOutcome(failed);
   if (!totals) {
     await emit(ctx, {
       json: () => view.reportJson(first.report, first.profile),
@@ -67,12 +68,23 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
   const { formatAmount } = await import('../output/money.js');
   const totalLine = `Spend of ${totals.accounts} account${totals.accounts === 1 ? '' : 's'}, each counted once: ${formatAmount(totals.current, 'account')} (previous ${formatAmount(totals.previous, 'account')})`;
   await emit(ctx, {
-    json: () => ({ profiles: items.map((i) => view.reportJson(i.report, i.profile)), totals: { accounts: totals.accounts, current: totals.current.toFixed(), previous: totals.previous.toFixed(), change: totals.current.minus(totals.previous).toFixed() } }),
+    json: () => ({ profiles: [...items.map((i) => view.reportJson(i.report, i.profile)), ...failed.map((f) => ({ profile: f.profile, error: f.error }))], totals: { accounts: totals.accounts, current: totals.current.toFixed(), previous: totals.previous.toFixed(), change: totals.current.minus(totals.previous).toFixed() } }),
     human: async () => {
       const parts = await Promise.all(items.map((i) => (options.markdown ? view.reportMarkdown(i.report, i.profile, ctx.options.exact) : view.renderReport(i.report, i.profile, ctx))));
-      return options.markdown ? `# tally report, ${items.length} profiles\n\n**${totalLine}**\n\n${parts.join('\n')}` : `${totalLine}\n\n${parts.join('\n')}`;
+      const missing = failed.map((f) => `profile ${f.profile}: not reported (${f.error.message})`);
+      if (options.markdown) return `# tally report, ${items.length} profiles\n\n**${totalLine}**\n\n${missing.map((m) => `> ${escapeMarkdown(m)}\n\n`).join('')}${parts.join('\n')}`;
+      return `${totalLine}\n${missing.map((m) => `${m}\n`).join('')}\n${parts.join('\n')}`;
     },
   });
+  return fleetOutcome(failed);
+}
+
+/** A profile that failed makes the run fail with its exit code (as every fleet command), after the others were shown. */
+async function fleetOutcome(failed: FailedProfile[]): Promise<void> {
+  const first = failed.find((f) => f.exitCode !== 0);
+  if (!first) return;
+  const { FleetFailed } = await import('../fleet.js');
+  throw new FleetFailed(`profile "${first.profile}" failed: ${first.error.message}`, first.exitCode);
 }
 
 interface FleetItem {
@@ -82,28 +94,43 @@ interface FleetItem {
   account: string | undefined;
 }
 
-async function fleetReports(ctx: Context, options: ReportOptions): Promise<FleetItem[]> {
-  const [{ profileContexts }, { loadReport }, { accountId, credentialId }] = await Promise.all([import('../fleet.js'), import('../figures/report.js'), import('../settings/cache-key.js')]);
+/** Every profile's report, asked for together; a profile that fails (or hangs past --timeout) is said in its own section. */
+async function fleetReports(ctx: Context, options: ReportOptions): Promise<{ items: FleetItem[]; failed: FailedProfile[] }> {
+  const [{ profileContexts }, { loadReport }, { accountId, credentialId }, { errorText }] = await Promise.all([import('../fleet.js'), import('../figures/report.js'), import('../settings/cache-key.js'), import('../output/error-text.js')]);
   const contexts = await profileContexts(ctx);
   try {
-    const items: FleetItem[] = [];
-    for (const entry of contexts) {
-      if (!entry.ctx) continue;
-      const report = await loadReport(entry.ctx, options);
-      const raw = report.forecast.balance.raw;
-      const settings = await entry.ctx.settings();
-      // Spend the gateway states as the account's is counted once per account; a key's, once per key.
-      const account =
-        report.spendScope === 'key' ? `key ${settings.baseUrl?.origin ?? ''} ${credentialId(settings.credential?.secret ?? '')}`
-        : report.spendScope === 'account' && typeof raw.balance === 'string' && typeof raw.lifetime_spend === 'string' ? accountId(settings.baseUrl?.origin ?? '', report.forecast.balance.currency, raw.balance, raw.lifetime_spend)
-        : undefined;
-      items.push({ report, profile: entry.name, account });
-    }
-    if (items.length === 0) throw new UsageError('no profile could be reported on');
-    return items;
+    const outcomes = await Promise.all(
+      contexts.map(async (entry): Promise<FleetItem | FailedProfile> => {
+        if (!entry.ctx) return { profile: entry.name, error: { kind: 'skipped', message: `skipped: ${entry.skipped}` }, exitCode: 0 };
+        try {
+          const report = await loadReport(entry.ctx, options);
+          const raw = report.forecast.balance.raw;
+          const settings = await entry.ctx.settings();
+          // Spend the gateway states as the account's is counted once per account; a key's, once per key.
+          const account =
+            report.spendScope === 'key' ? `key ${settings.baseUrl?.origin ?? ''} ${credentialId(settings.credential?.secret ?? '')}`
+            : report.spendScope === 'account' && typeof raw.balance === 'string' && typeof raw.lifetime_spend === 'string' ? accountId(settings.baseUrl?.origin ?? '', report.forecast.balance.currency, raw.balance, raw.lifetime_spend)
+            : undefined;
+          return { report, profile: entry.name, account };
+        } catch (error) {
+          if (error instanceof TallyError && error.kind === 'interrupted') throw error;
+          const text = errorText(error, ctx.secrets);
+          return { profile: entry.name, error: { kind: text.kind, message: text.message }, exitCode: error instanceof TallyError ? error.exitCode : 1 };
+        }
+      }),
+    );
+    const items = outcomes.filter((o): o is FleetItem => 'report' in o);
+    if (items.length === 0) throw new UsageError(`no profile could be reported on: ${outcomes.map((o) => ('error' in o ? `${o.profile} (${o.error.message})` : o.profile)).join('; ')}`);
+    return { items, failed: outcomes.filter((o): o is FailedProfile => 'error' in o) };
   } finally {
     await Promise.all(contexts.map((c) => c.ctx?.dispose()));
   }
+}
+
+interface FailedProfile {
+  profile: string;
+  error: { kind: string; message: string };
+  exitCode: number;
 }
 
 /** The spend of the period and the one before, each account once (two keys of one account share its spend). */

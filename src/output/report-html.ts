@@ -73,7 +73,7 @@ function modelChart(models: { model: string; current: Decimal }[], amount: (v: D
 }
 
 /** The page: one report, or a section per profile and the totals (`--all-profiles`). */
-export function reportHtml(items: { report: Report; profile: string }[], totals?: FleetTotals): string {
+export function reportHtml(items: { report: Report; profile: string }[], totals?: FleetTotals, failed: { profile: string; error: { message: string } }[] = []): string {
   const first = items[0]!;
   const x = reportFacts(first.report);
   const e = escapeHtml;
@@ -91,7 +91,7 @@ export function reportHtml(items: { report: Report; profile: string }[], totals?
 <style>${STYLE}</style>
 </head>
 <body>
-${totalsHtml}${items.map((i) => `<section data-profile="${e(i.profile)}">
+${totalsHtml}${failed.map((f) => `<p class="up" data-failed="${e(f.profile)}">Profile ${e(f.profile)}: not reported (${e(f.error.message)})</p>\n`).join('')}${items.map((i) => `<section data-profile="${e(i.profile)}">
 ${reportSection(i.report, i.profile, totals !== undefined)}
 </section>`).join('\n')}
 <p class="muted">Amounts in yuan (${e(first.report.forecast.balance.currency)}), exact to the fen as the gateway states them. Made by tally.</p>

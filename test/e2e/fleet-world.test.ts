@@ -1,6 +1,7 @@
 // A team's world: four profiles holding keys of two accounts on one gateway, a fifth on a gateway
 // that hangs. Fleet totals count each account once and keys per key; a hanging profile fails in
 // its own row without hiding the others; --fail-open never turns a profile into "pass".
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -233,6 +234,29 @@ describe('reports and the ledger of a fleet', () => {
     for (const profile of ['main', 'other']) {
       const own = (await runTally(['--profile', profile, 'export', '--since', '3d', '--ndjson'], { env: env(), now: NOW })).stdout.trim().split('\n').map((l) => JSON.parse(l));
       expect(rows.filter((r: { profile: string }) => r.profile === profile)).toEqual(own);
+    }
+  });
+});
+
+describe('reports and the ledger with a profile whose gateway hangs', () => {
+  it('shows every other profile within --timeout, names the one that failed, and exits with its code; the ledger writes nothing', async () => {
+    await runTally(['--profile', 'stuck', 'login', '--base-url', `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`, '--with-token', '--no-verify'], { env: env(), input: DEMO_KEY });
+    try {
+      const report = await tally(['--profiles', 'main,ltd,other,ci,stuck', '--timeout', '3', 'report', '--json']);
+      expect(report.code).toBe(1);
+      const { profiles, totals } = JSON.parse(report.stdout);
+      expect(profiles.map((p: { profile: string }) => p.profile)).toEqual(['main', 'ltd', 'other', 'ci', 'stuck']);
+      expect(profiles[4].error.kind).toBe('timeout');
+      expect(totals.accounts).toBe(2);
+      const text = await tally(['--profiles', 'main,stuck', '--timeout', '3', 'report']);
+      expect(text.stdout).toMatch(/^profile stuck: not reported \(timed out/m);
+      const file = `${state.path}/fleet-ledger.csv`;
+      const ledger = await tally(['--profiles', 'main,stuck', '--timeout', '3', 'export', '--csv', '--append', file]);
+      expect(ledger.code).toBe(1);
+      expect(ledger.stderr).toMatch(/profile "stuck" could not be exported, so nothing was written/);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await runTally(['--profile', 'stuck', 'logout'], { env: env() });
     }
   });
 });
