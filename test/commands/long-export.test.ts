@@ -64,3 +64,28 @@ describe('logs --all, a long export', () => {
     expect((await run(['logs', '--resume', cursor])).code).toBe(2);
   });
 });
+
+describe('export, a ledger asked period by period', () => {
+  it('waits out a rate limit that holds for a while and writes every day', async () => {
+    const day = 86_400;
+    const today = Math.floor(NOW / 1000 / day) * day;
+    const { run } = await againstHostile(
+      {
+        name: 'ledger',
+        routes: {
+          '/v1/open/usage': () => ({ body: `{"buckets": [{"t": ${today - day}, "cost": "0.02000000"}, {"t": ${today}, "cost": "0.01000000"}]}` }),
+          // The first six asks are refused (the window has not reopened), then every day is answered.
+          '/v1/open/usage/models': ({ url, count }) => {
+            if (count <= 6) return { status: 429, headers: { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '-1' }, body: '{"error": {"message": "rate limit exceeded"}}' };
+            return { headers: { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '50' }, body: `{"scope": "key", "models": [{"model": "m", "requests": 1, "cost": "0.01000000", "start": ${url.searchParams.get('start')}}]}` };
+          },
+        },
+      },
+      NOW,
+      gateways,
+    );
+    const result = await run(['export', '--since', '3d', '--ndjson', '--utc-offset', '+00:00']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim().split('\n').map((l) => JSON.parse(l).date)).toEqual(['2026-11-19', '2026-11-20', '2026-11-21']);
+  });
+});

@@ -219,6 +219,9 @@ describe('reports and the ledger of a fleet', () => {
     expect(doc.profiles.map((p: { profile: string }) => p.profile)).toEqual(['main', 'ltd', 'other', 'ci']);
     const by = Object.fromEntries(doc.profiles.map((p: { profile: string }) => [p.profile, p]));
     expect(by.main.spend.current).toBe(by.ltd.spend.current);
+    // The key with a quota of its own says what it leaves; the demo key has none.
+    expect(by.ltd.now.key_quota).toMatchObject({ currency: 'CNY' });
+    expect(by.main.now.key_quota).toBeNull();
     expect(doc.totals.accounts).toBe(2);
     expect(doc.totals.current).toBe(new Decimal(by.main.spend.current).plus(by.other.spend.current).toFixed());
     const md = await tally(['--profiles', 'main,other', 'report', '--markdown']);

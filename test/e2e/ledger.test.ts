@@ -70,3 +70,4 @@ describe.each(Object.entries(worlds))('tally export, %s world', (_name, world) =
     expect(readFileSync(file, 'utf8')).toBe('name,amount\r\nx,1\r\n');
   });
 });
+
