@@ -1,12 +1,15 @@
-// Ends a run with the plain line `N passed, N failed` that CI reads, whatever the console reporter prints.
-import type { Reporter, TestModule } from 'vitest/node';
+// Ends a run with the plain line `N passed, N failed` that CI reads, whatever the console reporter
+// prints. An error outside any test (an unhandled rejection, a file that fails to load) fails the
+// run as vitest does, so it counts as failed here too: the line never says "0 failed" over a red run.
+import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError> = []): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
     for (const module of testModules) {
+      failed += module.errors().length;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') passed++;
@@ -14,6 +17,7 @@ export default class SummaryReporter implements Reporter {
         else skipped++;
       }
     }
-    process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+    failed += unhandledErrors.length;
+    process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${unhandledErrors.length ? ` (${unhandledErrors.length} error${unhandledErrors.length === 1 ? '' : 's'} outside a test)` : ''}\n`);
   }
 }

@@ -29,6 +29,7 @@ function withUmask(umask: string, args: string[], env: Record<string, string>, i
   return new Promise((resolve) => {
     const child = spawn('/bin/sh', ['-c', `umask ${umask}; exec "$0" "$@"`, process.execPath, BIN, ...args], { env: { PATH: process.env.PATH, ...env } });
     child.on('close', (code) => resolve(code));
+    child.stdin.on('error', () => undefined);
     child.stdin.end(input);
   });
 }
@@ -95,6 +96,7 @@ describe('adversarial: the credential store', () => {
       const child = spawn(process.execPath, [BIN, 'login', '--profile', `p${round}`, '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir } });
       // Listen before the kill: a writer that finishes first has already closed by then.
       const closed = new Promise((resolve) => child.on('close', resolve));
+      child.stdin.on('error', () => undefined);
       child.stdin.end(sandbox.demoKey);
       await new Promise((resolve) => setTimeout(resolve, 40 + round * 7));
       child.kill('SIGKILL');
