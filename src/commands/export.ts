@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 import { addWindowOptions } from '../cli/options.js';
 import { emit, formatCsv } from '../output/emit.js';
 import type { Ledger, LedgerRow } from '../figures/ledger.js';
+import { ledgerCells, ledgerText } from '../domain/ledger-format.js';
 
 interface ExportOptions {
   bucket: string;
@@ -22,11 +23,11 @@ interface ExportOptions {
 
 export function configure(command: Command): void {
   command.addOption(new Option('--bucket <size>', 'a row per day or per hour (and model)').choices(['day', 'hour']).default('day'));
-  addWindowOptions(command, 'the last 7 days, today included');
+  addWindowOptions(command, 'the last 7 complete days (today is not over yet)');
   command
     .option('--ndjson', 'one JSON object per row (schema: tally schema export)')
     .option('--no-header', 'CSV without its header line')
-    .option('--append <file>', 'add the rows to this CSV or NDJSON file, leaving out the periods it already holds for the profile and gateway');
+    .option('--append <file>', 'add the rows of ended periods to this CSV or NDJSON file, leaving out the periods it already holds for the profile and gateway');
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
@@ -35,20 +36,27 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if (options.ndjson && (csv || ctx.options.json)) throw new UsageError(`--ndjson and --${csv ? 'csv' : 'json'} each choose the format; give one of them`);
   if (options.append !== undefined && !csv && !options.ndjson) throw new UsageError('--append needs the file\'s format: --csv or --ndjson');
   if (!options.header && !csv) throw new UsageError('--no-header goes with --csv');
-  const [{ loadLedger, LEDGER_COLUMNS }, { profileContexts }] = await Promise.all([import('../figures/ledger.js'), import('../fleet.js')]);
-  const { held: existing, empty } = options.append === undefined ? { held: new Set<string>(), empty: true } : await heldPeriods(options.append, options.ndjson === true);
+  const [{ loadLedger, LEDGER_COLUMNS }, { profileContexts }, appending] = await Promise.all([
+    import('../figures/ledger.js'),
+    import('../fleet.js'),
+    options.append === undefined ? undefined : import('../figures/ledger-append.js'),
+  ]);
+  // The file is read (and refused, untouched) before the gateway is asked anything.
+  const ledgerFile = appending && appending.openLedger(options.append!, options.ndjson ? 'ndjson' : 'csv', options.header);
   const fleet = ctx.options.allProfiles || ctx.options.profiles !== undefined;
   const contexts = fleet ? await profileContexts(ctx) : [{ name: (await ctx.settings()).profile, ctx }];
   if (!fleet && !ctx.options.timeoutGiven) ctx.withoutDeadline();
   const ledgers: Ledger[] = [];
+  const partial: string[] = [];
   try {
     // One profile after another: a ledger is complete or not written at all.
     for (const entry of contexts) {
       if (!entry.ctx) throw new UsageError(`profile "${entry.name}" cannot be exported: ${entry.skipped}`);
       const [settings, gateway] = await Promise.all([entry.ctx.settings(), entry.ctx.gatewayIdentity()]);
-      const skipDates = new Set([...existing].filter((k) => k.startsWith(`${settings.profile}\u0000${gateway.href}\u0000`)).map((k) => k.split('\u0000')[2]!));
+      const held = ledgerFile && appending!.heldDates(ledgerFile.held, ledgerFile.file, settings.profile, gateway.href);
+      if (held) partial.push(...held.partial.map((d) => `${d}${fleet ? ` (${settings.profile})` : ''}`));
       try {
-        ledgers.push(await loadLedger(entry.ctx, { ...options, skipDates }));
+        ledgers.push(await loadLedger(entry.ctx, { ...options, ...(held && { skipDates: held.dates }), endedOnly: ledgerFile !== undefined }));
       } catch (error) {
         // A ledger is whole or not written: which profile stopped it is said before its error.
         if (fleet) ctx.warn(`profile "${entry.name}" could not be exported, so nothing was written`);
@@ -60,26 +68,27 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   }
   const rows = ledgers.flatMap((l) => l.rows);
   if (ledgers.some((l) => l.incomplete)) ctx.warn('a period had more records than tally fetched: its rows are partial');
-  const table = { header: LEDGER_COLUMNS as string[], rows: rows.map((r) => LEDGER_COLUMNS.map((c) => r[c])) };
-  if (options.append !== undefined) {
-    const { appendToFile } = await import('../settings/read-file.js');
-    // A file not there yet (or empty) is begun with the header.
-    const text = options.ndjson ? ndjson(rows) : csvText(table, empty && options.header);
-    try {
-      if (rows.length > 0 || (empty && !options.ndjson && options.header)) appendToFile(options.append, text);
-    } catch (error) {
-      throw new UsageError(`--append ${options.append} cannot be written: ${(error as Error).message}`);
-    }
-    const skipped = ledgers.reduce((a, l) => a + l.skipped, 0);
-    ctx.note(`added ${rows.length} row${rows.length === 1 ? '' : 's'} to ${options.append}${skipped ? `; ${skipped} period${skipped === 1 ? ' was' : 's were'} there already` : ''}`);
+  if (ledgerFile) {
+    const added = await appending!.appendLedger(ctx, ledgerFile.file, rows, ledgers[0]?.bucket ?? 'day');
+    const skipped = ledgers.reduce((a, l) => a + l.skipped, 0) + added.raced;
+    const running = [...new Set(ledgers.flatMap((l) => l.running))];
+    const parts = [`added ${added.rows} row${added.rows === 1 ? '' : 's'} to ${options.append}`];
+    if (skipped) parts.push(`${skipped} period${skipped === 1 ? ' was' : 's were'} there already`);
+    if (running.length) parts.push(`left ${running.join(', ')} for a later run (not ended yet)`);
+    ctx.note(parts.join('; '));
+    if (!fleet) await sayScope(ctx, ledgers[0]);
+    if (partial.length) ctx.warn(`${options.append} holds ${partial.join(', ')} as a period that had not ended (complete=false): those rows are not final, and the period is not added again; remove its rows and run again to add it whole`);
     return;
   }
+  if (!fleet) await sayScope(ctx, ledgers[0]);
+  const table = { header: [...LEDGER_COLUMNS], rows: rows.map((r) => ledgerCells(r)) };
   if (options.ndjson) {
-    ctx.io.out(ndjson(rows));
+    ctx.io.out(ledgerText(rows, 'ndjson'));
     return;
   }
   if (csv && !options.header) {
-    ctx.io.out(csvText(table, false, ctx.io.stdoutIsTTY));
+    const text = formatCsv({ header: [], rows: table.rows }, ctx.io.stdoutIsTTY);
+    ctx.io.out(text.slice(2));
     return;
   }
   await emit(ctx, {
@@ -89,72 +98,14 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   });
 }
 
-function ndjson(rows: LedgerRow[]): string {
-  return rows.map((r) => `${JSON.stringify(r)}\n`).join('');
-}
-
-/** The ledger as CSV, with or without its header line. */
-function csvText(table: { header: string[]; rows: string[][] }, header: boolean, terminal = false): string {
-  const text = formatCsv(table, terminal);
-  return header ? text : text.slice(text.indexOf('\r\n') + 2);
-}
-
-/** The periods a file already holds, as profile NUL gateway NUL date, and whether it is empty (a file not there holds none). */
-async function heldPeriods(path: string, isNdjson: boolean): Promise<{ held: Set<string>; empty: boolean }> {
-  const { readStateFile } = await import('../settings/read-file.js');
-  let text: string;
-  try {
-    text = readStateFile(path, 1024 * 1024 * 1024).toString('utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { held: new Set(), empty: true };
-    throw new UsageError(`--append ${path} cannot be read: ${(error as Error).message}`);
-  }
-  const held = new Set<string>();
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  if (isNdjson) {
-    for (const [i, line] of lines.entries()) {
-      let row: Partial<LedgerRow>;
-      try {
-        row = JSON.parse(line) as Partial<LedgerRow>;
-      } catch {
-        throw new UsageError(`--append ${path}: line ${i + 1} is not JSON; is it an NDJSON export?`);
-      }
-      if (typeof row.date === 'string' && typeof row.profile === 'string' && typeof row.gateway === 'string') held.add(`${row.profile}\u0000${row.gateway}\u0000${row.date}`);
-    }
-    return { held, empty: text.length === 0 };
-  }
-  const header = csvCells(lines[0] ?? '');
-  const [date, profile, gateway] = ['date', 'profile', 'gateway'].map((c) => header.indexOf(c));
-  if (lines.length > 0 && (date! < 0 || profile! < 0 || gateway! < 0)) throw new UsageError(`--append ${path} has no date, profile and gateway columns in its first line; is it a CSV export with its header?`);
-  for (const line of lines.slice(1)) {
-    const cells = csvCells(line);
-    held.add(`${cells[profile!]}\u0000${cells[gateway!]}\u0000${cells[date!]}`);
-  }
-  return { held, empty: text.length === 0 };
-}
-
-/** The cells of one RFC 4180 line. */
-function csvCells(line: string): string[] {
-  const cells: string[] = [];
-  let i = 0;
-  while (i <= line.length) {
-    if (line[i] === '"') {
-      let cell = '';
-      i++;
-      while (i < line.length) {
-        if (line[i] === '"' && line[i + 1] === '"') (cell += '"'), (i += 2);
-        else if (line[i] === '"') break;
-        else cell += line[i++];
-      }
-      cells.push(cell);
-      i += 2;
-    } else {
-      const end = line.indexOf(',', i);
-      cells.push(line.slice(i, end < 0 ? line.length : end));
-      i = end < 0 ? line.length + 1 : end + 1;
-    }
-  }
-  return cells;
+/** Whose spend the rows are, on stderr (the CSV stays clean): a key's ledger is not the account's, and says how much of it it is. */
+async function sayScope(ctx: Context, ledger: Ledger | undefined): Promise<void> {
+  if (ledger?.scope !== 'key') return;
+  const way = '--all-profiles exports every stored key';
+  if (ledger.accountSpend === undefined) return ctx.note(`these rows are this key's spend, not the whole account's (${way})`);
+  const [{ shareNote }, { Decimal }] = await Promise.all([import('../output/usage-by-model.js'), import('../domain/money.js')]);
+  const key = ledger.rows.reduce((a, r) => a.plus(r.amount), new Decimal(0)).toFixed();
+  for (const line of await shareNote({ key, account: ledger.accountSpend })) ctx.note(`these rows are ${line.replace(/^this key: /, 'this key\'s spend: ')}; the rest is other keys' (${way})`);
 }
 
 async function renderLedger(rows: LedgerRow[], ledgers: Ledger[], ctx: Context): Promise<string> {
@@ -173,7 +124,7 @@ async function renderLedger(rows: LedgerRow[], ledgers: Ledger[], ctx: Context):
   const table = await renderTable(
     {
       columns: [{ header: 'date' }, ...(fleet ? [{ header: 'profile' }] : []), { header: 'model' }, { header: 'calls', align: 'decimal' as const, dropOrder: 3 }, { header: 'input tokens', align: 'decimal' as const, dropOrder: 2 }, { header: 'output tokens', align: 'decimal' as const, dropOrder: 1 }, { header: 'amount (¥)', align: 'decimal' as const }],
-      rows: rows.map((r) => [r.date, ...(fleet ? [r.profile] : []), r.model, count(r.calls), count(r.input_tokens), count(r.output_tokens), formatAmount(r.amount, 'account', { exact: ctx.options.exact })]),
+      rows: rows.map((r) => [r.complete ? r.date : `${r.date} (part)`, ...(fleet ? [r.profile] : []), r.model, count(r.calls), count(r.input_tokens), count(r.output_tokens), formatAmount(r.amount, 'account', { exact: ctx.options.exact })]),
       footer: ['total', ...(fleet ? [''] : []), '', '', '', '', formatAmount(rows.reduce((a, r) => a.plus(r.amount), new Decimal(0)), 'account', { exact: ctx.options.exact })],
     },
     style,

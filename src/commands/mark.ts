@@ -38,7 +38,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context, args: stri
   }
   const path = typeof raw.file === 'string' ? raw.file : markPath(await ctx.stateDir(), name, settings.profile, gateway, secret);
   // A file the user names follows the rule of every report file; the state folder's is tally's own.
-  if (typeof raw.file === 'string') writeReportFile(path, markText(mark), { flag: '--file', mode: 0o600 });
+  if (typeof raw.file === 'string') writeReportFile(path, markText(mark), { flag: '--file', mode: 0o600, scrub: (t) => ctx.secrets.scrub(t) });
   else writeMark(path, mark);
   await emit(ctx, {
     json: mark,

@@ -143,7 +143,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const text = await gather(ctx, child);
   if (textfile) {
     // Read by node_exporter, which runs as another user: 0644 (it holds no secret).
-    writeReportFile(textfile, text, { flag: '--textfile', mode: 0o644 });
+    writeReportFile(textfile, text, { flag: '--textfile', mode: 0o644, scrub: (t) => ctx.secrets.scrub(t) });
     return;
   }
   ctx.io.out(text);

@@ -53,7 +53,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
   const first = items[0]!;
   if (options.html !== undefined) {
     const [{ reportHtml }, { writeReportFile }] = await Promise.all([import('../output/report-html.js'), import('../settings/report-file.js')]);
-    writeReportFile(options.html, reportHtml(items, totals, failed), { flag: '--html', mode: 0o644 });
+    writeReportFile(options.html, reportHtml(items, totals, failed), { flag: '--html', mode: 0o644, scrub: (t) => ctx.secrets.scrub(t) });
     ctx.note(`wrote the report for the ${view.periodLabel(first.report)} to ${options.html}`);
   }
   if (destination) await send(ctx, first.report, first.profile, destination, options.force === true);

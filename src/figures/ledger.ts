@@ -7,35 +7,23 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { type JsonObject } from '../domain/json.js';
 import type { Scope } from '../domain/records.js';
 import { usagePerModel } from '../domain/repricing.js';
-import { type UsageWindow, periodsOf, resolveWindow } from '../domain/window.js';
+import { LEDGER_COLUMNS, type LedgerRow } from '../domain/ledger-format.js';
+import { type UsageWindow, bucketStart, periodsOf, resolveWindow } from '../domain/window.js';
 import { fixedZone, formatOffset, spreadsheetDate } from '../domain/zone.js';
 import { type WindowOptions, timeSettings } from './day-grid.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages } from './records.js';
-import { MODEL_USAGE_PATH, spendFieldsOf } from './usage-by-model.js';
+import { MODEL_USAGE_PATH, accountSpend, spendFieldsOf } from './usage-by-model.js';
 import { knownDayGrid } from './usage-series.js';
 
 export interface LedgerRequest extends WindowOptions {
   bucket?: string;
   /** Periods whose date is already in the file being appended to (--append): not asked again. */
   skipDates?: Set<string>;
+  /** Only periods that have ended (--append: a running day is left for a later run). */
+  endedOnly?: boolean;
 }
 
-/** A row of the ledger: stable column names, every value text (an amount exactly as added up). */
-export interface LedgerRow {
-  date: string;
-  zone: string;
-  profile: string;
-  gateway: string;
-  scope: string;
-  model: string;
-  calls: string;
-  input_tokens: string;
-  output_tokens: string;
-  amount: string;
-  currency: string;
-}
-
-export const LEDGER_COLUMNS: (keyof LedgerRow)[] = ['date', 'zone', 'profile', 'gateway', 'scope', 'model', 'calls', 'input_tokens', 'output_tokens', 'amount', 'currency'];
+export { LEDGER_COLUMNS, type LedgerRow };
 
 export interface Ledger {
   window: UsageWindow;
@@ -44,7 +32,11 @@ export interface Ledger {
   rows: LedgerRow[];
   /** Periods left out because the file already holds them. */
   skipped: number;
+  /** Periods left out because they have not ended (endedOnly): their dates, for a later run. */
+  running: string[];
   scope: Scope | undefined;
+  /** The whole account's spend over the window, where the rows are a key's and the gateway says it (not with endedOnly). */
+  accountSpend: string | undefined;
   /** A period's records did not all come back. */
   incomplete: boolean;
 }
@@ -58,31 +50,39 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
   const time = await timeSettings(ctx, request);
   const grid = await knownDayGrid(ctx, time);
   const now = Math.floor(ctx.now() / 1000);
-  const resolved = resolveWindow({ ...request, since: request.since ?? (request.month || request.last ? undefined : '7d'), now, zone: time.zone, bucket, dayOffset: grid.offset });
-  const window = { start: resolved.start, end: resolved.end };
+  const window = request.since === undefined && request.until === undefined && request.month === undefined && request.last === undefined ? lastCompleteDays(now, bucket, grid.offset) : resolveWindow({ ...request, now, zone: time.zone, bucket, dayOffset: grid.offset });
   const zone = fixedZone(grid.offset);
   const periods = periodsOf(window, bucket, grid.offset);
   if (periods.length > MAX_PERIODS[bucket]) throw new UsageError(`${periods.length} ${bucket}s is more than the ${MAX_PERIODS[bucket]} one export asks for; export in parts (--append adds each to the same file)`);
   const dateOf = (start: number) => spreadsheetDate(start, zone, bucket === 'hour');
-  const wanted = periods.filter((p) => !request.skipDates?.has(dateOf(p.start)));
+  const ended = (p: { end: number }) => p.end <= now;
+  const running = request.endedOnly ? periods.filter((p) => !ended(p)).map((p) => dateOf(p.start)) : [];
+  const wanted = periods.filter((p) => !request.skipDates?.has(dateOf(p.start)) && (!request.endedOnly || ended(p)));
   const [settings, gateway, client] = await Promise.all([ctx.settings(), ctx.gatewayIdentity(), ctx.client()]);
   let done = 0;
   const found = await Promise.all(
     wanted.map(async (p) => {
       const page = await fetchAllPages(ctx, client, MODEL_USAGE_PATH, { start: String(p.start), end: String(p.end) }, { all: true, maxPages: DEFAULT_MAX_PAGES });
       ctx.progress(`export: ${++done} of ${wanted.length} ${bucket}s fetched…`);
-      return { start: p.start, page };
+      return { period: p, page };
     }),
   ).finally(() => ctx.progress(undefined));
   const scopes = new Set(found.map((f) => f.page.scope));
   const scope = scopes.size === 1 ? [...scopes][0] : undefined;
+  const account = scope === 'key' && !request.endedOnly && wanted.length === periods.length ? await accountSpend(ctx, window) : undefined;
   const rows: LedgerRow[] = [];
-  for (const { start, page } of found) {
+  for (const { period, page } of found) {
     for (const row of rowsOf(page.records)) {
-      rows.push({ date: dateOf(start), zone: `UTC${formatOffset(grid.offset)}`, profile: settings.profile, gateway: gateway.href, scope: page.scope ?? '', ...row, currency: 'CNY' });
+      rows.push({ date: dateOf(period.start), zone: `UTC${formatOffset(grid.offset)}`, profile: settings.profile, gateway: gateway.href, scope: page.scope ?? '', ...row, currency: 'CNY', complete: ended(period) });
     }
   }
-  return { window, dayOffset: grid.offset, bucket, rows, skipped: periods.length - wanted.length, scope, incomplete: found.some((f) => f.page.more !== undefined) };
+  return { window, dayOffset: grid.offset, bucket, rows, skipped: periods.length - wanted.length - running.length, running, scope, accountSpend: account, incomplete: found.some((f) => f.page.more !== undefined) };
+}
+
+/** The default window: the last 7 days (or 7 days of hours) that have ended, on the gateway's grid. */
+function lastCompleteDays(now: number, bucket: 'day' | 'hour', dayOffset: number): UsageWindow {
+  const end = bucketStart(now, bucket, dayOffset);
+  return { start: end - 7 * 86_400, end };
 }
 
 /** A period's records, one row per model (records without a decimal amount are not the ledger's). */

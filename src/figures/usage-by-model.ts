@@ -118,7 +118,7 @@ export function modelUsageJson(usage: ModelUsage) {
  * The account's spend over the same window (the usage series, when the gateway says it is the
  * account's), asked beside the per-model figures; undefined when it cannot be known (never a zero).
  */
-async function accountSpend(ctx: Context, window: { start: number; end: number }): Promise<string | undefined> {
+export async function accountSpend(ctx: Context, window: { start: number; end: number }): Promise<string | undefined> {
   try {
     const series = await loadUsageSeries(ctx, { bucket: 'day', since: String(window.start), until: String(window.end) });
     const metric = series.shape?.moneyMetric;

@@ -88,7 +88,7 @@ export function checksMarkdown(groups: CheckGroup[]): string {
  */
 export function writeJunit(ctx: Context, path: string, groups: CheckGroup[]): UsageError | undefined {
   try {
-    writeReportFile(path, junitXml(groups, new Date(ctx.now()).toISOString()), { flag: '--junit', mode: 0o644 });
+    writeReportFile(path, junitXml(groups, new Date(ctx.now()).toISOString()), { flag: '--junit', mode: 0o644, scrub: (t) => ctx.secrets.scrub(t) });
     return undefined;
   } catch (error) {
     if (error instanceof UsageError) return error;
@@ -115,7 +115,7 @@ export function reportToGitHub(ctx: Context, groups: CheckGroup[]): void {
   const summary = ctx.env.GITHUB_STEP_SUMMARY;
   if (!summary) return;
   try {
-    appendToFile(summary, `${checksMarkdown(groups)}\n`);
+    appendToFile(summary, ctx.secrets.scrub(`${checksMarkdown(groups)}\n`));
   } catch (error) {
     ctx.warn(`could not append to $GITHUB_STEP_SUMMARY (${(error as Error).message})`);
   }

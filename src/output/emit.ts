@@ -1,6 +1,7 @@
 // The one place results reach stdout. A command hands over its records once; this decides
 // between JSON, CSV and a table, and escapes what is written to a terminal.
 import type { Context } from '../context.js';
+import { csvCell, csvLine } from '../domain/csv.js';
 import { stringifyJson } from '../domain/json.js';
 import { UsageError } from '../errors.js';
 import { escapeControl, escapeJsonForTerminal, guardTerminalText } from './escape.js';
@@ -64,15 +65,10 @@ export async function writeJson(ctx: Context, value: unknown, indent?: number): 
   ctx.io.out(ctx.io.stdoutIsTTY ? escapeJsonForTerminal(text) : text);
 }
 
-/** RFC 4180: quote cells holding a comma, quote, or line break; on a terminal, control characters escaped. */
+/** RFC 4180 with formula text neutralised (domain/csv.ts); on a terminal, control characters escaped. */
 export function formatCsv({ header, rows }: Csv, terminal = false): string {
   const cell = terminal ? (text: string) => csvCell(escapeControl(text)) : csvCell;
-  const line = (cells: string[]) => cells.map(cell).join(',');
-  return [line(header), ...rows.map(line)].join('\r\n') + '\r\n';
-}
-
-function csvCell(cell: string): string {
-  return /[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
+  return [csvLine(header, cell), ...rows.map((r) => csvLine(r, cell))].join('\r\n') + '\r\n';
 }
 
 /** One JSON document per line (logs --ndjson), escaped on a terminal. */

@@ -35,3 +35,8 @@ function digest(text: string): string {
 export function cachePath(stateDir: string, kind: string, baseUrl: URL, credential?: string, ext = '.json'): string {
   return `${stateDir}/cache/${kind}-${cacheFileId(baseUrl, credential)}${ext}`;
 }
+
+/** The lock that keeps two runs from writing one file a user named (a ledger) at once: in the state folder, never beside the file. */
+export function fileLockPath(stateDir: string, kind: string, realPath: string): string {
+  return `${stateDir}/locks/${kind}-${digest(`tally lock\u0000${realPath}`).slice(0, 16)}.lock`;
+}

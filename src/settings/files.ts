@@ -57,6 +57,7 @@ export function writeReason(error: unknown): string {
     : code === 'ENOTDIR' ? 'a part of the path is not a folder'
     : code === 'ELOOP' ? 'too many symbolic links'
     : code === 'EISDIR' ? 'it is a folder'
+    : code === 'EFBIG' ? 'the file would grow past the size this process may write (a file size limit)'
     : error instanceof ConfigError ? error.message
     : (error as Error).message;
 }
@@ -110,8 +111,8 @@ export interface LockOptions {
   waitMs?: number;
   /** Ends the wait (Ctrl-C, --timeout): it rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** Said once when the lock is not free at once: what is waited for. */
-  onWait?: (message: string) => void;
+  /** Said once when the lock is not free at once: what is waited for, and why (who holds it). */
+  onWait?: (message: string, why: string) => void;
 }
 
 /**
@@ -150,7 +151,7 @@ export async function withLockFile(lockPath: string, work: () => void | Promise<
       if (Date.now() > giveUp) throw new ConfigError(`${lockPath} is ${why}; try again, or remove the lock file if no tally is running`);
       if (!said && attempt > 3) {
         said = true;
-        options.onWait?.(`waiting for ${lockPath} (${why})…`);
+        options.onWait?.(`waiting for ${lockPath} (${why})…`, why);
       }
       await abortableSleep(Math.min(25 + attempt * 10, 200), options.signal);
     }

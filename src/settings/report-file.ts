@@ -9,8 +9,16 @@ import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic, writeReason } from './files.js';
 
-export function writeReportFile(path: string, text: string, options: { flag: string; mode?: number }): void {
-  const fail = (reason: string, cause?: unknown) => new UsageError(`${options.flag} ${path} cannot be written: ${reason}`, { cause });
+export interface ReportFileOptions {
+  flag: string;
+  mode?: number;
+  /** Masks the run's secrets: every byte tally writes is scrubbed, files included. */
+  scrub: (text: string) => string;
+}
+
+/** What a path a user named leads to, by the one rule for report files (parent folders made for a new file). */
+export function reportTarget(path: string, flag: string): { target: string; kind: 'missing' | 'file' | 'stream' } {
+  const fail = (reason: string, cause?: unknown) => new UsageError(`${flag} ${path} cannot be written: ${reason}`, { cause });
   let target = path;
   let kind: 'missing' | 'file' | 'stream' = 'missing';
   try {
@@ -29,7 +37,6 @@ export function writeReportFile(path: string, text: string, options: { flag: str
     if (error instanceof UsageError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fail(writeReason(error), error);
   }
-  if (kind === 'stream') return writeInPlace(target, text, fail);
   if (kind === 'missing') {
     try {
       mkdirSync(dirname(target), { recursive: true });
@@ -37,6 +44,14 @@ export function writeReportFile(path: string, text: string, options: { flag: str
       throw fail(`its folder ${dirname(target)} cannot be made (${writeReason(error)})`, error);
     }
   }
+  return { target, kind };
+}
+
+export function writeReportFile(path: string, raw: string, options: ReportFileOptions): void {
+  const fail = (reason: string, cause?: unknown) => new UsageError(`${options.flag} ${path} cannot be written: ${reason}`, { cause });
+  const text = options.scrub(raw);
+  const { target, kind } = reportTarget(path, options.flag);
+  if (kind === 'stream') return writeInPlace(target, text, fail);
   try {
     writeFileAtomic(target, [text], options.mode === undefined ? {} : { mode: options.mode });
   } catch (error) {

