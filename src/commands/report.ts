@@ -48,6 +48,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
   if (fleet && options.send !== undefined) throw new UsageError('--send posts one profile\'s report (to that profile\'s destination); run it per profile');
   // A destination that is not stored is exit 2 before any request.
   const destination = options.send === undefined ? undefined : (await (await import('../notify/destinations.js')).destinationsNamed(ctx, [options.send]))[0]!;
+  // Nor is a report computed that could not be remembered as sent.
+  if (destination) (await reportMemory(ctx, (await ctx.settings()).profile)).read();
   const { items, failed } = fleet ? await fleetReports(ctx, options) : { items: [{ report: await loadReport(ctx, options), profile: (await ctx.settings()).profile, account: undefined }], failed: [] };
   const totals = fleet ? fleetTotals(items) : undefined;
   const first = items[0]!;
@@ -148,26 +150,44 @@ function fleetTotals(items: FleetItem[]) {
   return { accounts: seen.size, current, previous };
 }
 
-/** Posts the report once per period and destination: the memory of `check --notify` remembers it. */
+/**
+ * Where sent reports are remembered (the memory of `check --notify`), written back as it is to
+ * know it can be written: one that cannot would have every cron run post the digest again.
+ */
+async function reportMemory(ctx: Context, profile: string) {
+  const [{ alertStatePath, readAlertState, writeAlertState }, client, stateDir] = await Promise.all([import('../settings/alert-state.js'), ctx.client(), ctx.stateDir()]);
+  const path = alertStatePath(stateDir, profile, client.baseUrl, client.credential?.secret);
+  const read = () => {
+    const { state } = readAlertState(path);
+    try {
+      writeAlertState(path, state);
+    } catch (error) {
+      throw new UsageError(`the report was not sent: tally could not remember sending it (${(error as Error).message}), so every run would send it again`, { cause: error });
+    }
+    return state;
+  };
+  return { path, read, write: writeAlertState };
+}
+
+/** Posts the report once per period and destination; the memory is known writable before anything is sent. */
 async function send(ctx: Context, report: Report, profile: string, destination: import('../notify/send.js').Destination, force: boolean): Promise<void> {
-  const [{ alertKey, alertStatePath, readAlertState, writeAlertState }, { withLockFile }, { deliverPayload }, { reportPayload }, { periodLabel }] = await Promise.all([
+  const [{ alertKey }, { withRunLock }, { deliverPayload }, { reportPayload }, { periodLabel }, memory] = await Promise.all([
     import('../settings/alert-state.js'),
-    import('../settings/files.js'),
+    import('../locking.js'),
     import('../notify/send.js'),
     import('../notify/report-payloads.js'),
     import('../output/report.js'),
+    reportMemory(ctx, profile),
   ]);
-  const [client, stateDir] = await Promise.all([ctx.client(), ctx.stateDir()]);
-  const path = alertStatePath(stateDir, profile, client.baseUrl, client.credential?.secret);
   const key = alertKey(destination.name, `report:${report.kind}:${report.window.start}:${report.window.end}`);
-  await withLockFile(`${path}.lock`, async () => {
-    const { state } = readAlertState(path);
+  await withRunLock(ctx, `${memory.path}.lock`, 'the memory of sent reports', async () => {
+    const state = memory.read();
     if (state.conditions[key] && !force) {
       ctx.note(`the report for the ${periodLabel(report)} was sent to "${destination.name}" already (--force sends it again)`);
       return;
     }
     await deliverPayload(ctx, destination, reportPayload(destination.kind, report, profile, (text) => ctx.secrets.scrubMessage(text)));
-    writeAlertState(path, { conditions: { ...state.conditions, [key]: { level: 'warn', period: report.window.start } } });
+    memory.write(memory.path, { conditions: { ...state.conditions, [key]: { level: 'warn', period: report.window.start } } });
     ctx.note(`sent the report for the ${periodLabel(report)} to ${destination.kind} "${destination.name}"`);
-  }, { signal: ctx.signal });
+  });
 }

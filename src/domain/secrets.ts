@@ -7,12 +7,43 @@ export function maskSecret(secret: string): string {
   return '****';
 }
 
-// Anything that looks like an `sk-` style key, whatever prefix the service puts before it.
-const KEY_LIKE = /[A-Za-z0-9_-]*sk-[A-Za-z0-9_-]{6,}/g;
+// Anything that looks like an `sk-` style key, whatever prefix the service puts before it: a run
+// of key characters ([A-Za-z0-9_-]) holding `sk-` with at least six of them after it. Found in
+// one pass over the text (a regular expression that backtracked over a long run of word
+// characters took time quadratic in it: a megabyte-long word held a command for minutes).
+const isKeyChar = (code: number) => (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 45 || code === 95;
+
+/** The [start, end) of each key-shaped run in `text`, in order. */
+function keyLikeRuns(text: string): [number, number][] {
+  const runs: [number, number][] = [];
+  for (let at = text.indexOf('sk-'); at >= 0; ) {
+    let start = at;
+    while (start > 0 && isKeyChar(text.charCodeAt(start - 1))) start--;
+    let end = at + 3;
+    while (end < text.length && isKeyChar(text.charCodeAt(end))) end++;
+    // The first `sk-` of a run has the most key characters after it: the run is a key when it has six.
+    const first = text.indexOf('sk-', start);
+    if (end - (first + 3) >= 6) runs.push([start, end]);
+    at = text.indexOf('sk-', end);
+  }
+  return runs;
+}
+
+function maskKeyLike(text: string): string {
+  const runs = keyLikeRuns(text);
+  if (runs.length === 0) return text;
+  let out = '';
+  let last = 0;
+  for (const [start, end] of runs) {
+    out += text.slice(last, start) + maskSecret(text.slice(start, end));
+    last = end;
+  }
+  return out + text.slice(last);
+}
 
 /** Whether a value is shaped like an API key (`…sk-…`): never stored as a setting, never shown. */
 export function looksLikeSecret(text: string): boolean {
-  return /[A-Za-z0-9_-]*sk-[A-Za-z0-9_-]{6,}/.test(text);
+  return keyLikeRuns(text).length > 0;
 }
 
 /**
@@ -75,7 +106,7 @@ export class SecretSet {
 
   /** Messages (stderr, notifications): known secrets, and anything shaped like a key. */
   scrubMessage(text: string): string {
-    return this.scrub(text).replace(KEY_LIKE, (match) => maskSecret(match));
+    return maskKeyLike(this.scrub(text));
   }
 
   get size(): number {

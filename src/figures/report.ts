@@ -27,6 +27,8 @@ export interface ReportRequest {
 export interface DailySpend {
   start: number;
   amount: Decimal;
+  /** Whether the day had ended when the report was made (a running day's spend is so far). */
+  complete: boolean;
 }
 
 export interface Report {
@@ -47,6 +49,8 @@ export interface Report {
   anomalies: Anomalies;
   /** A list of records did not all come back. */
   incomplete: boolean;
+  /** Whether the period had ended when the report was made. */
+  complete: boolean;
 }
 
 export async function loadReport(ctx: Context, request: ReportRequest): Promise<Report> {
@@ -86,9 +90,10 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
     models: models.rows,
     modelsTotal: models.total,
     modelsScope: models.scope,
-    daily: now_.buckets.map((b, i) => ({ start: now_.slots[i]!, amount: metric !== undefined && isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0) })),
+    daily: now_.buckets.map((b, i) => ({ start: now_.slots[i]!, amount: metric !== undefined && isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0), complete: now_.slots[i]! + 86_400 <= Math.floor(ctx.now() / 1000) })),
     budgets,
     anomalies,
     incomplete: models.incomplete,
+    complete: now_.window.end <= Math.floor(ctx.now() / 1000),
   };
 }

@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { TallyError } from '../errors.js';
 import { type CheckLevel, decideAlert } from '../domain/alerts.js';
 import { alertKey, alertStatePath, readAlertState, writeAlertState } from '../settings/alert-state.js';
-import { withLockFile } from '../settings/files.js';
+import { withRunLock } from '../locking.js';
 import type { Alert } from './payloads.js';
 import { type Destination, deliver } from './send.js';
 
@@ -36,7 +36,7 @@ export async function notifyChecks(ctx: Context, profile: string, destinations: 
   const path = alertStatePath(stateDir, profile, client.baseUrl, client.credential?.secret);
   const at = new Date(ctx.now()).toISOString();
   try {
-    await withLockFile(`${path}.lock`, async () => {
+    await withRunLock(ctx, `${path}.lock`, 'the alert memory', async () => {
       const { state, corrupt } = readAlertState(path);
       // The state must be writable before anything is sent: one that cannot be written would have
       // every run send the same alerts again.
@@ -71,11 +71,12 @@ export async function notifyChecks(ctx: Context, profile: string, destinations: 
         }
       }
       writeAlertState(path, state);
-    }, { waitMs: Math.max(1000, Math.min(ctx.deadline - ctx.now(), 30_000)), signal: ctx.signal, onWait: (message) => ctx.progress(message, { now: true }) });
+    });
   } catch (error) {
-    // Waiting for the lock ends with the run: Ctrl-C or --timeout, said as such.
-    if (ctx.signal.aborted) throw ctx.abortError();
-    if (!(error instanceof TallyError) || error.kind === 'interrupted') throw error;
+    // Ctrl-C ends the run; anything else (a lock held past --timeout, a memory that cannot be
+    // written) is a delivery problem, which never changes the check's exit code: a warning.
+    if (error instanceof TallyError && error.kind === 'interrupted') throw error;
+    if (!(error instanceof TallyError)) throw error;
     ctx.warn(`alerts were not sent: ${error.message}`);
   } finally {
     ctx.progress(undefined);

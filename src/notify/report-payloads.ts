@@ -5,7 +5,7 @@ import { stringifyJson } from '../domain/json.js';
 import type { Report } from '../figures/report.js';
 import { reportFacts, reportJson, sparkline } from '../output/report.js';
 import type { Delivery, NotifyKind } from './payloads.js';
-import { slackEscape } from './payloads.js';
+import { NTFY_MAX_BYTES, asciiHeader, clipBytes, clipSlack, shortName, slackEscape } from './payloads.js';
 
 /** Slack: a section's text is at most 3,000 characters; a message at most 50 blocks. */
 const SLACK_SECTION = 3000;
@@ -16,7 +16,7 @@ export function reportPayload(kind: NotifyKind, report: Report, profile: string,
     case 'webhook':
       return { contentType: 'application/json', headers: {}, body: scrub(stringifyJson({ source: 'tally', kind: 'report', ...reportJson(report, profile) })) };
     case 'slack': {
-      const top = x.top.map((m) => `• ${m.model}: ${x.amount(m.current)} (${x.percent(m)})`).join('\n');
+      const top = x.top.map((m) => `• ${shortName(m.model ?? '')}: ${x.amount(m.current)} (${x.percent(m)})`).join('\n');
       const findings = x.findings.slice(0, 10).map((f) => `• ${f.kind} ${f.when}: ${f.text}`).join('\n');
       const sections = [
         `*tally report: ${x.label}* (${profile})\n${x.range}`,
@@ -25,19 +25,22 @@ export function reportPayload(kind: NotifyKind, report: Report, profile: string,
         ...(top ? [`*Top models*\n${top}`] : []),
         ...(x.budgets.length ? [`*Budgets*\n${x.budgets.map((b) => `• ${b.name}: ${b.text}`).join('\n')}`] : []),
         `*Anomalies*\n${findings || 'Nothing unusual.'}${x.findings.length > 10 ? `\n…and ${x.findings.length - 10} more (tally anomalies)` : ''}`,
-      ].map((text) => slackEscape(scrub(text)).slice(0, SLACK_SECTION));
+      ].map((text) => clipSlack(slackEscape(scrub(text)), SLACK_SECTION));
       return {
         contentType: 'application/json',
         headers: {},
-        body: JSON.stringify({ text: slackEscape(scrub(`tally report: ${x.label}: spend ${x.spend}`)), blocks: sections.slice(0, 50).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } })) }),
+        body: JSON.stringify({ text: clipSlack(slackEscape(scrub(`tally report: ${x.label}: spend ${x.spend}`)), SLACK_SECTION), blocks: sections.slice(0, 50).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } })) }),
       };
     }
     case 'ntfy':
       return {
         contentType: 'text/plain; charset=utf-8',
-        headers: { Title: `tally report: ${x.label} (${profile})`.replace(/[^\x20-\x7e]/g, '?').slice(0, 200), Tags: 'bar_chart' },
-        body: scrub(
-          [`Spend ${x.spend}`, `Balance ${x.balance}, runway ${x.runway}`, ...(x.top.length ? [`Top: ${x.top.slice(0, 3).map((m) => `${m.model} ${x.amount(m.current)}`).join(', ')}`] : []), x.findings.length ? `${x.findings.length} anomal${x.findings.length === 1 ? 'y' : 'ies'}: tally anomalies` : 'Nothing unusual.'].join('\n'),
+        headers: { Title: asciiHeader(`tally report: ${x.label} (${profile})`), Tags: 'bar_chart' },
+        body: clipBytes(
+          scrub(
+            [`Spend ${x.spend}`, `Balance ${x.balance}, runway ${x.runway}`, ...(x.top.length ? [`Top: ${x.top.slice(0, 3).map((m) => `${shortName(m.model ?? '', 40)} ${x.amount(m.current)}`).join(', ')}`] : []), x.findings.length ? `${x.findings.length} anomal${x.findings.length === 1 ? 'y' : 'ies'}: tally anomalies` : 'Nothing unusual.'].join('\n'),
+          ),
+          NTFY_MAX_BYTES,
         ),
       };
   }

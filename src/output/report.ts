@@ -14,13 +14,18 @@ import { escapeMarkdown } from './escape.js';
 import { formatAmount } from './money.js';
 import { windowJson } from './window-text.js';
 
-/** `week of 2026-11-09`, `2026-10`, `2026-10-01 to 2026-10-14`. */
+/** A window's days as a person reads them, both included: `2026-11-16 \u2013 2026-11-22` (JSON keeps start and end half-open). */
+export function inclusiveDays(window: { start: number; end: number }, zone: ReturnType<typeof fixedZone>): string {
+  const first = dateText(wallClock(window.start, zone));
+  const last = dateText(wallClock(window.end - 1, zone));
+  return first === last ? first : `${first} \u2013 ${last}`;
+}
+
+/** `week 2026-11-09 \u2013 2026-11-15`, `month 2026-10`, `period 2026-10-01 \u2013 2026-10-14`; `(so far)` while it runs. */
 export function periodLabel(r: Report): string {
   const zone = fixedZone(r.grid.offset);
-  const first = dateText(wallClock(r.window.start, zone));
-  if (r.kind === 'week') return `week of ${first}`;
-  if (r.kind === 'month') return first.slice(0, 7);
-  return `${first} to ${dateText(wallClock(r.window.end - 1, zone))}`;
+  const label = r.kind === 'month' ? `month ${dateText(wallClock(r.window.start, zone)).slice(0, 7)}` : `${r.kind === 'week' ? 'week' : 'period'} ${inclusiveDays(r.window, zone)}`;
+  return r.complete ? label : `${label} (so far)`;
 }
 
 const rowJson = comparisonRowJson;
@@ -30,14 +35,14 @@ export function reportJson(r: Report, profile: string) {
   const forecast = forecastJson(r.forecast);
   return {
     profile,
-    period: { kind: r.kind, label: periodLabel(r), ...windowJson(r.window, zone), previous: windowJson(r.previous, zone) },
+    period: { kind: r.kind, label: periodLabel(r), title: periodLabel(r), complete: r.complete, ...windowJson(r.window, zone), previous: windowJson(r.previous, zone) },
     currency: forecast.currency,
     now: { balance: forecast.balance, runway_days: forecast.runway_days, runs_out_on: forecast.runs_out_on, runway_basis: forecast.runway_basis, average_daily_spend: forecast.average_daily_spend, key_quota: forecast.key_quota },
     spend: { ...rowJson(r.spend), scope: r.spendScope ?? null },
     models: r.models.map(rowJson),
     models_total: rowJson(r.modelsTotal),
     models_scope: r.modelsScope ?? null,
-    daily: r.daily.map((d) => ({ date: dateText(wallClock(d.start, zone)), start: d.start, amount: d.amount.toFixed() })),
+    daily: r.daily.map((d) => ({ date: dateText(wallClock(d.start, zone)), start: d.start, amount: d.amount.toFixed(), ...(d.complete ? {} : { complete: false }) })),
     budgets: r.budgets ? budgetJson(r.budgets).budgets : [],
     anomalies: anomaliesJson(r.anomalies).findings,
     ...(r.incomplete ? { incomplete: true } : {}),
@@ -56,8 +61,8 @@ export function reportFacts(r: Report, exact = false) {
   const quota = r.forecast.keyQuota.state === 'quota' ? r.forecast.keyQuota.quota : undefined;
   return {
     label: periodLabel(r),
-    range: `${isoInZone(r.window.start, zone).slice(0, 10)} → ${isoInZone(r.window.end, zone).slice(0, 10)} (UTC${isoInZone(r.window.start, zone).slice(19)})`,
-    previousRange: `${isoInZone(r.previous.start, zone).slice(0, 10)} → ${isoInZone(r.previous.end, zone).slice(0, 10)}`,
+    range: `${inclusiveDays(r.window, zone)} (days of UTC${isoInZone(r.window.start, zone).slice(19)})`,
+    previousRange: inclusiveDays(r.previous, zone),
     amount,
     signed,
     percent,
@@ -67,7 +72,9 @@ export function reportFacts(r: Report, exact = false) {
     spend: `${amount(r.spend.current)} (previous ${amount(r.spend.previous)}, ${signed(r.spend.change)}, ${percent(r.spend)})`,
     spendScope: scopeText(r.spendScope),
     modelsScope: scopeText(r.modelsScope),
-    days: r.daily.map((d) => ({ date: dateText(wallClock(d.start, zone)), amount: d.amount })),
+    days: r.daily.map((d) => ({ date: dateText(wallClock(d.start, zone)), amount: d.amount, complete: d.complete })),
+    runwayDays: f.runwayDays === null ? 'not being used up' : `${f.runwayDays.toFixed()} days`,
+    runwayTo: f.runwayDays === null || f.runsOutOn === null ? undefined : `to ${dateText(wallClock(f.runsOutOn, zone))}`,
     budgets: (r.budgets?.budgets ?? []).map((b) => ({ name: b.name, text: `${amount(b.standing.spent)} of ${amount(b.standing.amount)}, ${b.standing.state}`, state: b.standing.state })),
     findings: r.anomalies.findings.map((finding) => ({ kind: finding.kind.replace('_', ' '), when: findingWhen(finding, r.anomalies.labelZone, r.anomalies.rule.bucket), text: findingMessage(finding, r.anomalies, exact) })),
     top: r.models.filter((m) => !m.current.isZero()).sort((a, b) => b.current.comparedTo(a.current)).slice(0, 5),
@@ -87,7 +94,7 @@ export function reportMarkdown(r: Report, profile: string, exact = false): strin
   const lines = [`## tally report: ${cell(x.label)}`, '', `${cell(x.range)}, profile ${cell(profile)}`, ''];
   lines.push(`**Spend** ${cell(x.spend)}  `, `**Balance** ${cell(x.balance)} · **Runway** ${cell(x.runway)}${x.quota ? ` · ${cell(x.quota)}` : ''}`, '');
   if (x.spendScope) lines.push(`_${cell(x.spendScope)}_`, '');
-  lines.push('### Day by day', '', `\`${sparkline(x.days.map((d) => d.amount))}\``, '', '| day | spend |', '| --- | ---: |', ...x.days.map((d) => `| ${d.date} | ${cell(x.amount(d.amount))} |`), '');
+  lines.push('### Day by day', '', `\`${sparkline(x.days.map((d) => d.amount))}\``, '', '| day | spend |', '| --- | ---: |', ...x.days.map((d) => `| ${d.date}${d.complete ? '' : ' (part)'} | ${cell(x.amount(d.amount))} |`), '');
   lines.push('### Models', '');
   if (r.models.length === 0) lines.push('No model cost money in either period.', '');
   else {
@@ -114,7 +121,7 @@ export async function renderReport(r: Report, profile: string, ctx: Context): Pr
   out.push(await renderPanel(panel, style));
   const bar = barMaker(20, style);
   const largest = x.days.reduce((m, d) => Decimal.max(m, d.amount), new Decimal(0));
-  out.push(await renderTable({ columns: [{ header: 'day' }, { header: 'spend', align: 'decimal' }, { header: '', name: 'bar', drawn: true, dropOrder: 1 }], rows: x.days.map((d) => [d.date, x.amount(d.amount), bar(largest.isZero() ? 0 : d.amount.div(largest).toNumber())]) }, style));
+  out.push(await renderTable({ columns: [{ header: 'day' }, { header: 'spend', align: 'decimal' }, { header: '', name: 'bar', drawn: true, dropOrder: 1 }], rows: x.days.map((d) => [d.complete ? d.date : `${d.date} (part)`, x.amount(d.amount), bar(largest.isZero() ? 0 : d.amount.div(largest).toNumber())]) }, style));
   if (r.models.length) {
     out.push(
       await renderTable(

@@ -43,7 +43,7 @@ export async function prepareWidths(texts: Iterable<string>): Promise<void> {
   for (const text of texts) {
     const plain = withoutColour(text);
     if (NARROW.test(plain)) continue;
-    if (isSingles(plain)) eastAsianWidth ??= (await import('get-east-asian-width')).eastAsianWidth;
+    if (plain.length > LONG_TEXT || isSingles(plain)) eastAsianWidth ??= (await import('get-east-asian-width')).eastAsianWidth;
     else stringWidth ??= (await import('string-width')).default;
   }
 }
@@ -53,6 +53,7 @@ export function displayWidth(text: string): number {
   if (NARROW.test(text)) return text.length;
   const plain = withoutColour(text);
   if (NARROW.test(plain)) return plain.length;
+  if (plain.length > LONG_TEXT) return longWidth(plain, eastAsianWidth ?? (() => 1));
   if (eastAsianWidth && isSingles(plain)) {
     let width = 0;
     for (const character of plain) width += eastAsianWidth(character.codePointAt(0)!);
@@ -60,6 +61,20 @@ export function displayWidth(text: string): number {
   }
   // Not prepared for (a caller that skipped prepareWidths): count code points.
   return stringWidth ? stringWidth(plain) : [...plain].length;
+}
+
+/**
+ * Text longer than this (a megabyte-long name from the gateway) is measured in one pass, code
+ * point by code point: string-width's grapheme segmentation takes time quadratic in a run of
+ * zero-width characters. Marks, controls and default-ignorables take no column there.
+ */
+const LONG_TEXT = 4096;
+let zeroWidth: RegExp | undefined;
+function longWidth(text: string, width: (codePoint: number) => number): number {
+  zeroWidth ??= /[\p{M}\p{C}\p{Default_Ignorable_Code_Point}]/u;
+  let total = 0;
+  for (const character of text) total += zeroWidth.test(character) ? 0 : width(character.codePointAt(0)!);
+  return total;
 }
 
 function withoutColour(text: string): string {

@@ -9,9 +9,74 @@ export async function fitLines(text: string, width: number): Promise<string> {
   const lines = text.split('\n');
   await prepareWidths(lines);
   if (lines.every((line) => displayWidth(line) <= width)) return text;
-  const { default: wrapAnsi } = await import('wrap-ansi');
   const room = Math.max(width, 10);
-  return lines.map((line) => (displayWidth(line) <= room ? line : wrapAnsi(line, room, { hard: true, trim: true }))).join('\n');
+  const long = lines.some((line) => line.length > LONG_LINE);
+  const [{ default: wrapAnsi }, { eastAsianWidth }] = await Promise.all([import('wrap-ansi'), long ? import('get-east-asian-width') : { eastAsianWidth: undefined }]);
+  return lines
+    .map((line) => (displayWidth(line) <= room ? line : line.length > LONG_LINE ? wrapLinear(line, room, eastAsianWidth!) : wrapAnsi(line, room, { hard: true, trim: true })))
+    .join('\n');
+}
+
+/**
+ * A line longer than this (a megabyte-long model name from the gateway) is wrapped in one pass:
+ * wrap-ansi takes time quadratic in a word of wide or zero-width characters.
+ */
+const LONG_LINE = 4096;
+// eslint-disable-next-line no-control-regex
+const COLOUR = /\u001b\[[0-9;]*m/y;
+const ZERO_WIDTH = /[\p{M}\p{C}\p{Default_Ignorable_Code_Point}]/u;
+
+/** Wraps at spaces, breaking a word longer than a line; colour codes take no column. Linear in the line. */
+function wrapLinear(line: string, room: number, eastAsianWidth: (codePoint: number) => number): string {
+  const out: string[] = [];
+  let current = '';
+  let used = 0;
+  let word = '';
+  let wordWidth = 0;
+  const flushWord = () => {
+    if (used > 0 && used + 1 + wordWidth > room) {
+      out.push(current);
+      current = '';
+      used = 0;
+    }
+    current += used > 0 ? ` ${word}` : word;
+    used += (used > 0 ? 1 : 0) + wordWidth;
+    word = '';
+    wordWidth = 0;
+  };
+  for (let i = 0; i < line.length; ) {
+    COLOUR.lastIndex = i;
+    const colour = line.charCodeAt(i) === 0x1b ? COLOUR.exec(line) : null;
+    if (colour) {
+      word += colour[0];
+      i += colour[0].length;
+      continue;
+    }
+    const codePoint = line.codePointAt(i)!;
+    const character = String.fromCodePoint(codePoint);
+    i += character.length;
+    if (character === ' ') {
+      if (word !== '' || wordWidth > 0) flushWord();
+      continue;
+    }
+    const width = ZERO_WIDTH.test(character) ? 0 : eastAsianWidth(codePoint);
+    if (wordWidth + width > room) {
+      // A word longer than a line: what it has so far takes a line of its own.
+      if (used > 0) {
+        out.push(current);
+        current = '';
+        used = 0;
+      }
+      out.push(word);
+      word = '';
+      wordWidth = 0;
+    }
+    word += character;
+    wordWidth += width;
+  }
+  if (word !== '') flushWord();
+  if (current !== '') out.push(current);
+  return out.join('\n');
 }
 
 /**

@@ -94,3 +94,101 @@ describe('CSV is safe to open', () => {
     expect(lines).toContain(JSON.stringify(FORMULAS[0]));
   });
 });
+
+describe('files made to be shared', () => {
+  /** A gateway whose model names end in a right-to-left override, echo the key, or are all refunds. */
+  function hostileNames(models: { model: string; cost: string }[]) {
+    const series = Array.from({ length: 100 }, (_, i) => `{"t": ${TODAY - (99 - i) * DAY}, "cost": "${models[0]!.cost}"}`).join(', ');
+    return againstHostile(
+      {
+        name: 'names',
+        routes: {
+          '/v1/open/balance': { body: balanceBody() },
+          '/v1/open/usage': { body: `{"scope": "account", "buckets": [${series}], "totals": {"cost": "1"}}` },
+          '/v1/open/usage/models': { body: JSON.stringify({ scope: 'account', models: models.map((m) => ({ ...m, requests: 1 })) }) },
+        },
+      },
+      NOW,
+      gateways,
+    );
+  }
+
+  it('the HTML report holds no bidirectional control and no key, whatever the model names hold', async () => {
+    const { run } = await hostileNames([{ model: 'evil\u202e', cost: '87.50' }, { model: `\u2067leak ${KEY}`, cost: '1.00' }]);
+    const file = `${dir()}/report.html`;
+    const result = await run(['report', '--html', file]);
+    expect(result.code, result.stderr).toBe(0);
+    const html = readFileSync(file, 'utf8');
+    expect(html).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(html).not.toContain(KEY);
+    expect(html).toContain('evil');
+  });
+
+  it('a chart of refunds (every amount negative) keeps every coordinate inside the chart', async () => {
+    const { run } = await hostileNames([{ model: 'a', cost: '-184500000000' }, { model: 'b', cost: '-0.000001' }, { model: 'c', cost: `-41${'0'.repeat(101)}.5` }]);
+    const file = `${dir()}/refunds.html`;
+    const result = await run(['report', '--html', file]);
+    expect(result.code, result.stderr).toBe(0);
+    const html = readFileSync(file, 'utf8');
+    for (const svg of html.match(/<svg[^>]*viewBox="0 0 (\d+) (\d+)"[\s\S]*?<\/svg>/g) ?? []) {
+      const [, w, h] = /viewBox="0 0 (\d+) (\d+)"/.exec(svg)!.map(Number);
+      for (const [, name, value] of svg.matchAll(/ (x|y|width|height|x1|x2|y1|y2)="([^"]*)"/g)) {
+        const n = Number(value);
+        expect(Number.isFinite(n), `${name}="${value}"`).toBe(true);
+        expect(n, `${name}="${value}"`).toBeGreaterThanOrEqual(0);
+        expect(n, `${name}="${value}"`).toBeLessThanOrEqual(/x|width/.test(name!) ? w! : h!);
+      }
+    }
+  });
+});
+
+describe('every destination gets a message within its limits', () => {
+  it('ntfy: at most 4,096 bytes however long the model names; Slack: sections within 3,000 characters, no entity cut', async () => {
+    const { createServer } = await import('node:http');
+    const { runCommand } = await import('../helpers.js');
+    const got: { path: string; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        got.push({ path: req.url!, body });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    try {
+      const long = `${'&<>'.repeat(10)}${'字'.repeat(100_000)}`;
+      const series = Array.from({ length: 100 }, (_, i) => `{"t": ${TODAY - (99 - i) * DAY}, "cost": "3.00"}`).join(', ');
+      const { env } = await againstHostile(
+        {
+          name: 'long names',
+          routes: {
+            '/v1/open/balance': { body: balanceBody() },
+            '/v1/open/usage': { body: `{"scope": "account", "buckets": [${series}], "totals": {"cost": "1"}}` },
+            '/v1/open/usage/models': { body: JSON.stringify({ scope: 'account', models: [{ model: long, cost: '2.00', requests: 1 }, { model: `b${long}`, cost: '1.00', requests: 1 }] }) },
+          },
+        },
+        NOW,
+        gateways,
+      );
+      const run = (argv: string[], stdin?: string) => runCommand(argv, { env, now: () => NOW, stdin });
+      for (const kind of ['ntfy', 'slack']) expect((await run(['notify', 'add', kind, '--kind', kind], `${url}/${kind}\n`)).code).toBe(0);
+      for (const kind of ['ntfy', 'slack']) {
+        const sent = await run(['report', '--send', kind]);
+        expect(sent.code, sent.stderr).toBe(0);
+      }
+      const ntfy = got.find((g) => g.path === '/ntfy')!;
+      expect(Buffer.byteLength(ntfy.body)).toBeLessThanOrEqual(4096);
+      expect(ntfy.body).toMatch(/^Spend ¥/);
+      const slack = JSON.parse(got.find((g) => g.path === '/slack')!.body);
+      for (const block of slack.blocks) {
+        expect(block.text.text.length).toBeLessThanOrEqual(3000);
+        expect(block.text.text).not.toMatch(/&[a-z]*$|&[a-z]*\u2026/);
+      }
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
+});

@@ -178,8 +178,8 @@ describe('tally report --send', () => {
     const blocks = JSON.parse(slack!.body).blocks as { type: string; text: { type: string; text: string } }[];
     expect(blocks.length).toBeLessThanOrEqual(50);
     for (const block of blocks) expect(block.text.text.length).toBeLessThanOrEqual(3000);
-    expect(blocks[0]!.text).toEqual({ type: 'mrkdwn', text: expect.stringMatching(/^\*tally report: week of \d{4}-\d{2}-\d{2}\* \(default\)\n/) });
-    expect(ntfy!.headers.title).toBe(`tally report: ${doc.period.label} (default)`);
+    expect(blocks[0]!.text).toEqual({ type: 'mrkdwn', text: expect.stringMatching(/^\*tally report: week \d{4}-\d{2}-\d{2} \u2013 \d{4}-\d{2}-\d{2}\* \(default\)\n/) });
+    expect(ntfy!.headers.title).toBe(`tally report: ${doc.period.label.replace("\u2013", "-")} (default)`);
     expect(ntfy!.body).toMatch(/^Spend ¥[\d,.]+ \(previous ¥[\d,.]+, [+-]?¥[\d,.]+, [^)]+\)\nBalance ¥[\d,.]+, runway /);
     expect(ntfy!.body).not.toMatch(/https?:/);
     // Cron runs it again within the period: nothing is sent, and it says so.
@@ -217,5 +217,72 @@ describe('check --anomalies --notify', () => {
     received.length = 0;
     expect((await tally(['check', '--warn-anomalies', '--notify', 'findings'])).code).toBe(0);
     expect(received).toEqual([]);
+  });
+});
+
+describe('waits and memory, hardened', () => {
+  /** A live process that holds `lock` (its pid in it, as a tally holding it writes), until released. */
+  async function holdLock(lock: string): Promise<() => void> {
+    const { spawn } = await import('node:child_process');
+    const { mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+    const { dirname } = await import('node:path');
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    mkdirSync(dirname(lock), { recursive: true });
+    writeFileSync(lock, String(holder.pid));
+    return () => {
+      holder.kill();
+      rmSync(lock, { force: true });
+    };
+  }
+
+  it('check --notify whose alert memory another tally holds past --timeout: the check keeps its own exit code, says it waited, and warns that alerts were not sent', async () => {
+    const { alertStatePath } = await import('../../src/settings/alert-state.js');
+    await tally(['notify', 'add', 'held', '--kind', 'webhook'], `${receiverUrl}/held\n`);
+    const release = await holdLock(`${alertStatePath(state.path, 'default', new URL(sandbox.baseUrl), sandbox.demoKey)}.lock`);
+    try {
+      const result = await tally(['check', '--min-balance', '999999999', '--notify', 'held', '--timeout', '2']);
+      expect(result.code, result.stderr).toBe(5);
+      expect(result.stdout).toMatch(/^FAIL {2}min-balance/m);
+      expect(result.stderr).toMatch(/waiting for the alert memory: it is held by tally process \d+, still running; waiting until --timeout \(\ds\), Ctrl-C to stop…\n/);
+      expect(result.stderr).toMatch(/warning: alerts were not sent: timed out after 2s waiting for the alert memory, which another tally process holds\n/);
+      expect(received.filter((r) => r.path === '/held')).toHaveLength(0);
+    } finally {
+      release();
+    }
+  });
+
+  it('report --send waits for another send within --timeout and ends as timed out (exit 1), saying what it waited for', async () => {
+    const { alertStatePath } = await import('../../src/settings/alert-state.js');
+    await tally(['notify', 'add', 'busy', '--kind', 'webhook'], `${receiverUrl}/busy\n`);
+    const release = await holdLock(`${alertStatePath(state.path, 'default', new URL(sandbox.baseUrl), sandbox.demoKey)}.lock`);
+    try {
+      const result = await tally(['report', '--send', 'busy', '--timeout', '2']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/waiting for the memory of sent reports: it is held by tally process \d+, still running/);
+      expect(result.stderr).toMatch(/tally: timed out after 2s waiting for the memory of sent reports, which another tally process holds\n/);
+      expect(result.stderr).not.toContain('unexpected');
+      expect(received.filter((r) => r.path === '/busy')).toHaveLength(0);
+    } finally {
+      release();
+    }
+  });
+
+  it('report --send posts nothing when it could not remember having sent it (the memory a folder)', async () => {
+    const { alertStatePath } = await import('../../src/settings/alert-state.js');
+    const { mkdirSync, rmSync } = await import('node:fs');
+    await tally(['notify', 'add', 'forgetful', '--kind', 'webhook'], `${receiverUrl}/forgetful\n`);
+    const path = alertStatePath(state.path, 'default', new URL(sandbox.baseUrl), sandbox.demoKey);
+    rmSync(path, { force: true });
+    mkdirSync(path, { recursive: true });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const result = await tally(['report', '--send', 'forgetful', '--force']);
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr).toMatch(/^tally: the report was not sent: tally could not remember sending it \(.*\), so every run would send it again\n/);
+      }
+      expect(received.filter((r) => r.path === '/forgetful')).toHaveLength(0);
+    } finally {
+      rmSync(path, { recursive: true, force: true });
+    }
   });
 });

@@ -226,7 +226,7 @@ describe('reports and the ledger of a fleet', () => {
     expect(doc.totals.current).toBe(new Decimal(by.main.spend.current).plus(by.other.spend.current).toFixed());
     const md = await tally(['--profiles', 'main,other', 'report', '--markdown']);
     expect(md.stdout).toMatch(/^# tally report, 2 profiles\n\n\*\*Spend of 2 accounts, each counted once: ¥[\d,.]+ \(previous ¥[\d,.]+\)\*\*\n/);
-    expect(md.stdout.match(/^## tally report: week of /gm)).toHaveLength(2);
+    expect(md.stdout.match(/^## tally report: week \d{4}-\d{2}-\d{2} \u2013 \d{4}-\d{2}-\d{2}$/gm)).toHaveLength(2);
   });
 
   it('export --profiles: the rows of every profile, each with its profile, in one ledger', async () => {

@@ -64,6 +64,36 @@ run('the HTML report in a real Chromium', () => {
           expect(seen.figures['models-total']![0]).toBe(doc.models_total.current);
           expect(seen.figures.spend![1]).toMatch(/^¥[\d,]+\.\d{2}$/);
           expect(seen.overflow).toBeLessThanOrEqual(0);
+          // Readable without a mouse, on a phone too: every amount of a chart is page text (a day
+          // table under the day chart, an amount beside each model's bar) of at least 12 CSS px;
+          // no text inside a drawing (it would shrink with it); labels inside the chart; card
+          // values and dates on one line.
+          const look = await page.evaluate(() => {
+            const px = (el: Element) => Number.parseFloat(getComputedStyle(el).fontSize);
+            const lines = (el: Element) => {
+              const range = document.createRange();
+              range.selectNodeContents(el);
+              return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+            };
+            const page = document.documentElement.getBoundingClientRect();
+            const chartText = [...document.querySelectorAll('.scale, .ends span, .mname, .mval, table.days td')];
+            return {
+              svgText: document.querySelectorAll('svg text').length,
+              smallest: Math.min(...chartText.map(px)),
+              dayRows: document.querySelectorAll('table.days tbody tr').length,
+              modelAmounts: [...document.querySelectorAll('.mval')].map((e) => e.textContent),
+              outside: chartText.filter((el) => { const b = el.getBoundingClientRect(); return b.left < page.left - 0.5 || b.right > page.right + 0.5; }).length,
+              wrappedValues: [...document.querySelectorAll('.card .value')].filter((el) => lines(el) > 1).map((el) => el.textContent),
+              brokenDates: [...document.querySelectorAll('.nw')].filter((el) => lines(el) > 1).map((el) => el.textContent),
+            };
+          });
+          expect(look.svgText).toBe(0);
+          expect(look.smallest).toBeGreaterThanOrEqual(12);
+          expect(look.dayRows).toBe(doc.daily.length);
+          expect(look.modelAmounts).toHaveLength(spent.length);
+          expect(look.outside).toBe(0);
+          expect(look.wrappedValues).toEqual([]);
+          expect(look.brokenDates).toEqual([]);
           expect(seen.background).toBe(colorScheme === 'dark' ? 'rgb(13, 17, 23)' : 'rgb(255, 255, 255)');
           await page.emulateMedia({ media: 'print' });
           expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(255, 255, 255)');
