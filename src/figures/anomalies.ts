@@ -9,7 +9,8 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { type JsonObject } from '../domain/json.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
-import { BUCKET_SECONDS, type UsageWindow, resolveWindow } from '../domain/window.js';
+import { comparedWindow } from '../domain/comparison.js';
+import { BUCKET_SECONDS, type UsageWindow, periodsOf, resolveWindow } from '../domain/window.js';
 import { type Zone, fixedZone } from '../domain/zone.js';
 import { type DayGrid, type WindowOptions, timeSettings } from './day-grid.js';
 import { spendMetric } from './forecast.js';
@@ -21,9 +22,17 @@ export type FindingKind = 'spike' | 'new_model' | 'stopped_model' | 'zero_cost' 
 
 export interface Finding {
   kind: FindingKind;
-  /** The bucket (spike), the window (models, zero cost) or the first period (growth): Unix seconds. */
+  /**
+   * When it happened, Unix seconds: the spike's bucket, the day a model first (new, zero cost) or
+   * last (stopped) cost money, the first period of growth. Never the window that found it: the
+   * same finding found tomorrow in a moved window has the same date (and the same identity).
+   */
   start: number;
   end: number;
+  /** The bucket had not ended: a spike judged as it stands so far. */
+  running?: boolean;
+  /** A spike: the models that made it, largest first, with what each spent in its bucket. */
+  models?: { model: string; amount: Decimal }[];
   model?: string;
   /** What was spent: the bucket, the model in the window, the last period. */
   amount: Decimal;
@@ -78,6 +87,8 @@ export interface AnomalyRequest extends WindowOptions {
   rule?: Partial<AnomalyRule>;
   /** Spend per model over a window, when a caller asking for the same windows shares its requests (report). */
   spendOver?: (window: UsageWindow) => Promise<ModelSpendOver>;
+  /** The period the models are set against (the report's, by the one rule of comparedWindow); else that rule's for this window. */
+  previous?: UsageWindow;
 }
 
 export interface Anomalies {
@@ -111,9 +122,8 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
   const size = BUCKET_SECONDS[bucket];
   const stride = bucket === 'hour' ? 24 : 1;
   const history = window.start - rule.baseline * size * stride;
-  const length = window.end - window.start;
-  const previous = { start: window.start - length, end: window.start };
-  const spendOver = request.spendOver ?? ((w: UsageWindow) => modelSpendOver(ctx, w));
+  const previous = request.previous ?? comparedWindow({ current: window, spec: 'previous', month: request.month, last: request.last, dayOffset: grid.offset, now, zone: time.zone });
+  const spendOver = request.spendOver ?? remembered((w: UsageWindow) => modelSpendOver(ctx, w));
   const [series, current, before] = await Promise.all([
     loadOnGrid(ctx, { bucket, since: String(history), until: String(window.end) }, { zone: time.zone, known: grid }),
     spendOver(window),
@@ -127,15 +137,88 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
   const complete = series.slots.map((slot) => slot + size <= now);
   for (const spike of findSpikes(values, { baseline: rule.baseline, deviations: rule.deviations, minRatio: rule.minRatio, minAmount: rule.minAmount, stride }, first < 0 ? values.length : first)) {
     const start = series.slots[spike.index]!;
-    findings.push({ kind: 'spike', start, end: start + size, amount: spike.amount, baseline: spike.baseline, ratio: spike.ratio });
+    findings.push({ kind: 'spike', start, end: start + size, ...(start + size > now ? { running: true } : {}), amount: spike.amount, baseline: spike.baseline, ratio: spike.ratio });
   }
-  findings.push(...modelChanges(current, before, rule.minAmount));
-  findings.push(...zeroCost(current));
+  const changes = modelChanges(current, before, rule.minAmount);
+  const free = zeroCost(current);
+  await Promise.all([datedByEvent(spendOver, window, previous, grid.offset, [...changes, ...free]), ...findings.map((f) => namedModels(spendOver, f))]);
+  findings.push(...changes, ...free);
   const growth = steadyGrowth(values.slice(Math.max(0, first)).filter((_, i) => complete[Math.max(0, first) + i]), series.slots.slice(Math.max(0, first)), rule, size);
   if (growth) findings.push(growth);
   const order: Record<FindingKind, number> = { spike: 0, new_model: 1, stopped_model: 2, zero_cost: 3, growth: 4 };
   findings.sort((a, b) => a.start - b.start || order[a.kind] - order[b.kind] || (a.model ?? '').localeCompare(b.model ?? ''));
   return { window, previous, grid: series.dayGrid, labelZone: bucket === 'hour' ? time.zone : fixedZone(series.dayGrid.offset), rule, findings, seriesScope: series.scope, modelsScope: current.scope, metric };
+}
+
+/** Each request once: a window asked again is the answer already asked for. */
+function remembered(ask: (window: UsageWindow) => Promise<ModelSpendOver>): (window: UsageWindow) => Promise<ModelSpendOver> {
+  const asked = new Map<string, Promise<ModelSpendOver>>();
+  return (window) => {
+    const key = `${window.start}-${window.end}`;
+    if (!asked.has(key)) asked.set(key, ask(window));
+    return asked.get(key)!;
+  };
+}
+
+/** A spike names the models that made it: the largest in its bucket, up to three, until they make most of it. */
+async function namedModels(spendOver: (window: UsageWindow) => Promise<ModelSpendOver>, f: Finding): Promise<void> {
+  const over = await spendOver({ start: f.start, end: f.end });
+  if (over.incomplete) return;
+  const ranked = [...over.spend.entries()].filter(([, v]) => v.isPositive() && !v.isZero()).sort((a, b) => b[1].comparedTo(a[1]));
+  const total = ranked.reduce((a, [, v]) => a.plus(v), new Decimal(0));
+  const named: { model: string; amount: Decimal }[] = [];
+  for (const [model, amount] of ranked) {
+    if (named.length === 3 || (named.length > 0 && named.reduce((a, m) => a.plus(m.amount), new Decimal(0)).gte(total.mul('0.8')))) break;
+    named.push({ model, amount });
+  }
+  if (named.length) f.models = named;
+}
+
+/**
+ * Dates model findings by their event: the first day in the window a new model (or tokens at no
+ * cost) appears, the last day of the period before that a stopped model cost money. Found by
+ * narrowing in on the day with windows that grow from the window's start (or shrink to its end):
+ * each round asks up to three of them, together, and findings share every window they can.
+ */
+async function datedByEvent(spendOver: (window: UsageWindow) => Promise<ModelSpendOver>, window: UsageWindow, previous: UsageWindow, dayOffset: number, found: Finding[]): Promise<void> {
+  const targets = found.map((f) => {
+    const within = f.kind === 'stopped_model' ? previous : window;
+    const days = periodsOf(within, 'day', dayOffset);
+    const holds = (over: ModelSpendOver) => {
+      const value = f.kind === 'zero_cost' ? tokensOf(over, f.model!) : (over.spend.get(f.model!) ?? new Decimal(0));
+      return value.isPositive() && !value.isZero();
+    };
+    return { f, days, within, last: f.kind === 'stopped_model', holds, lo: 0, hi: days.length - 1 };
+  });
+  for (let round = 0; round < 12 && targets.some((t) => t.lo < t.hi); round++) {
+    await Promise.all(
+      targets
+        .filter((t) => t.lo < t.hi)
+        .map(async (t) => {
+          const cuts = [...new Set([1, 2, 3].map((j) => t.lo + Math.ceil((j * (t.hi - t.lo + 1)) / 4)).filter((c) => c > t.lo && c <= t.hi))];
+          // First: [start, day c) holds when the first day is before c. Last: [day c, end) holds when the last day is c or after.
+          const answers = await Promise.all(cuts.map(async (c) => ({ c, holds: t.holds(await spendOver(t.last ? { start: t.days[c]!.start, end: t.within.end } : { start: t.within.start, end: t.days[c]!.start })) })));
+          for (const { c, holds } of answers) {
+            if (t.last) {
+              if (holds) t.lo = Math.max(t.lo, c);
+              else t.hi = Math.min(t.hi, c - 1);
+            } else if (holds) t.hi = Math.min(t.hi, c - 1);
+            else t.lo = Math.max(t.lo, c);
+          }
+        }),
+    );
+  }
+  for (const t of targets) {
+    const day = t.days[t.lo];
+    if (day) Object.assign(t.f, { start: day.start, end: day.end });
+  }
+}
+
+function tokensOf(over: ModelSpendOver, model: string): Decimal {
+  const fields = over.fields;
+  if (!fields) return new Decimal(0);
+  const u = usagePerModel(over.records.filter((r) => isDecimalString(r[fields.spend])), fields).get(model);
+  return (u?.input ?? new Decimal(0)).plus(u?.output ?? 0);
 }
 
 /** Models that cost money in the window and not in the one before (at least the minimum), and the reverse. */

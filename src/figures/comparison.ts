@@ -38,17 +38,19 @@ export interface Comparison {
   field: string | undefined;
   /** A period whose records did not all come back (more pages than tally follows). */
   incomplete: boolean;
+  /** Whether the current window had ended when the comparison was made (its figures are final). */
+  currentComplete: boolean;
 }
 
 export async function loadComparison(ctx: Context, request: ComparisonRequest): Promise<Comparison> {
   const w = await comparedWindows(ctx, request);
   if (request.byModel) {
     const m = await compareModels(ctx, w, request.param);
-    return { current: w.current, previous: w.previous, grid: w.grid, rows: m.rows, totals: m.total, byModel: true, scope: m.scope, field: m.fields?.spend, incomplete: m.incomplete };
+    return { current: w.current, previous: w.previous, grid: w.grid, rows: m.rows, totals: m.total, byModel: true, scope: m.scope, field: m.fields?.spend, incomplete: m.incomplete, currentComplete: w.current.end <= Math.floor(ctx.now() / 1000) };
   }
   const t = await compareTotals(ctx, w, request.metric);
   const [a, b] = t.series;
-  return { current: a.window, previous: b.window, grid: a.dayGrid, rows: [t.row], totals: t.row, byModel: false, scope: t.scope, field: t.metric, incomplete: false };
+  return { current: a.window, previous: b.window, grid: a.dayGrid, rows: [t.row], totals: t.row, byModel: false, scope: t.scope, field: t.metric, incomplete: false, currentComplete: a.window.end <= Math.floor(ctx.now() / 1000) };
 }
 
 /** The window asked for and the period it is compared with, on one day grid (learned first, without a request when it is known). */
@@ -61,8 +63,12 @@ export interface ComparedWindows {
 
 export async function comparedWindows(ctx: Context, request: WindowOptions & { compare: string }): Promise<ComparedWindows> {
   const time = await timeSettings(ctx, request);
-  const grid = await knownDayGrid(ctx, time);
   const now = Math.floor(ctx.now() / 1000);
+  // Bad input is refused before the gateway is asked anything (learning its day grid may ask):
+  // both windows are worked out once on a provisional grid, which checks every value.
+  const provisional = resolveWindow({ ...request, now, zone: time.zone, bucket: 'day', dayOffset: 0 });
+  comparedWindow({ current: { start: provisional.start, end: provisional.end }, spec: request.compare, month: request.month, last: request.last, dayOffset: 0, now, zone: time.zone });
+  const grid = await knownDayGrid(ctx, time);
   const resolved = resolveWindow({ ...request, now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
   const current = { start: resolved.start, end: resolved.end };
   const previous = comparedWindow({ current, spec: request.compare, month: request.month, last: request.last, dayOffset: grid.offset, now, zone: time.zone });

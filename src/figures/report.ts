@@ -74,8 +74,10 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
     forecast,
     compareTotals(ctx, w),
     compareModels(ctx, w, undefined, spendOver),
-    hasBudgets ? loadBudgets(ctx, [], forecast) : undefined,
-    loadAnomalies(ctx, { since: String(w.current.start), until: String(w.current.end), utcOffset: request.utcOffset, spendOver }),
+    // Budgets as they stood at the period's end (now, for a period still running).
+    hasBudgets ? loadBudgets(ctx, [], forecast, { within: w.current }) : undefined,
+    // Models judged against the report's own previous period: one rule (comparedWindow) for every section.
+    loadAnomalies(ctx, { since: String(w.current.start), until: String(w.current.end), utcOffset: request.utcOffset, spendOver, previous: w.previous }),
   ]);
   const [now_, before] = totals.series;
   const metric = totals.metric;

@@ -20,7 +20,7 @@ export function reportPayload(kind: NotifyKind, report: Report, profile: string,
       const findings = x.findings.slice(0, 10).map((f) => `• ${f.kind} ${f.when}: ${f.text}`).join('\n');
       const sections = [
         `*tally report: ${x.label}* (${profile})\n${x.range}`,
-        `*Spend* ${x.spend}\n*Balance* ${x.balance} · *Runway* ${x.runway}${x.quota ? ` · ${x.quota}` : ''}`,
+        `*Spend* ${x.spend}\n*Balance now* ${x.balance} · *Runway now* ${x.runway}${x.quota ? ` · ${x.quota}` : ''}`,
         `*Day by day* \`${sparkline(x.days.map((d) => d.amount))}\``,
         ...(top ? [`*Top models*\n${top}`] : []),
         ...(x.budgets.length ? [`*Budgets*\n${x.budgets.map((b) => `• ${b.name}: ${b.text}`).join('\n')}`] : []),
@@ -38,7 +38,7 @@ export function reportPayload(kind: NotifyKind, report: Report, profile: string,
         headers: { Title: asciiHeader(`tally report: ${x.label} (${profile})`), Tags: 'bar_chart' },
         body: clipBytes(
           scrub(
-            [`Spend ${x.spend}`, `Balance ${x.balance}, runway ${x.runway}`, ...(x.top.length ? [`Top: ${x.top.slice(0, 3).map((m) => `${shortName(m.model ?? '', 40)} ${x.amount(m.current)}`).join(', ')}`] : []), x.findings.length ? `${x.findings.length} anomal${x.findings.length === 1 ? 'y' : 'ies'}: tally anomalies` : 'Nothing unusual.'].join('\n'),
+            [`Spend ${x.spend}`, `Balance now ${x.balance}, runway ${x.runway}`, ...(x.top.length ? [`Top: ${x.top.slice(0, 3).map((m) => `${shortName(m.model ?? '', 40)} ${x.amount(m.current)}`).join(', ')}`] : []), x.findings.length ? `${x.findings.length} anomal${x.findings.length === 1 ? 'y' : 'ies'}: tally anomalies` : 'Nothing unusual.'].join('\n'),
           ),
           NTFY_MAX_BYTES,
         ),

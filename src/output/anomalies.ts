@@ -25,13 +25,13 @@ export function findingMessage(f: Finding, a: Pick<Anomalies, 'rule' | 'labelZon
   const unit = a.rule.bucket;
   switch (f.kind) {
     case 'spike':
-      return `${unit === 'hour' ? 'an hour' : 'a day'} of ${amount(f.amount)}, ${f.ratio ? `${times(f.ratio)} ` : ''}the median ${amount(f.baseline!)} of ${baselineWords(a.rule)}`;
+      return `${unit === 'hour' ? 'an hour' : 'a day'} of ${amount(f.amount)}${f.running ? ' so far' : ''}, ${f.ratio ? `${times(f.ratio)} ` : ''}the median ${amount(f.baseline!)} of ${baselineWords(a.rule)}${f.models ? `; ${f.models.map((m) => `${m.model} ${amount(m.amount)}`).join(', ')} of it` : ''}`;
     case 'new_model':
-      return `${f.model} cost ${amount(f.amount)} in the window and nothing in the same length before it`;
+      return `${f.model} first cost money that day: ${amount(f.amount)} in the window, nothing in the period before it`;
     case 'stopped_model':
-      return `${f.model} cost ${amount(f.baseline!)} in the same length before the window and nothing in it`;
+      return `${f.model} last cost money that day: ${amount(f.baseline!)} in the period before the window, nothing since`;
     case 'zero_cost':
-      return `${f.model} counted ${groupDigits(f.tokens ?? '0')} tokens in the window at no cost`;
+      return `${f.model} counted ${groupDigits(f.tokens ?? '0')} tokens at no cost in the window, from that day on`;
     case 'growth':
       return `spend rose ${a.rule.growthPeriods} periods in a row (${f.periods!.map(amount).join(' → ')}), each by ${f.smallestStep!.toDecimalPlaces(0, Decimal.ROUND_DOWN).toFixed()}% or more`;
   }
@@ -60,6 +60,8 @@ export function anomaliesJson(a: Anomalies) {
       baseline: f.baseline === null ? null : f.baseline.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(),
       ratio: f.ratio === null ? null : f.ratio.toDecimalPlaces(4, Decimal.ROUND_HALF_UP).toFixed(),
       ...(f.tokens === undefined ? {} : { tokens: f.tokens }),
+      ...(f.running ? { complete: false } : {}),
+      ...(f.models ? { models: f.models.map((m) => ({ model: m.model, amount: m.amount.toFixed() })) } : {}),
       message: findingMessage(f, a, true),
     })),
   };

@@ -7,7 +7,7 @@ import { type Scope, scopeText } from '../domain/records.js';
 import { fixedZone } from '../domain/zone.js';
 import type { Comparison } from '../figures/comparison.js';
 import { escapeMarkdown } from './escape.js';
-import { describeWindow, windowJson } from './window-text.js';
+import { describeWindow, wallText, windowJson } from './window-text.js';
 
 /** A change in percent: two places, rounded half up; null where the earlier amount is zero. */
 export function percentText(value: Decimal | null): string | null {
@@ -30,8 +30,8 @@ export function comparisonRowJson(row: ComparisonRow) {
 export function comparisonJson(c: Comparison) {
   const zone = fixedZone(c.grid.offset);
   return {
-    current: windowJson(c.current, zone),
-    previous: windowJson(c.previous, zone),
+    current: { ...windowJson(c.current, zone), complete: c.currentComplete },
+    previous: { ...windowJson(c.previous, zone), complete: true },
     by: c.byModel ? 'model' : 'total',
     currency: 'CNY',
     rows: c.rows.map(comparisonRowJson),
@@ -42,11 +42,14 @@ export function comparisonJson(c: Comparison) {
   };
 }
 
+/** Rows of the comparison with the periods they compare (`YYYY-MM-DD HH:MM` on the day grid, ends excluded) and whether the current one had ended. */
 export function comparisonCsv(c: Comparison) {
+  const zone = fixedZone(c.grid.offset);
   const head = c.byModel ? ['model'] : [];
+  const periods = [wallText(c.previous.start, zone), wallText(c.previous.end, zone), wallText(c.current.start, zone), wallText(c.current.end, zone), String(c.currentComplete)];
   return {
-    header: [...head, 'previous', 'current', 'change', 'change_percent', 'status'],
-    rows: c.rows.map((r) => [...(c.byModel ? [r.model ?? ''] : []), r.previous.toFixed(), r.current.toFixed(), r.change.toFixed(), percentText(r.changePercent) ?? '', r.status ?? '']),
+    header: [...head, 'previous', 'current', 'change', 'change_percent', 'status', 'previous_start', 'previous_end', 'current_start', 'current_end', 'current_complete'],
+    rows: c.rows.map((r) => [...(c.byModel ? [r.model ?? ''] : []), r.previous.toFixed(), r.current.toFixed(), r.change.toFixed(), percentText(r.changePercent) ?? '', r.status ?? '', ...periods]),
   };
 }
 
@@ -83,7 +86,7 @@ export async function comparisonMarkdown(c: Comparison, exact: boolean): Promise
   const rule = c.byModel ? '| --- | ---: | ---: | ---: | ---: |' : '| --- | ---: | ---: | ---: | ---: |';
   const line = (label: string, r: ComparisonRow) => `| ${label} | ${amount(r.previous)} | ${amount(r.current)} | ${signed(r.change, amount)} | ${percentCell(r)} |`;
   const rows = c.byModel ? [...c.rows.map((r) => line(cell(r.model ?? ''), r)), line('**total**', c.totals)] : [line('spend', c.totals)];
-  const notes = [`current: ${now}`, `previous: ${before}`, whose(c.scope, c.byModel)].filter(Boolean).map((n) => cell(n));
+  const notes = [`current: ${now}${c.currentComplete ? '' : ' (part: it has not ended, its figures are so far)'}`, `previous: ${before}`, whose(c.scope, c.byModel)].filter(Boolean).map((n) => cell(n));
   if (c.incomplete) notes.push('a period had more records than tally fetched: its figures are partial');
   return ['### tally usage --compare', '', head, rule, ...rows, '', ...notes.map((n) => `${n}  `), ''].join('\n');
 }
@@ -94,9 +97,9 @@ export async function renderComparison(c: Comparison, ctx: Context): Promise<str
   const amount = (value: Decimal) => formatAmount(value, 'account', { exact: ctx.options.exact });
   const row = (first: string, r: ComparisonRow) => [first, amount(r.previous), amount(r.current), signed(r.change, amount), percentCell(r)];
   const columns = [
-    { header: c.byModel ? 'model' : '' },
+    { header: c.byModel ? 'model' : 'total' },
     { header: 'previous (¥)', align: 'decimal' as const, dropOrder: 2 },
-    { header: 'current (¥)', align: 'decimal' as const },
+    { header: c.currentComplete ? 'current (¥)' : 'current (part) (¥)', align: 'decimal' as const },
     { header: 'change (¥)', align: 'decimal' as const },
     { header: 'change', align: 'right' as const, dropOrder: 1 },
   ];
@@ -104,7 +107,7 @@ export async function renderComparison(c: Comparison, ctx: Context): Promise<str
     ? await renderTable({ columns, rows: c.rows.map((r) => row(r.model ?? '', r)), footer: row('total', c.totals) }, style)
     : await renderTable({ columns, rows: [row('spend', c.totals)] }, style);
   const [now, before] = windows(c);
-  const notes = [`current: ${now}`, `previous: ${before}`];
+  const notes = [`current: ${now}${c.currentComplete ? '' : ' (part: it has not ended, its figures are so far)'}`, `previous: ${before}`];
   const scope = whose(c.scope, c.byModel);
   if (scope) notes.push(scope);
   if (c.byModel && c.rows.length === 0) notes.unshift('no model cost money in either period');

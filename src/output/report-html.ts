@@ -146,7 +146,7 @@ function reportSection(r: Report, profile: string, inFleet: boolean): string {
     .join('');
   const sections = [
     `<${inFleet ? 'h2' : 'h1'}>${inFleet ? `Profile ${e(profile)}` : `tally report: ${dates(x.label)}`}</${inFleet ? 'h2' : 'h1'}><div class="muted">${dates(x.range)} · profile ${e(profile)} · previous period ${dates(x.previousRange)}</div>`,
-    `<div class="cards">${card('Spend', x.amount(r.spend.current), 'spend', r.spend.current.toFixed())}${card('Previous period', x.amount(r.spend.previous), 'previous', r.spend.previous.toFixed())}${card('Change', x.signed(r.spend.change), undefined, undefined, x.percent(r.spend))}${card('Balance', x.balance, 'balance', r.forecast.balance.balance.toFixed())}${card('Runway', x.runwayDays, undefined, undefined, x.runwayTo)}${x.quota ? card('Key quota', x.quota) : ''}</div>`,
+    `<div class="cards">${card('Spend', x.amount(r.spend.current), 'spend', r.spend.current.toFixed())}${card('Previous period', x.amount(r.spend.previous), 'previous', r.spend.previous.toFixed())}${card('Change', x.signed(r.spend.change), undefined, undefined, x.percent(r.spend))}${card('Balance now', x.balance, 'balance', r.forecast.balance.balance.toFixed())}${card('Runway now', x.runwayDays, undefined, undefined, x.runwayTo)}${x.quota ? card('Key quota', x.quota) : ''}</div>`,
     x.spendScope ? `<p class="muted">${e(x.spendScope)}</p>` : '',
     `<h2>Day by day</h2>${dailyChart(x.days, x.amount)}`,
     `<h2>Models</h2>${spent.length ? modelChart(spent.map((m) => ({ model: m.model ?? '', current: m.current })), x.amount) : '<p>No model cost money in this period.</p>'}`,

@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import { Decimal } from '../domain/money.js';
 import { scopeText } from '../domain/records.js';
-import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
+import { dateText, fixedZone, isoInZone, parseZone, wallClock } from '../domain/zone.js';
 import { budgetJson } from '../figures/budgets.js';
 import { forecastJson } from '../figures/forecast.js';
 import type { Report } from '../figures/report.js';
@@ -75,7 +75,7 @@ export function reportFacts(r: Report, exact = false) {
     days: r.daily.map((d) => ({ date: dateText(wallClock(d.start, zone)), amount: d.amount, complete: d.complete })),
     runwayDays: f.runwayDays === null ? 'not being used up' : `${f.runwayDays.toFixed()} days`,
     runwayTo: f.runwayDays === null || f.runsOutOn === null ? undefined : `to ${dateText(wallClock(f.runsOutOn, zone))}`,
-    budgets: (r.budgets?.budgets ?? []).map((b) => ({ name: b.name, text: `${amount(b.standing.spent)} of ${amount(b.standing.amount)}, ${b.standing.state}`, state: b.standing.state })),
+    budgets: (r.budgets?.budgets ?? []).map((b) => ({ name: b.name, text: `${amount(b.standing.spent)} of ${amount(b.standing.amount)}, ${b.standing.state}${r.complete ? ` (as it stood at the period's end, ${b.budget.period} from ${dateText(wallClock(b.standing.period.start, parseZone(b.budget.zone) ?? zone))})` : ' (so far)'}`, state: b.standing.state })),
     findings: r.anomalies.findings.map((finding) => ({ kind: finding.kind.replace('_', ' '), when: findingWhen(finding, r.anomalies.labelZone, r.anomalies.rule.bucket), text: findingMessage(finding, r.anomalies, exact) })),
     top: r.models.filter((m) => !m.current.isZero()).sort((a, b) => b.current.comparedTo(a.current)).slice(0, 5),
   };
@@ -92,7 +92,7 @@ export function reportMarkdown(r: Report, profile: string, exact = false): strin
   const x = reportFacts(r, exact);
   const cell = escapeMarkdown;
   const lines = [`## tally report: ${cell(x.label)}`, '', `${cell(x.range)}, profile ${cell(profile)}`, ''];
-  lines.push(`**Spend** ${cell(x.spend)}  `, `**Balance** ${cell(x.balance)} · **Runway** ${cell(x.runway)}${x.quota ? ` · ${cell(x.quota)}` : ''}`, '');
+  lines.push(`**Spend** ${cell(x.spend)}  `, `**Balance now** ${cell(x.balance)} · **Runway now** ${cell(x.runway)}${x.quota ? ` · ${cell(x.quota)}` : ''}`, '');
   if (x.spendScope) lines.push(`_${cell(x.spendScope)}_`, '');
   lines.push('### Day by day', '', `\`${sparkline(x.days.map((d) => d.amount))}\``, '', '| day | spend |', '| --- | ---: |', ...x.days.map((d) => `| ${d.date}${d.complete ? '' : ' (part)'} | ${cell(x.amount(d.amount))} |`), '');
   lines.push('### Models', '');
@@ -114,7 +114,7 @@ export async function renderReport(r: Report, profile: string, ctx: Context): Pr
   const x = reportFacts(r, ctx.options.exact);
   // The title, then where it is from, each fitted: nothing passes the terminal's width.
   const out: string[] = [style.paint.bold(await fitLines(`tally report: ${x.label}`, style.width)), style.paint.dim(await fitLines(`${x.range}, profile ${profile}`, style.width)), ''];
-  const panel: [string, string][] = [['Spend', x.spend], ['Balance', x.balance], ['Runway', x.runway]];
+  const panel: [string, string][] = [['Spend', x.spend], ['Balance now', x.balance], ['Runway now', x.runway]];
   if (x.quota) panel.push(['Key quota', x.quota]);
   if (x.top.length) panel.push(['Top models', x.top.map((m) => `${m.model} ${x.amount(m.current)}`).join(' · ')]);
   for (const b of x.budgets) panel.push([`Budget ${b.name}`, b.text]);

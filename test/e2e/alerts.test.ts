@@ -16,7 +16,7 @@ const state = tempDir();
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480 });
+  sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 5000 });
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -180,7 +180,7 @@ describe('tally report --send', () => {
     for (const block of blocks) expect(block.text.text.length).toBeLessThanOrEqual(3000);
     expect(blocks[0]!.text).toEqual({ type: 'mrkdwn', text: expect.stringMatching(/^\*tally report: week \d{4}-\d{2}-\d{2} \u2013 \d{4}-\d{2}-\d{2}\* \(default\)\n/) });
     expect(ntfy!.headers.title).toBe(`tally report: ${doc.period.label.replace("\u2013", "-")} (default)`);
-    expect(ntfy!.body).toMatch(/^Spend ¥[\d,.]+ \(previous ¥[\d,.]+, [+-]?¥[\d,.]+, [^)]+\)\nBalance ¥[\d,.]+, runway /);
+    expect(ntfy!.body).toMatch(/^Spend ¥[\d,.]+ \(previous ¥[\d,.]+, [+-]?¥[\d,.]+, [^)]+\)\nBalance now ¥[\d,.]+, runway /);
     expect(ntfy!.body).not.toMatch(/https?:/);
     // Cron runs it again within the period: nothing is sent, and it says so.
     received.length = 0;

@@ -73,7 +73,7 @@ describe.each(Object.entries(worlds))('usage --compare, %s world', (_name, world
 
   it('prints the same comparison as CSV and as a Markdown table', async () => {
     const csv = await runTally(['usage', '--compare', 'previous', '--by', 'model', '--csv'], { env: world.env, now: NOW });
-    expect(csv.stdout.split(/\r?\n/)[0]).toBe('model,previous,current,change,change_percent,status');
+    expect(csv.stdout.split(/\r?\n/)[0]).toBe('model,previous,current,change,change_percent,status,previous_start,previous_end,current_start,current_end,current_complete');
     const md = await runTally(['usage', '--compare', 'previous', '--by', 'model', '--markdown'], { env: world.env, now: NOW });
     expect(md.stdout).toMatch(/^### tally usage --compare\n\n\| model \| previous \| current \| change \| change % \|\n\| --- \| ---: \| ---: \| ---: \| ---: \|\n/);
     expect(md.stdout).toMatch(/^\| \*\*total\*\* \| ¥[\d,.]+ \| ¥[\d,.]+ \| [+-]?¥[\d,.]+ \| [+-]?[\d.]+%|—|new|gone \|$/m);
@@ -96,6 +96,25 @@ describe.each(Object.entries(worlds))('tally anomalies, %s world', (_name, world
     const threeDaysAgo = (NOW - 3 * DAY) / 1000;
     expect(spike.start <= threeDaysAgo && threeDaysAgo < spike.start + 86_400).toBe(true);
     for (const f of doc.findings) expect(f.message).toEqual(expect.any(String));
+  });
+
+  it('dates each finding by its event, never by the window: the first (or last) day the model cost money, as usage by model says day by day; a spike names its models', async () => {
+    const doc = await json(world, ['anomalies']);
+    const daily = async (window: { start: number; end: number }) => (await json(world, ['usage', '--by', 'model', '--bucket', 'day', '--since', String(window.start), '--until', String(window.end)])).periods as { start: number; records: Record<string, unknown>[] }[];
+    const spentOn = (p: { records: Record<string, unknown>[] }, model: string) =>
+      p.records.some((r) => Object.values(r).includes(model) && Object.entries(r).some(([k, v]) => /cost|spend|amount|yuan/i.test(k) && typeof v === 'string' && new Decimal(v).gt(0)));
+    const within = await daily(doc.window);
+    for (const f of doc.findings.filter((x: { kind: string }) => x.kind === 'new_model')) {
+      const first = within.find((p) => spentOn(p, f.model));
+      expect(f.start, f.model).toBe(first!.start);
+      expect(f.start).toBeGreaterThan(doc.window.start);
+    }
+    const stopped = doc.findings.find((x: { kind: string }) => x.kind === 'stopped_model');
+    const before = await daily({ start: doc.window.start - (doc.window.end - doc.window.start), end: doc.window.start });
+    expect(stopped.start).toBe(before.filter((p) => spentOn(p, stopped.model)).at(-1)!.start);
+    const spike = doc.findings.find((x: { kind: string }) => x.kind === 'spike');
+    expect(spike.models[0]).toEqual({ model: 'claude-opus-4.1', amount: expect.stringMatching(/^\d+\.\d+$/) });
+    expect(spike.message).toContain(`claude-opus-4.1 ¥`);
   });
 
   it('finds no spike below the minimum amount, and none in a quiet window', async () => {
