@@ -25,7 +25,7 @@ import { loadBudgets } from '../figures/budgets.js';
 import { readCounters } from '../figures/run-spend.js';
 import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
-import { type GrowthGate, anomalyGates, dailyCheck, growthGates as growthChecks, keyQuotaCheck, priceImpactGates, runwayCheck } from '../figures/check-gates.js';
+import { type GrowthGate, anomalyGates, dailyCheck, growthGates as growthChecks, keyQuotaCheck, priceImpactGates, readQuota, runwayCheck } from '../figures/check-gates.js';
 import { addAnomalyRuleOptions, anomalyRuleOf } from '../cli/anomaly-flags.js';
 import { seriesSpend } from '../figures/comparison.js';
 
@@ -198,7 +198,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const balanceRequest = balanceChecks.length > 0 || runway || budgetGates.length > 0 ? fetchBalance(client) : undefined;
   balanceRequest?.catch(() => undefined);
   // The forecast (its balance and day buckets) serves the runway checks and the budgets' projections alike.
-  const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days, metric: options.metric, utcOffset: options.utcOffset, keyQuota: runway }, balanceRequest) : undefined;
+  const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days, metric: options.metric, utcOffset: options.utcOffset, keyQuota: runway, forGate: true }, balanceRequest) : undefined;
   forecastRequest?.catch(() => undefined);
   const budgetNames = [...new Set(budgetGates.map((g) => g.name))];
   const runChecks = [
@@ -210,12 +210,13 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     warnKey && { name: 'warn-key-remaining', limit: decimalText(warnKey), unit: 'CNY', level: 'warn' as const, value: warnKey },
   ].filter((c): c is { name: string; limit: string; unit: string; level: 'fail' | 'warn'; value: Decimal } => Boolean(c));
   // The runway's forecast already asks for the key's quota: one request to the strictly limited token endpoint.
-  const keyQuotaRequest = keyChecks.length > 0 ? (forecastRequest && runway ? forecastRequest.then((f) => f.keyQuota) : fetchKeyQuota(client)) : undefined;
+  const keyQuotaRequest = keyChecks.length > 0 ? (forecastRequest && runway ? forecastRequest.then((f) => f.keyQuota) : fetchKeyQuota(client)).then(readQuota) : undefined;
   const windowRequest = { since: options.since, until: options.until, month: options.month, last: options.last, utcOffset: options.utcOffset, metric: options.metric };
   const [balance, spend, forecast, available, budgets, counters, keyQuota, growth, anomalies, impact] = await Promise.all([
     balanceRequest && balanceChecks.length > 0 ? guard(balanceChecks, () => balanceRequest) : undefined,
     maxSpend !== undefined ? guard([{ name: 'max-spend', limit: decimalText(maxSpend), unit: 'CNY' }], () => loadSpend(ctx, options)) : undefined,
-    runway ? guard(runwayChecks, () => forecastRequest!) : undefined,
+    // A runway is the shorter of the balance's and the key quota's: a quota that could not be read leaves it unknown.
+    runway ? guard(runwayChecks, () => forecastRequest!.then((f) => (readQuota(f.keyQuota), f))) : undefined,
     models.length > 0 ? guard(models.map((m) => ({ name: `require-model:${m}`, limit: m, unit: 'model' as const })), () => fetchModels(client, 'native')) : undefined,
     budgetGates.length > 0 ? guard(budgetGates.map((g) => ({ name: gateName(g), limit: '', unit: 'CNY' })), () => loadBudgets(ctx, budgetNames, forecastRequest)) : undefined,
     // A mark that records no reading was taken (mark --fail-open): with --fail-open the run's spend is not measured, said as such.

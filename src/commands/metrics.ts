@@ -43,6 +43,8 @@ async function figuresOf(ctx: Context, profile: string): Promise<Figures> {
     const loaded = loadForecast(ctx, {});
     const stored = storedBudgets(ctx).then((list) => (list.length > 0 ? loadBudgets(ctx, [], loaded) : undefined));
     const [forecast, budgets] = await Promise.all([loaded, stored]);
+    // Exported as what could be read: a quota that could not be read leaves the runway unknown too (never a value for an alert rule).
+    if (forecast.keyQuota.state === 'unknown') ctx.warn(`profile "${profile}": ${forecast.keyQuota.reason}; tally_key_remaining and tally_runway_seconds are left out`);
     const now = Math.floor(ctx.now() / 1000);
     return { profile, loaded: forecast, budgets, now, models: await modelsToday(ctx, forecast, now) };
   } catch (error) {
@@ -100,7 +102,7 @@ function families(all: Figures[]): Family[] {
     const spend = at >= 0 && metric ? series.buckets[at]![metric] : undefined;
     today.samples.push({ labels, value: isDecimalString(spend) ? spend : '0' });
     for (const m of f.models ?? []) today.samples.push({ labels: { ...labels, model: m.model }, value: m.spend });
-    if (forecast.runwayDays !== null) runway.samples.push({ labels: { profile: f.profile }, value: forecast.runwayDays.mul(86_400).toFixed() });
+    if (forecast.runwayDays !== null && f.loaded.keyQuota.state !== 'unknown') runway.samples.push({ labels: { profile: f.profile }, value: forecast.runwayDays.mul(86_400).toFixed() });
     const quota = f.loaded.keyQuota.state === 'quota' ? f.loaded.keyQuota.quota : undefined;
     if (quota?.currency) keyRemaining.samples.push({ labels: { profile: f.profile, currency: quota.currency }, value: quota.remaining.toFixed() });
     for (const budget of f.budgets?.budgets ?? []) {

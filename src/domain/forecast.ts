@@ -38,7 +38,12 @@ export interface ForecastInput {
    * that of whichever runs out first.
    */
   keyRemaining?: Decimal;
+  /** The key's own average daily spend over the same days, where tally can know it (its by-model figures are the key's). */
+  keyPace?: Decimal;
 }
+
+/** The pace the key's quota is spent at: its own; else the account's; in either case at most its daily limit. */
+export type KeyPace = 'key' | 'account' | 'daily_limit';
 
 export interface Forecast {
   basis: { days: number; start: number; end: number; spend: Decimal };
@@ -49,6 +54,8 @@ export interface Forecast {
   runsOutOn: number | null;
   /** What runs out first at this pace: the balance, or the key's own quota. */
   runwayBasis: 'balance' | 'key_quota';
+  /** Where the key has a quota: the pace it is spent at, and which (undefined without one). */
+  keyPace?: { pace: KeyPace; daily: Decimal };
   monthToDate: Decimal;
   projectedMonthEnd: Decimal;
   today: { used: Decimal | null; limit: Decimal | null; projected: Decimal | null; limitReachedAt: number | null } | null;
@@ -71,10 +78,14 @@ export function forecast(input: ForecastInput): Forecast {
   const average = input.basisDays > 0 ? basisSpend.div(input.basisDays) : ZERO;
   let runwayDays: Decimal | null = null;
   let runsOutOn: number | null = null;
-  const keyFirst = input.keyRemaining !== undefined && input.keyRemaining.lt(input.balance);
-  const remaining = keyFirst ? input.keyRemaining! : input.balance;
-  if (average.gt(0)) {
-    const lasts = Decimal.max(remaining, 0).div(average);
+  // The key's quota is spent at the key's own pace (else the account's), never faster than its daily limit allows.
+  const keyPace = input.keyRemaining === undefined ? undefined : paceOfKey(input.keyPace, average, input.today?.limit);
+  const lastsFor = (remaining: Decimal, pace: Decimal) => (pace.gt(0) ? Decimal.max(remaining, 0).div(pace) : undefined);
+  const balanceLasts = lastsFor(input.balance, average);
+  const keyLasts = keyPace && lastsFor(input.keyRemaining!, keyPace.daily);
+  const keyFirst = keyLasts !== undefined && (balanceLasts === undefined || keyLasts.lt(balanceLasts));
+  const lasts = keyFirst ? keyLasts : balanceLasts;
+  if (lasts !== undefined) {
     runwayDays = lasts.floor();
     // Where the balance ends: now plus that many days, as a day of the grid, while a date can name it.
     const end = lasts.mul(DAY).floor().plus(now);
@@ -88,10 +99,17 @@ export function forecast(input: ForecastInput): Forecast {
     runwayDays,
     runsOutOn,
     runwayBasis: keyFirst ? 'key_quota' : 'balance',
+    ...(keyPace ? { keyPace } : {}),
     monthToDate,
     projectedMonthEnd,
     today: input.today ? todayForecast(input.today, now, todayStart) : null,
   };
+}
+
+function paceOfKey(own: Decimal | undefined, account: Decimal, limit: Decimal | undefined): { pace: KeyPace; daily: Decimal } {
+  const pace = own ?? account;
+  if (limit !== undefined && !limit.isZero() && limit.lt(pace)) return { pace: 'daily_limit', daily: limit };
+  return { pace: own === undefined ? 'account' : 'key', daily: pace };
 }
 
 function todayForecast(today: NonNullable<ForecastInput['today']>, now: number, todayStart: number): NonNullable<Forecast['today']> {

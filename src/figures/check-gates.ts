@@ -8,7 +8,7 @@ import { Decimal, decimalText } from '../domain/money.js';
 import type { CheckResult, Level } from '../output/check-report.js';
 import { formatAmount, formatStatedAmount } from '../output/money.js';
 import type { LoadedForecast } from './forecast.js';
-import type { KeyQuotaFigure } from './key-quota.js';
+import { type KeyQuotaFigure, quotaReadError } from './key-quota.js';
 
 type Gate = Omit<CheckResult, 'ok'>;
 
@@ -35,6 +35,12 @@ export function dailyCheck(name: string, level: Level, balance: Balance, thresho
     unit,
     detail: `${money(key.dailyUsed)} of the ${money(key.dailyLimit)} daily limit spent today`,
   };
+}
+
+/** A gate's reading of the key's quota: one that could not be read is the failure (exit 1, 3 or 4; --fail-open: not measured), never a value. */
+export function readQuota(figure: KeyQuotaFigure): KeyQuotaFigure {
+  if (figure.state === 'unknown') throw quotaReadError(figure);
+  return figure;
 }
 
 /** The key's own quota against a floor; a key without one (or whose record states no unit) is a warning that says why. */

@@ -3,16 +3,18 @@
 // projected, and where today is heading against the key's daily limit. Two requests issued
 // together (three with the key's quota): the balance and one usage request of day buckets.
 import type { Context } from '../context.js';
-import { ServiceError, UsageError } from '../errors.js';
+import { ServiceError, TallyError, UsageError } from '../errors.js';
 import { type Balance, fetchBalance } from '../api/balance.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { LosslessNumber, isJsonObject } from '../domain/json.js';
 import { type DailySpend, type Forecast, forecast, ledgerText } from '../domain/forecast.js';
 import { Decimal } from '../domain/money.js';
+import { bucketStart } from '../domain/window.js';
 import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
 import { wholeNumber } from '../cli/flag-values.js';
 import { type KeyQuota, type KeyQuotaFigure, fetchKeyQuota, keyQuotaJson } from './key-quota.js';
 import { type UsageSeries, loadUsageSeries } from './usage-series.js';
+import { modelSpendOver } from './usage-by-model.js';
 
 export interface ForecastOptions {
   days?: string;
@@ -20,6 +22,8 @@ export interface ForecastOptions {
   metric?: string;
   /** Whether the key's own quota is asked for (its runway may be the shorter one); budgets do without. */
   keyQuota?: boolean;
+  /** For a gate: a remembered failure to read the quota is not served (the gateway is asked again). */
+  forGate?: boolean;
 }
 
 export const DEFAULT_BASIS_DAYS = 7;
@@ -46,7 +50,7 @@ export async function loadForecast(ctx: Context, options: ForecastOptions, balan
   const [balance, series, keyQuota] = await Promise.all([
     balanceRequest ?? fetchBalance(client),
     loadUsageSeries(ctx, { bucket: 'day', since: `${span}d`, utcOffset: options.utcOffset }),
-    options.keyQuota === false ? Promise.resolve<KeyQuotaFigure>({ state: 'none', reason: 'not asked' }) : fetchKeyQuota(client, ctx.options.demo ? undefined : { stateDir: () => ctx.stateDir(), now: ctx.now }),
+    options.keyQuota === false ? Promise.resolve<KeyQuotaFigure>({ state: 'none', reason: 'not asked' }) : fetchKeyQuota(client, ctx.options.demo ? undefined : { stateDir: () => ctx.stateDir(), now: ctx.now }, { forGate: options.forGate }),
   ]);
   if (keyQuota.state === 'unknown') ctx.debug(keyQuota.reason);
   const metric = spendMetric(series, options.metric);
@@ -58,6 +62,9 @@ export async function loadForecast(ctx: Context, options: ForecastOptions, balan
     });
   }
   const key = balance.apiKey;
+  const comparable = comparableKeyQuota(keyQuota, balance.currency);
+  const now = Math.floor(ctx.now() / 1000);
+  const keyPace = comparable ? await keyOwnPace(ctx, bucketStart(now, 'day', series.dayGrid.offset), days) : undefined;
   const result = forecast({
     balance: balance.balance,
     days: spend,
@@ -65,9 +72,27 @@ export async function loadForecast(ctx: Context, options: ForecastOptions, balan
     now: Math.floor(ctx.now() / 1000),
     dayOffset: series.dayGrid.offset,
     today: key === null ? undefined : { used: key.dailyUsed, limit: key.dailyLimit },
-    keyRemaining: comparableKeyQuota(keyQuota, balance.currency)?.remaining,
+    keyRemaining: comparable?.remaining,
+    keyPace,
   });
   return { balance, series, forecast: result, metric, keyQuota };
+}
+
+/**
+ * The key's own average daily spend over the basis days, from its records of usage by model
+ * where the gateway says they are the key's (and all came back); undefined where tally cannot
+ * know it (the account's pace is used then, and said).
+ */
+async function keyOwnPace(ctx: Context, todayStart: number, days: number): Promise<Decimal | undefined> {
+  try {
+    const over = await modelSpendOver(ctx, { start: todayStart - days * 86_400, end: todayStart });
+    if (over.scope !== 'key' || over.incomplete) return undefined;
+    return [...over.spend.values()].reduce((a, v) => a.plus(v), new Decimal(0)).div(days);
+  } catch (error) {
+    if (error instanceof TallyError && error.kind === 'interrupted') throw error;
+    ctx.debug(`the key's own spend could not be read (${(error as Error).message}); its quota is set against the account's pace`);
+    return undefined;
+  }
 }
 
 /**
@@ -112,6 +137,7 @@ export function forecastJson(loaded: LoadedForecast) {
     runway_days: f.runwayDays === null ? null : new LosslessNumber(f.runwayDays.toFixed()),
     runs_out_on: f.runsOutOn === null ? null : dateText(wallClock(f.runsOutOn, zone)),
     runway_basis: f.runwayBasis,
+    ...(f.keyPace ? { key_pace: { basis: f.keyPace.pace, daily: ledgerText(f.keyPace.daily) } } : {}),
     key_quota: keyQuotaJson(loaded.keyQuota),
     month_to_date: f.monthToDate.toFixed(),
     projected_month_end: ledgerText(f.projectedMonthEnd),

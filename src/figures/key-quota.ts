@@ -7,7 +7,7 @@ import type { HttpClient } from '../api/http.js';
 import { type TokenRecord, fetchTokenRecord } from '../api/billing.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import type { CachedQuota } from '../settings/quota-cache.js';
-import { TallyError } from '../errors.js';
+import { AuthError, RateLimitError, ServiceError, TallyError } from '../errors.js';
 
 export interface KeyQuota {
   /** What the key may still spend (never below zero is not assumed: the record's figure as it is). */
@@ -25,7 +25,18 @@ export interface KeyQuota {
 export type KeyQuotaFigure =
   | { state: 'quota'; quota: KeyQuota }
   | { state: 'none'; reason: string }
-  | { state: 'unknown'; reason: string };
+  | { state: 'unknown'; reason: string; failure?: QuotaFailure; status?: number };
+
+/** Why the record could not be read, as the exit code a gate on it ends with: rate limited (4), the credential (3), else the service (1). */
+export type QuotaFailure = 'rate_limit' | 'auth' | 'service';
+
+/** A gate never passes on a quota it could not read: the failure, as the error its exit code belongs to. */
+export function quotaReadError(figure: Extract<KeyQuotaFigure, { state: 'unknown' }>): TallyError {
+  const message = figure.reason;
+  if (figure.failure === 'rate_limit') return new RateLimitError(message);
+  if (figure.failure === 'auth') return new AuthError(message);
+  return new ServiceError(message, figure.status === undefined ? {} : { status: figure.status });
+}
 
 export function keyQuotaFromRecord(record: TokenRecord): KeyQuotaFigure {
   if (record.unlimited) return { state: 'none', reason: 'the key has an unlimited quota' };
@@ -41,16 +52,17 @@ export interface QuotaMemory {
 
 /**
  * The key's quota: remembered for a few minutes per gateway and key, else asked of the gateway
- * once. Never throws for the gateway's sake (Ctrl-C still ends the run).
+ * once. Never throws for the gateway's sake (Ctrl-C still ends the run). `forGate`: a remembered
+ * failure (which spares a view a repeat request) is not served; the gateway is asked again.
  */
-export async function fetchKeyQuota(client: HttpClient, memory?: QuotaMemory): Promise<KeyQuotaFigure> {
+export async function fetchKeyQuota(client: HttpClient, memory?: QuotaMemory, options: { forGate?: boolean } = {}): Promise<KeyQuotaFigure> {
   const credential = client.credential;
   if (credential?.kind !== 'api-key') return { state: 'none', reason: 'signed in with a device token (no key)' };
   const stateDir = memory && (await memory.stateDir().catch(() => undefined));
   if (!memory || !stateDir) return askKeyQuota(client);
   const cache = await import('../settings/quota-cache.js');
   const kept = cache.readCachedQuota(stateDir, client.baseUrl, credential.secret, memory.now());
-  if (kept) return fromCached(kept);
+  if (kept && !(options.forGate && kept.state === 'unknown')) return fromCached(kept);
   const figure = await askKeyQuota(client);
   cache.rememberQuota(stateDir, client.baseUrl, credential.secret, toCached(figure), memory.now());
   return figure;
@@ -62,7 +74,8 @@ async function askKeyQuota(client: HttpClient): Promise<KeyQuotaFigure> {
   } catch (error) {
     if (!(error instanceof TallyError) || error.kind === 'interrupted') throw error;
     if (error.status === 404) return { state: 'none', reason: 'the gateway has no token endpoint' };
-    return { state: 'unknown', reason: `the key's quota could not be read: ${error.message}` };
+    const failure: QuotaFailure = error.kind === 'rate_limit' ? 'rate_limit' : error.kind === 'auth' ? 'auth' : 'service';
+    return { state: 'unknown', reason: `the key's quota could not be read: ${error.message}`, failure, ...(error.status === undefined ? {} : { status: error.status }) };
   }
 }
 

@@ -15,8 +15,8 @@ export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promis
   const runsOut = f.runsOutOn === null ? 'after the year 9999' : `on ${date(f.runsOutOn)}`;
   const what = f.runwayBasis === 'key_quota' ? "the key's own quota" : 'the balance';
   const rows: [string, string][] = [
-    ['Average daily spend', `${amount(f.averageDailySpend)}  (the last ${f.basis.days} complete day${f.basis.days === 1 ? '' : 's'}, ${date(f.basis.start)} to ${date(f.basis.end - 1)}: ${amount(f.basis.spend)})`],
-    ['Runway', f.runwayDays === null ? `no spend in that time: ${what} is not being used up` : `${wholeDays(f.runwayDays)}: ${what} runs out ${runsOut} at this pace${f.runwayBasis === 'key_quota' ? " (the account's pace, the most the key can spend)" : ''}`],
+    ['Average daily spend', `${amount(f.averageDailySpend)}  (${loaded.series.scope === 'account' ? "the whole account's, " : loaded.series.scope === 'key' ? "this key's, " : ''}the last ${f.basis.days} complete day${f.basis.days === 1 ? '' : 's'}, ${date(f.basis.start)} to ${date(f.basis.end - 1)}: ${amount(f.basis.spend)})`],
+    ['Runway', f.runwayDays === null ? `no spend in that time: ${what} is not being used up` : `${wholeDays(f.runwayDays)}: ${what} runs out ${runsOut} at ${f.runwayBasis === 'key_quota' && f.keyPace ? keyPaceWords(f.keyPace, amount) : 'this pace'}${loaded.keyQuota.state === 'unknown' ? " (the key's quota was not read: it may run out first)" : ''}`],
     ['This month', `${amount(f.monthToDate)} so far; ${amount(f.projectedMonthEnd)} projected by the month's end`],
   ];
   const today = f.today;
@@ -26,9 +26,16 @@ export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promis
     const limit = today.limit === null
       ? '; the key has no daily limit'
       : today.limitReachedAt === null ? `; the ${amount(today.limit)} limit is not reached at this pace` : `; the ${amount(today.limit)} limit is reached at ${isoInZone(today.limitReachedAt, zone).slice(11, 16)} at this pace`;
-    rows.push(['Today', `${amount(today.used)} spent${pace}${limit}`]);
+    rows.push(['Today', `${amount(today.used)} spent by this key${pace}${limit}`]);
   }
   return rows;
+}
+
+/** At which pace a key's quota is spent, in words: its own, the account's, or its daily limit. */
+export function keyPaceWords(keyPace: NonNullable<LoadedForecast['forecast']['keyPace']>, amount: (value: Decimal) => string): string {
+  if (keyPace.pace === 'key') return `the key's own pace (${amount(keyPace.daily)} a day)`;
+  if (keyPace.pace === 'daily_limit') return `its daily limit of ${amount(keyPace.daily)} at most`;
+  return `the account's pace (${amount(keyPace.daily)} a day; the key's own spend is not known)`;
 }
 
 /** `3,853 days`, for a whole number of days of any size. */

@@ -11,6 +11,7 @@ import type { Report } from '../figures/report.js';
 import { anomaliesJson, findingMessage, findingWhen } from './anomalies.js';
 import { comparisonRowJson, percentCell, signed as signedAmount } from './comparison.js';
 import { escapeMarkdown } from './escape.js';
+import { notReadWhy } from './key-quota.js';
 import { formatAmount } from './money.js';
 import { windowJson } from './window-text.js';
 
@@ -68,7 +69,7 @@ export function reportFacts(r: Report, exact = false) {
     percent,
     balance: amount(r.forecast.balance.balance),
     runway,
-    quota: quota ? `${formatAmount(quota.remaining, 'account', { currency: quota.currency ?? 'units', exact })} left of the key's own quota` : undefined,
+    quota: quota ? `${formatAmount(quota.remaining, 'account', { currency: quota.currency ?? 'units', exact })} left of the key's own quota` : r.forecast.keyQuota.state === 'unknown' ? `not read (${notReadWhy(r.forecast.keyQuota)})` : undefined,
     spend: `${amount(r.spend.current)} (previous ${amount(r.spend.previous)}, ${signed(r.spend.change)}, ${percent(r.spend)})`,
     spendScope: scopeText(r.spendScope),
     modelsScope: scopeText(r.modelsScope),

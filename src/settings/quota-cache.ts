@@ -16,7 +16,8 @@ const DECIMAL = /^-?\d{1,100}(\.\d{1,100})?$/;
 /** What is kept: the figure's plain form. */
 export type CachedQuota =
   | { state: 'quota'; remaining: string; granted: string | null; used: string | null; currency: string | null }
-  | { state: 'none' | 'unknown'; reason: string };
+  | { state: 'none'; reason: string }
+  | { state: 'unknown'; reason: string; failure?: 'rate_limit' | 'auth' | 'service'; status?: number };
 
 function quotaPath(stateDir: string, baseUrl: URL, secret: string): string {
   return cachePath(stateDir, 'key-quota', baseUrl, secret);
@@ -34,6 +35,7 @@ export function readCachedQuota(stateDir: string, baseUrl: URL, secret: string, 
       const ok = decimal(figure.remaining) && (figure.granted === null || decimal(figure.granted)) && (figure.used === null || decimal(figure.used)) && (figure.currency === null || (typeof figure.currency === 'string' && /^[A-Z]{3}$/.test(figure.currency)));
       return ok ? (figure as CachedQuota) : undefined;
     }
+    if (figure.state === 'unknown' && figure.failure !== undefined && !['rate_limit', 'auth', 'service'].includes(figure.failure as string)) return undefined;
     if ((figure.state === 'none' || figure.state === 'unknown') && typeof figure.reason === 'string' && figure.reason.length < 2000) return figure as CachedQuota;
     return undefined;
   } catch {

@@ -14,6 +14,8 @@ function forecastGateway(balance: string, limit: string, used: string, dailyCost
   gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, `{"currency": "CNY", "balance": "${balance}", "lifetime_spend": "1.00000000", "plan": {"has_active_plan": false}, "api_key": {"name": "k", "prefix": "gw-sk", "daily_cost_limit": "${limit}", "daily_cost_used": "${used}"}}`, json);
   const buckets = Array.from({ length: 7 }, (_, i) => `{"t": ${DAY(2026, 11, 14) + i * D}, "calls": 1, "cost": "${dailyCost}"}`).join(',');
   gw.pool.intercept({ path: (p: string) => p.startsWith('/v1/open/usage?bucket=day') }).reply(200, `{"buckets": [${buckets}], "totals": {"calls": 7, "cost": "0"}}`, json);
+  // A native gateway without the compatible token record: no key quota (not a quota that could not be read).
+  gw.pool.intercept({ path: '/api/usage/token/' }).reply(404, '{"error": {"message": "Invalid URL (GET /api/usage/token/)"}}', json);
   return gw;
 }
 
@@ -46,7 +48,7 @@ describe('tally forecast: figures of any size, as sent', () => {
         'Average daily spend  ¥1  (the last 7 complete days, 2026-11-14 to 2026-11-20: ¥7)',
         'Runway               100 days: the balance runs out on 2027-03-01 at this pace',
         "This month           ¥7 so far; ¥16.25 projected by the month's end",
-        "Today                ¥2.00000000 spent; ¥2.66666667 projected by the day's end; the ¥50.00000000 limit is not reached at this pace",
+        "Today                ¥2.00000000 spent by this key; ¥2.66666667 projected by the day's end; the ¥50.00000000 limit is not reached at this pace",
         'the gateway\'s day grid, inferred from the data; spend from usage field "cost"',
         '',
       ].join('\n'),

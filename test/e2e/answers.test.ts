@@ -48,7 +48,7 @@ describe('tally forecast', () => {
   it('draws the figures as a panel', async () => {
     const result = await tally(['forecast', '--days', '14']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Average daily spend +¥[\d,]+\.\d{2} +\(the last 14 complete days, 2026-11-04 to 2026-11-17: ¥[\d,]+\.\d{2}\)$/m);
+    expect(result.stdout).toMatch(/^Average daily spend +¥[\d,]+\.\d{2} +\(the whole account's, the last 14 complete days, 2026-11-04 to 2026-11-17: ¥[\d,]+\.\d{2}\)$/m);
     expect(result.stdout).toMatch(/^Runway +[\d,]+ days: the balance runs out on \d{4}-\d{2}-\d{2} at this pace$/m);
   });
 });

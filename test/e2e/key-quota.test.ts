@@ -19,7 +19,10 @@ describe("a key's own quota", () => {
     const left = new Decimal(forecast.key_quota.remaining);
     expect(left.lt(forecast.balance)).toBe(true);
     expect(forecast.runway_basis).toBe('key_quota');
-    expect(forecast.runway_days.toString()).toBe(left.div(forecast.average_daily_spend).floor().toFixed());
+    // The key's quota runs out at the key's own pace (its by-model figures are the key's), never faster than its ¥5 daily limit.
+    expect(['key', 'daily_limit']).toContain(forecast.key_pace.basis);
+    expect(new Decimal(forecast.key_pace.daily).lte(5)).toBe(true);
+    expect(forecast.runway_days.toString()).toBe(left.div(forecast.key_pace.daily).floor().toFixed());
     const status = JSON.parse((await tally(['status', '--json'], LIMITED_KEY)).stdout);
     expect(status.forecast.runway_days).toEqual(forecast.runway_days);
     const check = JSON.parse((await tally(['check', '--json', '--min-runway', '1'], LIMITED_KEY)).stdout);
@@ -33,7 +36,7 @@ describe("a key's own quota", () => {
     expect(perModel.length).toBeLessThanOrEqual(11);
     const table = (await tally(['forecast'], LIMITED_KEY)).stdout;
     expect(table).toMatch(/^Key's quota left +¥[\d,.]+ of ¥200\.00 granted$/m);
-    expect(table).toMatch(/^Runway +[\d,]+ days?: the key's own quota runs out on \d{4}-\d{2}-\d{2} at this pace/m);
+    expect(table).toMatch(/^Runway +[\d,]+ days?: the key's own quota runs out on \d{4}-\d{2}-\d{2} at (the key's own pace \(¥[\d.]+ a day\)|its daily limit of ¥5.00 at most)/m);
   });
 
   it('gates it with --min-key-remaining and --warn-key-remaining; a key without a quota is a warning that says why', async () => {
@@ -66,5 +69,41 @@ describe("a key's own quota", () => {
     expect(gate.code).toBe(0);
     expect(gate.stdout).toMatch(/^WARN {2}min-key-remaining {2}limit ¥10\.00: not measured \(does not apply: the token record states no unit/m);
     expect((await tally(['metrics'], LIMITED_KEY, raw)).stdout).not.toMatch(/^tally_key_remaining\{/m);
+  });
+});
+
+describe("a key's quota that could not be read", () => {
+  const limited = sandboxForFile(NOW, { accountLimit: 1000 });
+  const run = (args: string[]) => runTally(args, { env: { ...limited.env, TALLY_API_KEY: LIMITED_KEY }, now: NOW });
+
+  it('is "not read (rate limited)" in the views, never left out; a remembered failure is never served to a gate', async () => {
+    const truth = JSON.parse((await run(['check', '--min-key-remaining', '1000', '--min-runway', '100000', '--json'])).stdout).checks;
+    expect(truth.map((c: { level: string }) => c.level)).toEqual(['fail', 'fail']);
+    // One 429 on the token record, seen by a view: remembered for a few minutes.
+    limited.sandbox.faults.push({ kind: 'rate-limit', path: '/api/usage/token', times: 1 });
+    const status = await runTally(['status'], { env: { ...limited.env, TALLY_API_KEY: LIMITED_KEY, TALLY_CONFIG_DIR: `${limited.state.path}/remembers` }, now: NOW });
+    expect(status.stdout).toMatch(/^Key's quota +not read \(rate limited\)$/m);
+    // The gate asks again (the endpoint answers now): the truth, not a pass on the balance alone.
+    const gate = await runTally(['check', '--min-key-remaining', '1000', '--min-runway', '100000'], { env: { ...limited.env, TALLY_API_KEY: LIMITED_KEY, TALLY_CONFIG_DIR: `${limited.state.path}/remembers` }, now: NOW });
+    expect(gate.code).toBe(5);
+    expect(gate.stdout).toMatch(/^FAIL {2}min-runway/m);
+    expect(gate.stdout).toMatch(/^FAIL {2}min-key-remaining/m);
+  });
+
+  it('fails a gate with the failure\'s exit code while the limit holds, or with --fail-open is not measured: never a pass', async () => {
+    limited.sandbox.faults.push({ kind: 'rate-limit', path: '/api/usage/token', times: Number.POSITIVE_INFINITY });
+    try {
+      const held = await run(['check', '--min-key-remaining', '1', '--min-runway', '1']);
+      expect(held.code).toBe(4);
+      expect(held.stdout).toBe('');
+      expect(held.stderr).toMatch(/the key's quota could not be read: .*rate limit/);
+      const open = await run(['check', '--min-key-remaining', '1', '--min-runway', '1', '--fail-open', '--json']);
+      expect(open.code).toBe(0);
+      const checks = JSON.parse(open.stdout).checks;
+      expect(checks.map((c: { level: string }) => c.level)).toEqual(['warn', 'warn']);
+      expect(checks.every((c: { actual: unknown }) => c.actual === null)).toBe(true);
+    } finally {
+      limited.sandbox.faults.length = 0;
+    }
   });
 });
