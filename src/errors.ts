@@ -92,8 +92,14 @@ export class Interrupted extends TallyError {
   readonly kind: ErrorKind = 'interrupted';
 }
 
-/** The gateway could not be reached or answered with a failure of its own (network, timeout, 5xx, still rate limited): what --fail-open forgives. */
+/**
+ * A figure a gate needs could not be measured (no earlier catalog to compare with, prices tally
+ * cannot read): exit 1, or with --fail-open a WARN "not measured". Never a pass, never a zero.
+ */
+export class NotMeasured extends ServiceError {}
+
+/** The gateway could not be reached or answered with a failure of its own (network, timeout, 5xx, still rate limited), or a figure could not be measured: what --fail-open forgives. */
 export function isUnreachable(error: unknown): boolean {
-  if (error instanceof RateLimitError) return true;
+  if (error instanceof RateLimitError || error instanceof NotMeasured) return true;
   return error instanceof ServiceError && (error.kind === 'network' || error.kind === 'timeout' || (error.status ?? 0) >= 500);
 }

@@ -85,8 +85,10 @@ const RECORD_FIELD = /_usd$|^total_(usage|granted|used|available)$|^(granted|use
 export function unwrapRecord(body: JsonObject, path: string, host: string): JsonObject {
   const keys = Object.keys(body);
   const envelope = 'code' in body || 'success' in body || 'message' in body || 'msg' in body || keys.every((k) => WRAPPER_KEYS.has(k));
-  if (!('data' in body) || !envelope || keys.some((k) => RECORD_FIELD.test(k))) {
-    if (body.success === false) throw wrapperError(body, path, host);
+  const recordFields = keys.some((k) => RECORD_FIELD.test(k));
+  if (!('data' in body) || !envelope || recordFields) {
+    // A failure flag is a failure, data or not: `{"code": false, "message": …}` is no empty record.
+    if (body.success === false || (!recordFields && ('code' in body || 'success' in body) && !wrapperSucceeded(body))) throw wrapperError(body, path, host);
     return body;
   }
   if (wrapperSucceeded(body) && isJsonObject(body.data)) return body.data;

@@ -2,7 +2,7 @@
 // any fails. Service and auth errors keep their own exit codes unless --fail-open.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { AuthError, CheckFailed, UsageError, isUnreachable } from '../errors.js';
+import { AuthError, CheckFailed, NotMeasured, UsageError, isUnreachable } from '../errors.js';
 import { fetchBalance } from '../api/balance.js';
 import { fetchModels } from '../api/catalog.js';
 import { Decimal, decimalText } from '../domain/money.js';
@@ -61,6 +61,7 @@ interface CheckOptions {
   maxGrowth?: string;
   warnGrowth?: string;
   compare?: string;
+  against?: string;
   anomalies?: boolean;
   warnAnomalies?: boolean;
   bucket?: string;
@@ -104,6 +105,7 @@ export function configure(command: Command): void {
     .option('--bucket <size>', 'with an anomaly check: look at days (default) or hours')
     .option('--max-price-impact <amount>', "fail when the latest catalog repricing raises the key's usage of the last 30 days (or --since) by more than this (yuan)")
     .option('--warn-price-impact <amount>', 'warn when the latest repricing raises it by more than this')
+    .option('--against <version|file>', 'with a price-impact check: compare with this cached pricing_version or a saved catalog file (as pricing --diff --against)')
     .option('--fail-open', 'an unreachable service is a warning (exit 0), not an error');
   addAnomalyRuleOptions(command);
 }
@@ -146,6 +148,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     ...(options.warnBudget ?? []).map((text) => parseBudgetGate(text, '--warn-budget', 'warn')),
     ...(options.budgetProjected ?? []).map((text) => ({ ...parseBudgetGate(text, '--budget-projected', 'fail'), projected: true })),
   ];
+  if (impactGates.length === 0 && options.against !== undefined) throw new UsageError('--against goes with --max-price-impact or --warn-price-impact');
   if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, maxRun, warnRun, minKey, warnKey, anomalyLevel].every((c) => c === undefined) && models.length === 0 && budgetGates.length === 0 && growthGates.length === 0 && impactGates.length === 0) {
     throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway, --min-key-remaining, --budget, --max-run-spend, --max-growth, --anomalies, --max-price-impact or --require-model (see `tally check --help`)');
   }
@@ -175,10 +178,10 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       if (!options.failOpen || !isUnreachable(error)) throw error;
       // A gateway that hung past --timeout: the skipped conditions are still reported.
       if (ctx.signal.aborted && !ctx.interrupt.aborted) ctx.graceAfterDeadline();
-      const reason = `service unreachable: ${(error as Error).message}`;
+      const reason = error instanceof NotMeasured ? (error as Error).message : `service unreachable: ${(error as Error).message}`;
       for (const { name, limit, unit } of names) add({ name, level: 'warn', actual: null, limit, unit, detail: `skipped, ${reason}` });
       skipped.push(...names.map((n) => n.name));
-      ctx.warn(`--fail-open: skipped ${names.map((n) => n.name).join(', ')} because the service could not be reached (${(error as Error).message})`);
+      ctx.warn(`--fail-open: skipped ${names.map((n) => n.name).join(', ')} because ${error instanceof NotMeasured ? 'it could not be measured' : 'the service could not be reached'} (${(error as Error).message})`);
       return undefined;
     }
   };
@@ -224,7 +227,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     keyQuotaRequest ? guard(keyChecks, () => keyQuotaRequest) : undefined,
     growthGates.length > 0 ? guard(growthGates.map((g) => ({ name: g.name, limit: decimalText(g.percent), unit: 'percent' })), () => growthChecks(ctx, { ...windowRequest, compare: options.compare ?? 'previous' }, growthGates)) : undefined,
     anomalyLevel ? guard([{ name: anomalyLevel === 'fail' ? 'anomalies' : 'warn-anomalies', limit: '', unit: 'finding' }], () => anomalyGates(ctx, { ...windowRequest, bucket: options.bucket, rule: anomalyRule }, anomalyLevel)) : undefined,
-    impactGates.length > 0 ? guard(impactGates.map((g) => ({ name: g.name, limit: decimalText(g.amount), unit: 'CNY' })), () => priceImpactGates(ctx, options.since, impactGates)) : undefined,
+    impactGates.length > 0 ? guard(impactGates.map((g) => ({ name: g.name, limit: decimalText(g.amount), unit: 'CNY' })), () => priceImpactGates(ctx, options.since, impactGates, options.against)) : undefined,
   ]);
   for (const gate of [...(growth ?? []), ...(anomalies ?? []), ...(impact ?? [])]) add(gate);
 

@@ -28,6 +28,8 @@ interface Figures {
   /** When they were read (Unix seconds): "today" is the grid day that holds it. */
   now?: number;
   loaded?: LoadedForecast;
+  /** A profile that answers in part (a device token reads the balance, not usage): what it read. */
+  balanceOnly?: import('../api/balance.js').Balance;
   budgets?: Awaited<ReturnType<typeof loadBudgets>>;
   /** The key's spend today per model: the top MODEL_SERIES, the rest added up as `other` (bounded series). */
   models?: { model: string; spend: string }[];
@@ -49,6 +51,17 @@ async function figuresOf(ctx: Context, profile: string): Promise<Figures> {
     return { profile, loaded: forecast, budgets, now, models: await modelsToday(ctx, forecast, now) };
   } catch (error) {
     if (error instanceof TallyError && error.kind === 'interrupted') throw error;
+    // A device token reads the balance and nothing else: export what it can read, and say what not.
+    if (error instanceof TallyError && error.kind === 'auth' && (await ctx.settings()).credential?.kind === 'device-token') {
+      try {
+        const { fetchBalance } = await import('../api/balance.js');
+        const balanceOnly = await fetchBalance(await ctx.client());
+        ctx.warn(`profile "${profile}" is signed in with a device token: only its balance and lifetime spend are exported (usage, runway and budgets need an API key)`);
+        return { profile, balanceOnly };
+      } catch (inner) {
+        if (inner instanceof TallyError && inner.kind === 'interrupted') throw inner;
+      }
+    }
     ctx.debug(`metrics: profile "${profile}": ${(error as Error).message}`);
     return { profile };
   }
@@ -87,7 +100,13 @@ function families(all: Figures[]): Family[] {
   const budgetSpent = family('tally_budget_spent', "A budget's spend in its current period.");
   const budgetAmount = family('tally_budget_amount', "A budget's amount for each period.");
   for (const f of all) {
-    up.samples.push({ labels: { profile: f.profile }, value: f.loaded ? '1' : '0' });
+    up.samples.push({ labels: { profile: f.profile }, value: f.loaded || f.balanceOnly ? '1' : '0' });
+    if (f.balanceOnly) {
+      const raw = f.balanceOnly.raw;
+      const labels = { profile: f.profile, currency: f.balanceOnly.currency };
+      if (typeof raw.balance === 'string') balance.samples.push({ labels, value: raw.balance });
+      if (typeof raw.lifetime_spend === 'string') lifetime.samples.push({ labels, value: raw.lifetime_spend });
+    }
     if (!f.loaded) continue;
     const { balance: b, forecast, series, metric } = f.loaded;
     const labels = { profile: f.profile, currency: b.currency };

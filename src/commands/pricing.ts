@@ -1,20 +1,19 @@
 // tally pricing: the public price catalog in yuan per 1M tokens (or per call, second, image),
 // from service_pricing, never from the ratios.
-import { readStateFile } from '../settings/read-file.js';
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { escapeControl } from '../output/escape.js';
 import { ServiceError, TallyError, UsageError } from '../errors.js';
 import { readCatalog } from '../api/catalog.js';
 import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, isUnpriced, modelName, per1M, sortRows } from '../domain/catalog.js';
-import { type JsonObject, isJsonObject, parseJson } from '../domain/json.js';
+import type { JsonObject } from '../domain/json.js';
 import { emit } from '../output/emit.js';
 import { plural } from '../output/window-text.js';
 import { keptVersionTimes, readKeptVersion } from '../settings/pricing-cache.js';
 import { parseTimeSpec } from '../domain/window.js';
 import { ChangesFound } from '../errors.js';
 import { memo } from '../output/memo.js';
-import { type CatalogVersion, type LoadedCatalog, describeAge, loadCatalog } from '../figures/price-listing.js';
+import { type CatalogVersion, type LoadedCatalog, baselineFrom, describeAge, loadCatalog } from '../figures/price-listing.js';
 import type { Repricing } from '../figures/repricing.js';
 import { PRICE_CSV_HEADER, priceCells, priceCsv } from '../output/prices.js';
 import { globMatcher } from '../domain/glob.js';
@@ -143,34 +142,6 @@ function whatExists(rows: PriceRow[], options: PricingOptions): string {
   if (options.group !== undefined) parts.push(`groups: ${list(rows.flatMap((r) => r.groups))}`);
   if (options.model !== undefined) parts.push(`models such as ${list(rows.slice(0, 5).map((r) => r.name))}`);
   return `no model matches these filters; the catalog has ${parts.join('; ') || `${rows.length} models`}`;
-}
-
-/** The catalog to compare with: a cached pricing_version, or a saved file (raw catalog, cache file, or `pricing --json`). */
-async function baselineFrom(ctx: Context, against: string, versions: (CatalogVersion | undefined)[]): Promise<CatalogVersion> {
-  const cached = versions.find((v) => v !== undefined && v.pricingVersion === against);
-  if (cached) return cached;
-  let text: string;
-  try {
-    text = readStateFile(against, 256 * 1024 * 1024).toString('utf8');
-  } catch (error) {
-    const known = versions.map((v) => v?.pricingVersion).filter(Boolean);
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new UsageError(`--against "${against}" is neither a cached catalog version (${known.length ? `cached: ${known.join(', ')}` : 'none cached'}) nor a file`);
-    }
-    throw new UsageError(`--against "${against}": cannot read it (${(error as Error).message})`);
-  }
-  let body: unknown;
-  try {
-    body = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (error) {
-    throw new UsageError(`--against "${against}" is not JSON (${(error as Error).message})`);
-  }
-  const fail = (detail: string) => new UsageError(`--against "${against}": ${detail}`);
-  // tally's cache file holds the catalog under "catalog"; `pricing --json` lists models under "models".
-  const unwrapped = isJsonObject(body) && isJsonObject(body.catalog) ? body.catalog : isJsonObject(body) && Array.isArray(body.models) && !Array.isArray(body.data) ? { ...body, data: body.models } : body;
-  const catalog = readCatalog(unwrapped as JsonObject, fail);
-  ctx.debug(`--diff baseline: ${against} (${catalog.models.length} models)`);
-  return { pricingVersion: catalog.pricingVersion, records: catalog.models };
 }
 
 /**

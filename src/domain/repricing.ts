@@ -26,20 +26,29 @@ export interface Repriced {
   /** At the first prices, and at the second; null when unknown. */
   before: Decimal | null;
   after: Decimal | null;
+  /** Why it cannot be computed (basis unknown). */
+  why?: string;
 }
 
-/** Yuan per 1,000 tokens, as a Decimal (an absent price is zero). */
-const per1K = (text: string) => new Decimal(text === '' ? 0 : text);
+/** Yuan per 1,000 tokens, as a Decimal (a price the catalog does not state, or states in a form tally cannot read, is '': never zero). */
+const per1K = (text: string) => new Decimal(text);
 
-/** The usage priced at `from` and at `to`. */
+/** The usage priced at `from` and at `to`. A price tally cannot read is never taken as free. */
 export function reprice(usage: ModelUsage, from: PriceRow, to: PriceRow): Repriced {
-  if (usage.input !== undefined && usage.output !== undefined && from.perToken && to.perToken) {
-    const at = (row: PriceRow) => usage.input!.mul(per1K(row.input)).plus(usage.output!.mul(per1K(row.output))).div(1000);
+  if (from.perToken !== to.perToken) return unknown(`${to.name} is billed ${to.perToken ? 'per token' : `per ${to.other[0]?.name ?? 'call'}`} and ${from.name} ${from.perToken ? 'per token' : `per ${from.other[0]?.name ?? 'call'}`}: the prices cannot be set against each other`);
+  if (usage.input !== undefined && usage.output !== undefined && from.perToken) {
+    const missing = [from, to].flatMap((row) => [usage.input!.gt(0) && row.input === '' && `${row.name}'s input price`, usage.output!.gt(0) && row.output === '' && `${row.name}'s output price`].filter(Boolean));
+    if (missing.length) return unknown(`the catalog states no price tally can read for ${[...new Set(missing)].join(' and ')}`);
+    const at = (row: PriceRow) => (usage.input!.gt(0) ? usage.input!.mul(per1K(row.input)) : new Decimal(0)).plus(usage.output!.gt(0) ? usage.output!.mul(per1K(row.output)) : new Decimal(0)).div(1000);
     return { basis: 'tokens', before: at(from), after: at(to) };
   }
   const ratio = commonRatio(from, to);
   if (usage.amount !== undefined && ratio !== undefined) return { basis: 'scaled', before: usage.amount, after: usage.amount.mul(ratio) };
-  return { basis: 'unknown', before: null, after: null };
+  return unknown(usage.input === undefined || usage.output === undefined ? 'no tokens per model, and its prices did not change by one ratio' : 'its prices cannot be read');
+}
+
+function unknown(why: string): Repriced {
+  return { basis: 'unknown', before: null, after: null, why };
 }
 
 /**
@@ -52,6 +61,11 @@ export function commonRatio(from: PriceRow, to: PriceRow): Decimal | undefined {
     : from.other.map((o) => [o.value, to.other.find((p) => p.name === o.name)?.value ?? '']);
   let ratio: Decimal | undefined;
   for (const [a, b] of pairs) {
+    // A price stated on one side only, or in a form tally cannot read: no ratio (never a zero).
+    if (a === '' || b === '') {
+      if (a === b) continue;
+      return undefined;
+    }
     const before = per1K(a);
     if (before.isZero()) {
       if (!per1K(b).isZero()) return undefined;

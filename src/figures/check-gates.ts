@@ -9,6 +9,7 @@ import type { CheckResult, Level } from '../output/check-report.js';
 import { formatAmount, formatStatedAmount } from '../output/money.js';
 import type { LoadedForecast } from './forecast.js';
 import { type KeyQuotaFigure, quotaReadError } from './key-quota.js';
+import { NotMeasured } from '../errors.js';
 
 type Gate = Omit<CheckResult, 'ok'>;
 
@@ -104,15 +105,21 @@ export async function anomalyGates(ctx: Context, request: import('./anomalies.js
   }));
 }
 
-/** The latest repricing, priced on the key's usage, against a most the bill may rise by. */
-export async function priceImpactGates(ctx: Context, since: string | undefined, gates: { name: string; level: Level; amount: Decimal }[]): Promise<Gate[]> {
-  const [{ loadCatalog }, { diffCatalogs }, { priceImpact }] = await Promise.all([import('./price-listing.js'), import('../domain/catalog.js'), import('./repricing.js')]);
+/**
+ * The latest repricing (or the change from the catalog `against` names), priced on the key's
+ * usage, against a most the bill may rise by. Nothing to compare with, or prices tally cannot
+ * read, is "not measured" (exit 1, or --fail-open's WARN), never a pass at ¥0.
+ */
+export async function priceImpactGates(ctx: Context, since: string | undefined, gates: { name: string; level: Level; amount: Decimal }[], against?: string): Promise<Gate[]> {
+  const [{ loadCatalog, baselineFrom }, { diffCatalogs }, { priceImpact }] = await Promise.all([import('./price-listing.js'), import('../domain/catalog.js'), import('./repricing.js')]);
   const loaded = await loadCatalog(ctx, {}, { whole: true, forceLive: true });
   const base = (g: (typeof gates)[number]) => ({ name: g.name, limit: decimalText(g.amount), unit: 'CNY' });
-  if (!loaded.previous) return gates.map((g) => ({ ...base(g), level: 'pass', actual: '0', detail: 'no earlier catalog version cached to compare with: nothing repriced that tally knows of' }));
-  const changes = await diffCatalogs(loaded.previous.records, loaded.records ?? [], () => ctx.checkpoint());
-  const impact = await priceImpact(ctx, changes, loaded.previous.records, loaded.records ?? [], since);
-  const unknown = impact.rows.filter((r) => r.basis === 'unknown').map((r) => r.model);
-  const detail = `${impact.rows.length} repriced model${impact.rows.length === 1 ? '' : 's'} used by this key: ${formatAmount(impact.total.before, 'account')} at the old prices, ${formatAmount(impact.total.after, 'account')} at the new${unknown.length ? `; not computable for ${unknown.join(', ')}` : ''}`;
+  const previous = against === undefined ? loaded.previous : await baselineFrom(ctx, against, [loaded.previous]);
+  if (!previous) throw new NotMeasured('no earlier catalog version is cached to compare with, so the impact of a repricing cannot be measured; pin one with --against VERSION|FILE (tally pricing --json > catalog.json keeps one)');
+  const changes = await diffCatalogs(previous.records, loaded.records ?? [], () => ctx.checkpoint());
+  const impact = await priceImpact(ctx, changes, previous.records, loaded.records ?? [], since);
+  const unknown = impact.rows.filter((r) => r.basis === 'unknown');
+  if (unknown.length) throw new NotMeasured(`the impact of the repricing cannot be computed for ${unknown.map((r) => `${r.model} (${r.why ?? 'unknown'})`).join(', ')}`);
+  const detail = `${impact.rows.length} repriced model${impact.rows.length === 1 ? '' : 's'} used by this key: ${formatAmount(impact.total.before, 'account')} at the old prices, ${formatAmount(impact.total.after, 'account')} at the new`;
   return gates.map((g) => ({ ...base(g), level: impact.total.change.lte(g.amount) ? 'pass' : g.level, actual: impact.total.change.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(), detail }));
 }

@@ -4,7 +4,8 @@ import type { Context } from '../context.js';
 import { ConfigError, ServiceError, UsageError } from '../errors.js';
 import { fetchCatalog, readCatalog, refetchCatalog } from '../api/catalog.js';
 import { type PriceRow, priceRow, sortRows } from '../domain/catalog.js';
-import { type JsonObject, parseJson } from '../domain/json.js';
+import { type JsonObject, isJsonObject, parseJson } from '../domain/json.js';
+import { readStateFile } from '../settings/read-file.js';
 import {
   type CachedBytes,
   type CachedCatalog,
@@ -164,4 +165,32 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
     ctx.warn(`${(error as Error).message}; using the catalog cached ${describeAge(ctx.now() - loaded.fetchedAt)}${loaded.pricingVersion ? ` (version ${loaded.pricingVersion})` : ''}`);
     return loaded;
   }
+}
+
+/** The catalog to compare with (`pricing --diff --against`, `check --against`): a cached pricing_version, or a saved file (raw catalog, cache file, or `pricing --json`). */
+export async function baselineFrom(ctx: Context, against: string, versions: (CatalogVersion | undefined)[]): Promise<CatalogVersion> {
+  const cached = versions.find((v) => v !== undefined && v.pricingVersion === against);
+  if (cached) return cached;
+  let text: string;
+  try {
+    text = readStateFile(against, 256 * 1024 * 1024).toString('utf8');
+  } catch (error) {
+    const known = versions.map((v) => v?.pricingVersion).filter(Boolean);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new UsageError(`--against "${against}" is neither a cached catalog version (${known.length ? `cached: ${known.join(', ')}` : 'none cached'}) nor a file`);
+    }
+    throw new UsageError(`--against "${against}": cannot read it (${(error as Error).message})`);
+  }
+  let body: unknown;
+  try {
+    body = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (error) {
+    throw new UsageError(`--against "${against}" is not JSON (${(error as Error).message})`);
+  }
+  const fail = (detail: string) => new UsageError(`--against "${against}": ${detail}`);
+  // tally's cache file holds the catalog under "catalog"; `pricing --json` lists models under "models".
+  const unwrapped = isJsonObject(body) && isJsonObject(body.catalog) ? body.catalog : isJsonObject(body) && Array.isArray(body.models) && !Array.isArray(body.data) ? { ...body, data: body.models } : body;
+  const catalog = readCatalog(unwrapped as JsonObject, fail);
+  ctx.debug(`--diff baseline: ${against} (${catalog.models.length} models)`);
+  return { pricingVersion: catalog.pricingVersion, records: catalog.models };
 }

@@ -27,6 +27,8 @@ export interface RepricedRow {
   changePercent: Decimal | null;
   /** whatif: what the other model cannot do that this one could. */
   notes?: string[];
+  /** Why the impact cannot be computed (basis unknown). */
+  why?: string;
 }
 
 export interface Repricing {
@@ -54,7 +56,7 @@ async function usageOver(ctx: Context, since: string | undefined) {
 function row(model: string, usage: ModelUsage, from: PriceRow, to: PriceRow, other?: string): RepricedRow {
   const priced = reprice(usage, from, to);
   const change = priced.before && priced.after ? priced.after.minus(priced.before) : null;
-  return { model, ...(other ? { other } : {}), basis: priced.basis, spent: usage.amount, before: priced.before, after: priced.after, change, changePercent: priced.before && priced.after ? changePercent(priced.before, priced.after) : null };
+  return { model, ...(other ? { other } : {}), basis: priced.basis, spent: usage.amount, before: priced.before, after: priced.after, change, changePercent: priced.before && priced.after ? changePercent(priced.before, priced.after) : null, ...(priced.why ? { why: priced.why } : {}) };
 }
 
 function totalOf(rows: RepricedRow[]): Repricing['total'] {

@@ -28,8 +28,11 @@ export function repricingJson(r: Repricing) {
       change: ledger(row.change),
       change_percent: percentText(row.changePercent),
       ...(row.notes ? { notes: row.notes } : {}),
+      ...(row.why ? { why: row.why } : {}),
     })),
     unused: r.unused,
+    // The total is of the rows whose impact is known; these are not in it.
+    not_computable: r.rows.filter((row) => row.basis === 'unknown').map((row) => row.model),
     total: { before: ledger(r.total.before), after: ledger(r.total.after), change: ledger(r.total.change), change_percent: percentText(r.total.changePercent) },
     ...(r.incomplete ? { incomplete: true } : {}),
   };
@@ -46,14 +49,16 @@ export async function renderRepricing(r: Repricing, ctx: Context, labels: { befo
   const whose = scopeText(r.scope);
   if (whose) notes.push(whose);
   for (const row of r.rows) {
-    if (row.basis !== 'tokens') notes.push(`${row.model}: ${BASIS_WORDS[row.basis]}`);
+    if (row.basis !== 'tokens') notes.push(`${row.model}: ${row.basis === 'unknown' && row.why ? `cannot be computed: ${row.why}` : BASIS_WORDS[row.basis]}`);
     for (const note of row.notes ?? []) notes.push(`${row.other} for ${row.model}: ${note}`);
   }
   if (r.unused.length) notes.push(`not used in the window (nothing to price): ${r.unused.join(', ')}`);
   if (r.incomplete) notes.push('the usage had more records than tally fetched: its figures are partial');
   if (r.rows.length === 0) return `${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
   const rows = r.rows.map((row) => [row.other ? `${row.model} → ${row.other}` : row.model, amount(row.before), amount(row.after), signed(row.change), percent(row)]);
-  const footer = ['total', amount(r.total.before), amount(r.total.after), signed(r.total.change), percent(r.total)];
+  const unknown = r.rows.filter((row) => row.basis === 'unknown').length;
+  // A total is never ¥0.00 for what could not be computed: it says what it covers, or is not given.
+  const footer = unknown === r.rows.length ? ['total', '—', '—', '—', '—'] : [unknown ? `total (without ${unknown} not computable)` : 'total', amount(r.total.before), amount(r.total.after), signed(r.total.change), percent(r.total)];
   const table = await renderTable(
     {
       columns: [{ header: labels.first }, { header: `${labels.before} (¥)`, align: 'decimal' }, { header: `${labels.after} (¥)`, align: 'decimal' }, { header: 'change (¥)', align: 'decimal' }, { header: 'change', align: 'right', dropOrder: 1 }],

@@ -42,6 +42,9 @@ describe('billing against real gateways of the compatible family', () => {
     ['code false', '{"code": false, "message": "token expired", "data": null}', ' (code false): token expired'],
     ['code 1', '{"code": 1, "message": "no such token", "data": {"total_granted": 0}}', ' (code 1): no such token'],
     ['success false', '{"success": false, "message": "invalid token"}', ': invalid token'],
+    ['code false, no data', '{"code": false, "message": "token expired"}', ' (code false): token expired'],
+    ['code "error", no data', '{"code": "error", "message": "lookup failed"}', ' (code "error"): lookup failed'],
+    ['code -1, no data', '{"code": -1, "msg": "busy"}', ' (code -1): busy'],
   ] as const) {
     const said_ = flag === 'success false' ? `gw.test reported success: false for /api/usage/token/${said}` : `gw.test reported an error for /api/usage/token/${said}`;
     it(`reads a flag of ${flag} as the service's error, never as figures`, async () => {

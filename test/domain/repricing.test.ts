@@ -20,10 +20,24 @@ describe('reprice', () => {
     const scaled = reprice(usage('10'), row('0.01', '0.04'), row('0.015', '0.06'));
     expect(scaled.basis).toBe('scaled');
     expect(scaled.after!.toFixed()).toBe('15');
-    expect(reprice(usage('10'), row('0.01', '0.04'), row('0.015', '0.05'))).toEqual({ basis: 'unknown', before: null, after: null });
-    expect(reprice(usage(undefined), row('0.01', '0.04'), row('0.02', '0.08'))).toEqual({ basis: 'unknown', before: null, after: null });
+    expect(reprice(usage('10'), row('0.01', '0.04'), row('0.015', '0.05'))).toEqual({ basis: 'unknown', before: null, after: null, why: 'no tokens per model, and its prices did not change by one ratio' });
+    expect(reprice(usage(undefined), row('0.01', '0.04'), row('0.02', '0.08'))).toMatchObject({ basis: 'unknown', before: null, after: null });
     const perCall = reprice(usage('3'), row('', '', [{ name: 'price_per_call', value: '0.3' }], false), row('', '', [{ name: 'price_per_call', value: '0.45' }], false));
     expect(perCall.after!.toFixed()).toBe('4.5');
+  });
+
+  it('never takes a price it cannot read as free: a price the catalog does not state (or states as an object), or another billing mode, cannot be computed', () => {
+    const tokens = { amount: new Decimal('1'), input: new Decimal('1000'), output: new Decimal('500') };
+    // The new catalog's output price is an object tally cannot read: it reaches the row as ''.
+    expect(reprice(tokens, row('0.01', '0.04'), row('0.01', ''))).toEqual({ basis: 'unknown', before: null, after: null, why: "the catalog states no price tally can read for m's output price" });
+    // Per call against per token: the two cannot be set against each other.
+    const perCall = reprice(tokens, row('0.01', '0.04'), row('', '', [{ name: 'price_per_call', value: '0.3' }], false));
+    expect(perCall.basis).toBe('unknown');
+    expect(perCall.why).toMatch(/billed per price_per_call .* per token: the prices cannot be set against each other/);
+    // Scaled by a ratio only when every price billed at is readable on both sides.
+    expect(reprice({ amount: new Decimal('2'), input: undefined, output: undefined }, row('0.01', '0.04'), row('0.02', ''))).toMatchObject({ basis: 'unknown', before: null, after: null });
+    // An input-only model (embeddings): no output tokens, no output price needed.
+    expect(reprice({ amount: new Decimal('1'), input: new Decimal('1000'), output: new Decimal('0') }, row('0.01', ''), row('0.02', '')).after!.toFixed()).toBe('0.02');
   });
 
   it('changes nothing at the same prices, and is linear in the tokens (property)', () => {

@@ -191,6 +191,30 @@ describe.each(Object.entries(worlds))('what a price change costs, %s world', (_n
     expect(week.impact.window.start).toBe((await json(world, ['usage', '--since', '7d'])).start);
     const change = doc.impact.rows.reduce((a: Decimal, r: { change: string }) => a.plus(r.change), new Decimal(0));
     expect(new Decimal(doc.impact.total.change).minus(change).abs().lte('0.00000010')).toBe(true);
+    // The gate measures the same repricing, and fails above its impact.
+    const gate = await runTally(['check', '--max-price-impact', '0', '--json'], { env, now: NOW });
+    const measured = JSON.parse(gate.stdout).checks[0];
+    expect(measured.actual).toBe(new Decimal(doc.impact.total.change).toDecimalPlaces(8).toFixed());
+  });
+
+  it('never passes a price-impact gate with nothing to compare with: exit 1 "not measured" (--fail-open: a WARN), and --against pins the baseline', async () => {
+    const env = { ...world.env, TALLY_CONFIG_DIR: `${world.state.path}/first-run` };
+    const first = await runTally(['check', '--max-price-impact', '0.01'], { env, now: NOW });
+    expect(first.code).toBe(1);
+    expect(first.stdout).toBe('');
+    expect(first.stderr).toMatch(/no earlier catalog version is cached to compare with, so the impact of a repricing cannot be measured; pin one with --against VERSION\|FILE/);
+    // (That run cached the catalog it saw: a later run compares with it. A first run elsewhere, with --fail-open:)
+    const open = await runTally(['check', '--max-price-impact', '0.01', '--fail-open', '--json'], { env: { ...env, TALLY_CONFIG_DIR: `${world.state.path}/first-run-open` }, now: NOW });
+    expect(open.code).toBe(0);
+    expect(JSON.parse(open.stdout).checks[0]).toMatchObject({ name: 'max-price-impact', level: 'warn', actual: null });
+    // A saved catalog pins what the live one is compared with.
+    const saved = `${world.state.path}/catalog-before.json`;
+    const fresh = { ...world.env, TALLY_CONFIG_DIR: `${world.state.path}/pinned` };
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(saved, (await runTally(['pricing', '--json'], { env: fresh, now: NOW })).stdout);
+    const pinned = await runTally(['check', '--max-price-impact', '0', '--against', saved, '--json'], { env: fresh, now: NOW });
+    expect(JSON.parse(pinned.stdout).checks[0].actual, pinned.stderr).toMatch(/^-?\d+(\.\d+)?$/);
+    expect((await runTally(['check', '--min-balance', '1', '--against', saved], { env: fresh, now: NOW })).code).toBe(2);
   });
 });
 

@@ -68,6 +68,13 @@ describe('device login against the sandbox', () => {
     expect(screen.stdout).toMatch(/^Balance +¥[\d,]+\.\d{2} · lifetime spend/m);
     expect(screen.stdout).toContain('usage, top models and the forecast need an API key');
     expect(JSON.parse((await runTally(['status', '--json'], { env: { TALLY_CONFIG_DIR: dir } })).stdout)).toMatchObject({ usage: null, top_models: null, forecast: null, needs_api_key: ['usage', 'top_models', 'forecast'] });
+    // metrics exports what a device token reads (the balance), up, and says on stderr what it cannot.
+    const metrics = await runTally(['metrics'], { env: { TALLY_CONFIG_DIR: dir } });
+    expect(metrics.code).toBe(0);
+    expect(metrics.stdout).toContain('tally_up{profile="default"} 1\n');
+    expect(metrics.stdout).toMatch(/^tally_balance\{profile="default",currency="CNY"\} [\d.]+$/m);
+    expect(metrics.stdout).not.toMatch(/^tally_runway_seconds\{/m);
+    expect(metrics.stderr).toContain('signed in with a device token: only its balance and lifetime spend are exported');
     const line = await runTally(['statusline'], { env: { TALLY_CONFIG_DIR: dir } });
     expect(line.stdout).toMatch(/^¥[\d,]+\.\d{2} · today —\/— \(—\) · —\n$/);
 
