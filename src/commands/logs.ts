@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { namesGridDays, resolveWindow } from '../domain/window.js';
 import { knownDayGrid } from '../figures/usage-series.js';
-import { emit } from '../output/emit.js';
+import { emit, formatCsv, writeJson } from '../output/emit.js';
 import { describeWindow } from '../output/window-text.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages, parseParams } from '../figures/records.js';
 import { timeSettings } from '../figures/day-grid.js';
@@ -63,6 +63,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   });
   // An export that could not finish keeps what it fetched (printed below), says where to resume, and ends with its error.
   const stopped = found.stopped;
+  // Stopped by --timeout: what was fetched is still written (a moment's grace for it). By Ctrl-C: the document is written at once, below.
+  if (stopped && ctx.signal.aborted && !ctx.interrupt.aborted) ctx.graceAfterDeadline();
   const endStopped = () => {
     if (!stopped) return;
     ctx.warn(`the export stopped before page ${stopped.page} (${stopped.error.message}); ${found.records.length || 'the'} records so far are written; continue with --all --resume ${stopped.resume}`);
@@ -73,6 +75,12 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     // NDJSON holds records only: that the list is cut short goes to stderr.
     if (found.more) ctx.note(`only the first page was written; more records exist in this window (${found.more})`);
     return;
+  }
+  if (stopped && ctx.interrupt.aborted) {
+    // Interrupted: the records fetched so far are written as they are (the document says complete: false), then the run ends as interrupted.
+    if (ctx.options.json) await writeJson(ctx, recordsJson(found, exact, time.zone), 2);
+    else if (ctx.options.csv) ctx.io.out(formatCsv(recordsCsvOf(ctx, found, { timed: true }), ctx.io.stdoutIsTTY));
+    endStopped();
   }
   await emit(ctx, {
     json: () => recordsJson(found, exact, time.zone),

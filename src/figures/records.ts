@@ -125,7 +125,8 @@ export async function fetchAllPages(ctx: Context, client: HttpClient, path: stri
         page = await fetchRecordPage(client, url, pageQuery, paging.all ? { patient: true } : {});
       } catch (error) {
         // A long export that cannot go on keeps what it has and says where to resume (Ctrl-C still ends it).
-        if (!paging.all || !paging.keepPartial || pages === 0 || !next || !(error instanceof TallyError) || error.kind === 'interrupted' || next.kind === 'unrecognised') throw error;
+        // Ctrl-C too: what was fetched is kept and the cursor printed; the run still ends as interrupted.
+        if (!paging.all || !paging.keepPartial || pages === 0 || !next || !(error instanceof TallyError) || next.kind === 'unrecognised') throw error;
         // What already reached stdout stays there: say how much, as for any failure after output.
         if (paging.onPage && count > 0) error.message += ` (${plural(count, 'record')} of ${plural(pages, 'page')} were written before this)`;
         const stopped = { error, resume: resumeCursor(next), page: pages + 1 };
@@ -153,7 +154,13 @@ export async function fetchAllPages(ctx: Context, client: HttpClient, path: stri
       if (seen.has(token)) throw new ServiceError(`${client.host} returned the same continuation (${next.field}) twice; stopped after ${plural(pages, 'page')}`);
       seen.add(token);
       if (pages >= paging.maxPages) {
-        throw new ServiceError(`stopped after ${plural(pages, 'page')} (--max-pages ${paging.maxPages}) with more to come; narrow the window or raise --max-pages`);
+        const error = new ServiceError(`stopped after ${plural(pages, 'page')} (--max-pages ${paging.maxPages}) with more to come; narrow the window or raise --max-pages`);
+        // The page cap is a way a long export stops, like the others: it keeps what it fetched and says where to resume.
+        if (paging.keepPartial) {
+          if (paging.onPage && count > 0) error.message += ` (${plural(count, 'record')} of ${plural(pages, 'page')} were written before this)`;
+          return finish({ error, resume: resumeCursor(next), page: pages + 1 });
+        }
+        throw error;
       }
       if (next.kind === 'url') {
         url = followable(client, endpoint, next.url, next.field).href;

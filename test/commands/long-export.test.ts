@@ -2,6 +2,7 @@
 // for its window to reopen), and when it still cannot finish it keeps what it fetched, prints the
 // cursor to resume from, and --resume continues there.
 import { afterEach, describe, expect, it } from 'vitest';
+import { Interrupted } from '../../src/errors.js';
 import { type HostileGateway, againstHostile } from '../adversarial/hostile-gateway.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12);
@@ -62,6 +63,64 @@ describe('logs --all, a long export', () => {
     expect(rest.complete).toBe(true);
     expect((await run(['logs', '--all', '--resume', 'not a cursor'])).code).toBe(2);
     expect((await run(['logs', '--resume', cursor])).code).toBe(2);
+  });
+});
+
+describe('logs --all: every way a long export stops keeps what it fetched and prints the cursor', () => {
+  it('at --max-pages: the pages so far (JSON complete: false; NDJSON the lines), the cursor, exit 1; --resume goes on', async () => {
+    const { run } = await paged(() => false);
+    const capped = await run(['logs', '--all', '--max-pages', '2', '--json']);
+    expect(capped.code).toBe(1);
+    const doc = JSON.parse(capped.stdout);
+    expect(doc.complete).toBe(false);
+    expect(doc.records.map((r: { id: string }) => r.id)).toEqual(['c0', 'c1', 'c2', 'c3']);
+    expect(capped.stderr).toMatch(/stopped after 2 pages \(--max-pages 2\).*continue with --all --resume \S+/);
+    const lines = await run(['logs', '--all', '--max-pages', '2', '--ndjson']);
+    expect(lines.stdout.trim().split('\n')).toHaveLength(4);
+    const cursor = /--resume (\S+)/.exec(capped.stderr)![1]!;
+    const rest = JSON.parse((await run(['logs', '--all', '--json', '--resume', cursor])).stdout);
+    expect(rest.records.map((r: { id: string }) => r.id)).toEqual(['c4', 'c5', 'c6', 'c7', 'c8', 'c9']);
+  });
+
+  it('on Ctrl-C: the document of what was fetched, the cursor, exit 130', async () => {
+    const interrupt = new AbortController();
+    // Ctrl-C while page 3 is being waited for (the gateway holds its rate limit).
+    const { env } = await paged((cursor) => {
+      if (cursor === 2) interrupt.abort(new Interrupted('interrupted'));
+      return cursor >= 2;
+    });
+    const { runCommand } = await import('../helpers.js');
+    const result = await runCommand(['logs', '--all', '--json'], { env, now: () => NOW, interrupt: interrupt.signal });
+    expect(result.code, result.stderr).toBe(130);
+    const doc = JSON.parse(result.stdout);
+    expect(doc.complete).toBe(false);
+    expect(doc.records).toHaveLength(4);
+    expect(result.stderr).toMatch(/--resume \S+/);
+  });
+
+  it('at --timeout: the document of what was fetched, the cursor, exit 1 (the built binary, a limit that does not reopen in time)', async () => {
+    const { runTally } = await import('../helpers.js');
+    const { gateway, env } = await againstHostile(
+      {
+        name: 'held',
+        routes: {
+          '/v1/open/logs': ({ url }) => {
+            const cursor = Number(url.searchParams.get('cursor') ?? '0');
+            if (cursor >= 2) return { status: 429, headers: { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '-1', 'retry-after': '1' }, body: '{"error": {"message": "rate limit exceeded"}}' };
+            return { body: `{"data": [${entry(2 * cursor)}, ${entry(2 * cursor + 1)}], "next_cursor": "${cursor + 1}", "has_more": true}` };
+          },
+        },
+      },
+      NOW,
+      gateways,
+    );
+    void gateway;
+    const result = await runTally(['logs', '--all', '--json', '--timeout', '2'], { env, now: NOW, timeoutMs: 15_000 });
+    expect(result.code, result.stderr).toBe(1);
+    const doc = JSON.parse(result.stdout);
+    expect(doc.complete).toBe(false);
+    expect(doc.records).toHaveLength(4);
+    expect(result.stderr).toMatch(/continue with --all --resume \S+/);
   });
 });
 
