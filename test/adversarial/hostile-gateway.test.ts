@@ -175,11 +175,13 @@ describe('hostile gateway: pagination, retries and encodings', () => {
     expect(elsewhere.requests).toHaveLength(0);
   });
 
-  it('stops at the page limit with an error, never a silently short list', async () => {
+  it('stops at the page limit with an error, never a silently short list: what it fetched says complete: false', async () => {
     const { run, gateway } = await against({ name: 'endless', routes: { '/v1/open/logs': ({ count }) => ({ body: `{"data": [{"id": "${count}"}], "next_cursor": "c${count}"}` }) } });
     const result = await run(['logs', '--all', '--max-pages', '3', '--json']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
+    const kept = JSON.parse(result.stdout);
+    expect(kept.complete).toBe(false);
+    expect(kept.records).toHaveLength(3);
     expect(result.stderr).toContain('stopped after 3 pages (--max-pages 3) with more to come');
     expect(gateway.requests).toHaveLength(3);
   });
