@@ -1,6 +1,7 @@
 // GET /api/pricing (public: no credential) and the model lists GET /v1/models, /alt/v1/models.
 import { type JsonObject, type JsonValue, isJsonObject } from '../domain/json.js';
 import type { HttpClient, JsonRequest } from './http.js';
+import { learnVendors } from '../domain/catalog.js';
 
 export interface Catalog {
   pricingVersion: string | undefined;
@@ -37,6 +38,7 @@ export function readCatalog(body: JsonValue, fail: (detail: string) => Error): C
   }
   // Gateways of the compatible family may put the version on the first record instead of the top.
   const version = body.pricing_version ?? (data[0] as JsonObject | undefined)?.pricing_version;
+  learnVendors(body, data as JsonObject[]);
   return {
     pricingVersion: typeof version === 'string' ? version : undefined,
     body,

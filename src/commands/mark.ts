@@ -4,6 +4,7 @@
 // an artifact passed between jobs).
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 import { isoInZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { isUnreachable } from '../errors.js';
@@ -20,6 +21,7 @@ export function configure(command: Command): void {
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
+  if (ctx.options.demo && typeof raw.file !== 'string') throw new UsageError('--demo never touches stored state: a demo mark goes to a file you name (--file PATH)');
   const name = checkMarkName(args[0] ?? 'run');
   const [settings, client, gateway] = await Promise.all([ctx.settings(), ctx.client(), ctx.gatewayIdentity()]);
   const secret = client.credential?.secret ?? '';

@@ -1,7 +1,7 @@
 // The price catalog's rules: prices come from `service_pricing` (yuan per 1,000 tokens, or per
 // call), never from the ratios; `owned_by` of the model list means nothing.
 import { compareDecimalText, isDecimalString } from './decimal-text.js';
-import { type JsonObject, type JsonValue, isJsonObject } from './json.js';
+import { type JsonObject, type JsonValue, isJsonNumber, isJsonObject, numberText } from './json.js';
 import { globMatcher } from './glob.js';
 
 /**
@@ -30,9 +30,33 @@ export function modelName(record: JsonObject): string {
   return typeof record.model_name === 'string' ? record.model_name : '';
 }
 
-/** The vendor's name: `vendor.name`, else `owner_by` (the catalog fills it in). */
+// Gateways of the compatible family name a record's vendor by a number (`vendor_id`) into a
+// top-level `vendors` list. Records stay exactly as sent (--json prints them unchanged); the name
+// each id stands for is kept beside them, here.
+const vendorByRecord = new WeakMap<JsonObject, string>();
+
+/** Learns the names a catalog's `vendors` list gives its records' `vendor_id`s. */
+export function learnVendors(body: JsonObject, records: JsonObject[]): void {
+  if (!Array.isArray(body.vendors)) return;
+  const names = new Map<string, string>();
+  for (const v of body.vendors) {
+    if (!isJsonObject(v) || typeof v.name !== 'string' || v.name === '') continue;
+    const id = typeof v.id === 'string' ? v.id : isJsonNumber(v.id) ? numberText(v.id) : undefined;
+    if (id !== undefined) names.set(id, v.name);
+  }
+  if (names.size === 0) return;
+  for (const record of records) {
+    const id = typeof record.vendor_id === 'string' ? record.vendor_id : isJsonNumber(record.vendor_id) ? numberText(record.vendor_id) : undefined;
+    const name = id === undefined ? undefined : names.get(id);
+    if (name !== undefined) vendorByRecord.set(record, name);
+  }
+}
+
+/** The vendor's name: `vendor.name`, else the name of its `vendor_id` in the catalog's vendors list, else `owner_by` (the catalog fills it in). */
 export function vendorName(record: JsonObject): string | undefined {
   if (isJsonObject(record.vendor) && typeof record.vendor.name === 'string') return record.vendor.name;
+  const listed = vendorByRecord.get(record);
+  if (listed !== undefined) return listed;
   return typeof record.owner_by === 'string' && record.owner_by !== '' ? record.owner_by : undefined;
 }
 
@@ -83,7 +107,7 @@ export function priceRow(record: JsonObject): PriceRow {
   return {
     name: modelName(record),
     vendor: vendorName(record) ?? '',
-    vendorKeys: lowerCaseKeys([vendor?.name, vendor?.slug, record.owner_by]),
+    vendorKeys: lowerCaseKeys([vendor?.name, vendor?.slug, vendorByRecord.get(record), record.owner_by]),
     types: stringList(record.supported_endpoint_types),
     groups: stringList(record.enable_groups),
     billingMode: typeof mode === 'string' ? mode : '',

@@ -158,4 +158,22 @@ describe('a price catalog of the compatible family (no service_pricing)', () => 
     const result = await runCommand(['pricing', '--wide'], { transport: gw.transport, env, width: 250 });
     expect(result.stdout).toMatch(/prices from service_pricing, yuan per 1M tokens; other prices \(per call, second, image\) as the catalog names them; no absolute prices for 1 model: none shown there/);
   });
+
+  it('names vendors by the catalog\'s vendors list where records give only a numeric vendor_id (--vendor filters by it); the records stay as sent', async () => {
+    const byId = (name: string, id: number) => record(name).replace('"vendor_id": 3', `"vendor_id": ${id}`);
+    const catalog = `{"success": true, "vendors": [{"id": 1, "name": "OpenAI", "icon": "x"}, {"id": 2, "name": "Zhipu"}], "data": [${byId('gpt-5', 1)}, ${byId('glm-4.6', 2)}]}`;
+    const gw = () => {
+      const g = mockGateway();
+      g.pool.intercept({ path: '/api/pricing' }).reply(200, catalog, json);
+      return g;
+    };
+    const only = await runCommand(['pricing', '--vendor', 'openai', '--json'], { transport: gw().transport, env });
+    expect(only.code, only.stderr).toBe(0);
+    const doc = JSON.parse(only.stdout);
+    expect(doc.models.map((m: { model_name: string }) => m.model_name)).toEqual(['gpt-5']);
+    expect(doc.models[0].vendor_id).toBe(1);
+    expect(doc.models[0]).not.toHaveProperty('vendor');
+    const none = await runCommand(['pricing', '--vendor', 'Nope'], { transport: gw().transport, env, width: 300 });
+    expect(none.stdout).toMatch(/the catalog has vendors: OpenAI, Zhipu/);
+  });
 });
