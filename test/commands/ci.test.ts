@@ -112,13 +112,17 @@ describe('reports a CI system reads', () => {
 });
 
 describe('marks under --demo', () => {
-  it('are found by the next --demo command: the demo gateway is one gateway, whatever port it listens on', async () => {
+  it('are found by the next --demo command: the demo gateway is one gateway, whatever port it listens on; --demo never writes into the state folder', async () => {
     const state = freshState();
     const env = { TALLY_CONFIG_DIR: state };
-    const mark = await runCommand(['--demo', 'mark', '--json'], { env, now: () => NOW });
+    const refused = await runCommand(['--demo', 'mark'], { env, now: () => NOW });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--demo never touches stored state: a demo mark goes to a file you name (--file PATH)');
+    const file = `${state}/named/demo-mark.json`;
+    const mark = await runCommand(['--demo', 'mark', '--file', file, '--json'], { env, now: () => NOW });
     expect(mark.code).toBe(0);
     expect(JSON.parse(mark.stdout).base_url).toBe('http://demo.tally.invalid/');
-    const check = await runCommand(['--demo', 'check', '--max-run-spend', '5', '--json'], { env, now: () => NOW });
+    const check = await runCommand(['--demo', 'check', '--max-run-spend', '5', '--mark-file', file, '--json'], { env, now: () => NOW });
     expect(check.code).toBe(0);
     expect(JSON.parse(check.stdout).checks[0]).toMatchObject({ name: 'max-run-spend', level: 'pass', actual: '0' });
   });
