@@ -3,7 +3,7 @@
 // anomalies, asked for together. Every figure is one the other commands show the same way.
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import type { ComparisonRow } from '../domain/comparison.js';
+import { type ComparisonRow, comparisonRow } from '../domain/comparison.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
@@ -44,6 +44,11 @@ export interface Report {
   models: ComparisonRow[];
   modelsTotal: ComparisonRow;
   modelsScope: Scope | undefined;
+  /**
+   * Where the headline is the account's and the models are the key's (and both are whole): the
+   * other keys' spend, so the two reconcile on the page (key + other keys = the headline).
+   */
+  otherKeys: ComparisonRow | undefined;
   daily: DailySpend[];
   budgets: LoadedBudgets | undefined;
   anomalies: Anomalies;
@@ -92,6 +97,7 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
     models: models.rows,
     modelsTotal: models.total,
     modelsScope: models.scope,
+    otherKeys: now_.scope === 'account' && models.scope === 'key' && !models.incomplete ? comparisonRow(totals.row.current.minus(models.total.current), totals.row.previous.minus(models.total.previous), 'other keys') : undefined,
     daily: now_.buckets.map((b, i) => ({ start: now_.slots[i]!, amount: metric !== undefined && isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0), complete: now_.slots[i]! + 86_400 <= Math.floor(ctx.now() / 1000) })),
     budgets,
     anomalies,

@@ -20,7 +20,7 @@ export function reportPayload(kind: NotifyKind, report: Report, profile: string,
       const findings = x.findings.slice(0, 10).map((f) => `• ${f.kind} ${f.when}: ${f.text}`).join('\n');
       const sections = [
         `*tally report: ${x.label}* (${profile})\n${x.range}`,
-        `*Spend* ${x.spend}\n*Balance now* ${x.balance} · *Runway now* ${x.runway}${x.quota ? ` · ${x.quota}` : ''}`,
+        `*Spend* ${x.spend}${x.reconcile ? `\n${x.reconcile}` : ''}\n*Balance now* ${x.balance} · *Runway now* ${x.runway}${x.quota ? ` · ${x.quota}` : ''}`,
         `*Day by day* \`${sparkline(x.days.map((d) => d.amount))}\``,
         ...(top ? [`*Top models*\n${top}`] : []),
         ...(x.budgets.length ? [`*Budgets*\n${x.budgets.map((b) => `• ${b.name}: ${b.text}`).join('\n')}`] : []),

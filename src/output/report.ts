@@ -12,7 +12,7 @@ import { anomaliesJson, findingMessage, findingWhen } from './anomalies.js';
 import { comparisonRowJson, percentCell, signed as signedAmount } from './comparison.js';
 import { escapeMarkdown } from './escape.js';
 import { notReadWhy } from './key-quota.js';
-import { formatAmount } from './money.js';
+import { formatAmount, formatShare } from './money.js';
 import { windowJson } from './window-text.js';
 
 /** A window's days as a person reads them, both included: `2026-11-16 \u2013 2026-11-22` (JSON keeps start and end half-open). */
@@ -42,6 +42,7 @@ export function reportJson(r: Report, profile: string) {
     spend: { ...rowJson(r.spend), scope: r.spendScope ?? null },
     models: r.models.map(rowJson),
     models_total: rowJson(r.modelsTotal),
+    ...(r.otherKeys ? { other_keys: rowJson(r.otherKeys) } : {}),
     models_scope: r.modelsScope ?? null,
     daily: r.daily.map((d) => ({ date: dateText(wallClock(d.start, zone)), start: d.start, amount: d.amount.toFixed(), ...(d.complete ? {} : { complete: false }) })),
     budgets: r.budgets ? budgetJson(r.budgets).budgets : [],
@@ -78,6 +79,7 @@ export function reportFacts(r: Report, exact = false) {
     runwayTo: f.runwayDays === null || f.runsOutOn === null ? undefined : `to ${dateText(wallClock(f.runsOutOn, zone))}`,
     budgets: (r.budgets?.budgets ?? []).map((b) => ({ name: b.name, text: `${amount(b.standing.spent)} of ${amount(b.standing.amount)}, ${b.standing.state}${r.complete ? ` (as it stood at the period's end, ${b.budget.period} from ${dateText(wallClock(b.standing.period.start, parseZone(b.budget.zone) ?? zone))})` : ' (so far)'}`, state: b.standing.state })),
     findings: r.anomalies.findings.map((finding) => ({ kind: finding.kind.replace('_', ' '), when: findingWhen(finding, r.anomalies.labelZone, r.anomalies.rule.bucket), text: findingMessage(finding, r.anomalies, exact) })),
+    reconcile: r.otherKeys ? `this key ${amount(r.modelsTotal.current)} + other keys ${amount(r.otherKeys.current)} = the account's ${amount(r.spend.current)} (the spend above); this key is ${formatShare(r.modelsTotal.current.toFixed(), r.spend.current.toFixed())} of it` : undefined,
     top: r.models.filter((m) => !m.current.isZero()).sort((a, b) => b.current.comparedTo(a.current)).slice(0, 5),
   };
 }
@@ -101,7 +103,9 @@ export function reportMarkdown(r: Report, profile: string, exact = false): strin
   else {
     lines.push('| model | previous | current | change | change % |', '| --- | ---: | ---: | ---: | ---: |');
     for (const m of r.models) lines.push(`| ${cell(m.model ?? '')} | ${cell(x.amount(m.previous))} | ${cell(x.amount(m.current))} | ${cell(x.signed(m.change))} | ${cell(x.percent(m))} |`);
-    lines.push(`| **total** | ${cell(x.amount(r.modelsTotal.previous))} | ${cell(x.amount(r.modelsTotal.current))} | ${cell(x.signed(r.modelsTotal.change))} | ${cell(x.percent(r.modelsTotal))} |`, '');
+    lines.push(`| **${r.otherKeys ? 'this key' : 'total'}** | ${cell(x.amount(r.modelsTotal.previous))} | ${cell(x.amount(r.modelsTotal.current))} | ${cell(x.signed(r.modelsTotal.change))} | ${cell(x.percent(r.modelsTotal))} |`);
+    if (r.otherKeys) lines.push(`| other keys | ${cell(x.amount(r.otherKeys.previous))} | ${cell(x.amount(r.otherKeys.current))} | ${cell(x.signed(r.otherKeys.change))} | ${cell(x.percent(r.otherKeys))} |`, `| **the account** | ${cell(x.amount(r.spend.previous))} | ${cell(x.amount(r.spend.current))} | ${cell(x.signed(r.spend.change))} | ${cell(x.percent(r.spend))} |`);
+    lines.push('');
     if (x.modelsScope) lines.push(`_${cell(x.modelsScope)}_`, '');
   }
   if (x.budgets.length) lines.push('### Budgets', '', ...x.budgets.map((b) => `- **${cell(b.name)}**: ${cell(b.text)}`), '');
@@ -136,6 +140,7 @@ export async function renderReport(r: Report, profile: string, ctx: Context): Pr
     );
   }
   const notes = [`previous period ${x.previousRange}`];
+  if (x.reconcile) notes.push(x.reconcile);
   if (x.spendScope) notes.push(`spend: ${x.spendScope}`);
   if (x.modelsScope) notes.push(`models: ${x.modelsScope}`);
   notes.push(...(x.findings.length ? x.findings.map((f) => `anomaly (${f.kind}, ${f.when}): ${f.text}`) : ['anomalies: nothing unusual']));

@@ -69,6 +69,17 @@ describe.each(Object.entries(worlds))('the clock moves on, %s world', (_name, wo
     expect(today.stdout.split('\n').filter(Boolean).every((l) => JSON.parse(l).complete === true)).toBe(true);
   });
 
+  it('the report\'s headline (the account) and its models (the key) reconcile on the page: a row for the other keys', async () => {
+    const doc = await json(['report', '--last']);
+    expect(doc.spend.scope).toBe('account');
+    expect(doc.models_scope).toBe('key');
+    const { Decimal } = await import('../../src/domain/money.js');
+    expect(new Decimal(doc.models_total.current).plus(doc.other_keys.current).toFixed()).toBe(new Decimal(doc.spend.current).toFixed());
+    const md = (await run(['report', '--last', '--markdown'])).stdout;
+    expect(md).toMatch(/^\| \*\*this key\*\* \|.*\n\| other keys \|.*\n\| \*\*the account\*\* \|/m);
+    expect((await run(['report', '--last'])).stdout).toMatch(/^this key ¥[\d,.]+ \+ other keys ¥[\d,.]+ = the account's ¥[\d,.]+ \(the spend above\); this key is [\d.]+% of it$/m);
+  });
+
   it('marks every period that has not ended: the comparison, the ledger, the report\'s day and title', async () => {
     const compare = await json(['usage', '--compare', 'previous']);
     expect(compare.current.complete).toBe(false);
