@@ -253,7 +253,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
         add({ name: gateName(gate), level: figures.projected.gt(figures.amount) ? gate.level : 'pass', actual: ledger(figures.projected), limit: ledger(figures.amount), unit, detail: `projected by the period's end at the recent pace; ${figures.state}` });
       } else {
         const limit = figures.amount.mul(gate.percent).div(100);
-        add({ name: gateName(gate), level: figures.spent.gte(limit) ? gate.level : 'pass', actual: ledger(figures.spent), limit: ledger(limit), unit, detail: `${gate.percent.toFixed()}% of the ${formatAmount(figures.amount, 'account', { currency: unit })} budget, spent this period; ${figures.state}` });
+        add({ name: gateName(gate), level: figures.spent.gte(limit) ? gate.level : 'pass', actual: ledger(figures.spent), limit: ledger(limit), unit, detail: `${gate.percent.toFixed()}% of the ${formatAmount(figures.amount, 'account', { currency: unit })} budget, spent this period; the whole budget is ${figures.state}` });
       }
     }
   }

@@ -73,7 +73,7 @@ export interface GrowthGate {
 
 /** The window's spend against the period it is compared with. */
 export async function growthGates(ctx: Context, request: import('./comparison.js').ComparisonRequest, gates: GrowthGate[]): Promise<Gate[]> {
-  const [{ loadComparison }, { describeWindow }, { fixedZone }, { percentText }] = await Promise.all([import('./comparison.js'), import('../output/window-text.js'), import('../domain/zone.js'), import('../output/comparison.js')]);
+  const [{ loadComparison }, { describeWindow }, { fixedZone }] = await Promise.all([import('./comparison.js'), import('../output/window-text.js'), import('../domain/zone.js')]);
   const c = await loadComparison(ctx, request);
   const zone = fixedZone(c.grid.offset);
   const money = (value: Decimal) => formatAmount(value, 'account');
@@ -85,7 +85,8 @@ export async function growthGates(ctx: Context, request: import('./comparison.js
       if (c.totals.current.isZero()) return { ...base, level: 'pass', actual: '0', detail: `no spend in either period; ${detail}` };
       return { ...base, level: g.level, actual: null, detail: `the previous period spent nothing, so any spend is unbounded growth; ${detail}` };
     }
-    return { ...base, level: change.lte(g.percent) ? 'pass' : g.level, actual: percentText(change)!, detail };
+    // The exact change (8 places at most): the check line shows it at the limit's precision, or finer where the two would read the same.
+    return { ...base, level: change.lte(g.percent) ? 'pass' : g.level, actual: change.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(), detail };
   });
 }
 

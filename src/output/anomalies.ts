@@ -62,7 +62,7 @@ export function anomaliesJson(a: Anomalies) {
       ...(f.tokens === undefined ? {} : { tokens: f.tokens }),
       ...(f.running ? { complete: false } : {}),
       ...(f.models ? { models: f.models.map((m) => ({ model: m.model, amount: m.amount.toFixed() })) } : {}),
-      message: findingMessage(f, a, true),
+      message: findingMessage(f, a),
     })),
   };
 }

@@ -67,11 +67,11 @@ export function signed(amount: Decimal, format: (value: Decimal) => string): str
   return `${amount.isNegative() ? '-' : amount.isZero() ? '' : '+'}${format(amount.abs())}`;
 }
 
-/** A change in percent as a cell: `+12.50%`, `new` or `gone` for a model, `—` from nothing. */
+/** A change in percent as a cell, with one decimal as every share (`+12.5%`), `new` or `gone` for a model, `—` from nothing. */
 export function percentCell(row: Pick<ComparisonRow, 'changePercent' | 'status'>): string {
   if (row.status === 'new') return 'new';
   if (row.status === 'gone') return 'gone';
-  const text = percentText(row.changePercent);
+  const text = row.changePercent === null ? null : row.changePercent.toDecimalPlaces(1, Decimal.ROUND_HALF_UP).toFixed(1);
   if (text === null) return '—';
   return `${text.startsWith('-') ? '' : '+'}${text}%`;
 }

@@ -115,6 +115,8 @@ describe.each(Object.entries(worlds))('tally anomalies, %s world', (_name, world
     const spike = doc.findings.find((x: { kind: string }) => x.kind === 'spike');
     expect(spike.models[0]).toEqual({ model: 'claude-opus-4.1', amount: expect.stringMatching(/^\d+\.\d+$/) });
     expect(spike.message).toContain(`claude-opus-4.1 ¥`);
+    // Messages read as the screen does (amounts to the fen); the exact figures are the fields.
+    for (const f of doc.findings) expect(f.message).not.toMatch(/¥[\d,]+\.\d{3,}/);
   });
 
   it('finds no spike below the minimum amount, and none in a quiet window', async () => {
@@ -143,7 +145,14 @@ describe('growth, status and the statusline on the compact world', () => {
     const above = percent.plus(1).toDecimalPlaces(0, Decimal.ROUND_UP).toFixed();
     const fail = await runTally(['check', '--max-growth', below, '--json'], { env: world.env, now: NOW });
     expect(fail.code).toBe(5);
-    expect(JSON.parse(fail.stdout).checks[0]).toMatchObject({ name: 'max-growth', level: 'fail', actual: doc.totals.change_percent, limit: below, unit: 'percent' });
+    const failed = JSON.parse(fail.stdout).checks[0];
+    expect(failed).toMatchObject({ name: 'max-growth', level: 'fail', limit: below, unit: 'percent' });
+    // The exact change in JSON (the comparison shows it to two places): the same quantity.
+    expect(new Decimal(failed.actual).toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2)).toBe(doc.totals.change_percent);
+    // At a limit of the same precision as the change, the line shows enough digits to tell them apart.
+    const close = new Decimal(failed.actual).toDecimalPlaces(3, Decimal.ROUND_DOWN);
+    const near = await runTally(['check', '--max-growth', close.toFixed(3)], { env: world.env, now: NOW });
+    if (!close.eq(failed.actual)) expect(near.stdout).not.toMatch(new RegExp(`actual ${close.toFixed(3).replace('.', '\\.')}%, limit ${close.toFixed(3).replace('.', '\\.')}%`));
     const pass = await runTally(['check', '--max-growth', above], { env: world.env, now: NOW });
     expect(pass.code).toBe(0);
     expect(pass.stdout).toMatch(/^PASS {2}max-growth {2}actual -?[\d.]+%, limit \d+% \(¥[\d,.]+ over window .* against ¥[\d,.]+ over window/);
