@@ -73,7 +73,7 @@ async function modelsToday(ctx: Context, loaded: LoadedForecast, now: number): P
   try {
     const [{ fetchAllPages, DEFAULT_MAX_PAGES }, { spendByModel }, { Decimal }] = await Promise.all([import('../figures/records.js'), import('../figures/usage-by-model.js'), import('../domain/money.js')]);
     const start = bucketStart(now, 'day', loaded.series.dayGrid.offset);
-    const found = await fetchAllPages(ctx, await ctx.client(), '/v1/open/usage/models', { start: String(start), end: String(start + 86_400) }, { all: false, maxPages: DEFAULT_MAX_PAGES });
+    const found = await fetchAllPages(ctx, await ctx.client(), '/v1/open/usage/models', { start: String(start), end: String(start + 86_400) }, { all: true, maxPages: DEFAULT_MAX_PAGES });
     const ranked = spendByModel(found.records)?.ranked.map(({ model, spend }) => [model, spend] as const);
     if (!ranked) return [];
     const top = ranked.slice(0, MODEL_SERIES).map(([model, value]) => ({ model, spend: value.toFixed() }));

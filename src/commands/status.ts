@@ -36,6 +36,8 @@ interface StatusData {
   loaded: LoadedForecast;
   week: UsageSeries;
   topModels: JsonObject[];
+  /** Spend per model (every record of a model added up), the largest first. */
+  topSpend: { model: string; spend: Decimal }[];
   modelFields: { model: string; spend: string } | undefined;
   modelsScope: Scope | undefined;
   budgets: LoadedBudgets | undefined;
@@ -93,16 +95,20 @@ async function loadStatus(ctx: Context, options: { utcOffset?: string }): Promis
   const hasBudgets = (await storedBudgets(ctx)).length > 0;
   const [loaded, models, budgets] = await Promise.all([
     forecast,
-    fetchAllPages(ctx, client, '/v1/open/usage/models', { start: String(window.start), end: String(window.end) }, { all: false, maxPages: DEFAULT_MAX_PAGES }),
+    // Spend per model is one figure, read whole (every page), each model's records added up.
+    fetchAllPages(ctx, client, '/v1/open/usage/models', { start: String(window.start), end: String(window.end) }, { all: true, maxPages: DEFAULT_MAX_PAGES }),
     hasBudgets ? loadBudgets(ctx, [], forecast) : undefined,
   ]);
   const week = await lastDays(loaded.series, WEEK);
-  const { modelAndSpend } = await import('../figures/usage-by-model.js');
+  const { modelAndSpend, spendByModel } = await import('../figures/usage-by-model.js');
   const modelFields = modelAndSpend(models.records);
-  const spendOf = (r: JsonObject) => (modelFields && isDecimalString(r[modelFields.spend]) ? new Decimal(r[modelFields.spend] as string) : new Decimal(0));
-  const topModels = [...models.records].sort((a, b) => spendOf(b).comparedTo(spendOf(a))).slice(0, TOP_MODELS);
+  const ranked = spendByModel(models.records, modelFields)?.ranked.slice(0, TOP_MODELS) ?? [];
+  // The records of the top models, as sent (--json keeps them), the largest model first.
+  const rank = new Map(ranked.map((m, i) => [m.model, i]));
+  const topModels = modelFields ? models.records.filter((r) => rank.has(String(r[modelFields.model] ?? ''))).sort((a, b) => rank.get(String(a[modelFields.model] ?? ''))! - rank.get(String(b[modelFields.model] ?? ''))!) : [];
+  const topSpend = ranked;
   const { spikeToday } = await import('../figures/anomalies.js');
-  return { loaded, week, topModels, modelFields, modelsScope: models.scope, budgets, alert: spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000)) };
+  return { loaded, week, topModels, topSpend, modelFields, modelsScope: models.scope, budgets, alert: spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000)) };
 }
 
 /** Whose figures a row shows, when the gateway says: two scopes are never set side by side without a word. */
@@ -156,8 +162,7 @@ async function renderStatus(data: StatusData, ctx: Context): Promise<string> {
     rows.push([`Last ${WEEK} days`, `${sparkline(values)}  ${isDecimalString(total) ? amount(total) : ''}${callText}${whose(week.scope)}`]);
   } else rows.push([`Last ${WEEK} days`, 'no usage to show']);
   if (data.modelFields && data.topModels.length > 0) {
-    const fields = data.modelFields;
-    rows.push(['Top models', `${data.topModels.map((r) => `${String(r[fields.model])} ${isDecimalString(r[fields.spend]) ? amount(r[fields.spend] as string) : ''}`.trim()).join(' · ')}${whose(data.modelsScope)}`]);
+    rows.push(['Top models', `${data.topSpend.map((m) => `${m.model} ${amount(m.spend.toFixed())}`).join(' · ')}${whose(data.modelsScope)}`]);
   }
   if (data.alert) {
     const { findingMessage } = await import('../output/anomalies.js');

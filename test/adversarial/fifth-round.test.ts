@@ -192,3 +192,31 @@ describe('every destination gets a message within its limits', () => {
     }
   });
 });
+
+describe('spend per model is one figure, read whole', () => {
+  it('status and metrics add up every page and every record of a model', async () => {
+    const series = Array.from({ length: 40 }, (_, i) => `{"t": ${TODAY - (39 - i) * DAY}, "cost": "1.00"}`).join(', ');
+    const { run } = await againstHostile(
+      {
+        name: 'paged models',
+        routes: {
+          '/v1/open/balance': { body: balanceBody() },
+          '/v1/open/usage': { body: `{"scope": "account", "buckets": [${series}], "totals": {"cost": "40.00"}}` },
+          '/api/usage/token/': { status: 404, body: '{"error": {"message": "Invalid URL"}}' },
+          // Two pages; "late" is split into two records, across them: together it is the largest.
+          '/v1/open/usage/models': ({ url }) =>
+            url.searchParams.get('cursor') === 'p2'
+              ? { body: '{"scope": "key", "models": [{"model": "late", "cost": "3.00"}, {"model": "small", "cost": "0.10"}], "next_cursor": null}' }
+              : { body: '{"scope": "key", "models": [{"model": "early", "cost": "4.00"}, {"model": "late", "cost": "2.50"}], "next_cursor": "p2"}' },
+        },
+      },
+      NOW,
+      gateways,
+    );
+    const status = await run(['status']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^Top models +late ¥5\.50 · early ¥4\.00 · small ¥0\.10/m);
+    const metrics = await run(['metrics']);
+    expect(metrics.stdout).toContain('tally_spend_today{profile="default",currency="CNY",model="late"} 5.5');
+  });
+});
