@@ -22,6 +22,8 @@ export interface ProfileOutcome {
   ok: boolean;
   /** Which account the profile's key spends from (same origin, currency, balance and lifetime spend), when known. */
   account?: string;
+  /** Which key it is (the origin and a hash of the credential): one key stored under two profiles is one key. */
+  key?: string;
   result?: unknown;
   /** The statusline's line (it has no JSON). */
   line?: string;
@@ -107,7 +109,7 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
     json: () => ({
       profiles: outcomes.map((o) =>
         o.skipped ? { profile: o.profile, ok: false, skipped: o.skipped, error: { kind: 'skipped', message: `skipped: ${o.skipped}` } }
-        : o.ok ? { profile: o.profile, ok: true, ...(o.account ? { account: o.account } : {}), result: statusline ? o.line : o.result }
+        : o.ok ? { profile: o.profile, ok: true, ...(o.account ? { account: o.account } : {}), ...(o.key ? { key: o.key } : {}), result: statusline ? o.line : o.result }
         : { profile: o.profile, ok: false, error: o.error },
       ),
     }),
@@ -166,13 +168,13 @@ async function runOne(module: CommandModule, command: Command, options: Record<s
     await module.run(options, ctx, command.args, (name) => command.getOptionValueSource(name) === 'cli');
     if (statusline) return { profile, ok: true, line: io.stdout.trim(), exitCode: 0 };
     const result = JSON.parse(io.stdout) as unknown;
-    return { profile, ok: true, result, exitCode: 0, account: await accountOf(ctx, result, command.name(), balanceAside) };
+    return { profile, ok: true, result, exitCode: 0, account: await accountOf(ctx, result, command.name(), balanceAside), key: await keyOf(ctx) };
   } catch (error) {
     if (error instanceof TallyError && error.kind === 'interrupted') throw error;
     // A failed check still printed its document: the profile's result is there, with exit 5.
     if (error instanceof CheckFailed && io.stdout.trim()) {
       const result = JSON.parse(io.stdout) as unknown;
-      return { profile, ok: true, result, exitCode: 5, account: await accountOf(ctx, result, command.name(), balanceAside) };
+      return { profile, ok: true, result, exitCode: 5, account: await accountOf(ctx, result, command.name(), balanceAside), key: await keyOf(ctx) };
     }
     const text = errorText(error, parent.secrets);
     return { profile, ok: false, error: { kind: text.kind, message: text.message, ...(text.status !== undefined ? { status: text.status } : {}) }, exitCode: error instanceof TallyError ? error.exitCode : 1 };
@@ -210,6 +212,15 @@ async function accountOf(ctx: Context, result: unknown, command: string, aside: 
   return accountId(origin, currency, balance, lifetime);
 }
 
+/** A key's id in a fleet: the origin and the credential's hash (never the secret), alike for one key stored under two profiles. */
+async function keyOf(ctx: Context): Promise<string | undefined> {
+  const settings = await ctx.settings();
+  const secret = settings.credential?.secret;
+  if (!secret || !settings.baseUrl) return undefined;
+  const { credentialId } = await import('./settings/cache-key.js');
+  return `key-${credentialId(`${settings.baseUrl.origin}\u0000${secret}`)}`;
+}
+
 /** The figures that matter for each command, one row per profile. */
 async function renderFleet(command: string, outcomes: ProfileOutcome[], ctx: Context): Promise<string> {
   const [{ renderTable }, { styleFor }, { formatAmount }, { fitLines }, { Decimal }] = await Promise.all([
@@ -240,9 +251,11 @@ async function renderFleet(command: string, outcomes: ProfileOutcome[], ctx: Con
     const currency = [...currencies][0]!;
     // Account-level figures count each account once (its first profile); per-key figures every key.
     const firstOfAccount = ok.filter((o, i) => o.account === undefined || ok.findIndex((p) => p.account === o.account) === i);
+    // Per-key figures count each key once: one key under two profiles is one key.
+    const firstOfKey = ok.filter((o, i) => o.key === undefined || ok.findIndex((p) => p.key === o.key) === i);
     footer = ['total', ...columns.map((c, i) => {
       if (!summed[i]) return '';
-      const values = (c.scope === 'key' ? ok : firstOfAccount).map((o) => c.value(o.result)).filter((v): v is string => v !== undefined);
+      const values = (c.scope === 'key' ? firstOfKey : firstOfAccount).map((o) => c.value(o.result)).filter((v): v is string => v !== undefined);
       return money(values.reduce((a, b) => a.plus(b), new Decimal(0)).toFixed(), currency);
     })];
   }
@@ -260,8 +273,14 @@ async function renderFleet(command: string, outcomes: ProfileOutcome[], ctx: Con
 /** "main and ltd share an account": every group of profiles whose keys spend from one account (each is counted once in totals). */
 function sharedAccounts(outcomes: ProfileOutcome[]): string[] {
   const groups = new Map<string, string[]>();
+  const keys = new Map<string, string[]>();
   for (const o of outcomes) if (o.ok && o.account) groups.set(o.account, [...(groups.get(o.account) ?? []), o.profile]);
-  return [...groups.values()].filter((g) => g.length > 1).map((g) => `${g.slice(0, -1).join(', ')} and ${g.at(-1)} share an account (counted once)`);
+  for (const o of outcomes) if (o.ok && o.key) keys.set(o.key, [...(keys.get(o.key) ?? []), o.profile]);
+  const both = (g: string[]) => `${g.slice(0, -1).join(', ')} and ${g.at(-1)}`;
+  return [
+    ...[...keys.values()].filter((g) => g.length > 1).map((g) => `${both(g)} are the same key (counted once)`),
+    ...[...groups.values()].filter((g) => g.length > 1).map((g) => `${both(g)} share an account (counted once)`),
+  ];
 }
 
 interface FleetColumn {

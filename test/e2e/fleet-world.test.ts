@@ -55,6 +55,25 @@ describe('a fleet of keys on two accounts', () => {
     expect(table).toMatch(/ci and other share an account/);
   });
 
+  it('counts one key stored under two profiles once in per-key totals, and says they are the same key', async () => {
+    const own = { ...env(), TALLY_CONFIG_DIR: `${env().TALLY_CONFIG_DIR}/same-key` };
+    const login = (profile: string, key: string) => runTally(['--profile', profile, 'login', '--base-url', gateway.baseUrl, '--with-token', '--no-verify'], { env: own, input: key });
+    await login('main', DEMO_KEY);
+    await login('main-copy', DEMO_KEY);
+    await login('other', BETA_KEY);
+    const run = (args: string[]) => runTally(args, { env: own, now: NOW, timeoutMs: 20_000 });
+    const { profiles } = JSON.parse((await run(['--all-profiles', 'balance', '--json'])).stdout);
+    const by = Object.fromEntries(profiles.map((p: { profile: string }) => [p.profile, p]));
+    expect(by.main.key).toBe(by['main-copy'].key);
+    expect(by.main.key).not.toBe(by.other.key);
+    expect(JSON.stringify(profiles)).not.toContain(DEMO_KEY);
+    const today = new Decimal(by.main.result.api_key.daily_cost_used).plus(by.other.result.api_key.daily_cost_used);
+    const table = (await run(['--all-profiles', 'balance', '--wide'])).stdout;
+    const total = table.split('\n').find((r) => r.startsWith('total'))!;
+    expect(total).toContain(`¥${today.toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`);
+    expect(table).toMatch(/main and main-copy are the same key \(counted once\)/);
+  });
+
   it('counts an account once in usage and forecast totals too', async () => {
     const usage = JSON.parse((await tally(['--profiles', 'main,ltd,other,ci', 'usage', '--json'])).stdout).profiles;
     const spend = (p: { result: { totals: { cost: string } } }) => new Decimal(p.result.totals.cost);
