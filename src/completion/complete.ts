@@ -30,6 +30,10 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
     // Budget gates name stored budgets; --tz names a zone.
     else if (BUDGET_OPTIONS.has(option.name)) command.option(option.name, option.description, (complete) => budgetNames.forEach((name) => complete(name, 'stored budget')), option.alias);
     else if (option.name === 'tz') command.option(option.name, option.description, (complete) => zoneNames().forEach((name) => complete(name, '')), option.alias);
+    // report --send and check --notify name a stored destination; --compare takes previous or a month; sandbox --fault a kind.
+    else if (DESTINATION_OPTIONS.has(option.name)) command.option(option.name, option.description, (complete) => destinationNames.forEach((name) => complete(name, 'notify destination')), option.alias);
+    else if (option.name === 'compare') command.option(option.name, option.description, (complete) => comparePeriods().forEach((value) => complete(value, '')), option.alias);
+    else if (option.name === 'fault') command.option(option.name, option.description, offer(FAULTS), option.alias);
     else if (option.takesValue) command.option(option.name, option.description, offer(option.choices), option.alias);
     else if (option.alias) command.option(option.name, option.description, option.alias);
     else command.option(option.name, option.description);
@@ -57,7 +61,25 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
   const storedNames = field ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), field)) : [];
   const wantsBudgets = words.slice(-2).some((word) => BUDGET_OPTIONS.has(word.replace(/^--/, '').split('=')[0]!));
   const budgetNames = wantsBudgets ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), 'budgets')) : [];
+  const wantsDestinations = words.slice(-2).some((word) => DESTINATION_OPTIONS.has(word.replace(/^--/, '').split('=')[0]!));
+  const destinationNames = wantsDestinations ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), 'notify')) : [];
   root.parse(words);
+}
+
+/** Options that name a stored notify destination. */
+const DESTINATION_OPTIONS = new Set(['send', 'notify']);
+
+/** The kinds of sandbox --fault (kept in step with the sandbox's own list by a test). */
+export const FAULTS = ['draining', 'rate-limit', 'error-200', 'success-false', 'unsupported', 'html', 'truncated', 'hang', 'stall', 'reset', 'slow'];
+
+/** What --compare takes: previous, and the months just before this one. */
+function comparePeriods(): string[] {
+  const now = new Date();
+  const month = (back: number) => {
+    const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
+    return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+  };
+  return ['previous', month(1), month(2), month(3)];
 }
 
 /** check's options that name a stored budget. */

@@ -159,7 +159,8 @@ export async function renderRecords(records: JsonObject[], ctx: Context, options
       : records.length === 0 ? 'no records in this window' : plural(records.length, 'record');
   const scope = scopeText(options.scope);
   const notes = [count, ...options.notes, ...(scope ? [scope] : []), ...(options.afterScope ?? [])];
-  return `${table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
+  // No records: no empty table before saying so (its blank lines read as output lost).
+  return `${records.length === 0 && table.trim() === '' ? '' : table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }
 
 /**

@@ -220,3 +220,12 @@ describe('spend per model is one figure, read whole', () => {
     expect(metrics.stdout).toContain('tally_spend_today{profile="default",currency="CNY",model="late"} 5.5');
   });
 });
+
+describe('small things', () => {
+  it('logs with no records says so, with no blank lines of an empty table before it', async () => {
+    const { run } = await againstHostile({ name: 'empty log', routes: { '/v1/open/logs': { body: '{"data": [], "has_more": false}' } } }, NOW, gateways);
+    const result = await run(['logs', '--since', '2026-11-01T00:00:00Z', '--until', '2026-11-02T00:00:00Z']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^no records in this window\n/);
+  });
+});

@@ -84,6 +84,16 @@ describe('tally completion bash, in a real bash', () => {
     // After `budget rm` only budgets stand; a budget gate names one too.
     expect(offered('tally budget rm ')).toEqual(['monthly', 'weekly']);
     expect(offered('tally check --budget ')).toEqual(['monthly', 'weekly']);
+    // report --send and check --notify name a destination.
+    expect(offered('tally report --send ')).toEqual(['team']);
+    expect(offered('tally check --min-balance 1 --notify ')).toEqual(['team']);
+  });
+
+  it('completes --compare with previous (and months), and sandbox --fault with its kinds', async () => {
+    expect(offered('tally usage --compare p')).toEqual(['previous']);
+    expect(offered('tally sandbox --fault r')).toEqual(['rate-limit', 'reset']);
+    const [{ FAULTS }, { FAULT_KINDS }] = await Promise.all([import('../../src/completion/complete.js'), import('../../src/sandbox/faults.js')]);
+    expect(FAULTS).toEqual(FAULT_KINDS);
   });
 
   it('completes the profiles for auth switch, and zones for --tz', () => {
