@@ -259,7 +259,7 @@ async function renderFleet(command: string, outcomes: ProfileOutcome[], ctx: Con
       return money(values.reduce((a, b) => a.plus(b), new Decimal(0)).toFixed(), currency);
     })];
   }
-  const figures = command === 'statusline' ? [{ header: 'statusline' }] : columns.map((c) => ({ header: c.header, align: c.amount ? ('decimal' as const) : ('left' as const), dropOrder: c.drop }));
+  const figures = command === 'statusline' ? [{ header: 'statusline' }] : columns.map((c) => ({ header: c.header, align: c.amount ? ('decimal' as const) : (c.align ?? ('left' as const)), dropOrder: c.drop }));
   // The error column gives way first on a narrow terminal: each error is written out whole below the table there.
   const headers = [{ header: 'profile' }, ...figures, ...(problems ? [{ header: 'error', dropOrder: 10 }] : [])];
   const table = await renderTable({ columns: headers, rows, footer: footer && (problems ? [...footer, ''] : footer) }, style);
@@ -292,6 +292,14 @@ interface FleetColumn {
   /** `key`: a per-key figure, summed over every profile; otherwise the account's, counted once per account. */
   scope?: 'key';
   drop?: number;
+  align?: 'right';
+}
+
+/** A runway in whole days, grouped as every count, marked where the key's own quota runs out first (its basis). */
+function runwayCell(days: unknown, basis: unknown): string | undefined {
+  const value = text(days);
+  if (value === undefined || !/^\d+$/.test(value)) return value;
+  return `${value.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${basis === 'key_quota' ? ' (key quota)' : ''}`;
 }
 
 const at = (result: unknown, ...path: string[]): unknown => path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), result);
@@ -325,12 +333,12 @@ const FLEET_COLUMNS: Record<string, FleetColumn[]> = {
     { header: 'balance', value: (r) => text(at(r, 'balance', 'balance')), amount: true },
     { header: 'this month', value: (r) => text(at(r, 'forecast', 'month_to_date')), amount: true, drop: 2 },
     { header: 'avg a day', value: (r) => text(at(r, 'forecast', 'average_daily_spend')), amount: true, drop: 3 },
-    { header: 'runway days', value: (r) => text(at(r, 'forecast', 'runway_days')), drop: 1 },
+    { header: 'runway days', value: (r) => runwayCell(at(r, 'forecast', 'runway_days'), at(r, 'forecast', 'runway_basis')), drop: 1, align: 'right' },
   ],
   forecast: [
     { header: 'balance', value: (r) => text(at(r, 'balance')), amount: true },
     { header: 'avg a day', value: (r) => text(at(r, 'average_daily_spend')), amount: true },
-    { header: 'runway days', value: (r) => text(at(r, 'runway_days')) },
+    { header: 'runway days', value: (r) => runwayCell(at(r, 'runway_days'), at(r, 'runway_basis')), align: 'right' },
     { header: 'month projected', value: (r) => text(at(r, 'projected_month_end')), amount: true, drop: 1 },
   ],
   budget: [

@@ -93,8 +93,12 @@ export function formatStatusline(figures: StatuslineFigures, template: string, s
     // Empty unless today is anomalous: a template can hold it without showing anything most days.
     ['alert', figures.alert ?? ''],
   ]);
-  // A Map, not an object: `{constructor}` or `{__proto__}` is an unknown placeholder, not JavaScript's.
-  const line = template.replace(/\{(\w+)\}/g, (whole, name: string) => values.get(name) ?? whole);
+  // The default line shows what the credential has: a device token no key figures, a key without a daily limit no share of one (never `—/— (—)`).
+  const line =
+    template === DEFAULT_FORMAT
+      ? [values.get('balance'), figures.today !== null && `today ${values.get('today')}${figures.limit !== null ? `/${values.get('limit')} (${values.get('percent')})` : ''}`, figures.runway_days !== null && values.get('runway')].filter(Boolean).join(' \u00b7 ')
+      : // A Map, not an object: `{constructor}` or `{__proto__}` is an unknown placeholder, not JavaScript's.
+        template.replace(/\{(\w+)\}/g, (whole, name: string) => values.get(name) ?? whole);
   return stale ? `${line} (stale)` : line;
 }
 

@@ -107,3 +107,24 @@ describe("a key's quota that could not be read", () => {
     }
   });
 });
+
+describe("a fleet's runway column", () => {
+  it("marks the runway of a key whose own quota runs out first, and groups its digits", async () => {
+    const { tempDir } = await import('../helpers.js');
+    const dir = tempDir();
+    try {
+      const env = { TALLY_CONFIG_DIR: dir.path, TZ: 'UTC' };
+      for (const [profile, key] of [['ltd', LIMITED_KEY], ['main', DEMO_KEY]] as const) {
+        await runTally(['--profile', profile, 'login', '--base-url', file.sandbox.baseUrl, '--with-token', '--no-verify'], { env, input: key });
+      }
+      const doc = JSON.parse((await runTally(['--all-profiles', 'forecast', '--json'], { env, now: NOW })).stdout);
+      const ltd = doc.profiles.find((p: { profile: string }) => p.profile === 'ltd').result;
+      expect(ltd.runway_basis).toBe('key_quota');
+      const table = (await runTally(['--all-profiles', 'forecast', '--wide'], { env, now: NOW })).stdout;
+      const days = String(ltd.runway_days).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+      expect(table).toMatch(new RegExp(`^ltd .* ${days} \\(key quota\\)`, 'm'));
+    } finally {
+      dir.remove();
+    }
+  });
+});
