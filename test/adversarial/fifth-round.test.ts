@@ -229,3 +229,13 @@ describe('small things', () => {
     expect(result.stdout).toMatch(/^no records in this window\n/);
   });
 });
+
+describe('bad input is refused before the gateway is asked', () => {
+  it.each([['fortnight-ish'], ['2026-13'], ['2026-11-10..2026-11-01']])('usage --compare %s: exit 2, no request', async (spec) => {
+    const { run, gateway } = await againstHostile({ name: 'quiet', routes: {} }, NOW, gateways);
+    const result = await run(['usage', '--compare', spec]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^tally: --compare "/);
+    expect(gateway.requests).toEqual([]);
+  });
+});
