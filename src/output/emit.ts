@@ -35,7 +35,9 @@ export async function emit(ctx: Context, result: Result): Promise<void> {
     ctx.io.out(formatCsv(result.csv(), tty));
     return;
   }
-  const text = await result.human();
+  const human = await result.human();
+  // On a terminal every line fits its width: a sentence of a view is wrapped at its words (tables already fit).
+  const text = tty && !ctx.options.wide ? await (await import('./wrap.js')).fitLines(human, ctx.io.width) : human;
   if (tty && (await paged(ctx, guardTerminalText(text, ctx.io.color)))) return;
   ctx.io.out(tty ? guardTerminalText(text, ctx.io.color) : text);
 }

@@ -239,3 +239,13 @@ describe('bad input is refused before the gateway is asked', () => {
     expect(gateway.requests).toEqual([]);
   });
 });
+
+describe('on a terminal every line fits', () => {
+  it('notify add\'s success line wraps at 80 columns (at its words)', async () => {
+    const { runCommand } = await import('../helpers.js');
+    const result = await runCommand(['notify', 'add', 'team-alerts', '--kind', 'webhook'], { tty: true, width: 80, answers: ['https://hooks.example.com/services/T000/B000/very-long-secret-token-4f2a'], env: { TALLY_BASE_URL: 'https://gw.example', TALLY_API_KEY: KEY } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Added webhook destination "team-alerts"');
+    for (const line of result.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+  });
+});
