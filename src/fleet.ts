@@ -3,6 +3,7 @@
 // within one --timeout. Each profile's run is the command itself, asked for its JSON document;
 // the fleet view renders one row per profile (and a total when every currency agrees), or the
 // envelope {"profiles": [...]}. One profile's failure never hides another's result.
+import { OFFLINE_MARKER } from './statusline/cache.js';
 import type { Command } from 'commander';
 import type { Context } from './context.js';
 import { CheckFailed, TallyError, UsageError } from './errors.js';
@@ -263,7 +264,9 @@ async function renderFleet(command: string, outcomes: ProfileOutcome[], ctx: Con
   // The error column gives way first on a narrow terminal: each error is written out whole below the table there.
   const headers = [{ header: 'profile' }, ...figures, ...(problems ? [{ header: 'error', dropOrder: 10 }] : [])];
   const table = await renderTable({ columns: headers, rows, footer: footer && (problems ? [...footer, ''] : footer) }, style);
-  const counted = currencies.size > 1 ? 'no total: the profiles state different currencies' : `${plural(outcomes.length, 'profile')} · ${outcomes.filter((o) => o.ok).length} answered`;
+  // A statusline that could only say "offline" (nothing cached, the gateway not answering) did not answer.
+  const answered = outcomes.filter((o) => o.ok && !(command === 'statusline' && o.line === OFFLINE_MARKER)).length;
+  const counted = currencies.size > 1 ? 'no total: the profiles state different currencies' : `${plural(outcomes.length, 'profile')} · ${answered} answered`;
   // On a terminal the error column may be hidden or shortened to fit: each error is also written out whole below.
   const whole = Number.isFinite(style.width) && !style.wide ? outcomes.filter((o) => problem(o) !== '').map((o) => `${o.profile}: ${problem(o)}`) : [];
   const note = [[counted, ...sharedAccounts(outcomes)].join(' · '), ...whole].join('\n');

@@ -198,6 +198,15 @@ describe('a fleet check for CI', () => {
 });
 
 describe('the active profile in a prompt', () => {
+  it('counts a statusline profile that could only say offline as not answered', async () => {
+    const own = { ...env(), TALLY_CONFIG_DIR: `${env().TALLY_CONFIG_DIR}/offline-fleet` };
+    await runTally(['--profile', 'up', 'login', '--base-url', gateway.baseUrl, '--with-token', '--no-verify'], { env: own, input: DEMO_KEY });
+    await runTally(['--profile', 'down', 'login', '--base-url', 'http://127.0.0.1:9', '--with-token', '--no-verify'], { env: own, input: DEMO_KEY });
+    const result = await runTally(['--all-profiles', 'statusline'], { env: own, now: NOW, timeoutMs: 20_000 });
+    expect(result.stdout).toMatch(/^down +offline$/m);
+    expect(result.stdout).toMatch(/2 profiles · 1 answered/);
+  });
+
   it('is the profile the statusline shows, from its cache too (the fast path)', async () => {
     expect((await runTally(['auth', 'switch', 'ltd'], { env: env() })).code).toBe(0);
     try {
