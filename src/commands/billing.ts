@@ -89,20 +89,29 @@ async function renderBilling(billing: CompatibleBilling, comparison: Comparison 
   const style = await styleFor(ctx);
   const paint = style.paint;
   const exact = ctx.options.exact;
+  // The panel's figures align on the decimal point, their notes starting in one column.
+  const shown = [billing.subscription?.softLimit, billing.subscription?.hardLimit, billing.subscription?.systemHardLimit, billing.usage?.yuan, billing.remaining].filter((a): a is Decimal => a !== undefined && a !== null).map((a) => formatAmount(a, 'account', { exact }));
+  const intWidth = (text: string) => (text.includes('.') ? text.indexOf('.') : text.length);
+  const head = Math.max(0, ...shown.map(intWidth));
+  const wide = Math.max(0, ...shown.map((t) => head - intWidth(t) + t.length));
   const yuan = (amount: Decimal | string) => formatAmount(amount, 'account', { exact });
+  const aligned = (amount: Decimal | string) => {
+    const text = yuan(amount);
+    return `${' '.repeat(Math.max(0, head - intWidth(text)))}${text}`.padEnd(wide);
+  };
   const notRead = (path: string) => `not read (${path}: ${errorText(billing.missing.find((m) => m.path === path)!.error, ctx.secrets).message})`;
   const rows: Parameters<typeof renderPanel>[0] = [];
   const sub = billing.subscription;
   if (!sub) rows.push(['Soft limit', notRead('/dashboard/billing/subscription')]);
   else if (sub.unlimited) rows.push(['Soft limit', 'unlimited (soft_limit_usd holds the 100000000 marker, not an amount)']);
   else {
-    rows.push(['Soft limit', `${yuan(sub.softLimit)}  (soft_limit_usd: yuan, despite the name)`]);
-    if (sub.hardLimit) rows.push(['Hard limit', `${yuan(sub.hardLimit)}  (hard_limit_usd)`]);
-    if (sub.systemHardLimit) rows.push(['System hard limit', `${yuan(sub.systemHardLimit)}  (system_hard_limit_usd)`]);
+    rows.push(['Soft limit', `${aligned(sub.softLimit)}  (soft_limit_usd: yuan, despite the name)`]);
+    if (sub.hardLimit) rows.push(['Hard limit', `${aligned(sub.hardLimit)}  (hard_limit_usd)`]);
+    if (sub.systemHardLimit) rows.push(['System hard limit', `${aligned(sub.systemHardLimit)}  (system_hard_limit_usd)`]);
   }
   const usage = billing.usage;
-  rows.push(['Usage', usage ? `${yuan(usage.yuan)}  (total_usage ${usage.fen.toFixed()} fen, cumulative)` : notRead('/dashboard/billing/usage')]);
-  if (billing.remaining) rows.push(['Remaining', `${yuan(billing.remaining)}  (soft_limit_usd − total_usage / 100)`]);
+  rows.push(['Usage', usage ? `${aligned(usage.yuan)}  (total_usage ${usage.fen.toFixed()} fen, cumulative)` : notRead('/dashboard/billing/usage')]);
+  if (billing.remaining) rows.push(['Remaining', `${aligned(billing.remaining)}  (soft_limit_usd − total_usage / 100)`]);
   else rows.push(['Remaining', sub?.unlimited ? 'unlimited' : 'not known (a record above was not read)']);
   const token = billing.token;
   const tokenRows: Parameters<typeof renderPanel>[0] = [];

@@ -43,11 +43,12 @@ describe('tally billing', () => {
     const result = await runCommand(['billing'], { transport: gw.transport, env });
     expect(result.stdout).toBe(
       [
-        'Soft limit                 ¥12,345,678,901.23  (soft_limit_usd: yuan, despite the name)',
-        'Hard limit                 ¥12,345,678,901.23  (hard_limit_usd)',
+        // The figures align on the decimal point.
+        'Soft limit                  ¥12,345,678,901.23  (soft_limit_usd: yuan, despite the name)',
+        'Hard limit                  ¥12,345,678,901.23  (hard_limit_usd)',
         'System hard limit          ¥100,000,000,000.00  (system_hard_limit_usd)',
-        'Usage                      ¥1,234.57  (total_usage 123456.789 fen, cumulative)',
-        'Remaining                  ¥12,345,677,666.67  (soft_limit_usd − total_usage / 100)',
+        'Usage                                ¥1,234.57  (total_usage 123456.789 fen, cumulative)',
+        'Remaining                   ¥12,345,677,666.67  (soft_limit_usd − total_usage / 100)',
         'Token (/api/usage/token/)',
         '  name                     ci',
         '  granted_credits          ¥500.50',
@@ -63,8 +64,8 @@ describe('tally billing', () => {
     expect(result.stdout).not.toContain('$');
     const exact = await runCommand(['billing', '--exact'], { transport: billingGateway().transport, env });
     // Derived: the exact difference, to the ledger's 8 places; what the service sent, every digit.
-    expect(exact.stdout).toContain('Remaining                  ¥12,345,677,666.66667789  (soft_limit_usd − total_usage / 100)');
-    expect(exact.stdout).toContain('Soft limit                 ¥12,345,678,901.234567891  (soft_limit_usd: yuan, despite the name)');
+    expect(exact.stdout).toContain('Remaining                   ¥12,345,677,666.66667789   (soft_limit_usd − total_usage / 100)');
+    expect(exact.stdout).toContain('Soft limit                  ¥12,345,678,901.234567891  (soft_limit_usd: yuan, despite the name)');
   });
 
   it('reads a record wrapped as {code, message, data}, shows "unlimited" for an unlimited quota and a date for an expiry', async () => {
@@ -81,7 +82,7 @@ describe('tally billing', () => {
     expect(error.code).toBe(0);
     expect(error.stderr).toBe('warning: /api/usage/token/ was not read: gw.test reported an error for /api/usage/token/ (code 1): token not found\n');
     expect(error.stdout).toContain('  record                   not read (/api/usage/token/: gw.test reported an error for /api/usage/token/ (code 1): token not found)\n');
-    expect(error.stdout).toContain('Remaining                  ¥12,345,677,666.67');
+    expect(error.stdout).toContain('Remaining                   ¥12,345,677,666.67');
   });
 
   it('treats an HTTP 200 carrying error as an error, never as zero: that record is named as not read, the others shown', async () => {
