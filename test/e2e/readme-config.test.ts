@@ -3,7 +3,7 @@
 // systemd-analyze for the units, a YAML parser for workflows, the cron lines' fields, and the
 // Grafana dashboard's queries against the series tally writes.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { tempDir } from '../helpers.js';
@@ -57,12 +57,10 @@ describe("the README's configuration blocks", () => {
     try {
       const home = `${dir.path}/home`;
       const units = `${dir.path}/units`;
-      mkdirSync(`${home}/.local/bin`, { recursive: true });
+      mkdirSync(home, { recursive: true });
       mkdirSync(units, { recursive: true });
       mkdirSync(`${dir.path}/run`, { mode: 0o700 });
-      // The units start tally from ~/.local/bin: a stand-in is there for the check.
-      writeFileSync(`${home}/.local/bin/tally`, '#!/bin/sh\n');
-      chmodSync(`${home}/.local/bin/tally`, 0o755);
+      // Verified as written, with no tally placed where a unit might guess it: the units find it on the PATH they set.
       const ini = blocks.filter((b) => b.lang === 'ini');
       expect(ini.length).toBeGreaterThanOrEqual(2);
       const files = ini.map((b) => {
@@ -73,6 +71,35 @@ describe("the README's configuration blocks", () => {
       const verified = spawnSync('systemd-analyze', ['--user', 'verify', ...files], { encoding: 'utf8', env: { ...process.env, HOME: home, XDG_RUNTIME_DIR: `${dir.path}/run` } });
       expect(`${verified.stdout}${verified.stderr}`.trim()).toBe('');
       expect(verified.status).toBe(0);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('runs its cron lines as cron would: only the environment the crontab sets (its PATH line), and tally is found', () => {
+    const dir = tempDir();
+    try {
+      // Where `command -v tally` would point after an install: a folder holding tally.
+      const bin = `${dir.path}/bin`;
+      mkdirSync(bin);
+      symlinkSync(`${root}bin/tally.js`, `${bin}/tally`);
+      const cronBlocks = blocks.filter((b) => b.lang === 'sh' && /^[\d*][\d*/,-]* /m.test(b.text));
+      expect(cronBlocks.length).toBeGreaterThanOrEqual(3);
+      for (const block of cronBlocks) {
+        const lines = block.text.split('\n');
+        const path = lines.find((l) => l.startsWith('PATH='));
+        expect(path, block.text).toBeDefined();
+        for (const entry of lines.filter((l) => /^[\d*][\d*/,-]* [\d*]/.test(l))) {
+          const command = entry.split(/\s+/).slice(5).join(' ');
+          // The crontab's PATH with the folder the user names (what `command -v tally` printed) in place of the example's.
+          const cronPath = path!.slice(5).replace('/usr/local/bin', bin);
+          const ran = spawnSync('/bin/sh', ['-c', command.replace(/ >\/dev\/null$/, '')], { env: { PATH: cronPath, HOME: dir.path, SHELL: '/bin/sh', TALLY_CONFIG_DIR: `${dir.path}/state` }, encoding: 'utf8', timeout: 20_000 });
+          expect(ran.status, `${entry}: ${ran.stderr}`).not.toBe(127);
+          expect(ran.stderr).not.toMatch(/not found/);
+          // tally ran: it answered, or said in its own words what it needs (no gateway is set up here).
+          expect(ran.status === 0 || /^tally: /m.test(ran.stderr), `${entry}: ${ran.status} ${ran.stderr}`).toBe(true);
+        }
+      }
     } finally {
       dir.remove();
     }
