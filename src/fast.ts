@@ -19,7 +19,8 @@ export async function answerFast(argv: string[], specFile: string | undefined, w
     return (await statuslineFromCache(argv, process.env, write)) && 'write';
   }
   // What the shell completion scripts ask at every Tab, from the spec the build saved.
-  if (argv[0] === 'complete' && argv[1] === '--' && specFile) {
+  // (whatif --swap's models come from the catalog cache: the full program answers that one.)
+  if (argv[0] === 'complete' && argv[1] === '--' && specFile && argv[argv.length - 2] !== '--swap') {
     const { answerCompletion, readSpecFile } = await import('./completion/complete.js');
     const spec = readSpecFile(specFile);
     if (!spec) return false;

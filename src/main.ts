@@ -6,9 +6,12 @@ import { answerFast, savedSpecFile } from './fast.js';
 export async function main(argv: string[], { triedFast = false } = {}): Promise<number> {
   if (!triedFast && (await answerFast(argv, savedSpecFile, (text) => void process.stdout.write(text)))) return 0;
   if (argv[0] === 'complete' && argv[1] === '--') {
-    // No saved spec (running from the sources): work it out from the commands themselves.
-    const [{ answerCompletion }, { buildSpec }] = await Promise.all([import('./completion/complete.js'), import('./completion/spec.js')]);
-    await answerCompletion(argv.slice(2), process.env, await buildSpec());
+    // The saved spec, or (running from the sources) one worked out from the commands themselves;
+    // whatif --swap's models from the cached catalog.
+    const [{ answerCompletion, readSpecFile }, { buildSpec }, models] = await Promise.all([import('./completion/complete.js'), import('./completion/spec.js'), import('./completion/models.js')]);
+    const words = argv.slice(2);
+    const spec = (savedSpecFile && readSpecFile(savedSpecFile)) || (await buildSpec());
+    await answerCompletion(words, process.env, spec, models.wantsModelNames(words) ? { models: await models.cachedModelNames(words, process.env) } : {});
     return 0;
   }
   const { runCli } = await import('./cli.js');

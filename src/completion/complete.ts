@@ -18,7 +18,7 @@ interface TabRoot extends TabCommand {
   parse(words: string[]): void;
 }
 
-export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, spec: CompletionSpec): Promise<void> {
+export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, spec: CompletionSpec, extra: { models?: string[] } = {}): Promise<void> {
   // tab is bundled (small): importing it from node_modules would start Node's ESM loader, a cost paid at every Tab.
   const tab = await import('@bomb.sh/tab');
   const root = tab.default as unknown as TabRoot;
@@ -34,6 +34,8 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
     else if (DESTINATION_OPTIONS.has(option.name)) command.option(option.name, option.description, (complete) => destinationNames.forEach((name) => complete(name, 'notify destination')), option.alias);
     else if (option.name === 'compare') command.option(option.name, option.description, (complete) => comparePeriods().forEach((value) => complete(value, '')), option.alias);
     else if (option.name === 'fault') command.option(option.name, option.description, offer(FAULTS), option.alias);
+    // whatif --swap MODEL=OTHER: the cached catalog's models (the full program looks them up), then the others after `=`.
+    else if (option.name === 'swap') command.option(option.name, option.description, (complete) => swapValues(words.at(-1) ?? '', extra.models ?? []).forEach((value) => complete(value, '')), option.alias);
     else if (option.takesValue) command.option(option.name, option.description, offer(option.choices), option.alias);
     else if (option.alias) command.option(option.name, option.description, option.alias);
     else command.option(option.name, option.description);
@@ -64,6 +66,12 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
   const wantsDestinations = words.slice(-2).some((word) => DESTINATION_OPTIONS.has(word.replace(/^--/, '').split('=')[0]!));
   const destinationNames = wantsDestinations ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), 'notify')) : [];
   root.parse(words);
+}
+
+/** MODEL, or once `MODEL=` is typed, every other model (shells complete the part after `=` as a word of its own). */
+function swapValues(typed: string, models: string[]): string[] {
+  const at = typed.indexOf('=');
+  return at < 0 ? models : models.filter((m) => m !== typed.slice(0, at));
 }
 
 /** Options that name a stored notify destination. */

@@ -143,3 +143,23 @@ describe.skipIf(!has('fish'))('tally completion fish', () => {
     expect(execFileSync('fish', ['--no-execute', '-c', script]).toString()).toBe('');
   });
 });
+
+describe('whatif --swap', () => {
+  it('offers the models of the catalog tally cached for the profile\'s gateway (no request at a Tab)', async () => {
+    const { clockStartingAt, startSandbox } = await import('../../src/sandbox/server.js');
+    const sandbox = await startSandbox({ now: clockStartingAt(Date.UTC(2026, 10, 20)) });
+    const own = tempDir();
+    try {
+      const env = { TALLY_CONFIG_DIR: own.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
+      expect((await runTally(['complete', '--', 'whatif', '--swap', 'gpt'], { env })).stdout).toBe(':4\n');
+      expect((await runTally(['pricing'], { env })).code).toBe(0);
+      const asked = sandbox.requests.length;
+      const offered = (await runTally(['complete', '--', 'whatif', '--swap', 'gpt-5'], { env })).stdout.split('\n').filter((l) => l && !l.startsWith(':')).map((l) => l.split('\t')[0]);
+      expect(offered).toEqual(['gpt-5', 'gpt-5-codex', 'gpt-5-mini', 'gpt-5-nano']);
+      expect(sandbox.requests.length).toBe(asked);
+    } finally {
+      own.remove();
+      await sandbox.close();
+    }
+  });
+});
