@@ -41,6 +41,8 @@ export interface GlobalOptions {
   allProfiles?: boolean;
   /** --profiles a,b: the command for these profiles. */
   profiles?: string;
+  /** Set by fleets and digests: a rate limit is waited out (its window reopening) within --timeout. */
+  patient?: boolean;
 }
 
 export interface ContextInit {
@@ -342,6 +344,7 @@ export class Context extends Notices<GlobalOptions> {
           signal: this.signal,
           deadline: this.deadline,
           timeoutSeconds: this.options.timeout,
+          patient: this.options.patient,
           log: this.options.debug ? (line) => this.debug(line) : undefined,
           sleep: this.sleep,
           random: this.random,

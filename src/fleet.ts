@@ -60,7 +60,8 @@ export async function profileContexts(parent: Context): Promise<{ name: string; 
   const profiles = await chosenProfiles(parent);
   return profiles.map((p) => {
     if (p.skipped) return p;
-    const ctx = parent.child({ profile: p.name, allProfiles: false, profiles: undefined });
+    // A fleet waits out a busy minute's rate limit within --timeout: a profile is not "not reported" for a window that reopens in time.
+    const ctx = parent.child({ profile: p.name, allProfiles: false, profiles: undefined, patient: true });
     // A server's context has no deadline: each scrape's profiles keep their own --timeout.
     if (Number.isFinite(parent.deadline)) ctx.endBefore(parent, fleetMargin(parent));
     return { name: p.name, ctx };
@@ -159,7 +160,7 @@ function profileEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 async function runOne(module: CommandModule, command: Command, options: Record<string, unknown>, parent: Context, profile: string, statusline: boolean): Promise<ProfileOutcome> {
   const io = createTestIO({ stdoutIsTTY: false, stderrIsTTY: false, width: parent.io.width });
-  const ctx = parent.child({ profile, allProfiles: false, profiles: undefined, json: !statusline, jq: undefined, csv: false }, io, profileEnv(parent.env));
+  const ctx = parent.child({ profile, allProfiles: false, profiles: undefined, json: !statusline, jq: undefined, csv: false, patient: true }, io, profileEnv(parent.env));
   // One --timeout for the whole run: every profile ends a little before the fleet's deadline, so a
   // profile that hangs fails in its own row and the others are still shown.
   ctx.endBefore(parent, fleetMargin(parent));

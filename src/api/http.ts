@@ -67,9 +67,12 @@ export class HttpClient {
     this.#checkCredential(request);
     let url = this.#url(request);
     let redirects = 0;
+    const patient = request.patient ?? this.#options.patient;
     for (let attempt = 1; ; attempt++) {
       if (this.#pacer.exhausted) {
-        if (request.patient) await this.#wait(this.#pacer.windowReopensIn(), request, `rate limit: the gateway's${this.#pacer.rateLimit ? ` ${this.#pacer.rateLimit} requests a minute` : ' limit'} used up, waiting for its window to reopen`);
+        const reopens = this.#pacer.windowReopensIn();
+        // Patient: wait for the window, when it reopens before the deadline (else pace as usual).
+        if (patient && this.#pacer.fitsDeadline(reopens)) await this.#wait(reopens, request, `rate limit: the gateway's${this.#pacer.rateLimit ? ` ${this.#pacer.rateLimit} requests a minute` : ' limit'} used up, waiting for its window to reopen`);
         else await this.#wait(this.#pacer.pacingDelay(), request, `pacing: the rate limit${this.#pacer.rateLimit ? ` of ${this.#pacer.rateLimit} a minute` : ''} is used up`);
       }
       let response: TransportResponse;
@@ -150,7 +153,7 @@ export class HttpClient {
       if (status === 429) {
         const error = rateLimited(this.#voice, headers, body, text, request.retryRateLimit === false ? `for ${request.path} (not retried: its limit is strict)` : `after ${this.#pacer.retry.attempts} attempts`);
         if (request.retryRateLimit === false) throw error;
-        if (request.patient) {
+        if (patient) {
           // A long export waits for the window to reopen, as often as the gateway's limit asks (within --timeout when given).
           const delay = this.#pacer.retryAfter(headers) ?? this.#pacer.windowReopensIn();
           if (attempt >= PATIENT_ATTEMPTS || !this.#pacer.fitsDeadline(delay)) throw error;

@@ -33,6 +33,8 @@ export class Pacer {
   readonly #deadline: number;
   /** The first request of the current window was sent then: it reopens a minute later. */
   #windowOpenedAt: number | undefined;
+  /** When the gateway said (Retry-After) its window reopens: its own word beats a minute assumed. */
+  #reopensAt: number | undefined;
   /** The last response showed X-RateLimit-Remaining <= 0: the next request waits. */
   exhausted = false;
   #rateLimit: number | undefined;
@@ -57,11 +59,15 @@ export class Pacer {
     if (Number.isSafeInteger(limit) && limit > 0 && limit <= 1_000_000) this.#rateLimit = limit;
     // The first request of a window (one used of the limit) says when the window opened: it reopens a minute later.
     if (this.#rateLimit !== undefined && remaining === this.#rateLimit - 1) this.#windowOpenedAt = sentAt;
+    const after = this.retryAfter(headers);
+    if (after !== undefined) this.#reopensAt = this.#now() + after;
   }
 
   /** How long until the gateway's rate-limit window (a minute) reopens: from the first request seen in it, else a whole window. */
   windowReopensIn(): number {
     const now = this.#now();
+    // The gateway said when (Retry-After): that, with a margin.
+    if (this.#reopensAt !== undefined && this.#reopensAt > now) return Math.min(RATE_WINDOW_MS + WINDOW_MARGIN_MS, this.#reopensAt - now + WINDOW_MARGIN_MS);
     const opened = this.#windowOpenedAt;
     const wait = opened === undefined ? RATE_WINDOW_MS : opened + RATE_WINDOW_MS + WINDOW_MARGIN_MS - now;
     return Math.min(RATE_WINDOW_MS + WINDOW_MARGIN_MS, Math.max(this.backoff(this.retry.rateLimitBaseMs, 1), wait));

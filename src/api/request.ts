@@ -62,6 +62,8 @@ export interface HttpClientOptions {
   signal: AbortSignal;
   /** Milliseconds since the epoch at which the command's deadline falls. */
   deadline: number;
+  /** Every request waits out a rate limit's window within the deadline (fleets, digests), as a long export's pages do. */
+  patient?: boolean;
   timeoutSeconds: number;
   log?: (line: string) => void;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;

@@ -44,6 +44,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   // The file is read (and refused, untouched) before the gateway is asked anything.
   const ledgerFile = appending && appending.openLedger(options.append!, options.ndjson ? 'ndjson' : 'csv', options.header);
   const fleet = ctx.options.allProfiles || ctx.options.profiles !== undefined;
+  // A ledger asks period by period: a rate limit's window is waited out (within --timeout when given).
+  ctx.options.patient = true;
   const contexts = fleet ? await profileContexts(ctx) : [{ name: (await ctx.settings()).profile, ctx }];
   if (!fleet && !ctx.options.timeoutGiven) ctx.withoutDeadline();
   const ledgers: Ledger[] = [];

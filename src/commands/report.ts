@@ -43,6 +43,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
   if (given('period') && (options.month !== undefined || options.since !== undefined || options.until !== undefined)) throw new UsageError('--period goes with --last (the last complete week or month); --month and --since/--until name the period themselves');
   if (options.markdown && (ctx.options.json || options.html !== undefined)) throw new UsageError(`--markdown and --${ctx.options.json ? 'json' : 'html'} each print the whole report; choose one`);
   if (options.force && options.send === undefined) throw new UsageError('--force goes with --send');
+  // A digest asks for many figures at once: a rate limit's window is waited out within --timeout, not a failure.
+  ctx.options.patient = true;
   const [{ loadReport }, view] = await Promise.all([import('../figures/report.js'), import('../output/report.js')]);
   const fleet = ctx.options.allProfiles || ctx.options.profiles !== undefined;
   if (fleet && options.send !== undefined) throw new UsageError('--send posts one profile\'s report (to that profile\'s destination); run it per profile');

@@ -249,3 +249,35 @@ describe('on a terminal every line fits', () => {
     for (const line of result.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 });
+
+describe('a digest waits out a busy minute', () => {
+  it('report waits for the rate limit\'s window to reopen (the Retry-After the gateway states, within --timeout) instead of leaving figures unreported', async () => {
+    let refused = 0;
+    const busy = (answer: () => { body: string }) => () => {
+      // The first requests of the minute find the limit used up; the gateway says when it reopens.
+      if (refused < 5) {
+        refused++;
+        return { status: 429, headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '-1', 'retry-after': '1' }, body: '{"error": {"message": "rate limit exceeded"}}' };
+      }
+      return answer();
+    };
+    const series = Array.from({ length: 120 }, (_, i) => `{"t": ${TODAY - (119 - i) * DAY}, "cost": "1.00"}`).join(', ');
+    const { run } = await againstHostile(
+      {
+        name: 'busy minute',
+        routes: {
+          '/v1/open/balance': busy(() => ({ body: balanceBody() })),
+          '/v1/open/usage': busy(() => ({ body: `{"scope": "account", "buckets": [${series}], "totals": {"cost": "1"}}` })),
+          '/v1/open/usage/models': busy(() => ({ body: '{"scope": "account", "models": [{"model": "m", "cost": "1.00"}]}' })),
+          '/api/usage/token/': { status: 404, body: '{"error": {"message": "Invalid URL"}}' },
+        },
+      },
+      NOW,
+      gateways,
+    );
+    const result = await run(['report', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(refused).toBe(5);
+    expect(JSON.parse(result.stdout).spend.current).toMatch(/^\d+(\.\d+)?$/);
+  });
+});

@@ -98,7 +98,7 @@ describe('logs --all: every way a long export stops keeps what it fetched and pr
     expect(result.stderr).toMatch(/--resume \S+/);
   });
 
-  it('at --timeout: the document of what was fetched, the cursor, exit 1 (the built binary, a limit that does not reopen in time)', async () => {
+  it('at --timeout: the document of what was fetched, the cursor, and the cause (the built binary, a limit that does not reopen in time)', async () => {
     const { runTally } = await import('../helpers.js');
     const { gateway, env } = await againstHostile(
       {
@@ -116,7 +116,8 @@ describe('logs --all: every way a long export stops keeps what it fetched and pr
     );
     void gateway;
     const result = await runTally(['logs', '--all', '--json', '--timeout', '2'], { env, now: NOW, timeoutMs: 15_000 });
-    expect(result.code, result.stderr).toBe(1);
+    // Stopped within --timeout: timed out (1), or rate limited (4) once a wait would not end before it.
+    expect([1, 4], result.stderr).toContain(result.code);
     const doc = JSON.parse(result.stdout);
     expect(doc.complete).toBe(false);
     expect(doc.records).toHaveLength(4);
