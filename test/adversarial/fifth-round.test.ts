@@ -280,4 +280,36 @@ describe('a digest waits out a busy minute', () => {
     expect(refused).toBe(5);
     expect(JSON.parse(result.stdout).spend.current).toMatch(/^\d+(\.\d+)?$/);
   });
+
+  it('a fleet waits out a busy minute too: no profile "not reported" for a window that reopens in time', async () => {
+    // Each key's first five requests of the minute find its limit used up; the gateway says when it reopens.
+    const refused = new Map<string, number>();
+    const { gateway } = await againstHostile(
+      {
+        name: 'busy fleet',
+        routes: {
+          '/v1/open/balance': ({ headers }) => {
+            const key = String(headers.authorization);
+            const n = refused.get(key) ?? 0;
+            if (n < 5) {
+              refused.set(key, n + 1);
+              return { status: 429, headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '-1', 'retry-after': '1' }, body: '{"error": {"message": "rate limit exceeded"}}' };
+            }
+            return { body: balanceBody() };
+          },
+        },
+      },
+      NOW,
+      gateways,
+    );
+    const { runCommand, freshState } = await import('../helpers.js');
+    const env = { TALLY_CONFIG_DIR: freshState(), TZ: 'UTC' };
+    for (const [profile, key] of [['one', KEY], ['two', `${KEY}-two`]]) {
+      expect((await runCommand(['--profile', profile!, 'login', '--base-url', gateway.baseUrl, '--with-token', '--no-verify'], { env, stdin: key })).code).toBe(0);
+    }
+    const result = await runCommand(['--all-profiles', 'balance', '--json'], { env, now: () => NOW });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).profiles.map((p: { ok: boolean }) => p.ok)).toEqual([true, true]);
+    expect([...refused.values()]).toEqual([5, 5]);
+  });
 });
