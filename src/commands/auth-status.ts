@@ -23,6 +23,14 @@ const SOURCE: Record<Source, string> = {
   active: 'active profile (tally auth switch)',
 };
 
+/** Why a profile is the one in use, in the heading's words. */
+const ACTIVE_BECAUSE: Partial<Record<Source, string>> = {
+  default: 'active',
+  active: 'active: tally auth switch chose it',
+  flag: 'active: --profile names it',
+  env: 'active: TALLY_PROFILE names it',
+};
+
 type CheckState = 'accepted' | 'rejected' | 'unreachable' | 'no-credential' | 'no-base-url' | 'skipped';
 
 interface ProfileStatus {
@@ -134,7 +142,7 @@ async function renderStatuses(statuses: ProfileStatus[], active: ResolvedSetting
       if (s.credential === 'device-token') rows.push(['Expires', s.expires_at ? `${s.expires_at}${s.expired ? ' (expired)' : ''}` : 'not given']);
     }
     rows.push(['Check', drawn(mark[s.check.state](escapeControl(s.check.message)))]);
-    const heading = `Profile ${s.profile}${s.active ? ` (active${active.profileSource === 'default' ? '' : `, from ${SOURCE[active.profileSource]}`})` : ''}`;
+    const heading = `Profile ${s.profile}${s.active ? ` (${ACTIVE_BECAUSE[active.profileSource] ?? `active, from ${SOURCE[active.profileSource]}`})` : ''}`;
     const panel = await renderPanel(rows, { ...style, width: style.width - 2 });
     parts.push(`${paint.bold(heading)}\n${panel.split('\n').map((line) => (line ? `  ${line}` : line)).join('\n')}`);
   }

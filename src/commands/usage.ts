@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { scopeText } from '../domain/records.js';
-import { BUCKET_SIZES } from '../domain/window.js';
+import { BUCKET_SIZES, periodsOf } from '../domain/window.js';
 import { isoInZone, spreadsheetDate } from '../domain/zone.js';
 import { memo } from '../output/memo.js';
 import { emit } from '../output/emit.js';
@@ -192,7 +192,7 @@ async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
   const notes: string[] = [];
   if (!shape) notes.push('the gateway has no usage to show for this window (nor in the 92 days before its end), so not even its field names are known');
   else if (series.shapeFromWiderWindow) notes.push('no calls in this window; field names learned from the 92 days before its end');
-  notes.push(`${describeWindow(series.window, series.labelZone, plural(series.buckets.length, unit))}${unit === 'hour' ? '' : `, ${describeGrid(series)}`}`);
+  notes.push(`${describeWindow(series.window, series.labelZone, plural(periodsOf(series.window, unit, series.dayGrid.offset).length, unit))}${unit === 'hour' ? '' : `, ${describeGrid(series)}`}`);
   const details: string[] = [];
   if (series.partial?.length) details.push(`${plural(series.partial.length, unit)} marked "part" cut to the window: their days outside it are not counted`);
   if (series.filled > 0) details.push(`${plural(series.filled, unit)} without calls shown as zero`);
@@ -212,7 +212,7 @@ async function renderUsageChart(series: UsageSeries, ctx: Context, named: string
   const metric = named === undefined ? metrics.find((m) => m.name === series.shape?.moneyMetric) : metrics.find((m) => m.name === named);
   if (named !== undefined && series.shape && !metric) throw new UsageError(`--metric "${named}" is not a field of the usage buckets (they have: ${metrics.map((m) => m.name).join(', ') || 'none'})`);
   const label = bucketLabeller(series);
-  const notes = [`${describeWindow(series.window, series.labelZone, plural(series.buckets.length, series.bucket))}${series.bucket === 'hour' ? '' : `, ${describeGrid(series)}`}`];
+  const notes = [`${describeWindow(series.window, series.labelZone, plural(periodsOf(series.window, series.bucket, series.dayGrid.offset).length, series.bucket))}${series.bucket === 'hour' ? '' : `, ${describeGrid(series)}`}`];
   if (!metric) return `${style.paint.dim(await fitLines(['no usage to draw: the gateway named no money field in this window', ...notes].join('\n'), style.width))}\n`;
   const values = series.buckets.map((bucket) => {
     const value = bucket[metric.name];

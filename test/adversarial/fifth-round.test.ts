@@ -222,6 +222,14 @@ describe('spend per model is one figure, read whole', () => {
 });
 
 describe('small things', () => {
+  it('a window with no data says its own length in its footer (never "0 days")', async () => {
+    const { run } = await againstHostile({ name: 'no data', routes: { '/v1/open/usage': { body: '{"buckets": [], "totals": {}}' } } }, NOW, gateways);
+    const result = await run(['usage', '--since', '2026-07-01T00:00:00Z', '--until', '2026-10-29T00:00:00Z', '--utc-offset', '+00:00']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^window 2026-07-01 00:00 → 2026-10-29 00:00 .*\(120 days\)/m);
+  });
+
+
   it('logs with no records says so, with no blank lines of an empty table before it', async () => {
     const { run } = await againstHostile({ name: 'empty log', routes: { '/v1/open/logs': { body: '{"data": [], "has_more": false}' } } }, NOW, gateways);
     const result = await run(['logs', '--since', '2026-11-01T00:00:00Z', '--until', '2026-11-02T00:00:00Z']);

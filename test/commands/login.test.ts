@@ -98,7 +98,7 @@ describe('tally auth status / logout', () => {
     expect(result.code).toBe(3);
     expect(result.stdout).toBe(
       [
-        'Profile work (active, from flag)',
+        'Profile work (active: --profile names it)',
         '  Base URL    https://other.test (stored profile)',
         '  Credential  API key from stored profile',
         '  Key         other-sk…ghij',

@@ -31,6 +31,8 @@ describe('the active profile', () => {
     expect(JSON.parse((await runCommand(['balance', '--json'], { env: { ...env, TALLY_PROFILE: 'main' }, transport })).stdout).balance).toBe('10.00000000');
     const status = JSON.parse((await runCommand(['auth', 'status', '--offline', '--json'], { env })).stdout);
     expect(status.profiles.map((p: { profile: string; active: boolean }) => [p.profile, p.active])).toEqual([['other', true], ['main', false]]);
+    // Says why it is the one in use, once (never "active, from active profile (tally auth switch)").
+    expect((await runCommand(['auth', 'status', '--offline'], { env })).stdout).toMatch(/^Profile other \(active: tally auth switch chose it\)$/m);
     expect((await runCommand(['auth', 'switch', 'nope'], { env })).code).toBe(2);
   });
 

@@ -190,7 +190,7 @@ describe('tally usage', () => {
         '-----',
         'total',
         'the gateway has no usage to show for this window (nor in the 92 days before its end), so not even its field names are known',
-        'window 2026-11-15 00:00 → 2026-11-22 00:00 UTC+00:00 (0 days), day grid assumed UTC: no buckets to infer it from (set --utc-offset)',
+        'window 2026-11-15 00:00 → 2026-11-22 00:00 UTC+00:00 (7 days), day grid assumed UTC: no buckets to infer it from (set --utc-offset)',
         'cache state not reported by the gateway',
         '',
       ].join('\n'),
