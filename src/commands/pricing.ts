@@ -160,7 +160,20 @@ function keptVersionNear(ctx: Context, since: string, stateDir: string, baseUrl:
   if (!file) throw new UsageError(`the catalog version kept from ${new Date(closest).toISOString()} cannot be read; try another --since`);
   const catalog = readCatalog(file.body, (detail) => new UsageError(`the kept catalog version is unusable (${detail})`));
   ctx.debug(`--diff --since ${since}: the version last seen ${new Date(closest).toISOString()} of ${times.length} kept`);
+  // The closest kept version may be far from the age asked: said, never passed off as that age.
+  const asked = ctx.now() - at;
+  if (Math.abs(closest - at) > Math.max(86_400_000, asked / 10)) {
+    ctx.warn(`no catalog version is kept from ${since} ago: comparing with the closest, last seen ${ageText(ctx.now() - closest)} ago (${new Date(closest).toISOString().slice(0, 16).replace('T', ' ')} UTC)`);
+  }
   return { pricingVersion: catalog.pricingVersion, records: catalog.models, fetchedAt: file.fetchedAt };
+}
+
+/** `23 minutes`, `5 hours`, `12 days`: an age in its largest whole unit. */
+function ageText(ms: number): string {
+  const minutes = Math.max(0, Math.round(ms / 60_000));
+  if (minutes < 120) return plural(minutes, 'minute');
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? plural(hours, 'hour') : plural(Math.round(hours / 24), 'day');
 }
 
 async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {

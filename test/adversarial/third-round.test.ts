@@ -340,4 +340,12 @@ describe('pricing --diff against kept versions', () => {
     expect(none.code).toBe(0);
     expect(none.stdout).toMatch(/^No earlier catalog version is kept yet/);
   });
+
+  it('says when the closest kept version is far from the age asked (never passes a minutes-old version off as 30 days old)', async () => {
+    const { env } = await against({ name: 'young versions', routes: { '/api/pricing': ({ count }) => ({ body: catalog(count) }) } });
+    expect((await runCommand(['pricing', '--refresh'], { env, now: () => NOW })).code).toBe(0);
+    expect((await runCommand(['pricing', '--refresh'], { env, now: () => NOW + 60_000 })).code).toBe(0);
+    const result = await runCommand(['pricing', '--diff', '--since', '30d'], { env, now: () => NOW + 23 * 60_000 });
+    expect(result.stderr).toMatch(/warning: no catalog version is kept from 30d ago: comparing with the closest, last seen 2\d minutes ago/);
+  });
 });
