@@ -51,7 +51,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
   // A destination that is not stored is exit 2 before any request.
   const destination = options.send === undefined ? undefined : (await (await import('../notify/destinations.js')).destinationsNamed(ctx, [options.send]))[0]!;
   // Nor is a report computed that could not be remembered as sent.
-  if (destination) (await reportMemory(ctx, (await ctx.settings()).profile)).read();
+  const memory = destination && (await reportMemory(ctx, (await ctx.settings()).profile));
+  memory?.read();
   const { items, failed } = fleet ? await fleetReports(ctx, options) : { items: [{ report: await loadReport(ctx, options), profile: (await ctx.settings()).profile, account: undefined }], failed: [] };
   const totals = fleet ? fleetTotals(items) : undefined;
   const first = items[0]!;
@@ -60,7 +61,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
     writeReportFile(options.html, reportHtml(items, totals, failed), { flag: '--html', mode: 0o644, scrub: (t) => ctx.secrets.scrub(t) });
     ctx.note(`wrote the report for the ${view.periodLabel(first.report)} to ${options.html}`);
   }
-  if (destination) await send(ctx, first.report, first.profile, destination, options.force === true);
+  if (destination && memory) await send(ctx, first.report, first.profile, destination, memory, options.force === true);
   if ((options.html !== undefined || destination) && !ctx.options.json && !options.markdown) return fleetOutcome(failed);
   if (!totals) {
     await emit(ctx, {
@@ -172,14 +173,13 @@ async function reportMemory(ctx: Context, profile: string) {
 }
 
 /** Posts the report once per period and destination; the memory is known writable before anything is sent. */
-async function send(ctx: Context, report: Report, profile: string, destination: import('../notify/send.js').Destination, force: boolean): Promise<void> {
-  const [{ alertKey }, { withRunLock }, { deliverPayload }, { reportPayload }, { periodLabel }, memory] = await Promise.all([
+async function send(ctx: Context, report: Report, profile: string, destination: import('../notify/send.js').Destination, memory: Awaited<ReturnType<typeof reportMemory>>, force: boolean): Promise<void> {
+  const [{ alertKey }, { withRunLock }, { deliverPayload }, { reportPayload }, { periodLabel }] = await Promise.all([
     import('../settings/alert-state.js'),
     import('../locking.js'),
     import('../notify/send.js'),
     import('../notify/report-payloads.js'),
     import('../output/report.js'),
-    reportMemory(ctx, profile),
   ]);
   const key = alertKey(destination.name, `report:${report.kind}:${report.window.start}:${report.window.end}`);
   await withRunLock(ctx, `${memory.path}.lock`, 'the memory of sent reports', async () => {

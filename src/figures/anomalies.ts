@@ -14,7 +14,7 @@ import { BUCKET_SECONDS, type UsageWindow, periodsOf, resolveWindow } from '../d
 import { type Zone, fixedZone } from '../domain/zone.js';
 import { type DayGrid, type WindowOptions, timeSettings } from './day-grid.js';
 import { spendMetric } from './forecast.js';
-import { type ModelSpendOver, modelSpendOver } from './usage-by-model.js';
+import { type ModelSpendOver, rememberedSpendOver } from './usage-by-model.js';
 import { usagePerModel } from '../domain/repricing.js';
 import { knownDayGrid, loadOnGrid } from './usage-series.js';
 
@@ -123,7 +123,7 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
   const stride = bucket === 'hour' ? 24 : 1;
   const history = window.start - rule.baseline * size * stride;
   const previous = request.previous ?? comparedWindow({ current: window, spec: 'previous', month: request.month, last: request.last, dayOffset: grid.offset, now, zone: time.zone });
-  const spendOver = request.spendOver ?? remembered((w: UsageWindow) => modelSpendOver(ctx, w));
+  const spendOver = request.spendOver ?? rememberedSpendOver(ctx);
   const [series, current, before] = await Promise.all([
     loadOnGrid(ctx, { bucket, since: String(history), until: String(window.end) }, { zone: time.zone, known: grid }),
     spendOver(window),
@@ -150,16 +150,6 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
   return { window, previous, grid: series.dayGrid, labelZone: bucket === 'hour' ? time.zone : fixedZone(series.dayGrid.offset), rule, findings, seriesScope: series.scope, modelsScope: current.scope, metric };
 }
 
-/** Each request once: a window asked again is the answer already asked for. */
-function remembered(ask: (window: UsageWindow) => Promise<ModelSpendOver>): (window: UsageWindow) => Promise<ModelSpendOver> {
-  const asked = new Map<string, Promise<ModelSpendOver>>();
-  return (window) => {
-    const key = `${window.start}-${window.end}`;
-    if (!asked.has(key)) asked.set(key, ask(window));
-    return asked.get(key)!;
-  };
-}
-
 /** A spike names the models that made it: the largest in its bucket, up to three, until they make most of it. */
 async function namedModels(spendOver: (window: UsageWindow) => Promise<ModelSpendOver>, f: Finding): Promise<void> {
   const over = await spendOver({ start: f.start, end: f.end });
@@ -167,9 +157,11 @@ async function namedModels(spendOver: (window: UsageWindow) => Promise<ModelSpen
   const ranked = [...over.spend.entries()].filter(([, v]) => v.isPositive() && !v.isZero()).sort((a, b) => b[1].comparedTo(a[1]));
   const total = ranked.reduce((a, [, v]) => a.plus(v), new Decimal(0));
   const named: { model: string; amount: Decimal }[] = [];
+  let covered = new Decimal(0);
   for (const [model, amount] of ranked) {
-    if (named.length === 3 || (named.length > 0 && named.reduce((a, m) => a.plus(m.amount), new Decimal(0)).gte(total.mul('0.8')))) break;
+    if (named.length === 3 || (named.length > 0 && covered.gte(total.mul('0.8')))) break;
     named.push({ model, amount });
+    covered = covered.plus(amount);
   }
   if (named.length) f.models = named;
 }

@@ -69,7 +69,7 @@ export async function loadForecast(ctx: Context, options: ForecastOptions, balan
     balance: balance.balance,
     days: spend,
     basisDays: days,
-    now: Math.floor(ctx.now() / 1000),
+    now,
     dayOffset: series.dayGrid.offset,
     today: key === null ? undefined : { used: key.dailyUsed, limit: key.dailyLimit },
     keyRemaining: comparable?.remaining,

@@ -13,7 +13,7 @@ import { type LoadedBudgets, loadBudgets, storedBudgets } from './budgets.js';
 import { compareModels, compareTotals, comparedWindows } from './comparison.js';
 import type { DayGrid } from './day-grid.js';
 import { type LoadedForecast, loadForecast } from './forecast.js';
-import { type ModelSpendOver, modelSpendOver } from './usage-by-model.js';
+import { rememberedSpendOver } from './usage-by-model.js';
 
 export interface ReportRequest {
   /** week (default) or month: the period `--last` takes. */
@@ -66,12 +66,7 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
   const last = custom || request.month !== undefined ? undefined : period;
   const w = await comparedWindows(ctx, { since: request.since, until: request.until, month: request.month, last, utcOffset: request.utcOffset, compare: 'previous' });
   // The anomalies ask for spend per model over the window (and the same length before it): one request per window, shared.
-  const asked = new Map<string, Promise<ModelSpendOver>>();
-  const spendOver = (window: UsageWindow) => {
-    const key = `${window.start}-${window.end}`;
-    if (!asked.has(key)) asked.set(key, modelSpendOver(ctx, window));
-    return asked.get(key)!;
-  };
+  const spendOver = rememberedSpendOver(ctx);
   const forecast = loadForecast(ctx, { utcOffset: request.utcOffset });
   forecast.catch(() => undefined);
   const hasBudgets = (await storedBudgets(ctx)).length > 0;

@@ -196,6 +196,16 @@ export interface ModelSpendOver {
   records: JsonObject[];
 }
 
+/** Spend per model over windows, each window asked once however many figures of the run ask for it. */
+export function rememberedSpendOver(ctx: Context): (window: UsageWindow) => Promise<ModelSpendOver> {
+  const asked = new Map<string, Promise<ModelSpendOver>>();
+  return (window) => {
+    const key = `${window.start}-${window.end}`;
+    if (!asked.has(key)) asked.set(key, modelSpendOver(ctx, window));
+    return asked.get(key)!;
+  };
+}
+
 export async function modelSpendOver(ctx: Context, window: UsageWindow, param?: string[]): Promise<ModelSpendOver> {
   const query = { start: String(window.start), end: String(window.end), ...parseParams(param) };
   const found = await fetchAllPages(ctx, await ctx.client(), MODEL_USAGE_PATH, query, { all: true, maxPages: DEFAULT_MAX_PAGES });

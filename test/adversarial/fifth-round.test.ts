@@ -1,22 +1,13 @@
 // The fifth hardening round: what leaves the machine (CSV a spreadsheet opens, files made to be
 // shared, messages) and what waits (text paths linear in their input, locks that end with the run).
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type HostileGateway, againstHostile, balanceBody } from './hostile-gateway.js';
-import { KEY, tempDir } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { afterEachTest } from '../support/cleanup.js';
+import { againstHostile, balanceBody } from './hostile-gateway.js';
+import { KEY } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12);
-const gateways: HostileGateway[] = [];
-const dirs: { path: string; remove: () => void }[] = [];
-afterEach(async () => {
-  await Promise.all(gateways.splice(0).map((g) => g.close()));
-  dirs.splice(0).forEach((d) => d.remove());
-});
-const dir = () => {
-  const d = tempDir();
-  dirs.push(d);
-  return d.path;
-};
+const { gateways, dir } = afterEachTest();
 const DAY = 86_400;
 const TODAY = Date.UTC(2026, 10, 21) / 1000;
 

@@ -2,26 +2,17 @@
 // exporter as a server, locks, text from the gateway in CI reports, and budget inputs.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type HostileGateway, againstHostile, balanceBody } from './hostile-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { afterEachTest } from '../support/cleanup.js';
+import { againstHostile, balanceBody } from './hostile-gateway.js';
 import { connect } from 'node:net';
-import { BIN, tempDir } from '../helpers.js';
+import { BIN } from '../helpers.js';
 import { clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { cachePath } from '../../src/settings/cache-key.js';
 import { runTally } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12);
-const gateways: HostileGateway[] = [];
-const dirs: { path: string; remove: () => void }[] = [];
-afterEach(async () => {
-  await Promise.all(gateways.splice(0).map((g) => g.close()));
-  dirs.splice(0).forEach((d) => d.remove());
-});
-const dir = () => {
-  const d = tempDir();
-  dirs.push(d);
-  return d.path;
-};
+const { gateways, dir } = afterEachTest();
 const DAY = Date.UTC(2026, 10, 21) / 1000;
 const plain = () =>
   againstHostile({ name: 'plain', routes: { '/v1/open/balance': { body: balanceBody() }, '/v1/open/usage': { body: `{"buckets": [{"t": ${DAY}, "cost": "1.00"}], "totals": {"cost": "1.00"}}` } } }, NOW, gateways);
