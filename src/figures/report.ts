@@ -14,6 +14,8 @@ import { compareModels, compareTotals, comparedWindows } from './comparison.js';
 import type { DayGrid } from './day-grid.js';
 import { type LoadedForecast, loadForecast } from './forecast.js';
 import { rememberedSpendOver } from './usage-by-model.js';
+import { holdDays } from './day-pages.js';
+import { recentDays } from './usage-series.js';
 
 export interface ReportRequest {
   /** week (default) or month: the period `--last` takes. */
@@ -65,6 +67,9 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
   if (custom && request.month !== undefined) throw new UsageError('--month and --since/--until each name the period; give one of them');
   const last = custom || request.month !== undefined ? undefined : period;
   const w = await comparedWindows(ctx, { since: request.since, until: request.until, month: request.month, last, utcOffset: request.utcOffset, compare: 'previous' });
+  // Every day series below (the period, the one before, the forecast's, the anomalies') is cut
+  // from one request for the recent days, held before they ask.
+  holdDays(await ctx.client(), recentDays(Math.floor(ctx.now() / 1000)));
   // The anomalies ask for spend per model over the window (and the same length before it): one request per window, shared.
   const spendOver = rememberedSpendOver(ctx);
   const forecast = loadForecast(ctx, { utcOffset: request.utcOffset });

@@ -11,6 +11,7 @@ import { type Zone, fixedZone } from '../domain/zone.js';
 import { BUCKET_SECONDS, type BucketSize, MAX_WINDOW_SECONDS, type UsageWindow, alignedByService, namesGridDays, periodsOf, parseBucket, resolveWindow, splitWindow } from '../domain/window.js';
 import { type DayGrid, type TimeSettings, type WindowOptions, rememberInferredGrid, timeSettings } from './day-grid.js';
 import { windowJson, gridMismatch } from '../output/window-text.js';
+import { dayPage } from './day-pages.js';
 
 export interface UsageSeries {
   bucket: BucketSize;
@@ -60,11 +61,13 @@ export async function loadOnGrid(ctx: Context, options: SeriesRequest, time: Tim
   const requested = resolveWindow({ ...options, bucket, now, zone: time.zone, dayOffset: known?.offset });
   const serviceBucket = bucket === 'hour' ? 'hour' : 'day';
   const parts = splitWindow(requested);
+  // Days already fetched in this run are cut from what is held (see day-pages.ts).
+  const ask = (part: UsageWindow) => (serviceBucket === 'day' ? dayPage(client, part) : fetchUsage(client, serviceBucket, part));
   // The parts are independent: they go out together (the pool sends at most 4 at a time).
   let done = 0;
   const pages: UsagePage[] = await Promise.all(
     parts.map(async (part) => {
-      const page = await fetchUsage(client, serviceBucket, part);
+      const page = await ask(part);
       if (parts.length > 1) ctx.progress(`usage: ${++done} of ${parts.length} parts of the window fetched…`);
       return page;
     }),
@@ -75,7 +78,7 @@ export async function loadOnGrid(ctx: Context, options: SeriesRequest, time: Tim
   // for the longest window ending at the same point, only to learn how buckets are written.
   const sample = received.length > 0 || requested.end - requested.start >= MAX_WINDOW_SECONDS
     ? received
-    : (await fetchUsage(client, serviceBucket, { start: requested.end - MAX_WINDOW_SECONDS, end: requested.end })).buckets;
+    : (await ask({ start: requested.end - MAX_WINDOW_SECONDS, end: requested.end })).buckets;
   const shape = readable(client, () => discoverShape(sample));
   const inferred = shape && serviceBucket === 'day' ? inferGridOffset(sample, shape, 86_400) : undefined;
   // A grid named by --utc-offset or the profile that the gateway's days are not on: the buckets
@@ -139,13 +142,18 @@ function readable<T>(client: HttpClient, read: () => T): T {
  * (weeks, months, spend per model per period); UTC when there is no usage to tell.
  */
 export async function probeDayGrid(ctx: Context, client: HttpClient, time: TimeSettings, now: number): Promise<DayGrid> {
-  const end = now + 86_400;
-  const page = await fetchUsage(client, 'day', { start: end - MAX_WINDOW_SECONDS, end });
+  const page = await dayPage(client, recentDays(now));
   const shape = readable(client, () => discoverShape(page.buckets));
   const offset = shape ? inferGridOffset(page.buckets, shape, 86_400) : undefined;
   if (offset === undefined) return { offset: 0, source: 'assumed' };
   await rememberInferredGrid(ctx, time, offset);
   return { offset, source: 'inferred' };
+}
+
+/** The last 92 days and today: what the day grid is learned from, and what a report's windows lie in. */
+export function recentDays(now: number): UsageWindow {
+  const end = now + 86_400;
+  return { start: end - MAX_WINDOW_SECONDS, end };
 }
 
 /** The day grid known before any request, or learned with one (see probeDayGrid). */

@@ -1,0 +1,57 @@
+// A run asks for each figure once: a report's day series (the period, the one before, the
+// forecast's and the anomalies') come from one request for the recent days, and say the same as
+// `usage` asked for each window on its own.
+import { describe, expect, it } from 'vitest';
+import { Decimal } from '../../src/domain/money.js';
+import { runTally, tempDir } from '../helpers.js';
+import { sandboxForFile } from '../support/sandbox-fixture.js';
+
+const NOW = Date.UTC(2026, 10, 25, 9, 30); // a Wednesday
+const fixture = sandboxForFile(NOW, { accountLimit: 100_000 });
+
+async function counted(args: string[], state: string) {
+  const before = fixture.sandbox.requests.length;
+  const result = await runTally(args, { env: { ...fixture.env, TALLY_CONFIG_DIR: state }, now: NOW });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return { out: JSON.parse(result.stdout), paths: fixture.sandbox.requests.slice(before).map((r) => r.path) };
+}
+
+describe('one request per figure', () => {
+  it.each([
+    ['week', ['report', '--period', 'week', '--json']],
+    ['month', ['report', '--period', 'month', '--json']],
+    ['custom period', ['report', '--since', '2026-11-10', '--until', '2026-11-20', '--json']],
+  ])('a %s report asks for its days once, on a first run and once the grid is known', async (_, args) => {
+    const state = tempDir();
+    try {
+      for (const run of ['first', 'again']) {
+        const { out, paths } = await counted(args, state.path);
+        // One day series, the balance, the key's spend per model for the period and the one before, and (the first time) the key's quota.
+        expect(paths.filter((p) => p === '/v1/open/usage'), run).toHaveLength(1);
+        const others = paths.filter((p) => p !== '/v1/open/usage/models');
+        expect(others.length, `${run}: ${paths.join(' ')}`).toBeLessThanOrEqual(3);
+        // Spend per model for the two periods, and the narrowing that dates a model finding by its day (at most three windows a round, two rounds for a week).
+        const dated = out.anomalies.filter((a: { kind: string }) => ['new_model', 'stopped_model', 'zero_cost'].includes(a.kind)).length;
+        expect(paths.length - others.length, `${run}: ${paths.join(' ')}`).toBeLessThanOrEqual(2 + (args.includes('week') ? 4 : 12) * dated);
+        if (dated === 0) expect(paths.length).toBeLessThanOrEqual(5);
+      }
+    } finally {
+      state.remove();
+    }
+  });
+
+  it("a report's days, its total and the one before are what usage says of each window on its own", async () => {
+    const state = tempDir();
+    try {
+      const { out } = await counted(['report', '--period', 'week', '--json'], state.path);
+      const days = await counted(['usage', '--bucket', 'day', '--since', String(out.period.start), '--until', String(out.period.end), '--json'], state.path);
+      expect(out.daily.map((d: { start: number; amount: string }) => [d.start, new Decimal(d.amount).toFixed()])).toEqual(days.out.buckets.map((b: { start: number; cost: string }) => [b.start, new Decimal(b.cost).toFixed()]));
+      const before = await counted(['usage', '--bucket', 'day', '--since', String(out.period.previous.start), '--until', String(out.period.previous.end), '--json'], state.path);
+      expect(new Decimal(out.spend.previous).toFixed()).toBe(new Decimal(before.out.totals.cost).toFixed());
+      expect(new Decimal(out.spend.current).toFixed()).toBe(new Decimal(days.out.totals.cost).toFixed());
+    } finally {
+      state.remove();
+    }
+  });
+});
