@@ -1,5 +1,6 @@
 // Where the price catalog comes from: the cache while it is fresh, the service otherwise, and
 // the cache again (with a warning) when the service cannot be reached.
+import { DEFAULT_PRICING_TTL_SECONDS } from '../settings/profile-rules.js';
 import type { Context } from '../context.js';
 import { ConfigError, ServiceError, UsageError } from '../errors.js';
 import { fetchCatalog, readCatalog, refetchCatalog } from '../api/catalog.js';
@@ -10,7 +11,6 @@ import {
   type CachedBytes,
   type CachedCatalog,
   type CachedListing,
-  DEFAULT_PRICING_TTL_SECONDS,
   readCachedCatalog,
   readCachedCatalogBytes,
   readCachedListing,

@@ -70,10 +70,15 @@ export function displayWidth(text: string): number {
  */
 const LONG_TEXT = 4096;
 let zeroWidth: RegExp | undefined;
-function longWidth(text: string, width: (codePoint: number) => number): number {
+/** Whether a character takes no column (a mark, a control, a default-ignorable). The pattern is built on first use: building it costs most of a millisecond. */
+export function isZeroWidth(character: string): boolean {
   zeroWidth ??= /[\p{M}\p{C}\p{Default_Ignorable_Code_Point}]/u;
+  return zeroWidth.test(character);
+}
+
+function longWidth(text: string, width: (codePoint: number) => number): number {
   let total = 0;
-  for (const character of text) total += zeroWidth.test(character) ? 0 : width(character.codePointAt(0)!);
+  for (const character of text) total += isZeroWidth(character) ? 0 : width(character.codePointAt(0)!);
   return total;
 }
 

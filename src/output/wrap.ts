@@ -1,7 +1,7 @@
 // Lines that fit the terminal: text longer than the width wraps at word boundaries (wrap-ansi,
 // which keeps colour codes intact), and a word longer than a line is broken. Loaded only when a
 // line is too long.
-import { NARROW, displayWidth, prepareWidths } from './width.js';
+import { NARROW, displayWidth, isZeroWidth, prepareWidths } from './width.js';
 
 /** `text` with every line wrapped to `width` columns (Infinity: unchanged). */
 export async function fitLines(text: string, width: number): Promise<string> {
@@ -24,7 +24,6 @@ export async function fitLines(text: string, width: number): Promise<string> {
 const LONG_LINE = 4096;
 // eslint-disable-next-line no-control-regex
 const COLOUR = /\u001b\[[0-9;]*m/y;
-const ZERO_WIDTH = /[\p{M}\p{C}\p{Default_Ignorable_Code_Point}]/u;
 
 /** Wraps at spaces, breaking a word longer than a line; colour codes take no column. Linear in the line. */
 function wrapLinear(line: string, room: number, eastAsianWidth: (codePoint: number) => number): string {
@@ -59,7 +58,7 @@ function wrapLinear(line: string, room: number, eastAsianWidth: (codePoint: numb
       if (word !== '' || wordWidth > 0) flushWord();
       continue;
     }
-    const width = ZERO_WIDTH.test(character) ? 0 : eastAsianWidth(codePoint);
+    const width = isZeroWidth(character) ? 0 : eastAsianWidth(codePoint);
     if (wordWidth + width > room) {
       // A word longer than a line: what it has so far takes a line of its own.
       if (used > 0) {

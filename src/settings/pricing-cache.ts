@@ -30,7 +30,6 @@ export interface CachedListing {
   rows: PriceRow[];
 }
 
-export const DEFAULT_PRICING_TTL_SECONDS = 3600;
 /** A cached catalog of any real size fits (a padded load-test catalog is tens of MB); a file past this is not one tally wrote. */
 const MAX_CACHE_BYTES = 256 * 1024 * 1024;
 

@@ -5,10 +5,12 @@ import { ConfigError, UsageError } from '../errors.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { looksLikeSecret } from '../domain/secrets.js';
 import { wholeNumber } from '../cli/flag-values.js';
-import { DEFAULT_PRICING_TTL_SECONDS } from './pricing-cache.js';
 import { parseBaseUrl } from './base-url.js';
 import { BUDGET_NAME, NAME_RULE, checkBudget, checkBudgetName } from '../domain/budget.js';
 import type { ProfileRecord } from './store.js';
+
+/** How long a fetched price catalog is used before it is asked again, unless the profile's pricing_ttl says otherwise (declared here: every run checks the profile, few read the catalog). */
+export const DEFAULT_PRICING_TTL_SECONDS = 3600;
 
 export type SettingKey = 'base_url' | 'pricing_ttl' | 'utc_offset' | 'device_code_url' | 'token_url' | 'client_id';
 
