@@ -41,7 +41,7 @@ const common = {
   legalComments: 'none',
   // import.meta.url is read only when running from source (external.ts); the bundle has the launcher's resolver.
   define: { __TALLY_VERSION__: JSON.stringify(version), 'import.meta.url': 'undefined' },
-  external: ['undici', 'conf', 'jq-wasm', 'selfsigned'],
+  external: ['undici', 'conf', 'jq-wasm', 'selfsigned', '@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio'],
   logLevel: 'warning',
 };
 await build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/main.cjs', plugins: [lazyChildProcess] });

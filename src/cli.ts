@@ -42,7 +42,8 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
       argv,
       io,
       (options) => {
-        ctx = new Context({ command: loadCommand, ...deps, io, options, env, secrets, interrupt: deps.interrupt ?? interrupt.signal });
+        const commandLine = (line: string[], lineIO: IO, signal: AbortSignal) => runCli(line, { ...deps, io: lineIO, env, interrupt: signal, ...(ctx ? { transport: ctx.transport() } : {}) });
+        ctx = new Context({ command: loadCommand, commandLine, ...deps, io, options, env, secrets, interrupt: deps.interrupt ?? interrupt.signal });
         return ctx;
       },
     );

@@ -61,6 +61,8 @@ export interface ContextInit {
   secrets?: SecretSet;
   /** Another command by name, loaded lazily (the tour of `tally demo`); set by the CLI, which holds the registry. */
   command?: (name: string) => Promise<RunnableCommand>;
+  /** A command line run in this process as the CLI parses it (`tally mcp`), writing to `io`. */
+  commandLine?: (argv: string[], io: IO, interrupt: AbortSignal) => Promise<number>;
 }
 
 /** What a command is to another that runs it: its run function. */
@@ -153,6 +155,12 @@ export class Context extends Notices<GlobalOptions> {
   async command(name: string): Promise<RunnableCommand> {
     if (!this.#init.command) throw new Error(`no command registry was given to run "${name}"`);
     return this.#init.command(name);
+  }
+
+  /** A command line run in this process as the CLI runs it: its exit code (what it prints goes to `io`). */
+  runCommandLine(argv: string[], io: IO): Promise<number> {
+    if (!this.#init.commandLine) throw new Error('no command line was given to run commands in this process');
+    return this.#init.commandLine(argv, io, this.interrupt);
   }
 
   /**
