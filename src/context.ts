@@ -159,8 +159,7 @@ export class Context extends Notices<GlobalOptions> {
 
   /** A command line run in this process as the CLI runs it: its exit code (what it prints goes to `io`). */
   runCommandLine(argv: string[], io: IO): Promise<number> {
-    if (!this.#init.commandLine) throw new Error('no command line was given to run commands in this process');
-    return this.#init.commandLine(argv, io, this.interrupt);
+    return this.#init.commandLine ? this.#init.commandLine(argv, io, this.interrupt) : Promise.reject(new Error('no command line was given to run commands in this process'));
   }
 
   /**

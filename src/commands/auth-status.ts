@@ -21,6 +21,7 @@ const SOURCE: Record<Source, string> = {
   default: 'default',
   demo: 'demo sandbox',
   active: 'active profile (tally auth switch)',
+  workspace: "the project's .tally.json",
 };
 
 /** Why a profile is the one in use, in the heading's words. */
@@ -29,6 +30,7 @@ const ACTIVE_BECAUSE: Partial<Record<Source, string>> = {
   active: 'active: tally auth switch chose it',
   flag: 'active: --profile names it',
   env: 'active: TALLY_PROFILE names it',
+  workspace: "active: the project's .tally.json names it",
 };
 
 type CheckState = 'accepted' | 'rejected' | 'unreachable' | 'no-credential' | 'no-base-url' | 'skipped';

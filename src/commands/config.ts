@@ -53,7 +53,7 @@ function keyArgument(): Argument {
   return argument;
 }
 
-const SOURCES: Record<Entry['source'], string> = { flag: 'flag', env: 'environment', profile: 'profile', default: 'default', demo: 'demo', active: 'active profile', unset: 'not set' };
+const SOURCES: Record<Entry['source'], string> = { flag: 'flag', env: 'environment', profile: 'profile', default: 'default', demo: 'demo', active: 'active profile', workspace: 'project .tally.json', unset: 'not set' };
 
 export const list: CommandModule = {
   configure(command: Command) {

@@ -4,8 +4,9 @@ import { originOf, parseBaseUrl } from './base-url.js';
 import type { Credential } from '../api/http.js';
 import type { DeviceToken, ProfileRecord, SettingsStore } from './store.js';
 import { checkStoredProfile } from './profile-rules.js';
+import { workspaceProfile } from './workspace.js';
 
-export type Source = 'flag' | 'env' | 'profile' | 'default' | 'demo' | 'active';
+export type Source = 'flag' | 'env' | 'profile' | 'default' | 'demo' | 'active' | 'workspace';
 
 export interface StoredCredential extends Credential {
   source: Source;
@@ -28,6 +29,8 @@ export interface SettingsInput {
   openStore: () => Promise<SettingsStore>;
   /** A profile named by --profile or TALLY_PROFILE must be stored (not for `login`, which creates it). */
   mustExist?: boolean;
+  /** Where a `.tally.json` is looked for (and above); default the process's folder. */
+  cwd?: string;
 }
 
 export function profileName(input: Pick<SettingsInput, 'flags' | 'env'>): { profile: string; profileSource: Source } {
@@ -36,10 +39,13 @@ export function profileName(input: Pick<SettingsInput, 'flags' | 'env'>): { prof
   return { profile: 'default', profileSource: 'default' };
 }
 
-/** The profile a run uses: --profile, TALLY_PROFILE, the active one (`tally auth switch`), else `default`. */
-export async function chosenProfile(input: Pick<SettingsInput, 'flags' | 'env' | 'openStore'>): Promise<{ profile: string; profileSource: Source }> {
+/** The profile a run uses: --profile, TALLY_PROFILE, the project's .tally.json, the active one (`tally auth switch`), else `default`. */
+export async function chosenProfile(input: Pick<SettingsInput, 'flags' | 'env' | 'openStore' | 'cwd'>): Promise<{ profile: string; profileSource: Source; workspaceFile?: string }> {
   const named = profileName(input);
   if (named.profileSource !== 'default') return named;
+  const workspace = workspaceProfile(input.cwd ?? process.cwd());
+  if (workspace && 'error' in workspace) throw new UsageError(workspace.error);
+  if (workspace) return { profile: checkProfileName(workspace.profile), profileSource: 'workspace', workspaceFile: workspace.file };
   try {
     const active = (await input.openStore()).activeProfile();
     return active === undefined ? named : { profile: active, profileSource: 'active' };
@@ -50,7 +56,7 @@ export async function chosenProfile(input: Pick<SettingsInput, 'flags' | 'env' |
 }
 
 export async function resolveSettings(input: SettingsInput): Promise<ResolvedSettings> {
-  const { profile, profileSource } = await chosenProfile(input);
+  const { profile, profileSource, workspaceFile } = await chosenProfile(input);
   const flagUrl = input.flags.baseUrl ?? undefined;
   const envUrl = input.env.TALLY_BASE_URL || undefined;
   const envKey = input.env.TALLY_API_KEY || undefined;
@@ -64,7 +70,7 @@ export async function resolveSettings(input: SettingsInput): Promise<ResolvedSet
   const record = stored === undefined ? undefined : checkStoredProfile(profile, stored, store!.path);
   if (named && !record) {
     const names = store!.profileNames();
-    throw new UsageError(`there is no profile "${profile}"${profileSource === 'env' ? ' (named by TALLY_PROFILE)' : ''}`, {
+    throw new UsageError(`there is no profile "${profile}"${profileSource === 'env' ? ' (named by TALLY_PROFILE)' : workspaceFile ? ` (named by ${workspaceFile})` : ''}`, {
       hint: names.length ? `Stored profiles: ${names.join(', ')}.` : `No profile is stored yet: \`tally --profile ${profile} login\` creates it.`,
     });
   }

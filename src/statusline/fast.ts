@@ -2,6 +2,7 @@
 // every line, so a fresh cache is answered in the time it takes to read one small file. Anything
 // this path does not recognise (another flag, no cache, a cache for another gateway) goes to the
 // full command.
+import { workspaceProfile } from '../settings/workspace.js';
 import { readStateFile } from '../settings/read-file.js';
 import { stateDirFor } from '../settings/state-dir.js';
 import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineIdentity, formatStatusline, readFigures, takeRefreshLock } from './cache.js';
@@ -22,6 +23,12 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
   }
   const stateDir = await stateDirFor(env);
   // Neither --profile nor TALLY_PROFILE: the active profile (tally auth switch), as the full command chooses.
+  if (profile === undefined) {
+    const workspace = workspaceProfile(process.cwd());
+    // A .tally.json that cannot be used: the full command says so (with --check).
+    if (workspace && 'error' in workspace) return false;
+    profile = workspace?.profile;
+  }
   profile ??= activeProfile(stateDir) ?? 'default';
   if (!/^[\w.@][\w.@-]{0,63}$/.test(profile)) return false;
   const who = identityOf(env, profile, stateDir);

@@ -1,0 +1,39 @@
+// A profile per project: `.tally.json` ({"profile": "NAME"}) in the current folder or one above it
+// names the profile the commands (and the statusline) use there, below --profile and TALLY_PROFILE
+// and above the active profile. The file is read as tally reads every file: a regular file, a
+// few bytes, never followed into a device. It names a profile only, never a key.
+import { readStateFile } from './read-file.js';
+
+export const WORKSPACE_FILE = '.tally.json';
+
+/** The nearest `.tally.json` from `cwd` upward: the profile it names, or why it cannot be used. */
+export function workspaceProfile(cwd: string): { profile: string; file: string } | { error: string; file: string } | undefined {
+  let dir = cwd;
+  for (let depth = 0; depth < 64; depth++) {
+    const file = `${dir === '/' ? '' : dir}/${WORKSPACE_FILE}`;
+    let text: string | undefined;
+    try {
+      text = readStateFile(file, 64 * 1024).toString('utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EACCES') return { error: `${file} cannot be read: ${(error as Error).message}`, file };
+    }
+    if (text !== undefined) return profileIn(text, file);
+    const parent = dir.replace(/\/[^/]*$/, '') || '/';
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+  return undefined;
+}
+
+function profileIn(text: string, file: string): { profile: string; file: string } | { error: string; file: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { error: `${file} is not JSON (it should be {"profile": "NAME"})`, file };
+  }
+  const profile = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as { profile?: unknown }).profile : undefined;
+  if (typeof profile !== 'string' || !/^[\w.@][\w.@-]{0,63}$/.test(profile)) return { error: `${file} names no profile (it should be {"profile": "NAME"}, a stored profile's name)`, file };
+  return { profile, file };
+}

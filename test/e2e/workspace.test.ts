@@ -1,0 +1,60 @@
+// A profile per project: a .tally.json found from the current folder upward names the profile,
+// below --profile and TALLY_PROFILE and above the active one; the statusline's fast path (from
+// its cache) follows it too. A file that names nothing usable is said, never guessed around.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KEYS } from '../../src/sandbox/seed.js';
+import { runTally, tempDir } from '../helpers.js';
+import { sandboxForFile } from '../support/sandbox-fixture.js';
+
+const NOW = Date.UTC(2026, 10, 25, 9, 30);
+const fixture = sandboxForFile(NOW, { accountLimit: 100_000 });
+
+describe('.tally.json', () => {
+  it('names the profile in its folder and below, under --profile and TALLY_PROFILE, over the active one', async () => {
+    const dir = tempDir();
+    try {
+      const state = join(dir.path, 'state');
+      const env = { TALLY_CONFIG_DIR: state, TZ: 'UTC' };
+      const tally = (args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}, input?: string) => runTally(args, { env: { ...env, ...extra }, cwd, now: NOW, ...(input ? { input } : {}) });
+      const limited = KEYS.find((k) => k.name === 'ci-runner')!.secret;
+      for (const [name, key] of [['personal', fixture.sandbox.demoKey], ['ci', limited]] as const) {
+        expect((await tally(['--profile', name, 'login', '--base-url', fixture.sandbox.baseUrl, '--with-token'], dir.path, {}, key)).code).toBe(0);
+      }
+      expect((await tally(['auth', 'switch', 'personal'], dir.path)).code).toBe(0);
+      const project = join(dir.path, 'project');
+      const deep = join(project, 'src', 'lib');
+      mkdirSync(deep, { recursive: true });
+      writeFileSync(join(project, '.tally.json'), '{"profile": "ci"}\n');
+      const keyName = async (cwd: string, extra: NodeJS.ProcessEnv = {}, flags: string[] = []) => {
+        const result = await tally([...flags, 'balance', '--json'], cwd, extra);
+        expect(result.code, result.stderr).toBe(0);
+        return JSON.parse(result.stdout).api_key.name as string;
+      };
+      expect(await keyName(dir.path)).toBe('demo');
+      expect(await keyName(project)).toBe('ci-runner');
+      expect(await keyName(deep)).toBe('ci-runner');
+      expect(await keyName(deep, { TALLY_PROFILE: 'personal' })).toBe('demo');
+      expect(await keyName(deep, {}, ['--profile', 'personal'])).toBe('demo');
+      const status = await tally(['auth', 'status'], deep);
+      expect(status.stdout).toMatch(/ci.*\.tally\.json/);
+      // The statusline answers from its cache for the project's profile, not the active one.
+      expect((await tally(['statusline'], deep)).stdout).toMatch(/¥5\.00/);
+      expect((await tally(['statusline'], dir.path)).stdout).toMatch(/¥50\.00/);
+      expect((await tally(['statusline', '--max-age', '100000'], deep)).stdout).toMatch(/¥5\.00/);
+
+      writeFileSync(join(project, '.tally.json'), '{"profile": "nobody"}');
+      const missing = await tally(['balance'], deep);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(`there is no profile "nobody" (named by ${join(project, '.tally.json')})`);
+      writeFileSync(join(project, '.tally.json'), '{"profile": 7}');
+      const bad = await tally(['balance'], deep);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('names no profile');
+      expect(bad.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    } finally {
+      dir.remove();
+    }
+  });
+});
