@@ -31,6 +31,17 @@ export function guarded(handler: (req: IncomingMessage, res: ServerResponse) => 
 }
 
 /** Requests Node's parser refuses (bad request lines, headers too large) get a status, and the server goes on. */
+/** Resolves when a server should stop: Ctrl-C (`interrupt`), SIGTERM (systemd, Kubernetes), or what `more` arranges to call. */
+export function untilStopped(interrupt: AbortSignal, more: (stop: () => void) => void = () => undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    if (interrupt.aborted) resolve();
+    interrupt.addEventListener('abort', stop, { once: true });
+    more(stop);
+  });
+}
+
 export function hardenServer(server: Server, options: { headersTimeoutMs?: number } = {}): void {
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = 30_000;

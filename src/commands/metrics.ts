@@ -187,7 +187,7 @@ async function serveMetrics(ctx: Context, where: string, fresh: () => Context): 
     return cached.text;
   };
   const { createServer } = process.getBuiltinModule('node:http');
-  const { guarded, hardenServer, requestUrl } = await import('../serving.js');
+  const { guarded, hardenServer, requestUrl, untilStopped } = await import('../serving.js');
   // Any request, however malformed, gets a status code; the exporter keeps serving.
   const server = createServer(
     guarded(async (req, res) => {
@@ -211,13 +211,7 @@ async function serveMetrics(ctx: Context, where: string, fresh: () => Context): 
   const address = server.address() as { port: number };
   ctx.note(`serving Prometheus metrics on http://${host.includes(':') ? `[${host}]` : host}:${address.port}/metrics${isLoopback(host) ? '' : ' (reachable from other machines)'}; Ctrl-C or SIGTERM stops`);
   // A clean shutdown on SIGTERM (systemd, Kubernetes) as on Ctrl-C.
-  const stop = new Promise<void>((resolve) => {
-    const done = () => resolve();
-    process.once('SIGTERM', done);
-    if (ctx.interrupt.aborted) resolve();
-    ctx.interrupt.addEventListener('abort', done, { once: true });
-  });
-  await stop;
+  await untilStopped(ctx.interrupt);
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 }

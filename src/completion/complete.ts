@@ -2,6 +2,7 @@
 // completion engine answers from the spec the build saved beside the bundle (built afresh from
 // the registry when there is none), plus the stored profile names for --profile, read straight
 // from config.json. Output: one `value<TAB>description` per line, then `:<directive>`.
+import { PROFILE_NAME } from '../settings/profile-name.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateDirFor } from '../settings/state-dir.js';
@@ -150,7 +151,7 @@ function storedProfiles(dir: string): string[] {
   try {
     // Only a small regular file: a FIFO or a link to a device would hang every Tab.
     const profiles = (JSON.parse(readStateFile(join(dir, 'config.json'), 4 * 1024 * 1024).toString('utf8')) as { profiles?: unknown }).profiles;
-    return profiles && typeof profiles === 'object' ? Object.keys(profiles).filter((name) => /^[\w.@][\w.@-]{0,63}$/.test(name)) : [];
+    return profiles && typeof profiles === 'object' ? Object.keys(profiles).filter((name) => PROFILE_NAME.test(name)) : [];
   } catch {
     return [];
   }

@@ -129,7 +129,8 @@ export function bundledSchema(name: string): Record<string, unknown> {
 export async function serveOverStdio(ctx: Context, factory: () => McpServerInstance): Promise<void> {
   const { serveStdio } = await importExternal<Stdio>('@modelcontextprotocol/server/stdio');
   const handle = serveStdio(factory, { onerror: (error) => ctx.debug(`mcp: ${error.message}`) });
-  await untilStopped(ctx, (stop) => {
+  const { untilStopped } = await import('../serving.js');
+  await untilStopped(ctx.interrupt, (stop) => {
     process.stdin.once('end', stop);
     process.stdin.once('close', stop);
   });
@@ -145,7 +146,7 @@ export async function serveOverHttp(ctx: Context, factory: () => McpServerInstan
     throw new UsageError(`--http "${where}" is not HOST:PORT (e.g. 127.0.0.1:8765, or 127.0.0.1: for any free port)`);
   }
   const host = match[1] ?? match[2]!;
-  const [{ createMcpHandler }, { createServer }, { Readable }, { guarded, hardenServer }] = await Promise.all([
+  const [{ createMcpHandler }, { createServer }, { Readable }, { guarded, hardenServer, untilStopped }] = await Promise.all([
     importExternal<Sdk>('@modelcontextprotocol/server'),
     importExternal<typeof import('node:http')>('node:http'),
     importExternal<typeof import('node:stream')>('node:stream'),
@@ -175,7 +176,7 @@ export async function serveOverHttp(ctx: Context, factory: () => McpServerInstan
   });
   bound = (server.address() as { port: number }).port;
   ctx.note(`serving MCP (Streamable HTTP) on http://${host.includes(':') ? `[${host}]` : host}:${bound}/mcp${isLoopback(host) ? '' : ' (reachable from other machines)'}; Ctrl-C or SIGTERM stops`);
-  await untilStopped(ctx, () => undefined);
+  await untilStopped(ctx.interrupt);
   await handler.close().catch(() => undefined);
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
@@ -201,15 +202,4 @@ export function refused(origin: string | undefined, hostHeader: string | undefin
   const sameHost = local ? isLoopback(originHost) : originHost === boundHost;
   if (!sameHost || originPort !== port) return `Origin ${JSON.stringify(origin)} is not this server`;
   return undefined;
-}
-
-/** Resolves on Ctrl-C, SIGTERM, or what `more` arranges to call. */
-function untilStopped(ctx: Context, more: (stop: () => void) => void): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGTERM', stop);
-    if (ctx.interrupt.aborted) resolve();
-    ctx.interrupt.addEventListener('abort', stop, { once: true });
-    more(stop);
-  });
 }

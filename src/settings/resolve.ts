@@ -5,6 +5,7 @@ import type { Credential } from '../api/http.js';
 import type { DeviceToken, ProfileRecord, SettingsStore } from './store.js';
 import { checkStoredProfile } from './profile-rules.js';
 import { workspaceProfile } from './workspace.js';
+import { PROFILE_NAME } from './profile-name.js';
 
 export type Source = 'flag' | 'env' | 'profile' | 'default' | 'demo' | 'active' | 'workspace';
 
@@ -109,7 +110,7 @@ function refuseForeignOrigin(profile: string, record: ProfileRecord, baseUrl: UR
 const RESERVED_PROFILE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** What a profile may be called: it never starts with a dash (it would read as a flag). */
-export const PROFILE_NAME = /^[\w.@][\w.@-]{0,63}$/;
+export { PROFILE_NAME };
 
 export function checkProfileName(name: string): string {
   if (!PROFILE_NAME.test(name)) {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { ensurePrivateDir, withLockFile, writeError } from './files.js';
 import { readStateFile } from './read-file.js';
+import { PROFILE_NAME } from './profile-name.js';
 import { importExternal } from '../external.js';
 
 export interface DeviceToken {
@@ -60,7 +61,7 @@ export class SettingsStore {
   /** The profile `tally auth switch` made active, while it is stored (else none: `default` is used). */
   activeProfile(): string | undefined {
     const active = (this.#data() as { active?: unknown }).active;
-    if (typeof active !== 'string' || !/^[\w.@][\w.@-]{0,63}$/.test(active)) return undefined;
+    if (typeof active !== 'string' || !PROFILE_NAME.test(active)) return undefined;
     return Object.hasOwn(this.#profiles(), active) ? active : undefined;
   }
 

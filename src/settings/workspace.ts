@@ -3,6 +3,7 @@
 // and above the active profile. The file is read as tally reads every file: a regular file, a
 // few bytes, never followed into a device. It names a profile only, never a key.
 import { readStateFile } from './read-file.js';
+import { PROFILE_NAME } from './profile-name.js';
 
 export const WORKSPACE_FILE = '.tally.json';
 
@@ -34,6 +35,6 @@ function profileIn(text: string, file: string): { profile: string; file: string 
     return { error: `${file} is not JSON (it should be {"profile": "NAME"})`, file };
   }
   const profile = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as { profile?: unknown }).profile : undefined;
-  if (typeof profile !== 'string' || !/^[\w.@][\w.@-]{0,63}$/.test(profile)) return { error: `${file} names no profile (it should be {"profile": "NAME"}, a stored profile's name)`, file };
+  if (typeof profile !== 'string' || !PROFILE_NAME.test(profile)) return { error: `${file} names no profile (it should be {"profile": "NAME"}, a stored profile's name)`, file };
   return { profile, file };
 }

@@ -3,6 +3,7 @@
 // this path does not recognise (another flag, no cache, a cache for another gateway) goes to the
 // full command.
 import { workspaceProfile } from '../settings/workspace.js';
+import { PROFILE_NAME } from '../settings/profile-name.js';
 import { readStateFile } from '../settings/read-file.js';
 import { stateDirFor } from '../settings/state-dir.js';
 import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineIdentity, formatStatusline, readFigures, takeRefreshLock } from './cache.js';
@@ -30,7 +31,7 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
     profile = workspace?.profile;
   }
   profile ??= activeProfile(stateDir) ?? 'default';
-  if (!/^[\w.@][\w.@-]{0,63}$/.test(profile)) return false;
+  if (!PROFILE_NAME.test(profile)) return false;
   const who = identityOf(env, profile, stateDir);
   if (!who) return false;
   const figures = readFigures(stateDir, who);
