@@ -10,6 +10,7 @@ import { DEFAULT_MAX_PAGES, fetchAllPages, parseParams } from '../figures/record
 import { timeSettings } from '../figures/day-grid.js';
 import { wholeNumber } from '../cli/flag-values.js';
 import { addWindowOptions } from '../cli/options.js';
+import { DEFAULT_FOLLOW_SECONDS, followLog } from '../cli/follow.js';
 import { ndjsonWriter, recordsCsvOf, recordsJson, renderRecords } from '../output/records.js';
 
 interface LogsOptions {
@@ -21,6 +22,8 @@ interface LogsOptions {
   maxPages?: string;
   ndjson?: boolean;
   resume?: string;
+  follow?: boolean;
+  interval?: string;
 }
 
 export function configure(command: Command): void {
@@ -30,7 +33,9 @@ export function configure(command: Command): void {
     .option('--all', 'follow the continuation cursor through every page')
     .option('--max-pages <n>', `with --all: stop with an error after this many pages (default ${DEFAULT_MAX_PAGES})`)
     .option('--ndjson', 'one JSON record per line, written as pages arrive')
-    .option('--resume <cursor>', 'with --all: continue where a run that stopped left off (it printed the cursor)');
+    .option('--resume <cursor>', 'with --all: continue where a run that stopped left off (it printed the cursor)')
+    .option('--follow', 'print calls as they land until Ctrl-C (a live table on a terminal, NDJSON on a pipe); --since starts earlier')
+    .option('--interval <seconds>', `with --follow: at least this long between polls (default ${DEFAULT_FOLLOW_SECONDS}; longer when the gateway's rate limit asks)`);
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
@@ -38,6 +43,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if (options.ndjson && (ctx.options.json || ctx.options.csv)) throw new UsageError('--ndjson cannot be combined with --json or --csv');
   if (options.maxPages !== undefined && !options.all) throw new UsageError('--max-pages goes with --all');
   if (options.resume !== undefined && !options.all) throw new UsageError('--resume goes with --all (it continues an export that stopped)');
+  if (options.interval !== undefined && !options.follow) throw new UsageError('--interval goes with --follow');
+  if (options.follow) return follow(ctx, options);
   // A long export is bound by --timeout only when one is given: waiting for the rate limit's
   // window is not a hang (each request keeps its own bound of --timeout seconds).
   if (options.all && !ctx.options.timeoutGiven) ctx.withoutDeadline();
@@ -88,4 +95,22 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     human: () => renderRecords(found.records, ctx, { amounts: 'per-call', zone: time.zone, more: found.more, scope: found.scope, notes: [describeWindow(exact, time.zone), `times shown in ${time.zone.label}`] }),
   });
   endStopped();
+}
+
+/** --follow: from --since (default now) until Ctrl-C. */
+async function follow(ctx: Context, options: LogsOptions): Promise<void> {
+  for (const [flag, set] of [['--all', options.all], ['--until', options.until], ['--resume', options.resume], ['--max-pages', options.maxPages], ['--csv', ctx.options.csv], ['--ndjson', options.ndjson]] as const) {
+    if (set) throw new UsageError(`${flag} does not go with --follow (it prints calls as they land, NDJSON on a pipe)`);
+  }
+  const interval = options.interval === undefined ? DEFAULT_FOLLOW_SECONDS : wholeNumber(options.interval, '--interval', 1, 3600);
+  const query = parseParams(options.param);
+  const now = Math.floor(ctx.now() / 1000);
+  let since = now;
+  if (options.since !== undefined) {
+    const time = await timeSettings(ctx, options);
+    const grid = time.known ?? (namesGridDays(options) ? await knownDayGrid(ctx, time) : undefined);
+    since = resolveWindow({ since: options.since, now, zone: time.zone, bucket: undefined, dayOffset: grid?.offset ?? 0 }).start;
+  }
+  // Following goes on until Ctrl-C; each poll has the whole --timeout.
+  await followLog(ctx, { since, interval, query });
 }

@@ -9,20 +9,22 @@ export class UnreadableFile extends Error {
   readonly code = 'EUNREADABLE';
 }
 
-export function readStateFile(path: string, maxBytes: number): Buffer {
+/** The file's bytes (only its first `headBytes` when given: a log of which only the start is needed). */
+export function readStateFile(path: string, maxBytes: number, headBytes = Number.MAX_SAFE_INTEGER): Buffer {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new UnreadableFile(`${path} is not a regular file (${kindOf(stat)})`);
     if (stat.size > maxBytes) throw new UnreadableFile(`${path} is larger than ${maxBytes} bytes`);
-    const buffer = Buffer.allocUnsafe(stat.size);
+    const size = Math.min(stat.size, headBytes);
+    const buffer = Buffer.allocUnsafe(size);
     let done = 0;
-    while (done < stat.size) {
-      const n = readSync(fd, buffer, done, stat.size - done, null);
+    while (done < size) {
+      const n = readSync(fd, buffer, done, size - done, null);
       if (n === 0) break;
       done += n;
     }
-    return done === stat.size ? buffer : buffer.subarray(0, done);
+    return done === size ? buffer : buffer.subarray(0, done);
   } finally {
     closeSync(fd);
   }

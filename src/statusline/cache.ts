@@ -5,6 +5,7 @@
 // the number formatting, the cache key and the careful file read.
 import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { formatAmount, formatShare } from '../output/money.js';
+import { escapeControl } from '../output/escape.js';
 import { cachePath, credentialId } from '../settings/cache-key.js';
 import { readStateFile } from '../settings/read-file.js';
 
@@ -37,6 +38,16 @@ export interface StatuslineIdentity {
 }
 
 export const DEFAULT_FORMAT = '{balance} · today {today}/{limit} ({percent}) · {runway}';
+/** The default line inside an agent's status bar (a session on stdin): the model and this session's spend first. */
+export const AGENT_FORMAT = '{model} · {session} · {balance} · today {today}/{limit} ({percent}) · {runway}';
+
+/** What an agent's session adds to the line: {model}, {dir} and {session}. */
+export interface SessionValues {
+  model?: string;
+  dir?: string;
+  /** What the key spent since the session began, as last fetched; undefined while not fetched yet. */
+  spend?: { spent: string; currency: string; complete: boolean };
+}
 export const DEFAULT_MAX_AGE = 60;
 /** A refresh that has held the lock this long has died. */
 const LOCK_STALE_MS = 60_000;
@@ -78,8 +89,18 @@ export function readFigures(stateDir: string, who: StatuslineIdentity): Statusli
   return ok ? (f as unknown as StatuslineFigures) : undefined;
 }
 
-/** The line for a template: {balance} {today} {limit} {percent} {runway} {profile} {key_left} {alert}; unknown placeholders stay as written. */
-export function formatStatusline(figures: StatuslineFigures, template: string, stale: boolean): string {
+/** Text from an agent's input, for one cell of the line: controls escaped, at most 40 characters. */
+function sessionText(text: string): string {
+  const safe = escapeControl(text);
+  return safe.length > 40 ? `${safe.slice(0, 39)}…` : safe;
+}
+
+/**
+ * The line for a template: {balance} {today} {limit} {percent} {runway} {profile} {key_left}
+ * {alert}, and with an agent's session {model} {dir} {session}; unknown placeholders stay as
+ * written.
+ */
+export function formatStatusline(figures: StatuslineFigures, template: string, stale: boolean, session?: SessionValues): string {
   const amount = (value: string | null) => (value === null ? '—' : formatAmount(value, 'account', { currency: figures.currency }));
   const values = new Map<string, string>([
     ['balance', amount(figures.balance)],
@@ -92,11 +113,21 @@ export function formatStatusline(figures: StatuslineFigures, template: string, s
     ['key_left', figures.key_left == null ? '—' : formatAmount(figures.key_left, 'account', { currency: figures.key_unit ?? 'units' })],
     // Empty unless today is anomalous: a template can hold it without showing anything most days.
     ['alert', figures.alert ?? ''],
+    ['model', session?.model === undefined ? '—' : sessionText(session.model)],
+    ['dir', session?.dir === undefined ? '—' : sessionText(session.dir.replace(/\/+$/, '').split('/').pop() || '/')],
+    // Labelled as the key's: every call the key made since the session began, this session's or not.
+    ['session', session?.spend === undefined ? '—' : `session ${session.spend.complete ? '' : '≥'}${formatAmount(session.spend.spent, 'account', { currency: session.spend.currency })} (key)`],
   ]);
   // The default line shows what the credential has: a device token no key figures, a key without a daily limit no share of one (never `—/— (—)`).
   const line =
-    template === DEFAULT_FORMAT
-      ? [values.get('balance'), figures.today !== null && `today ${values.get('today')}${figures.limit !== null ? `/${values.get('limit')} (${values.get('percent')})` : ''}`, figures.runway_days !== null && values.get('runway')].filter(Boolean).join(' \u00b7 ')
+    template === DEFAULT_FORMAT || template === AGENT_FORMAT
+      ? [
+          template === AGENT_FORMAT && session?.model !== undefined && values.get('model'),
+          template === AGENT_FORMAT && session?.spend !== undefined && values.get('session'),
+          values.get('balance'),
+          figures.today !== null && `today ${values.get('today')}${figures.limit !== null ? `/${values.get('limit')} (${values.get('percent')})` : ''}`,
+          figures.runway_days !== null && values.get('runway'),
+        ].filter(Boolean).join(' \u00b7 ')
       : // A Map, not an object: `{constructor}` or `{__proto__}` is an unknown placeholder, not JavaScript's.
         template.replace(/\{(\w+)\}/g, (whole, name: string) => values.get(name) ?? whole);
   return stale ? `${line} (stale)` : line;

@@ -6,11 +6,12 @@ import { workspaceProfile } from '../settings/workspace.js';
 import { PROFILE_NAME } from '../settings/profile-name.js';
 import { readStateFile } from '../settings/read-file.js';
 import { stateDirFor } from '../settings/state-dir.js';
-import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineIdentity, formatStatusline, readFigures, takeRefreshLock } from './cache.js';
+import { AGENT_FORMAT, DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineFigures, type StatuslineIdentity, formatStatusline, readFigures, takeRefreshLock } from './cache.js';
+import { type AgentSession, readSessions, sessionFromStdin, transcriptStart } from './session.js';
 
 /** True when the line was printed from the cache (a stale one also starts a refresh). */
 export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv, write: (text: string) => void): Promise<boolean> {
-  let format = DEFAULT_FORMAT;
+  let format: string | undefined;
   let maxAge = DEFAULT_MAX_AGE;
   let profile = env.TALLY_PROFILE || undefined;
   for (let i = 1; i < argv.length; i++) {
@@ -36,12 +37,46 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
   if (!who) return false;
   const figures = readFigures(stateDir, who);
   if (!figures) return false;
-  const now = Date.now();
-  const age = now - Date.parse(figures.fetched_at);
-  const fresh = age >= -60_000 && age <= maxAge * 1000;
-  write(`${formatStatusline(figures, format, !fresh)}\n`);
-  if (!fresh) refreshInBackground(stateDir, who, now);
+  write(lineFromCache(stateDir, who, figures, { format, maxAge, now: Date.now(), session: await sessionFromStdin() }));
   return true;
+}
+
+/** A cache younger than `maxAge` seconds (a minute of clock skew allowed). */
+export function isFresh(fetchedAt: string, now: number, maxAge: number): boolean {
+  const age = now - Date.parse(fetchedAt);
+  return age >= -60_000 && age <= maxAge * 1000;
+}
+
+/** The line for a session on stdin, or without one: the agent's default line unless --format names another. */
+export function templateFor(format: string | undefined, session: AgentSession | undefined): string {
+  return format ?? (session ? AGENT_FORMAT : DEFAULT_FORMAT);
+}
+
+/**
+ * The line from cached figures and, with a session, the spend since it began as last fetched;
+ * whatever is stale (or not fetched yet) is refreshed in the background.
+ */
+export function lineFromCache(
+  stateDir: string,
+  who: StatuslineIdentity,
+  figures: StatuslineFigures,
+  options: { format: string | undefined; maxAge: number; now: number; session: AgentSession | undefined },
+): string {
+  const { session, now, maxAge } = options;
+  const template = templateFor(options.format, session);
+  const fresh = isFresh(figures.fetched_at, now, maxAge);
+  const wantsSpend = session?.id !== undefined && (template === AGENT_FORMAT || template.includes('{session}'));
+  const spend = wantsSpend ? readSessions(stateDir, who).find((s) => s.id === session.id) : undefined;
+  const line = formatStatusline(figures, template, !fresh, session && { ...session, ...(spend ? { spend } : {}) });
+  const sessionStale = wantsSpend && (!spend || !isFresh(spend.fetched_at, now, maxAge));
+  if (!fresh || sessionStale) refreshInBackground(stateDir, who, now, wantsSpend ? sessionArgs(session, spend?.started, now) : []);
+  return `${line}\n`;
+}
+
+/** What a refresh needs to fetch a session's spend: its id and when it began (as kept, else its transcript's first entry, else now: first seen). */
+export function sessionArgs(session: AgentSession, started: number | undefined, now: number): string[] {
+  const start = started ?? transcriptStart(session.transcript) ?? Math.floor(now / 1000);
+  return ['--session-id', session.id!, '--session-start', String(start)];
 }
 
 /**
@@ -87,14 +122,14 @@ function activeProfile(stateDir: string): string | undefined {
 }
 
 /** Starts `tally statusline --refresh` detached (at most one at a time) and does not wait for it. */
-export function refreshInBackground(stateDir: string, who: StatuslineIdentity, now: number): void {
+export function refreshInBackground(stateDir: string, who: StatuslineIdentity, now: number, extra: string[] = []): void {
   if (!takeRefreshLock(stateDir, who, now)) return;
   const bin = process.argv[1];
   if (!bin) return;
   try {
     // node:child_process costs a few ms to load: only a stale cache needs it.
     const { spawn } = process.getBuiltinModule('node:child_process');
-    const child = spawn(process.execPath, [bin, '--profile', who.profile, 'statusline', '--refresh'], { detached: true, stdio: 'ignore', env: { ...process.env, TALLY_CONFIG_DIR: stateDir } });
+    const child = spawn(process.execPath, [bin, '--profile', who.profile, 'statusline', '--refresh', ...extra], { detached: true, stdio: 'ignore', env: { ...process.env, TALLY_CONFIG_DIR: stateDir } });
     child.on('error', () => undefined);
     child.unref();
   } catch {

@@ -32,7 +32,7 @@ async function worksAsPrinted(line: string): Promise<void> {
   expect(result.stderr).not.toMatch(/unknown (option|command)|is not a|must be|goes with|does not apply/);
 }
 
-const SKIP = /\b(login|logout|sandbox|demo|mcp)\b|\bauth switch\b|\bnotify (add|test)\b|--watch|--device|--serve|--textfile|--all-profiles|--profiles |\[|^source |\bsource\b/;
+const SKIP = /\b(login|logout|sandbox|demo|mcp)\b|\bauth switch\b|\bnotify (add|test)\b|--watch|--follow|--device|--serve|--textfile|--all-profiles|--profiles |\[|^source |\bsource\b/;
 
 const helpExamples = COMMANDS.flatMap((c) => [c.example, ...(c.more ?? [])].map((example) => [c.name, example] as const)).filter(([, e]) => e.startsWith('tally ') && !SKIP.test(e));
 

@@ -1,0 +1,107 @@
+// `tally logs --follow`: polls the per-call log and prints each call once, as it lands, until
+// Ctrl-C (exit 130, a one-line summary of what was followed). It polls no faster than --interval
+// and than a quarter of the rate limit the gateway states; a failure (the rate limit, the network,
+// the gateway) is said on stderr and retried later and later (up to a minute), never the end; a
+// bad flag or a refused credential is. Each poll has the whole --timeout.
+import type { Context } from '../context.js';
+import { Interrupted, TallyError } from '../errors.js';
+import { Decimal } from '../domain/money.js';
+import type { JsonObject } from '../domain/json.js';
+import { type CallFields, callCost } from '../domain/calls.js';
+import { CallFollower } from '../figures/call-log.js';
+
+export const DEFAULT_FOLLOW_SECONDS = 5;
+const MAX_BACKOFF_SECONDS = 60;
+
+export interface FollowRequest {
+  /** Unix seconds the log is followed from (now, or --since). */
+  since: number;
+  /** The floor between polls, in seconds (--interval). */
+  interval: number;
+  query: Record<string, string>;
+}
+
+/** The seconds between polls: the floor, and no more than a quarter of the requests a minute the gateway allows. */
+export function pollSeconds(floor: number, rateLimit: number | undefined): number {
+  return Math.max(floor, rateLimit ? Math.ceil(240 / rateLimit) : 0);
+}
+
+/** After `failures` failures in a row: twice as long each time, up to a minute. */
+export function backoffSeconds(base: number, failures: number): number {
+  return Math.min(MAX_BACKOFF_SECONDS, base * 2 ** Math.min(failures, 10));
+}
+
+export async function followLog(ctx: Context, request: FollowRequest): Promise<never> {
+  const [view, { errorText }] = await Promise.all([import('../output/follow.js'), import('../output/error-text.js')]);
+  const live = ctx.io.stdoutIsTTY && !ctx.options.json;
+  const writer = live ? view.liveWriter(ctx) : undefined;
+  const follower = new CallFollower(request.since, request.query);
+  const zone = ctx.zone;
+  let columns: ReturnType<typeof view.followColumns> | undefined;
+  let spent = new Decimal(0);
+  let calls = 0;
+  let unpriced = 0;
+  let failures = 0;
+  const tally = () => {
+    const minutes = Math.max(1, (ctx.now() / 1000 - request.since) / 60);
+    return { calls, spent: spent.toFixed(), perMinute: spent.div(minutes).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(), minutes, unpriced };
+  };
+  const count = (entries: JsonObject[], fields: CallFields) => {
+    for (const entry of entries) {
+      calls++;
+      const cost = callCost(entry, fields);
+      if (cost === undefined) unpriced++;
+      else spent = spent.plus(cost);
+    }
+  };
+  try {
+    for (;;) {
+      ctx.renewDeadline();
+      let wait: number;
+      try {
+        const landed = await follower.poll(ctx);
+        count(landed.calls, landed.fields);
+        if (writer) {
+          const lines: string[] = [];
+          if (!columns && landed.calls.length > 0) {
+            // Following from more than a day back: the times show their day too.
+            const withinADay = Math.floor(ctx.now() / 1000) - 86_400 < request.since;
+            columns = view.followColumns(landed.calls, landed.fields, ctx.io.width, !withinADay);
+            lines.push(await view.followHeader(columns));
+          }
+          for (const entry of landed.calls) lines.push(await view.followRow(columns!, entry, zone));
+          writer.rows(lines);
+        } else {
+          // One record per line, each as the gateway sent it, written as it lands.
+          for (const entry of landed.calls) ctx.io.out(`${JSON.stringify(entry)}\n`);
+        }
+        if (failures > 0) {
+          writer?.done();
+          ctx.io.err('tally: reading the log again\n');
+        }
+        failures = 0;
+        wait = pollSeconds(request.interval, (await ctx.client()).rateLimit);
+      } catch (error) {
+        if (error instanceof Interrupted || ctx.interrupt.aborted) throw error;
+        // A flag or a credential the gateway refuses will not get better by asking again.
+        if (error instanceof TallyError && (error.kind === 'usage' || error.kind === 'auth' || error.kind === 'config')) throw error;
+        failures++;
+        wait = backoffSeconds(pollSeconds(request.interval, undefined), failures);
+        const why = errorText(error, ctx.secrets).message;
+        writer?.done();
+        ctx.io.err(`tally: ${why}; trying again in ${wait}s\n`);
+      }
+      writer?.status(`${view.tallyText(tally())} · since ${view.startedText(request.since, zone)} · every ${wait}s · Ctrl-C to stop`);
+      await ctx.sleep(wait * 1000, ctx.interrupt).catch(() => undefined);
+      if (ctx.interrupt.aborted) throw new Interrupted('interrupted');
+    }
+  } catch (error) {
+    if (error instanceof Interrupted || ctx.interrupt.aborted) {
+      writer?.done();
+      const t = tally();
+      throw new Interrupted(`stopped following the log: ${view.tallyText(t)} over ${t.minutes < 90 ? `${Math.round(t.minutes)} minutes` : `${(t.minutes / 60).toFixed(1)} hours`} since ${view.startedText(request.since, zone)}`);
+    }
+    writer?.done();
+    throw error;
+  }
+}
