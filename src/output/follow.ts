@@ -32,11 +32,22 @@ export function followColumns(records: JsonObject[], fields: CallFields, width: 
   for (const c of texts) columns.push({ name: c.name, kind: 'text', width: Math.max(c.name.length, 12) });
   for (const c of counts) columns.push({ name: c.name, kind: 'number', width: Math.max(c.name.length, 9) });
   if (fields.cost) columns.push({ name: fields.cost, kind: 'money', width: Math.max(fields.cost.length + 4, 11) });
-  // The text columns take what the terminal has left (at most 32 columns each).
-  const fixed = columns.reduce((sum, c) => sum + (c.kind === 'text' ? 0 : c.width + 2), 0);
-  const textColumns = columns.filter((c) => c.kind === 'text');
-  const share = textColumns.length ? Math.floor((width - fixed) / textColumns.length) - 2 : 0;
-  for (const c of textColumns) c.width = Math.max(6, Math.min(32, share));
+  // The text columns take what the terminal has left (at most 32 columns each, at least 8); on a
+  // narrow one the counts give way first, then the second text: the time, the model and the cost stay.
+  const layout = () => {
+    const fixed = columns.reduce((sum, c) => sum + (c.kind === 'text' ? 0 : c.width + 2), 0);
+    const textColumns = columns.filter((c) => c.kind === 'text');
+    const share = textColumns.length ? Math.floor((width - fixed) / textColumns.length) - 2 : 0;
+    for (const c of textColumns) c.width = Math.max(8, Math.min(32, share));
+    return columns.reduce((sum, c) => sum + c.width + 2, -2);
+  };
+  while (layout() > width) {
+    const drop = columns.findLastIndex((c) => c.kind === 'number');
+    const text = columns.filter((c) => c.kind === 'text');
+    if (drop >= 0) columns.splice(drop, 1);
+    else if (text.length > 1) columns.splice(columns.indexOf(text[text.length - 1]!), 1);
+    else break;
+  }
   return columns;
 }
 
