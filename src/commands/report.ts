@@ -24,7 +24,7 @@ interface ReportOptions {
 
 export function configure(command: Command): void {
   command
-    .addOption(new Option('--period <period>', 'the period --last reports on').choices(['week', 'month']).default('week'))
+    .addOption(new Option('--period <period>', 'the length of the period reported on: the last complete week or month, unless --month or --since names one').choices(['week', 'month']).default('week'))
     .option('--last', 'the last complete week or month (the default)')
     .option('--month <YYYY-MM>', 'that month')
     .option('--since <time>', 'a period of your own from this time (with --until; the same length before it is compared)')

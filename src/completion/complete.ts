@@ -34,7 +34,6 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
     // report --send and check --notify name a stored destination; --compare takes previous or a month; sandbox --fault a kind.
     else if (DESTINATION_OPTIONS.has(option.name)) command.option(option.name, option.description, (complete) => destinationNames.forEach((name) => complete(name, 'notify destination')), option.alias);
     else if (option.name === 'compare') command.option(option.name, option.description, (complete) => comparePeriods().forEach((value) => complete(value, '')), option.alias);
-    else if (option.name === 'fault') command.option(option.name, option.description, offer(FAULTS), option.alias);
     // whatif --swap MODEL=OTHER: the cached catalog's models (the full program looks them up), then the others after `=`.
     else if (option.name === 'swap') command.option(option.name, option.description, (complete) => swapValues(words.at(-1) ?? '', extra.models ?? []).forEach((value) => complete(value, '')), option.alias);
     else if (option.takesValue) command.option(option.name, option.description, offer(option.choices), option.alias);
@@ -66,7 +65,16 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
   const budgetNames = wantsBudgets ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), 'budgets')) : [];
   const wantsDestinations = words.slice(-2).some((word) => DESTINATION_OPTIONS.has(word.replace(/^--/, '').split('=')[0]!));
   const destinationNames = wantsDestinations ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), 'notify')) : [];
-  root.parse(words);
+  // A value without a description is written without the tab before it: zsh's _describe lists
+  // values that share a description on one line ending in `-- DESCRIPTION`, so an empty one
+  // showed a bare `--` among the values of --bucket.
+  const log = console.log;
+  console.log = (...parts: unknown[]) => (parts.length === 1 && typeof parts[0] === 'string' ? log(parts[0].replace(/\t$/, '')) : log(...parts));
+  try {
+    root.parse(words);
+  } finally {
+    console.log = log;
+  }
 }
 
 /** MODEL, or once `MODEL=` is typed, every other model (shells complete the part after `=` as a word of its own). */
@@ -77,9 +85,6 @@ function swapValues(typed: string, models: string[]): string[] {
 
 /** Options that name a stored notify destination. */
 const DESTINATION_OPTIONS = new Set(['send', 'notify']);
-
-/** The kinds of sandbox --fault (kept in step with the sandbox's own list by a test). */
-export const FAULTS = ['draining', 'rate-limit', 'error-200', 'success-false', 'unsupported', 'html', 'truncated', 'hang', 'stall', 'reset', 'slow'];
 
 /** What --compare takes: previous, and the months just before this one. */
 function comparePeriods(): string[] {
