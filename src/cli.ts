@@ -4,9 +4,10 @@ import { Command, CommanderError, Option } from 'commander';
 import { COMMANDS } from './cli/registry.js';
 import { Context, type ContextInit, type GlobalOptions } from './context.js';
 import { Interrupted, OutputError, TallyError, UsageError } from './errors.js';
+import { didYouMean } from './domain/suggest.js';
 import { type IO, createProcessIO, redactingIO } from './io.js';
 import { SecretSet, environmentSecrets } from './domain/secrets.js';
-import { parseZone } from './domain/zone.js';
+import { notAZone, parseZone } from './domain/zone.js';
 import { escapeControl } from './output/escape.js';
 import { errorJson, errorText } from './output/error-text.js';
 import { wrapNote } from './output/wrap.js';
@@ -166,7 +167,7 @@ export async function fullProgram(io: IO): Promise<Command> {
 
 /** Global options that do not fit the command or each other: said before anything is asked of the service. */
 function checkGlobalOptions(entry: CommandEntry, options: GlobalOptions): void {
-  if (options.tz !== undefined && !parseZone(options.tz)) throw new UsageError(`--tz "${options.tz}" is not a zone: an IANA name (Asia/Shanghai, America/New_York), UTC, or +HH:MM`);
+  if (options.tz !== undefined && !parseZone(options.tz)) throw notAZone('--tz', options.tz);
   if (options.csv && !entry.tabular) {
     throw new UsageError(`--csv is for the commands that list records (${COMMANDS.filter((c) => c.tabular).map((c) => c.name).join(', ')}); ${entry.name} prints no table of records`);
   }
@@ -253,12 +254,20 @@ async function outputWritten(io: IO): Promise<void> {
 
 /** A commander error in tally's words: the problem, then the suggestion and where help is, on lines of their own. */
 function fromCommander(error: CommanderError & { commandPath?: string; extra?: string[] }): UsageError {
+  const command = error.commandPath ?? 'tally';
+  // A value outside a flag's closed set: the set, and the one most likely meant, on its own line.
+  const refused = /^error: (?:option '(\S+)[^']*' argument|command-argument value) '(.*)' is invalid(?: for argument '([^']*)')?\. Allowed choices are (.*)\.$/s.exec(error.message);
+  if (refused) {
+    const [, flag, value = '', argument, list = ''] = refused;
+    const choices = list.split(', ');
+    const hint = didYouMean(value, choices);
+    return new UsageError(`${flag ?? argument} "${value}" is not one of ${choices.join(', ')}`, { hint: [...(hint ? [hint] : []), `See \`${command} --help\`.`].join('\n') });
+  }
   const [said = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
   const extra = error.extra?.length ? error.extra : undefined;
   const first = extra ? `${error.commandPath ?? 'tally'} does not take ${extra.map((w) => `"${escapeControl(w)}"`).join(', ')} (${said.replace(/\.$/, '')}); a value that belongs to a flag goes right after it` : said;
   const suggestion = rest.map((line) => line.replace(/^\((.*)\)$/, '$1')).filter(Boolean);
   // The help of the command the mistake was made in: `tally auth stats` points at `tally auth --help`.
-  const command = error.commandPath ?? 'tally';
   return new UsageError(first, { hint: [...suggestion, `See \`${command} --help\`.`].join('\n') });
 }
 

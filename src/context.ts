@@ -9,7 +9,7 @@ import type { Transport } from './api/transport.js';
 import { type ResolvedSettings, type Source, chosenProfile, profileName, resolveSettings } from './settings/resolve.js';
 import { stateDirFor } from './settings/state-dir.js';
 import type { ProfileRecord, SettingsStore } from './settings/store.js';
-import { type Zone, parseZone, zoneFromEnv } from './domain/zone.js';
+import { type Zone, notAZone, parseZone, zoneFromEnv } from './domain/zone.js';
 import { Notices } from './notices.js';
 import { SecretSet } from './domain/secrets.js';
 import { abortableSleep } from './abortable.js';
@@ -187,7 +187,7 @@ export class Context extends Notices<GlobalOptions> {
     if (this.#zone) return this.#zone;
     if (this.options.tz !== undefined) {
       const zone = parseZone(this.options.tz);
-      if (!zone) throw new UsageError(`--tz "${this.options.tz}" is not a zone: an IANA name (Asia/Shanghai, America/New_York), UTC, or +HH:MM`);
+      if (!zone) throw notAZone('--tz', this.options.tz);
       this.#zone = zone;
     } else this.#zone = zoneFromEnv(this.env);
     return this.#zone;

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
+import { storedNamesHint } from '../domain/suggest.js';
 
 export function configure(command: Command): void {
   command.argument('<name>', 'a stored profile (tally auth status lists them)');
@@ -16,7 +17,7 @@ export async function run(_options: Record<string, unknown>, ctx: Context, args:
   const record = store.profile(name);
   if (!record) {
     const names = store.profileNames();
-    throw new UsageError(`there is no profile "${name}"`, { hint: names.length ? `Stored profiles: ${names.join(', ')}.` : 'No profile is stored yet: `tally --profile NAME login` creates one.' });
+    throw new UsageError(`there is no profile "${name}"`, { hint: storedNamesHint(name, names, 'Stored profiles', 'No profile is stored yet: `tally --profile NAME login` creates one.') });
   }
   await store.setActiveProfile(name);
   const overridden = ctx.env.TALLY_PROFILE ? `TALLY_PROFILE (${ctx.env.TALLY_PROFILE}) is set in this environment and still wins over it.` : undefined;

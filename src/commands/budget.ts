@@ -77,7 +77,7 @@ async function removeBudget(ctx: Context, rest: string[]): Promise<void> {
   const name = rest[0]!;
   const { profile } = await ctx.profileChoice();
   const budgets = await storedBudgets(ctx);
-  if (!budgets.some(([n]) => n === name)) throw new UsageError(`there is no budget "${name}"`, { hint: budgetsHint(budgets) });
+  if (!budgets.some(([n]) => n === name)) throw new UsageError(`there is no budget "${name}"`, { hint: budgetsHint(budgets, name) });
   const store = await ctx.store();
   await store.updateProfile(profile, (current) => {
     const { [name]: _removed, ...others } = current.budgets ?? {};

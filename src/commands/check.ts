@@ -28,6 +28,7 @@ import { markFor } from '../figures/run-spend.js';
 import { type GrowthGate, anomalyGates, dailyCheck, growthGates as growthChecks, keyQuotaCheck, priceImpactGates, readQuota, runwayCheck } from '../figures/check-gates.js';
 import { addAnomalyRuleOptions, anomalyRuleOf } from '../cli/anomaly-flags.js';
 import { seriesSpend } from '../figures/comparison.js';
+import { nearest } from '../domain/suggest.js';
 
 interface CheckOptions {
   minBalance?: string;
@@ -275,7 +276,11 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if (keyQuota) for (const c of keyChecks) add(keyQuotaCheck(c, keyQuota));
   if (available) {
     const ids = new Set(available.map((m) => String(m.id)));
-    for (const model of models) add({ name: `require-model:${model}`, level: ids.has(model) ? 'pass' : 'fail', actual: ids.has(model) ? 'available' : 'not available to this key', limit: model, unit: 'model' });
+    for (const model of models) {
+      // A model the key cannot call: the one of its list most likely meant (`gpt5`: gpt-5), from the one suggestion rule.
+      const meant = ids.has(model) ? undefined : nearest(model, ids);
+      add({ name: `require-model:${model}`, level: ids.has(model) ? 'pass' : 'fail', actual: ids.has(model) ? 'available' : 'not available to this key', limit: model, unit: 'model', ...(meant ? { detail: `did you mean ${meant}?` } : {}) });
+    }
   }
 
   const failed = checks.filter((c) => c.level === 'fail');

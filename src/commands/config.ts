@@ -10,6 +10,7 @@ import type { Source } from '../settings/resolve.js';
 import { originOf } from '../settings/base-url.js';
 import { SETTINGS, type SettingKey } from '../settings/profile-rules.js';
 import { type CommandModule } from '../cli/command.js';
+import { storedNamesHint } from '../domain/suggest.js';
 
 type Key = SettingKey;
 const KEYS = SETTINGS;
@@ -120,7 +121,7 @@ export const unset: CommandModule = {
     const store = await ctx.store();
     if (!store.profile(profile)) {
       const names = store.profileNames();
-      throw new UsageError(`there is no profile "${profile}"`, { hint: names.length ? `Stored profiles: ${names.join(', ')}.` : 'No profile is stored.' });
+      throw new UsageError(`there is no profile "${profile}"`, { hint: storedNamesHint(profile, names, 'Stored profiles', 'No profile is stored.') });
     }
     const had = store.profile(profile)?.[key] !== undefined;
     await store.updateProfile(profile, (current) => {

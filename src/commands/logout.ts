@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { maskSecret } from '../domain/secrets.js';
 import { emit } from '../output/emit.js';
+import { storedNamesHint } from '../domain/suggest.js';
 
 export function configure(command: Command): void {
   command.option('--forget', 'also remove the profile (its base URL and settings)');
@@ -17,7 +18,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   const current = store.profile(profile);
   if (!current) {
     const names = store.profileNames();
-    throw new UsageError(`there is no profile "${profile}"`, { hint: names.length ? `Stored profiles: ${names.join(', ')}.` : 'No profile is stored.' });
+    throw new UsageError(`there is no profile "${profile}"`, { hint: storedNamesHint(profile, names, 'Stored profiles', 'No profile is stored.') });
   }
   const forget = options.forget === true;
   const removed: string[] = [];

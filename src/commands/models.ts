@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { type ModelListFormat, fetchModels } from '../api/catalog.js';
 import { type PriceRow, reasoningLabel, stringList } from '../domain/catalog.js';
 import { compareDecimalText } from '../domain/decimal-text.js';
-import { wholeNumber } from '../cli/flag-values.js';
+import { tokenCount } from '../cli/flag-values.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
 import { emit } from '../output/emit.js';
 import { loadCatalog } from '../figures/price-listing.js';
@@ -43,7 +43,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     }
   }
   const alt = options.format === 'alt';
-  const minContext = options.minContext === undefined ? undefined : wholeNumber(options.minContext, '--min-context', 1);
+  const minContext = options.minContext === undefined ? undefined : tokenCount(options.minContext, '--min-context', 1);
   if (alt && (minContext !== undefined || options.reasoning || options.sort === 'context')) {
     throw new UsageError('--min-context, --reasoning and --sort context read the native list\'s context_window and reasoning_efforts; the alt format has neither (leave out --format alt)');
   }

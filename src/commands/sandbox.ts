@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
 import type { BucketNaming, Fault, FaultKind } from '../sandbox/server.js';
 import { FAULT_KINDS } from '../sandbox/faults.js';
+import { didYouMean } from '../domain/suggest.js';
 import { COMPAT_WRAPS, type CompatWrap } from '../sandbox/compat.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { wholeNumber } from '../cli/flag-values.js';
@@ -26,7 +27,14 @@ export function configure(command: Command): void {
     .option('--seed <n>', 'another seeded history of the same world (default 0, the one the README shows)')
     .option('--log-size <n>', 'serve this many generated log entries (over the last six days) instead of the seeded calls')
     .option('--account-limit <n>', 'requests a minute on account endpoints before 429 (default 120, as the spec)')
-    .option('--fault <kind[:times]>', `inject a fault (${FAULT_KINDS.join(', ')})`, (value: string, all: string[] = []) => [...all, value]);
+    .addOption(faultOption());
+}
+
+/** --fault KIND[:TIMES]: the kinds are a closed set (help and completion offer them); the count after them is not. */
+function faultOption(): Option {
+  const option = new Option('--fault <kind[:times]>', 'inject a fault for the first TIMES requests (default 1, or always); repeatable').argParser((value: string, all: string[] = []) => [...all, value]);
+  option.argChoices = [...FAULT_KINDS];
+  return option;
 }
 
 export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
@@ -114,7 +122,10 @@ function parseNow(text: string): number {
 
 function parseFault(text: string): Fault {
   const [kind, times] = text.split(':');
-  if (!FAULT_KINDS.includes(kind as FaultKind)) throw new UsageError(`--fault "${text}": unknown kind (one of ${FAULT_KINDS.join(', ')})`);
+  if (!FAULT_KINDS.includes(kind as FaultKind)) {
+    const hint = didYouMean(kind ?? '', FAULT_KINDS);
+    throw new UsageError(`--fault "${text}": unknown kind (one of ${FAULT_KINDS.join(', ')})`, hint ? { hint } : {});
+  }
   const count = times === undefined ? 1 : times === 'always' ? Number.POSITIVE_INFINITY : Number(times);
   if (!(count > 0)) throw new UsageError(`--fault "${text}": times must be a positive number or "always"`);
   return { kind: kind as FaultKind, times: count };

@@ -2,9 +2,11 @@
 // of the month) in a zone, and where the spend stands against it. Pure rules; commands/budget.ts
 // fetches the figures. All money in exact decimals; shown figures to the ledger's 8 places.
 import { UsageError } from '../errors.js';
+import { didYouMean, nearest } from './suggest.js';
+import { amountText } from './decimal-text.js';
 import { Decimal } from './money.js';
 import { type Period, type PeriodKind, WEEKDAY_NAMES, elapsedOf, periodAt } from './period.js';
-import { parseZone } from './zone.js';
+import { notAZone, parseZone } from './zone.js';
 
 /** A budget as stored in a profile (config.json `budgets`). */
 export interface StoredBudget {
@@ -36,19 +38,38 @@ export function checkBudgetName(name: string): string {
 
 /** A positive amount in yuan, as text (at most 8 decimal places: the ledger's). */
 export function parseBudgetAmount(text: string): string {
-  const cleaned = text.trim().replace(/^(?:\u00a5|CNY\s*)/i, '');
-  if (!/^\d{1,20}(\.\d{1,8})?$/.test(cleaned) || new Decimal(cleaned).lte(0)) throw new UsageError(`--amount "${text}" is not a positive amount in yuan (e.g. 500 or 99.50; at most 8 decimal places)`);
+  const cleaned = amountText(text) ?? '';
+  if (!/^\d{1,20}(\.\d{1,8})?$/.test(cleaned) || new Decimal(cleaned).lte(0)) throw new UsageError(`--amount "${text}" is not a positive amount in yuan (e.g. 500, 1,000 or 99.50; at most 8 decimal places)`);
   return new Decimal(cleaned).toFixed();
+}
+
+// What a period is called, and what people call it (`monthly` is the month).
+const PERIOD_OF: Record<string, string> = { daily: 'day', weekly: 'week', monthly: 'month' };
+const PERIOD_WORDS = ['day', 'week', 'month', ...Object.keys(PERIOD_OF)];
+const WEEKDAYS_IN_FULL = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+/** A weekday as stored (`mon`), from any form a person writes it (`mon`, `Monday`, `tues`); else an error with the one meant. */
+function weekday(text: string): string {
+  const word = text.trim().toLowerCase();
+  const day = word.length >= 2 ? WEEKDAYS_IN_FULL.findIndex((full) => full.startsWith(word)) : -1;
+  const unique = day >= 0 && WEEKDAYS_IN_FULL.filter((full) => full.startsWith(word)).length === 1;
+  if (unique) return WEEKDAY_NAMES[day]!;
+  const hint = didYouMean(word, WEEKDAYS_IN_FULL);
+  throw new UsageError(`--starts "${text}" for a weekly budget is a weekday (${WEEKDAY_NAMES.join(', ')}, or in full)`, hint ? { hint } : {});
 }
 
 /** The budget a `budget set` describes, checked as a whole (a bad value stores nothing). */
 export function makeBudget(input: { amount: string; period: string; starts?: string; zone: string }): StoredBudget {
   const amount = parseBudgetAmount(input.amount);
-  if (!['day', 'week', 'month'].includes(input.period)) throw new UsageError(`--period "${input.period}" is not one of day, week, month`);
+  if (!['day', 'week', 'month'].includes(input.period)) {
+    const said = input.period.trim().toLowerCase();
+    const meant = PERIOD_OF[said] ?? nearest(said, PERIOD_WORDS);
+    throw new UsageError(`--period "${input.period}" is not one of day, week, month`, meant ? { hint: `Did you mean "${PERIOD_OF[meant] ?? meant}"?` } : {});
+  }
   const period = input.period as PeriodKind;
   // Stored as written, less the white space around it (a zone name never has any).
   const zone = input.zone.trim();
-  if (!parseZone(zone)) throw new UsageError(`--tz "${input.zone}" is not a zone: an IANA name, UTC or +HH:MM`);
+  if (!parseZone(zone)) throw notAZone('--tz', input.zone);
   const budget: StoredBudget = { amount, period, zone };
   if (period === 'day') {
     if (input.starts !== undefined) throw new UsageError('--starts goes with --period week (a weekday) or month (a day of the month); a day begins at 00:00');
@@ -56,7 +77,7 @@ export function makeBudget(input: { amount: string; period: string; starts?: str
   }
   // A day of the month in plain digits only: 0x1c, 1e1 or " 7" are not days.
   if (period === 'month' && input.starts !== undefined && !/^\d{1,2}$/.test(input.starts)) throw new UsageError(`--starts "${input.starts}" is not a day of the month from 1 to 28`);
-  budget.starts = period === 'week' ? (input.starts ?? 'mon').toLowerCase() : Number(input.starts ?? 1);
+  budget.starts = period === 'week' ? weekday(input.starts ?? 'mon') : Number(input.starts ?? 1);
   return checkBudget('', budget);
 }
 

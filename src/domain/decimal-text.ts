@@ -106,3 +106,17 @@ export function rememberSent<T extends object>(amount: T, text: string): T {
 export function sentText(amount: object): string | undefined {
   return SENT.get(amount);
 }
+
+/**
+ * An amount as a person writes it, as plain decimal text: `¥` or `CNY` before it, thousands
+ * grouped with commas (`1,000`, `12,500.50`) or underscores, are accepted; undefined for anything
+ * else (`1,5` and `1,00` are not groupings of thousands: never read as 15 or 100). A sign is kept
+ * for the caller to refuse in its own words.
+ */
+export function amountText(text: string): string | undefined {
+  const cleaned = text.trim().replace(/^(?:\u00a5|CNY\s*)/i, '').trim();
+  const match = /^([-+]?)(\d{1,3}(?:([,_])\d{3}(?:\3\d{3})*)?|\d+)(\.\d+)?$/.exec(cleaned);
+  if (!match) return undefined;
+  const [, sign = '', whole = '', , fraction = ''] = match;
+  return `${sign === '-' ? '-' : ''}${whole.replace(/[,_]/g, '')}${fraction}`;
+}

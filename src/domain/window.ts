@@ -16,6 +16,7 @@
 // - Calendar forms: `today` and `yesterday` (grid days), a month `YYYY-MM` (its first day);
 //   `--month YYYY-MM` is that month whole; `--last day|week|month|quarter` the last complete one.
 import { UsageError } from '../errors.js';
+import { didYouMean } from './suggest.js';
 import { type Zone, fromWallClock, wallClock } from './zone.js';
 
 export type BucketSize = 'hour' | 'day' | 'week' | 'month';
@@ -148,6 +149,23 @@ export function namesGridDays(options: { since?: string; until?: string; month?:
   return isDateOnly(options.since) || isDateOnly(options.until) || options.month !== undefined || options.last !== undefined;
 }
 
+// A span as people write it: `7d`, `7 days`, `36h`, `90min`, `2 weeks`.
+const SPAN_WORDS: Record<string, 'm' | 'h' | 'd' | 'w'> = { m: 'm', min: 'm', mins: 'm', minute: 'm', minutes: 'm', h: 'h', hr: 'h', hrs: 'h', hour: 'h', hours: 'h', d: 'd', day: 'd', days: 'd', w: 'w', wk: 'w', wks: 'w', week: 'w', weeks: 'w' };
+
+/** A span back (`7d`, `7 days`), or undefined; months and years, which have no fixed length, are answered with the forms to use. */
+function spanOf(spec: string, text: string, flag: string): { count: number; unit: 'm' | 'h' | 'd' | 'w' } | undefined {
+  const match = /^(\d{1,9})\s*([A-Za-z]{1,7})$/.exec(spec);
+  if (!match) return undefined;
+  const word = match[2]!;
+  // `M` is not minutes in every hand: only the lower-case letter is.
+  const unit = word === 'M' ? undefined : SPAN_WORDS[word.toLowerCase()];
+  if (unit) return { count: Number(match[1]), unit };
+  if (/^(M|mo|mon|mons|month|months|y|yr|yrs|year|years)$/i.test(word)) {
+    throw new UsageError(`${flag} "${text}": months and years are not spans of a fixed length; use a month (2026-08), a date (2026-08-15), or days (90d)`);
+  }
+  return undefined;
+}
+
 /**
  * A time from the command line in Unix seconds: `now`, a span back from the anchor, Unix
  * seconds, or ISO 8601. Anything else, and any time outside 2000-2100, is a usage error that
@@ -156,7 +174,7 @@ export function namesGridDays(options: { since?: string; until?: string; month?:
 export function parseTimeSpec(text: string, context: TimeContext, flag = '--since'): number {
   const spec = text.trim();
   let seconds: number;
-  const span = /^(\d{1,9})([mhdw])$/.exec(spec);
+  const span = spanOf(spec, text, flag);
   const month = /^(\d{4})-(\d{2})$/.exec(spec);
   if (spec === 'now') seconds = context.now;
   else if (spec === 'today' || spec === 'yesterday') {
@@ -167,14 +185,15 @@ export function parseTimeSpec(text: string, context: TimeContext, flag = '--sinc
     const [year, monthIndex] = [Number(month[1]), Number(month[2]) - 1];
     if (monthIndex < 0 || monthIndex > 11) throw new UsageError(`${flag} "${text}" is not a month (YYYY-MM, 01 to 12)`);
     seconds = Date.UTC(year, monthIndex, 1) / 1000 - (context.dayOffset ?? 0);
-  } else if (span) seconds = context.anchor - Number(span[1]) * SPAN_UNITS[span[2]!]!;
+  } else if (span) seconds = context.anchor - span.count * SPAN_UNITS[span.unit]!;
   else if (/^\d+$/.test(spec)) {
     if (spec.length < 9 || spec.length > 11) throw new UsageError(`${flag} "${text}" is not a time: Unix seconds have 9 to 11 digits (or use an ISO date such as 2026-11-01)`);
     seconds = Number(spec);
   } else {
     const iso = ISO.exec(spec);
     if (!iso) {
-      throw new UsageError(`${flag} "${text}" is not a time (use an ISO date or date-time, Unix seconds, now, or a span such as 90m, 36h, 7d, 2w)`);
+      const hint = didYouMean(spec, ['now', 'today', 'yesterday']);
+      throw new UsageError(`${flag} "${text}" is not a time (use an ISO date or date-time, Unix seconds, now, today, yesterday, or a span such as 90m, 36h, 7d, 2w)`, hint ? { hint } : {});
     }
     const [, y, mo, d, h = '00', mi = '00', s = '00', , zone] = iso;
     const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;

@@ -3,6 +3,8 @@
 // time on the command line goes through one of these, so nothing depends on the process's zone
 // unless the environment it was given says so (tests hand in their own TZ).
 import { readlinkSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { didYouMean } from './suggest.js';
 
 export interface Zone {
   /** Seconds east of UTC in force at this instant. */
@@ -96,6 +98,13 @@ export function zoneNameOfLink(target: string): string | undefined {
   const found = /\/zoneinfo\/((?:[A-Za-z0-9_+-]{1,40}\/){0,2}[A-Za-z0-9_+-]{1,40})$/.exec(target);
   if (!found) return undefined;
   return UTC_ALIASES.has(found[1]!) ? 'UTC' : found[1]!;
+}
+
+/** The error for a value that names no zone, with the zone most likely meant (`Asia/Shangai`: Asia/Shanghai). */
+export function notAZone(flag: string, text: string): UsageError {
+  const names = ['UTC', ...Intl.supportedValuesOf('timeZone')];
+  const hint = didYouMean(text, names);
+  return new UsageError(`${flag} "${text}" is not a zone: an IANA name (Asia/Shanghai, America/New_York), UTC, or +HH:MM`, hint ? { hint } : {});
 }
 
 /**

@@ -10,11 +10,12 @@ import type { UsageWindow } from '../domain/window.js';
 import { isoInZone, parseZone } from '../domain/zone.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
 import { loadUsageSeries } from './usage-series.js';
+import { storedNamesHint } from '../domain/suggest.js';
 
 export const NO_BUDGETS = 'no budget is stored for this profile: `tally budget set monthly --amount 500 --period month` makes one';
 
-export function budgetsHint(budgets: [string, StoredBudget][]): string {
-  return budgets.length ? `Budgets: ${budgets.map(([n]) => n).join(', ')}.` : NO_BUDGETS;
+export function budgetsHint(budgets: [string, StoredBudget][], typed?: string): string {
+  return storedNamesHint(typed ?? '', budgets.map(([n]) => n), 'Budgets', NO_BUDGETS);
 }
 
 /** The profile's budgets, checked as `budget set` checks them. */
@@ -41,7 +42,7 @@ export interface LoadedBudgets {
  */
 export async function loadBudgets(ctx: Context, names: string[], forecast?: Promise<LoadedForecast>, options: { within?: UsageWindow } = {}): Promise<LoadedBudgets> {
   const stored = await storedBudgets(ctx);
-  for (const name of names) if (!stored.some(([n]) => n === name)) throw new UsageError(`there is no budget "${name}"`, { hint: budgetsHint(stored) });
+  for (const name of names) if (!stored.some(([n]) => n === name)) throw new UsageError(`there is no budget "${name}"`, { hint: budgetsHint(stored, name) });
   const chosen = names.length ? stored.filter(([n]) => names.includes(n)) : stored;
   const now = Math.floor(ctx.now() / 1000);
   if (chosen.length === 0) return { currency: 'CNY', budgets: [], forecast: await (forecast ?? loadForecast(ctx, { keyQuota: false })) };

@@ -3,6 +3,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { Destination } from './send.js';
+import { storedNamesHint } from '../domain/suggest.js';
 
 /** The profile's destinations (their URLs are added to the run's secrets). */
 export async function storedDestinations(ctx: Context): Promise<Destination[]> {
@@ -18,7 +19,7 @@ export async function destinationsNamed(ctx: Context, names: string[]): Promise<
   const stored = await storedDestinations(ctx);
   return names.map((name) => {
     const found = stored.find((d) => d.name === name);
-    if (!found) throw new UsageError(`there is no notify destination "${name}"`, { hint: stored.length ? `Destinations: ${stored.map((d) => d.name).join(', ')}.` : 'Add one with `tally notify add NAME --kind slack < url.txt`.' });
+    if (!found) throw new UsageError(`there is no notify destination "${name}"`, { hint: storedNamesHint(name, stored.map((d) => d.name), 'Destinations', 'Add one with `tally notify add NAME --kind slack < url.txt`.') });
     return found;
   });
 }

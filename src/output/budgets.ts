@@ -4,11 +4,12 @@ import type { StoredBudget, BudgetStanding } from '../domain/budget.js';
 import { Decimal } from '../domain/money.js';
 import { type LoadedBudgets, oneDecimal } from '../figures/budgets.js';
 import type { Drawn } from './table.js';
+import { formatAmount } from './money.js';
 
 /** `¥500.00 a month from the 1st, Asia/Shanghai` */
 export function describeBudget(b: StoredBudget): string {
   const from = b.period === 'day' ? 'a day' : b.period === 'week' ? `a week from ${String(b.starts)}` : `a month from day ${String(b.starts)}`;
-  return `¥${new Decimal(b.amount).toFixed(2)} ${from}, in ${b.zone}`;
+  return `${formatAmount(b.amount, 'account')} ${from}, in ${b.zone}`;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { DeviceToken, ProfileRecord, SettingsStore } from './store.js';
 import { checkStoredProfile } from './profile-rules.js';
 import { workspaceProfile } from './workspace.js';
 import { PROFILE_NAME } from './profile-name.js';
+import { storedNamesHint } from '../domain/suggest.js';
 
 export type Source = 'flag' | 'env' | 'profile' | 'default' | 'demo' | 'active' | 'workspace';
 
@@ -72,7 +73,7 @@ export async function resolveSettings(input: SettingsInput): Promise<ResolvedSet
   if (named && !record) {
     const names = store!.profileNames();
     throw new UsageError(`there is no profile "${profile}"${profileSource === 'env' ? ' (named by TALLY_PROFILE)' : workspaceFile ? ` (named by ${workspaceFile})` : ''}`, {
-      hint: names.length ? `Stored profiles: ${names.join(', ')}.` : `No profile is stored yet: \`tally --profile ${profile} login\` creates it.`,
+      hint: storedNamesHint(profile, names, 'Stored profiles', `No profile is stored yet: \`tally --profile ${profile} login\` creates it.`),
     });
   }
 

@@ -19,7 +19,7 @@ describe('adversarial: command-line input', () => {
     [['usage', '--until', '2026-02-30'], '--until "2026-02-30" is not a valid date'],
     [['balance', '--frobnicate'], "unknown option '--frobnicate'"],
     [['frobnicate'], "unknown command 'frobnicate'"],
-    [['pricing', '--sort', 'price'], "argument 'price' is invalid"],
+    [['pricing', '--sort', 'price'], '--sort "price" is not one of name, input, output'],
     [['check', '--max-spend', '1e3'], '--max-spend "1e3" is not an amount in yuan'],
   ])('%j exits 2 without a request', async (argv, message) => {
     const gw = mockGateway();

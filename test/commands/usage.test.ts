@@ -217,7 +217,7 @@ describe('tally usage', () => {
   });
 
   it.each([
-    [['usage', '--bucket', 'fortnight'], "option '--bucket <size>' argument 'fortnight' is invalid"],
+    [['usage', '--bucket', 'fortnight'], '--bucket "fortnight" is not one of hour, day, week, month'],
     [['usage', '--since', 'tomorrow'], '--since "tomorrow" is not a time'],
     [['usage', '--since', '2026-11-20', '--until', '2026-11-10'], '--since (2026-11-20) must be before --until (2026-11-10)'],
     [['usage', '--since', '999999999w'], '--since "999999999w" is outside the years 2000 to 2099'],
@@ -338,7 +338,7 @@ describe('tally usage --by model and tally logs', () => {
   });
 
   it('refuses an unknown --by, a --param without key=value, and --max-pages without --all', async () => {
-    expect((await runCommand(['usage', '--by', 'key'], { env })).stderr).toContain("option '--by <dimension>' argument 'key' is invalid");
+    expect((await runCommand(['usage', '--by', 'key'], { env })).stderr).toContain('--by "key" is not one of model');
     expect((await runCommand(['logs', '--param', 'oops'], { env, transport: mockGateway().transport })).code).toBe(2);
     expect((await runCommand(['logs', '--max-pages', '3'], { env, transport: mockGateway().transport })).stderr).toBe('tally: --max-pages goes with --all\n');
     expect((await runCommand(['logs', '--param', 'start=1'], { env, transport: mockGateway().transport })).stderr).toBe('tally: --param start=… would replace the window; use --since/--until\n');
