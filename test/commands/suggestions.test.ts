@@ -91,3 +91,17 @@ describe("the README's example of a suggestion", () => {
     expect(result.stderr).toBe(block[2]);
   });
 });
+
+describe('footers that add up', () => {
+  it('a 120-day window with no data says 120 days, not 0', async () => {
+    const { mockGateway } = await import('../helpers.js');
+    const gw = mockGateway();
+    gw.pool.intercept({ path: (p) => p.startsWith('/v1/open/usage') }).reply(200, JSON.stringify({ buckets: [], totals: {} }), { headers: { 'content-type': 'application/json' } }).persist();
+    for (const argv of [['usage', '--since', '120d', '--utc-offset', '+08:00'], ['usage', '--since', '2026-06-01', '--until', '2026-09-29', '--utc-offset', '+08:00']]) {
+      const result = await runCommand(argv, { env, transport: gw.transport, now: () => NOW, width: 200 });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout + result.stderr).toMatch(/\((120|121) days\)/);
+      expect(result.stdout + result.stderr).not.toMatch(/\(0 days\)/);
+    }
+  });
+});
