@@ -109,6 +109,11 @@ describe('the layout', () => {
     expect(registryUsers.sort()).toEqual(['cli.ts']);
   });
 
+  it('keeps figures free of views and flags: figures/ imports nothing of output/ or cli/ (a figure returns data; words and digits are the view\'s, flags the command\'s)', () => {
+    const upward = [...graph].flatMap(([file, targets]) => (file.startsWith('figures/') ? targets.filter((t) => t.startsWith('output/') || t.startsWith('cli/')).map((t) => `${file} -> ${t}`) : []));
+    expect(upward).toEqual([]);
+  });
+
   it('has no source file over ~400 lines, and no api/ module over ~250', () => {
     const long = [...graph.keys()].filter((file) => lines(file) > 410).map((file) => `${file}: ${lines(file)} lines`);
     expect(long).toEqual([]);

@@ -1,7 +1,7 @@
 // Amounts and shares given as flags (`--min-balance 100`, `--max-daily-used 80%`): decimals, never
 // binary numbers; yuan only (`¥` or `CNY` may precede an amount, `$` may not).
 import { UsageError } from '../errors.js';
-import { Decimal } from '../domain/money.js';
+import { Decimal, type Threshold } from '../domain/money.js';
 import { amountText } from '../domain/decimal-text.js';
 
 /** An amount in yuan as a decimal; `¥` or `CNY` may precede it, `$` may not; thousands may be grouped (`1,000`). */
@@ -15,7 +15,7 @@ export function parseAmount(text: string, flag: string): Decimal {
   return new Decimal(plain);
 }
 
-export type Threshold = { kind: 'amount'; value: Decimal } | { kind: 'percent'; value: Decimal };
+export type { Threshold } from '../domain/money.js';
 
 export function parseThreshold(text: string, flag: string): Threshold {
   const percent = /^([-+]?)(\d{1,30}(?:\.\d{1,30})?)\s*%$/.exec(text.trim());

@@ -9,7 +9,7 @@ import { Decimal, decimalText } from '../domain/money.js';
 import { fixedZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { formatAmount } from '../output/money.js';
-import { type CheckLine, type CheckResult, type Level, type Unit, checkLines, checksMarkdown, reportToGitHub, writeJunit } from '../output/check-report.js';
+import { type CheckLine, type CheckResult, type Level, type Unit, checkLines, checksMarkdown, gateWords, reportToGitHub, writeJunit } from '../output/check-report.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from '../cli/flag-values.js';
 import { type Threshold, parseAmount, parsePercent, parseThreshold } from '../cli/amount-flags.js';
@@ -202,7 +202,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const balanceRequest = balanceChecks.length > 0 || runway || budgetGates.length > 0 ? fetchBalance(client) : undefined;
   balanceRequest?.catch(() => undefined);
   // The forecast (its balance and day buckets) serves the runway checks and the budgets' projections alike.
-  const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days, metric: options.metric, utcOffset: options.utcOffset, keyQuota: runway, forGate: true }, balanceRequest) : undefined;
+  const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days === undefined ? undefined : wholeNumber(options.days, '--days', 1, 365), metric: options.metric, utcOffset: options.utcOffset, keyQuota: runway, forGate: true }, balanceRequest) : undefined;
   forecastRequest?.catch(() => undefined);
   const budgetNames = [...new Set(budgetGates.map((g) => g.name))];
   const runChecks = [
@@ -216,6 +216,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   // The runway's forecast already asks for the key's quota: one request to the strictly limited token endpoint.
   const keyQuotaRequest = keyChecks.length > 0 ? (forecastRequest && runway ? forecastRequest.then((f) => f.keyQuota) : fetchKeyQuota(client)).then(readQuota) : undefined;
   const windowRequest = { since: options.since, until: options.until, month: options.month, last: options.last, utcOffset: options.utcOffset, metric: options.metric };
+  // The words of the gates' details: the view's amounts, windows and findings.
+  const words = await gateWords();
   const [balance, spend, forecast, available, budgets, counters, keyQuota, growth, anomalies, impact] = await Promise.all([
     balanceRequest && balanceChecks.length > 0 ? guard(balanceChecks, () => balanceRequest) : undefined,
     maxSpend !== undefined ? guard([{ name: 'max-spend', limit: decimalText(maxSpend), unit: 'CNY' }], () => loadSpend(ctx, options)) : undefined,
@@ -226,9 +228,9 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     // A mark that records no reading was taken (mark --fail-open): with --fail-open the run's spend is not measured, said as such.
     runSpendAsked && !mark?.not_taken ? guard(runChecks, () => readCounters(ctx)) : undefined,
     keyQuotaRequest ? guard(keyChecks, () => keyQuotaRequest) : undefined,
-    growthGates.length > 0 ? guard(growthGates.map((g) => ({ name: g.name, limit: decimalText(g.percent), unit: 'percent' })), () => growthChecks(ctx, { ...windowRequest, compare: options.compare ?? 'previous' }, growthGates)) : undefined,
-    anomalyLevel ? guard([{ name: anomalyLevel === 'fail' ? 'anomalies' : 'warn-anomalies', limit: '', unit: 'finding' }], () => anomalyGates(ctx, { ...windowRequest, bucket: options.bucket, rule: anomalyRule }, anomalyLevel)) : undefined,
-    impactGates.length > 0 ? guard(impactGates.map((g) => ({ name: g.name, limit: decimalText(g.amount), unit: 'CNY' })), () => priceImpactGates(ctx, options.since, impactGates, options.against)) : undefined,
+    growthGates.length > 0 ? guard(growthGates.map((g) => ({ name: g.name, limit: decimalText(g.percent), unit: 'percent' })), () => growthChecks(ctx, { ...windowRequest, compare: options.compare ?? 'previous' }, growthGates, words)) : undefined,
+    anomalyLevel ? guard([{ name: anomalyLevel === 'fail' ? 'anomalies' : 'warn-anomalies', limit: '', unit: 'finding' }], () => anomalyGates(ctx, { ...windowRequest, bucket: options.bucket, rule: anomalyRule }, anomalyLevel, words)) : undefined,
+    impactGates.length > 0 ? guard(impactGates.map((g) => ({ name: g.name, limit: decimalText(g.amount), unit: 'CNY' })), () => priceImpactGates(ctx, options.since, impactGates, words, options.against)) : undefined,
   ]);
   for (const gate of [...(growth ?? []), ...(anomalies ?? []), ...(impact ?? [])]) add(gate);
 
@@ -237,8 +239,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     const unit = balance.currency;
     if (minBalance) add({ name: 'min-balance', level: balance.balance.gte(minBalance) ? 'pass' : 'fail', actual: amount(balance.balance), limit: amount(minBalance), unit });
     if (warnBalance) add({ name: 'warn-balance', level: balance.balance.gte(warnBalance) ? 'pass' : 'warn', actual: amount(balance.balance), limit: amount(warnBalance), unit });
-    if (maxDaily) add(dailyCheck('max-daily-used', 'fail', balance, maxDaily));
-    if (warnDaily) add(dailyCheck('warn-daily-used', 'warn', balance, warnDaily));
+    if (maxDaily) add(dailyCheck('max-daily-used', 'fail', balance, maxDaily, words));
+    if (warnDaily) add(dailyCheck('warn-daily-used', 'warn', balance, warnDaily, words));
   }
   if (spend && maxSpend) add({ name: 'max-spend', level: spend.amount.lte(maxSpend) ? 'pass' : 'fail', actual: decimalText(spend.amount), limit: decimalText(maxSpend), unit: balance?.currency ?? 'CNY', detail: spend.detail });
   if (forecast) {
@@ -273,7 +275,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       if (limit !== undefined) add({ name, level: run.spend.lte(limit) ? 'pass' : level, actual, limit: decimalText(limit), unit: counters.balance.currency, basis: run.basis, detail });
     }
   }
-  if (keyQuota) for (const c of keyChecks) add(keyQuotaCheck(c, keyQuota));
+  if (keyQuota) for (const c of keyChecks) add(keyQuotaCheck(c, keyQuota, words));
   if (available) {
     const ids = new Set(available.map((m) => String(m.id)));
     for (const model of models) {

@@ -8,6 +8,7 @@ import { keyQuotaRows } from '../output/key-quota.js';
 import { describeGrid } from '../output/usage.js';
 import { DEFAULT_BASIS_DAYS, type ForecastOptions, type LoadedForecast, forecastJson, loadForecast } from '../figures/forecast.js';
 import { forecastRows } from '../output/forecast.js';
+import { wholeNumber } from '../cli/flag-values.js';
 
 export function configure(command: Command): void {
   command
@@ -17,7 +18,8 @@ export function configure(command: Command): void {
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const loaded = await loadForecast(ctx, raw as ForecastOptions);
+  const options = raw as Omit<ForecastOptions, 'days'> & { days?: string };
+  const loaded = await loadForecast(ctx, { ...options, days: options.days === undefined ? undefined : wholeNumber(options.days, '--days', 1, 365) });
   await emit(ctx, { json: () => forecastJson(loaded), human: () => renderForecast(loaded, ctx) });
 }
 

@@ -120,3 +120,13 @@ export function amountText(text: string): string | undefined {
   const [, sign = '', whole = '', , fraction = ''] = match;
   return `${sign === '-' ? '-' : ''}${whole.replace(/[,_]/g, '')}${fraction}`;
 }
+
+/** `271979` as `271,979`. */
+export function groupDigits(digits: string): string {
+  if (digits.length <= 3) return digits;
+  let out = '';
+  const head = digits.length % 3 || 3;
+  out = digits.slice(0, head);
+  for (let i = head; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return out;
+}

@@ -59,3 +59,6 @@ function describe(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
+
+/** A limit given as an amount in yuan, or as a share (in percent) of another figure. */
+export type Threshold = { kind: 'amount'; value: Decimal } | { kind: 'percent'; value: Decimal };

@@ -17,7 +17,7 @@
 //   `--month YYYY-MM` is that month whole; `--last day|week|month|quarter` the last complete one.
 import { UsageError } from '../errors.js';
 import { didYouMean } from './suggest.js';
-import { type Zone, fromWallClock, wallClock } from './zone.js';
+import { type Zone, fromWallClock, isoInZone, wallClock } from './zone.js';
 
 export type BucketSize = 'hour' | 'day' | 'week' | 'month';
 export const BUCKET_SIZES: readonly BucketSize[] = ['hour', 'day', 'week', 'month'];
@@ -357,3 +357,15 @@ export function gridDate(t: number, dayOffset: number): { year: number; month: n
 
 /** The wall clock of an instant in the display zone (re-exported for callers of this module). */
 export { wallClock };
+
+/** How a window is stated in every JSON document that covers one: Unix seconds beside ISO 8601 with the offset. */
+export interface WindowJson {
+  start: number;
+  end: number;
+  start_iso: string;
+  end_iso: string;
+}
+
+export function windowJson(window: UsageWindow, zone: Zone): WindowJson {
+  return { start: window.start, end: window.end, start_iso: isoInZone(window.start, zone), end_iso: isoInZone(window.end, zone) };
+}

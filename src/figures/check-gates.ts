@@ -3,17 +3,49 @@
 // of their own (growth, anomalies, a repricing's impact) as functions that ask for them.
 import type { Context } from '../context.js';
 import type { Balance } from '../api/balance.js';
-import type { Threshold } from '../cli/amount-flags.js';
-import { Decimal, decimalText } from '../domain/money.js';
-import type { CheckResult, Level } from '../output/check-report.js';
-import { formatAmount, formatStatedAmount } from '../output/money.js';
+import { Decimal, type Threshold, decimalText } from '../domain/money.js';
+import type { UsageWindow } from '../domain/window.js';
+import type { Zone } from '../domain/zone.js';
 import type { LoadedForecast } from './forecast.js';
+import type { Anomalies, Finding } from './anomalies.js';
 import { type KeyQuotaFigure, quotaReadError } from './key-quota.js';
 import { NotMeasured } from '../errors.js';
 
+export type Level = 'pass' | 'warn' | 'fail';
+/** A currency code (the one the service states; CNY when it states none), or what else is compared. */
+export type Unit = string;
+
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  level: Level;
+  /** A decimal string (or the model's state); null when it could not be measured. */
+  actual: string | null;
+  limit: string;
+  unit: Unit;
+  /** Why a check could not be measured, or what it measured over. */
+  detail?: string;
+  /** Run-spend checks: whose spend was measured (this key's, or the whole account's). */
+  basis?: 'key' | 'account';
+}
+
 type Gate = Omit<CheckResult, 'ok'>;
 
-export function dailyCheck(name: string, level: Level, balance: Balance, threshold: Threshold): Omit<CheckResult, 'ok'> {
+/**
+ * The words a gate's detail is written in: amounts, windows and findings as every view shows
+ * them. The view supplies them (output/check-report.ts, gateWords): a figure returns data and
+ * the sentence it belongs in, never its own digits.
+ */
+export interface GateWords {
+  amount(value: Decimal, currency?: string): string;
+  /** An amount in the unit a record states, or a bare number followed by "units" where it states none. */
+  stated(value: Decimal, currency: string | undefined): string;
+  window(window: UsageWindow, zone: Zone): string;
+  finding(f: Finding, a: Anomalies): string;
+  findingWhen(f: Finding, zone: Zone, bucket: 'day' | 'hour'): string;
+}
+
+export function dailyCheck(name: string, level: Level, balance: Balance, threshold: Threshold, words: GateWords): Omit<CheckResult, 'ok'> {
   const key = balance.apiKey;
   const limit = decimalText(threshold.value);
   const unit = threshold.kind === 'percent' ? 'percent' : balance.currency;
@@ -21,7 +53,7 @@ export function dailyCheck(name: string, level: Level, balance: Balance, thresho
   if (!key || key.dailyUsed === undefined) {
     return { name, level: 'warn', actual: null, limit, unit, detail: key ? 'does not apply: the key reports no spend for today' : 'does not apply: signed in with a device token, no key-level limit' };
   }
-  const money = (value: Decimal) => formatAmount(value, 'account', { currency: balance.currency });
+  const money = (value: Decimal) => words.amount(value, balance.currency);
   if (threshold.kind === 'amount') return { name, level: key.dailyUsed.lte(threshold.value) ? 'pass' : level, actual: decimalText(key.dailyUsed), limit, unit };
   if (!key.dailyLimit || key.dailyLimit.isZero()) {
     return { name, level: 'warn', actual: null, limit, unit, detail: `does not apply: the key has no daily limit to take a share of (spent ${money(key.dailyUsed)} today)` };
@@ -45,14 +77,14 @@ export function readQuota(figure: KeyQuotaFigure): KeyQuotaFigure {
 }
 
 /** The key's own quota against a floor; a key without one (or whose record states no unit) is a warning that says why. */
-export function keyQuotaCheck(c: { name: string; limit: string; level: Level; value: Decimal }, figure: KeyQuotaFigure): Omit<CheckResult, 'ok'> {
+export function keyQuotaCheck(c: { name: string; limit: string; level: Level; value: Decimal }, figure: KeyQuotaFigure, words: GateWords): Omit<CheckResult, 'ok'> {
   const base = { name: c.name, limit: c.limit, unit: 'CNY' };
   if (figure.state !== 'quota') return { ...base, level: 'warn', actual: null, detail: `does not apply: ${figure.reason}` };
   const { quota } = figure;
   if (quota.currency === undefined) {
-    return { ...base, level: 'warn', actual: null, detail: `does not apply: the token record states no unit (${formatStatedAmount(quota.remaining, undefined)} left), so it cannot be set against yuan` };
+    return { ...base, level: 'warn', actual: null, detail: `does not apply: the token record states no unit (${words.stated(quota.remaining, undefined)} left), so it cannot be set against yuan` };
   }
-  const of = quota.granted ? ` of ${formatAmount(quota.granted, 'account', { currency: quota.currency })} granted` : '';
+  const of = quota.granted ? ` of ${words.amount(quota.granted, quota.currency)} granted` : '';
   return { ...base, unit: quota.currency, level: quota.remaining.gte(c.value) ? 'pass' : c.level, actual: decimalText(quota.remaining), detail: `left of the key's own quota${of}` };
 }
 
@@ -72,12 +104,11 @@ export interface GrowthGate {
 }
 
 /** The window's spend against the period it is compared with. */
-export async function growthGates(ctx: Context, request: import('./comparison.js').ComparisonRequest, gates: GrowthGate[]): Promise<Gate[]> {
-  const [{ loadComparison }, { describeWindow }, { fixedZone }] = await Promise.all([import('./comparison.js'), import('../output/window-text.js'), import('../domain/zone.js')]);
+export async function growthGates(ctx: Context, request: import('./comparison.js').ComparisonRequest, gates: GrowthGate[], words: GateWords): Promise<Gate[]> {
+  const [{ loadComparison }, { fixedZone }] = await Promise.all([import('./comparison.js'), import('../domain/zone.js')]);
   const c = await loadComparison(ctx, request);
   const zone = fixedZone(c.grid.offset);
-  const money = (value: Decimal) => formatAmount(value, 'account');
-  const detail = `${money(c.totals.current)} over ${describeWindow(c.current, zone)} against ${money(c.totals.previous)} over ${describeWindow(c.previous, zone)}`;
+  const detail = `${words.amount(c.totals.current)} over ${words.window(c.current, zone)} against ${words.amount(c.totals.previous)} over ${words.window(c.previous, zone)}`;
   return gates.map((g) => {
     const base = { name: g.name, limit: decimalText(g.percent), unit: 'percent' };
     const change = c.totals.changePercent;
@@ -91,18 +122,18 @@ export async function growthGates(ctx: Context, request: import('./comparison.js
 }
 
 /** One check per finding in the window (each alerts once with --notify), or one that passes. */
-export async function anomalyGates(ctx: Context, request: import('./anomalies.js').AnomalyRequest, level: Level): Promise<Gate[]> {
-  const [{ loadAnomalies }, { findingMessage, findingWhen }, { describeWindow }] = await Promise.all([import('./anomalies.js'), import('../output/anomalies.js'), import('../output/window-text.js')]);
+export async function anomalyGates(ctx: Context, request: import('./anomalies.js').AnomalyRequest, level: Level, words: GateWords): Promise<Gate[]> {
+  const { loadAnomalies } = await import('./anomalies.js');
   const a = await loadAnomalies(ctx, request);
   const name = level === 'fail' ? 'anomalies' : 'warn-anomalies';
-  if (a.findings.length === 0) return [{ name, level: 'pass', actual: '0', limit: '', unit: 'finding', detail: `nothing unusual over ${describeWindow(a.window, a.labelZone)}` }];
+  if (a.findings.length === 0) return [{ name, level: 'pass', actual: '0', limit: '', unit: 'finding', detail: `nothing unusual over ${words.window(a.window, a.labelZone)}` }];
   return a.findings.map((f) => ({
-    name: `${name}:${f.kind}:${findingWhen(f, a.labelZone, a.rule.bucket).replace(' ', 'T')}${f.model === undefined ? '' : `:${f.model}`}`,
+    name: `${name}:${f.kind}:${words.findingWhen(f, a.labelZone, a.rule.bucket).replace(' ', 'T')}${f.model === undefined ? '' : `:${f.model}`}`,
     level,
     actual: f.amount.toFixed(),
     limit: '',
     unit: 'finding',
-    detail: findingMessage(f, a),
+    detail: words.finding(f, a),
   }));
 }
 
@@ -111,7 +142,7 @@ export async function anomalyGates(ctx: Context, request: import('./anomalies.js
  * usage, against a most the bill may rise by. Nothing to compare with, or prices tally cannot
  * read, is "not measured" (exit 1, or --fail-open's WARN), never a pass at ¥0.
  */
-export async function priceImpactGates(ctx: Context, since: string | undefined, gates: { name: string; level: Level; amount: Decimal }[], against?: string): Promise<Gate[]> {
+export async function priceImpactGates(ctx: Context, since: string | undefined, gates: { name: string; level: Level; amount: Decimal }[], words: GateWords, against?: string): Promise<Gate[]> {
   const [{ loadCatalog, baselineFrom }, { diffCatalogs }, { priceImpact }] = await Promise.all([import('./price-listing.js'), import('../domain/catalog.js'), import('./repricing.js')]);
   const loaded = await loadCatalog(ctx, {}, { whole: true, forceLive: true });
   const base = (g: (typeof gates)[number]) => ({ name: g.name, limit: decimalText(g.amount), unit: 'CNY' });
@@ -121,6 +152,6 @@ export async function priceImpactGates(ctx: Context, since: string | undefined, 
   const impact = await priceImpact(ctx, changes, previous.records, loaded.records ?? [], since);
   const unknown = impact.rows.filter((r) => r.basis === 'unknown');
   if (unknown.length) throw new NotMeasured(`the impact of the repricing cannot be computed for ${unknown.map((r) => `${r.model} (${r.why ?? 'unknown'})`).join(', ')}`);
-  const detail = `${impact.rows.length} repriced model${impact.rows.length === 1 ? '' : 's'} used by this key: ${formatAmount(impact.total.before, 'account')} at the old prices, ${formatAmount(impact.total.after, 'account')} at the new`;
+  const detail = `${impact.rows.length} repriced model${impact.rows.length === 1 ? '' : 's'} used by this key: ${words.amount(impact.total.before)} at the old prices, ${words.amount(impact.total.after)} at the new`;
   return gates.map((g) => ({ ...base(g), level: impact.total.change.lte(g.amount) ? 'pass' : g.level, actual: impact.total.change.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(), detail }));
 }

@@ -3,7 +3,7 @@
 // back (a flag, the profile, or what an earlier run learned).
 import type { Context } from '../context.js';
 import { parseUtcOffset } from '../domain/offset.js';
-import { type Zone, fixedZone } from '../domain/zone.js';
+import { type Zone, fixedZone, formatOffset } from '../domain/zone.js';
 import { readLearnedGrid, rememberGrid } from '../settings/grid-cache.js';
 
 export interface WindowOptions {
@@ -57,4 +57,10 @@ export async function rememberInferredGrid(ctx: Context, time: TimeSettings, off
   } catch (error) {
     ctx.warn(`could not remember the gateway's day grid: ${(error as Error).message}`);
   }
+}
+
+/** What a --utc-offset (or utc_offset) the gateway's days are not on comes to, in words. */
+export function gridMismatch(grid: DayGrid): string {
+  const named = grid.claimed?.source === 'profile' ? "the profile's utc_offset" : '--utc-offset';
+  return `the gateway's days start at 00:00 UTC${formatOffset(grid.offset)}, not on the UTC${formatOffset(grid.claimed!.offset)} grid ${named} names; days are labelled by the grid the gateway uses`;
 }

@@ -11,13 +11,13 @@ import { type DailySpend, type Forecast, forecast, ledgerText } from '../domain/
 import { Decimal } from '../domain/money.js';
 import { bucketStart } from '../domain/window.js';
 import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
-import { wholeNumber } from '../cli/flag-values.js';
 import { type KeyQuota, type KeyQuotaFigure, fetchKeyQuota, keyQuotaJson } from './key-quota.js';
 import { type UsageSeries, loadUsageSeries } from './usage-series.js';
 import { modelSpendOver } from './usage-by-model.js';
 
 export interface ForecastOptions {
-  days?: string;
+  /** The complete days the pace is taken from (1 to 365; the command checks --days). */
+  days?: number;
   utcOffset?: string;
   metric?: string;
   /** Whether the key's own quota is asked for (its runway may be the shorter one); budgets do without. */
@@ -43,7 +43,7 @@ function comparableKeyQuota(figure: KeyQuotaFigure, currency: string): KeyQuota 
 
 /** The balance and enough day buckets for the basis and the month so far, then the figures. */
 export async function loadForecast(ctx: Context, options: ForecastOptions, balanceRequest?: Promise<Balance>): Promise<LoadedForecast> {
-  const days = options.days === undefined ? DEFAULT_BASIS_DAYS : wholeNumber(options.days, '--days', 1, 365);
+  const days = options.days ?? DEFAULT_BASIS_DAYS;
   const client = await ctx.client();
   // Today, the basis days before it, and the whole month so far: one request (split past 92 days).
   const span = Math.max(days + 1, 31);

@@ -7,7 +7,9 @@ import { type RecordPage, fetchRecordPage } from '../api/usage.js';
 import type { HttpClient } from '../api/http.js';
 import { type JsonObject, isJsonObject, newRecord } from '../domain/json.js';
 import { type Continuation, type Scope } from '../domain/records.js';
-import { plural } from '../output/window-text.js';
+import { plural } from '../domain/words.js';
+import { type UsageWindow, windowJson } from '../domain/window.js';
+import type { Zone } from '../domain/zone.js';
 
 /** Pages `--all` follows before it stops; `--max-pages` changes it. */
 export const DEFAULT_MAX_PAGES = 1000;
@@ -202,3 +204,15 @@ function followable(client: HttpClient, endpoint: URL, next: string, field: stri
   return target;
 }
 
+
+/** A record list as a JSON document: the first page's other fields, the window, the records. */
+export function recordsJson(found: PagedRecords, window: UsageWindow, zone: Zone) {
+  const document = newRecord();
+  for (const key of Object.keys(found.extra)) document[key] = found.extra[key]!;
+  Object.assign(document, windowJson(window, zone));
+  document.records = found.records;
+  if (found.pages > 1) document.pages = found.pages;
+  // Whether the records are all the window holds (false: more pages were not fetched).
+  document.complete = found.more === undefined;
+  return document;
+}

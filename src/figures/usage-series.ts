@@ -10,7 +10,8 @@ import type { Scope } from '../domain/records.js';
 import { type Zone, fixedZone } from '../domain/zone.js';
 import { BUCKET_SECONDS, type BucketSize, MAX_WINDOW_SECONDS, type UsageWindow, alignedByService, namesGridDays, periodsOf, parseBucket, resolveWindow, splitWindow } from '../domain/window.js';
 import { type DayGrid, type TimeSettings, type WindowOptions, rememberInferredGrid, timeSettings } from './day-grid.js';
-import { windowJson, gridMismatch } from '../output/window-text.js';
+import { windowJson } from '../domain/window.js';
+import { gridMismatch } from './day-grid.js';
 import { dayPage } from './day-pages.js';
 
 export interface UsageSeries {

@@ -6,25 +6,22 @@ import { UsageError } from '../errors.js';
 import { writeReportFile } from '../settings/report-file.js';
 import { appendToFile } from '../settings/read-file.js';
 import { junitXml } from './junit.js';
+import type { CheckResult, GateWords, Unit } from '../figures/check-gates.js';
 import { escapeMarkdown, escapeWorkflowData, escapeWorkflowProperty } from './escape.js';
 import { AMOUNT_DECIMALS, fixedPlaces, formatAmount, formatCount, placesBeside } from './money.js';
 
-export type Level = 'pass' | 'warn' | 'fail';
-/** A currency code (the one the service states; CNY when it states none), or what else is compared. */
-export type Unit = string;
+export type { CheckResult, Level, Unit } from '../figures/check-gates.js';
 
-export interface CheckResult {
-  name: string;
-  ok: boolean;
-  level: Level;
-  /** A decimal string (or the model's state); null when it could not be measured. */
-  actual: string | null;
-  limit: string;
-  unit: Unit;
-  /** Why a check could not be measured, or what it measured over. */
-  detail?: string;
-  /** Run-spend checks: whose spend was measured (this key's, or the whole account's). */
-  basis?: 'key' | 'account';
+/** The words of gates' details, as every view writes amounts, windows and findings. */
+export async function gateWords(): Promise<GateWords> {
+  const [{ formatStatedAmount }, { describeWindow }, { findingMessage, findingWhen }] = await Promise.all([import('./money.js'), import('./window-text.js'), import('./anomalies.js')]);
+  return {
+    amount: (value, currency) => formatAmount(value, 'account', currency === undefined ? {} : { currency }),
+    stated: (value, currency) => formatStatedAmount(value, currency),
+    window: (window, zone) => describeWindow(window, zone),
+    finding: (f, a) => findingMessage(f, a),
+    findingWhen: (f, zone, bucket) => findingWhen(f, zone, bucket),
+  };
 }
 
 export interface CheckLine {

@@ -11,7 +11,7 @@
 // rounded); a nonzero amount that rounds to zero is shown as `<¥0.01`, never as zero. Digits are
 // grouped in threes. `--exact` shows every digit the service sent. Everything here works on
 // decimal text: no amount ever passes through a binary float.
-import { compareDecimalText, plainDecimal, sentText } from '../domain/decimal-text.js';
+import { compareDecimalText, groupDigits, plainDecimal, sentText } from '../domain/decimal-text.js';
 import type { Decimal } from '../domain/money.js';
 import { escapeControl } from './escape.js';
 
@@ -79,15 +79,6 @@ export function formatCount(text: string): string {
   return `${negative ? '-' : ''}${grouped}${dot < 0 ? '' : body.slice(dot)}`;
 }
 
-/** `271979` as `271,979`. */
-export function groupDigits(digits: string): string {
-  if (digits.length <= 3) return digits;
-  let out = '';
-  const head = digits.length % 3 || 3;
-  out = digits.slice(0, head);
-  for (let i = head; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
-  return out;
-}
 
 /** part / whole as a percentage with one decimal, computed in decimal; `<0.1%` for a sliver. */
 export function formatPercent(part: Decimal, whole: Decimal): string {
@@ -188,3 +179,6 @@ export function placesBeside(actual: string, limit: string, base: number): numbe
 export function fixedPlaces(text: string, places: number): string {
   return padDecimals(roundHalfUp(plainDecimal(text) ?? text, places), places);
 }
+
+/** Digits grouped by thousands: the rule lives with decimal text, which figures' messages use too. */
+export { groupDigits };

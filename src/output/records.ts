@@ -5,12 +5,11 @@ import type { Context } from '../context.js';
 import { type JsonObject, type JsonValue, isJsonNumber, jsonText, newRecord, numberText } from '../domain/json.js';
 import { isDecimalString, plainDecimal } from '../domain/decimal-text.js';
 import { type RecordColumn, type Scope, describeColumns, isTimeName, scopeText } from '../domain/records.js';
-import type { UsageWindow } from '../domain/window.js';
 import { type Zone, isCalendarSecond, spreadsheetDate } from '../domain/zone.js';
 import type { PagedRecords } from '../figures/records.js';
 import type { AmountKind } from './money.js';
 import { emitNdjson } from './emit.js';
-import { plural, windowJson } from './window-text.js';
+import { plural } from './window-text.js';
 
 /** CSV has rows only: that a list stops before the window's end is said on stderr. */
 export function recordsCsvOf(ctx: Context, found: PagedRecords, options: { timed?: boolean } = {}) {
@@ -49,17 +48,7 @@ export function recordsCsv(records: JsonObject[], zone: Zone, options: { timed?:
   };
 }
 
-/** A record list as a JSON document: the first page's other fields, the window, the records. */
-export function recordsJson(found: PagedRecords, window: UsageWindow, zone: Zone) {
-  const document = newRecord();
-  for (const key of Object.keys(found.extra)) document[key] = found.extra[key]!;
-  Object.assign(document, windowJson(window, zone));
-  document.records = found.records;
-  if (found.pages > 1) document.pages = found.pages;
-  // Whether the records are all the window holds (false: more pages were not fetched).
-  document.complete = found.more === undefined;
-  return document;
-}
+export { recordsJson } from '../figures/records.js';
 
 // How much a column matters when a narrow terminal must lose some (lower: kept longer).
 function importance(column: RecordColumn): number {
