@@ -55,6 +55,21 @@ describe('a fleet of keys on two accounts', () => {
     expect(table).toMatch(/ci and other share an account/);
   });
 
+  it("prints the fleet status's runway right-aligned with its digits grouped, as a single profile's panel does", async () => {
+    const table = (await tally(['--profiles', 'main,ltd,other,ci', 'status', '--wide'])).stdout.split('\n');
+    const header = table.find((r) => r.includes('runway days'))!;
+    expect(header).toBeDefined();
+    const end = header.indexOf('runway days') + 'runway days'.length;
+    const rows = table.filter((r) => /^(main|ltd|other|ci)\b/.test(r));
+    expect(rows.length).toBe(4);
+    for (const row of rows) {
+      // The runway cell ends where its header ends (right-aligned), and a runway of thousands of days is grouped.
+      const cell = /(\S+)\s*$/.exec(row.slice(0, end))![1]!;
+      expect(row.slice(0, end).endsWith(cell), row).toBe(true);
+      if (/^\d+$/.test(cell.replace(/,/g, ''))) expect(cell, row).toMatch(/^\d{1,3}(,\d{3})*\*?$/);
+    }
+  });
+
   it('counts one key stored under two profiles once in per-key totals, and says they are the same key', async () => {
     const own = { ...env(), TALLY_CONFIG_DIR: `${env().TALLY_CONFIG_DIR}/same-key` };
     const login = (profile: string, key: string) => runTally(['--profile', profile, 'login', '--base-url', gateway.baseUrl, '--with-token', '--no-verify'], { env: own, input: key });

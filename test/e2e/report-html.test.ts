@@ -26,6 +26,9 @@ run('the HTML report in a real Chromium', () => {
     const doc = JSON.parse((await runTally(['report', ...period, '--json'], { env: world.env, now: NOW })).stdout);
     const html = readFileSync(file, 'utf8');
     expect(html).not.toMatch(/<script|https?:\/\/(?!json-schema)/i);
+    // The footer says what the page shows: amounts rounded to the fen, where --json has every digit the gateway states.
+    expect(html).toMatch(/rounded to the fen; the gateway states them to more places \(tally report --json has every digit\)/);
+    expect(html).not.toMatch(/exact to the fen/);
     const instance = await chromium.launch({ executablePath: browser, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
     try {
       for (const width of [1280, 390]) {
