@@ -7,14 +7,15 @@ const { readFileSync, writeFileSync, writeSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 const vm = require('node:vm');
 
-const bundle = join(__dirname, '..', 'dist', 'main.cjs');
-const cacheFile = `${bundle}.cache`;
+const dist = join(__dirname, '..', 'dist');
+/** The whole program: every command. */
+const bundle = join(dist, 'main.cjs');
 
-function compile(cachedData) {
-  const source = readFileSync(bundle, 'utf8');
+function compile(file, cachedData) {
+  const source = readFileSync(file, 'utf8');
   // The same wrapper as Node's CommonJS loader, so the cache matches from build to run.
   const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
-  return new vm.Script(wrapper, { filename: bundle, cachedData });
+  return new vm.Script(wrapper, { filename: file, cachedData });
 }
 
 // import() has no loader inside vm-compiled code (and the small bundles turn theirs into
@@ -25,24 +26,54 @@ globalThis.__tallyResolve = (specifier) => require.resolve(specifier, { paths: [
 // The package's own folder (schemas/ is shipped there).
 globalThis.__tallyRoot = join(__dirname, '..');
 
-function run(script) {
+function run(script, file) {
   const module = { exports: {} };
   // The launcher's own require: bin/ and dist/ sit side by side, so packages resolve alike, and
   // node:module (createRequire), with its source-map machinery, need not load.
-  script.runInThisContext()(module.exports, require, module, bundle, dirname(bundle));
+  script.runInThisContext()(module.exports, require, module, file, dirname(file));
   return module.exports;
 }
 
-/** The bundle's exports, compiled from the code cache when it fits. */
-exports.load = function load() {
+/** A bundle's exports (the whole program's by default), compiled from its code cache when it fits. */
+exports.load = function load(file = bundle) {
   let cachedData;
   try {
-    cachedData = readFileSync(cacheFile);
+    cachedData = readFileSync(`${file}.cache`);
   } catch {
     // No cache (not built yet, or removed): compile normally.
   }
-  return run(compile(cachedData));
+  return run(compile(file, cachedData), file);
 };
+
+/**
+ * The bundle of one command (dist/command-NAME.cjs), for the commands run every day and in CI:
+ * it holds that command and what it uses, not the other thirty, so a run reads and deserialises
+ * about half as much (its code cache too). The build lists them, with the global options that
+ * take a value (dist/commands.json), so that the command word is found as the command line's
+ * parser finds it; anything else (no command word, --help alone, another command) gets the whole
+ * program. Undefined: the whole program.
+ */
+exports.routeOf = function routeOf(argv, routes) {
+  if (!routes) return undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === '--') return undefined;
+    if (word.startsWith('-')) {
+      if (!word.includes('=') && routes.valueFlags.includes(word)) i++;
+      continue;
+    }
+    return routes.commands.includes(word) ? join(dist, `command-${word}.cjs`) : undefined;
+  }
+  return undefined;
+};
+
+function readRoutes() {
+  try {
+    return JSON.parse(readFileSync(join(dist, 'commands.json'), 'utf8'));
+  } catch {
+    return undefined; // not built: the whole program runs every command
+  }
+}
 
 /** The first words of the command lines dist/fast.cjs may answer without the full program. */
 const FAST = new Set(['--version', '-V', 'statusline', 'complete']);
@@ -80,7 +111,7 @@ exports.run = function run(argv) {
     process.exitCode = code;
     if (!streams || (process.stdout.writableLength === 0 && process.stderr.writableLength === 0)) process.exit(code);
   };
-  const full = (triedFast) => exports.load().main(argv, { triedFast }).then(finish);
+  const full = (triedFast) => exports.load(exports.routeOf(argv, readRoutes())).main(argv, { triedFast }).then(finish);
   if (!FAST.has(argv[0])) return void full(false);
   let fast;
   try {
@@ -105,9 +136,9 @@ exports.run = function run(argv) {
  * (the command line, the HTTP core, JSON and table output), which a run otherwise compiles
  * afresh; what they did not run is compiled when first used, as without a cache.
  */
-exports.writeCache = async function writeCache(exercise) {
-  const script = compile(undefined);
-  const bundleExports = run(script);
+exports.writeCache = async function writeCache(exercise, file = bundle) {
+  const script = compile(file, undefined);
+  const bundleExports = run(script, file);
   if (exercise) await exercise(bundleExports);
-  writeFileSync(cacheFile, script.createCachedData());
+  writeFileSync(`${file}.cache`, script.createCachedData());
 };

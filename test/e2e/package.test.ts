@@ -15,7 +15,7 @@ describe('the package', () => {
     expect(pkg.engines.node).toMatch(/^>=20/);
     const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString())[0];
     const files = packed.files.map((f: { path: string }) => f.path);
-    for (const needed of ['bin/tally.js', 'bin/load-bundle.cjs', 'dist/main.cjs', 'dist/fast.cjs', 'README.md', 'package.json']) expect(files).toContain(needed);
+    for (const needed of ['bin/tally.js', 'bin/load-bundle.cjs', 'dist/main.cjs', 'dist/fast.cjs', 'dist/commands.json', 'dist/command-balance.cjs', 'dist/command-balance.cjs.cache', 'README.md', 'package.json']) expect(files).toContain(needed);
     expect(files.filter((f: string) => f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
   });
 
