@@ -44,6 +44,10 @@ const cases = [
   { name: 'usage --since 365d --json', args: ['usage', '--since', '365d', '--json'], target: 1.35 },
   { name: 'models --prices --refresh', args: ['models', '--prices', '--refresh'], target: 1.35 },
   { name: 'status', args: ['status'], target: 1.35 },
+  // The figures of a digest: its period, the one before, the forecast's month and the anomalies' history, from one day series.
+  { name: 'report --period week --json', args: ['report', '--period', 'week', '--json'], target: 1.5 },
+  { name: 'anomalies --json', args: ['anomalies', '--json'], target: 1.35 },
+  { name: 'export --since 30d', args: ['export', '--since', '30d'], target: 2.5 },
   // 2,000 entries over six days, 100 a page: 20 pages that depend on each other.
   { name: `logs --all, ${LOG_PAGES} pages`, args: ['logs', '--all', '--ndjson', '--since', String(end - 7 * 86400), '--until', String(end), '--param', `limit=${2000 / LOG_PAGES}`] },
 ];

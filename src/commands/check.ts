@@ -12,8 +12,7 @@ import { formatAmount } from '../output/money.js';
 import { type CheckLine, type CheckResult, type Level, type Unit, checkLines, checksMarkdown, gateWords, reportToGitHub, writeJunit } from '../output/check-report.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { wholeNumber } from '../cli/flag-values.js';
-import { type Threshold, parseAmount, parsePercent, parseThreshold } from '../cli/amount-flags.js';
-import { BUDGET_NAME } from '../domain/budget.js';
+import type { Threshold } from '../cli/amount-flags.js';
 import { runSpend } from '../domain/run-spend.js';
 import { readingOf } from '../settings/marks.js';
 import { notifyChecks } from '../notify/alerting.js';
@@ -25,50 +24,12 @@ import { loadBudgets } from '../figures/budgets.js';
 import { readCounters } from '../figures/run-spend.js';
 import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
-import { type GrowthGate, anomalyGates, dailyCheck, growthGates as growthChecks, keyQuotaCheck, priceImpactGates, readQuota, runwayCheck } from '../figures/check-gates.js';
-import { addAnomalyRuleOptions, anomalyRuleOf } from '../cli/anomaly-flags.js';
+import { anomalyGates, dailyCheck, growthGates as growthChecks, keyQuotaCheck, priceImpactGates, readQuota, runwayCheck } from '../figures/check-gates.js';
+import { addAnomalyRuleOptions } from '../cli/anomaly-flags.js';
 import { seriesSpend } from '../figures/comparison.js';
+import { type BudgetGate, type CheckOptions, checkRequest } from '../cli/check-request.js';
 import { nearest } from '../domain/suggest.js';
 
-interface CheckOptions {
-  minBalance?: string;
-  warnBalance?: string;
-  maxDailyUsed?: string;
-  warnDailyUsed?: string;
-  maxSpend?: string;
-  metric?: string;
-  minRunway?: string;
-  warnRunway?: string;
-  days?: string;
-  requireModel?: string[];
-  since?: string;
-  until?: string;
-  month?: string;
-  last?: string;
-  utcOffset?: string;
-  failOpen?: boolean;
-  budget?: string[];
-  warnBudget?: string[];
-  budgetProjected?: string[];
-  notify?: string[];
-  maxRunSpend?: string;
-  warnRunSpend?: string;
-  mark?: string;
-  markFile?: string;
-  junit?: string;
-  markdown?: boolean;
-  minKeyRemaining?: string;
-  warnKeyRemaining?: string;
-  maxGrowth?: string;
-  warnGrowth?: string;
-  compare?: string;
-  against?: string;
-  anomalies?: boolean;
-  warnAnomalies?: boolean;
-  bucket?: string;
-  maxPriceImpact?: string;
-  warnPriceImpact?: string;
-}
 
 export type { CheckResult, Level, Unit } from '../output/check-report.js';
 
@@ -113,50 +74,8 @@ export function configure(command: Command): void {
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as CheckOptions;
-  const minBalance = options.minBalance === undefined ? undefined : parseAmount(options.minBalance, '--min-balance');
-  const warnBalance = options.warnBalance === undefined ? undefined : parseAmount(options.warnBalance, '--warn-balance');
-  const maxDaily = options.maxDailyUsed === undefined ? undefined : parseThreshold(options.maxDailyUsed, '--max-daily-used');
-  const warnDaily = options.warnDailyUsed === undefined ? undefined : parseThreshold(options.warnDailyUsed, '--warn-daily-used');
-  const maxSpend = options.maxSpend === undefined ? undefined : parseAmount(options.maxSpend, '--max-spend');
-  const minRunway = options.minRunway === undefined ? undefined : wholeNumber(options.minRunway, '--min-runway', 0, 100_000);
-  const warnRunway = options.warnRunway === undefined ? undefined : wholeNumber(options.warnRunway, '--warn-runway', 0, 100_000);
-  const models = options.requireModel ?? [];
-  const minKey = options.minKeyRemaining === undefined ? undefined : parseAmount(options.minKeyRemaining, '--min-key-remaining');
-  const warnKey = options.warnKeyRemaining === undefined ? undefined : parseAmount(options.warnKeyRemaining, '--warn-key-remaining');
-  const runway = minRunway !== undefined || warnRunway !== undefined;
-  const maxRun = options.maxRunSpend === undefined ? undefined : parseAmount(options.maxRunSpend, '--max-run-spend');
-  const warnRun = options.warnRunSpend === undefined ? undefined : parseAmount(options.warnRunSpend, '--warn-run-spend');
-  const runSpendAsked = maxRun !== undefined || warnRun !== undefined;
-  if (!runSpendAsked && (options.mark !== undefined || options.markFile !== undefined)) throw new UsageError('--mark and --mark-file go with --max-run-spend or --warn-run-spend');
-  if (options.mark !== undefined && options.markFile !== undefined) throw new UsageError('--mark and --mark-file each name the mark; give one of them');
-  if (options.markdown && ctx.options.json) throw new UsageError('--markdown and --json each print the whole result; choose one');
-  const growthGates: GrowthGate[] = [
-    options.maxGrowth !== undefined && { name: 'max-growth', level: 'fail' as const, percent: parsePercent(options.maxGrowth, '--max-growth') },
-    options.warnGrowth !== undefined && { name: 'warn-growth', level: 'warn' as const, percent: parsePercent(options.warnGrowth, '--warn-growth') },
-  ].filter((g) => g !== false);
-  const anomalyLevel = options.anomalies ? 'fail' : options.warnAnomalies ? 'warn' : undefined;
-  if (options.anomalies && options.warnAnomalies) throw new UsageError('--anomalies and --warn-anomalies each gate on the findings; give one of them');
-  const anomalyRule = anomalyRuleOf(raw);
-  if (!anomalyLevel && (options.bucket !== undefined || Object.values(anomalyRule).some((v) => v !== undefined))) throw new UsageError('--bucket and the anomaly thresholds go with --anomalies or --warn-anomalies');
-  if (growthGates.length === 0 && options.compare !== undefined) throw new UsageError('--compare goes with --max-growth or --warn-growth');
-  const impactGates = [
-    options.maxPriceImpact !== undefined && { name: 'max-price-impact', level: 'fail' as const, amount: parseAmount(options.maxPriceImpact, '--max-price-impact') },
-    options.warnPriceImpact !== undefined && { name: 'warn-price-impact', level: 'warn' as const, amount: parseAmount(options.warnPriceImpact, '--warn-price-impact') },
-  ].filter((g): g is { name: string; level: 'fail' | 'warn'; amount: Decimal } => Boolean(g));
-  const windowed = maxSpend !== undefined || growthGates.length > 0 || anomalyLevel !== undefined || impactGates.length > 0;
-  const budgetGates = [
-    ...(options.budget ?? []).map((text) => parseBudgetGate(text, '--budget', 'fail')),
-    ...(options.warnBudget ?? []).map((text) => parseBudgetGate(text, '--warn-budget', 'warn')),
-    ...(options.budgetProjected ?? []).map((text) => ({ ...parseBudgetGate(text, '--budget-projected', 'fail'), projected: true })),
-  ];
-  if (impactGates.length === 0 && options.against !== undefined) throw new UsageError('--against goes with --max-price-impact or --warn-price-impact');
-  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, maxRun, warnRun, minKey, warnKey, anomalyLevel].every((c) => c === undefined) && models.length === 0 && budgetGates.length === 0 && growthGates.length === 0 && impactGates.length === 0) {
-    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway, --min-key-remaining, --budget, --max-run-spend, --max-growth, --anomalies, --max-price-impact or --require-model (see `tally check --help`)');
-  }
-  if (!windowed && (options.since || options.until || options.month || options.last)) throw new UsageError('--since, --until, --month and --last go with --max-spend, a growth, anomaly or price-impact check (the window they measure)');
-  if (impactGates.length > 0 && (options.until || options.month || options.last) && maxSpend === undefined && growthGates.length === 0 && !anomalyLevel) throw new UsageError('a price-impact check takes --since only (the usage it prices runs to now)');
-  if (!windowed && !runway && (options.metric || options.utcOffset)) throw new UsageError('--metric and --utc-offset go with --max-spend, a growth or anomaly check, or --min-runway/--warn-runway');
-  if (!runway && options.days !== undefined) throw new UsageError('--days goes with --min-runway or --warn-runway');
+  // The flags as a typed request, checked before anything is asked (cli/check-request.ts).
+  const { minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, models, minKey, warnKey, runway, maxRun, warnRun, runSpendAsked, growthGates, anomalyLevel, anomalyRule, impactGates, budgetGates } = checkRequest(options, raw, { json: ctx.options.json });
 
   const settings = await ctx.settings();
   // Destinations are checked before any request: a name that is not stored is exit 2 at once.
@@ -304,24 +223,6 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   }
   if (reportError) throw reportError;
   if (!ok) throw new CheckFailed(`${failed.length} of ${checks.length} check${checks.length === 1 ? '' : 's'} failed`);
-}
-
-interface BudgetGate {
-  name: string;
-  percent: Decimal;
-  level: Level;
-  projected?: boolean;
-}
-
-/** `monthly`, `monthly:80%` (of the amount; 100% when not said). */
-function parseBudgetGate(text: string, flag: string, level: Level): BudgetGate {
-  const match = /^([^:]*)(?::(\d{1,4}(?:\.\d{1,2})?)%)?$/.exec(text.trim());
-  if (!match || !BUDGET_NAME.test(match[1]!)) throw new UsageError(`${flag} "${text}" is not NAME or NAME:PERCENT% (e.g. monthly or monthly:80%)`);
-  if (flag === '--warn-budget' && match[2] === undefined) throw new UsageError(`--warn-budget "${text}" needs a share: NAME:PERCENT% (e.g. monthly:80%)`);
-  if (flag === '--budget-projected' && match[2] !== undefined) throw new UsageError(`--budget-projected takes a budget's NAME only (it fails when the projection passes the amount)`);
-  const percent = new Decimal(match[2] ?? 100);
-  if (percent.lte(0) || percent.gt(1000)) throw new UsageError(`${flag} "${text}": the share must be more than 0% and at most 1000%`);
-  return { name: match[1]!, percent, level };
 }
 
 function gateName(gate: BudgetGate): string {

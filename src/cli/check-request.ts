@@ -1,0 +1,143 @@
+// The flags of `tally check` as a typed request: every amount, share, count and gate parsed, and
+// every flag that needs another checked, before anything is asked of the gateway. A pure
+// function of the flags (test/cli/check-request.test.ts).
+import { UsageError } from '../errors.js';
+import { Decimal, type Threshold } from '../domain/money.js';
+import { BUDGET_NAME } from '../domain/budget.js';
+import type { AnomalyRule } from '../figures/anomalies.js';
+import type { GrowthGate, Level } from '../figures/check-gates.js';
+import { parseAmount, parsePercent, parseThreshold } from './amount-flags.js';
+import { anomalyRuleOf } from './anomaly-flags.js';
+import { wholeNumber } from './flag-values.js';
+
+export interface CheckOptions {
+  minBalance?: string;
+  warnBalance?: string;
+  maxDailyUsed?: string;
+  warnDailyUsed?: string;
+  maxSpend?: string;
+  metric?: string;
+  minRunway?: string;
+  warnRunway?: string;
+  days?: string;
+  requireModel?: string[];
+  since?: string;
+  until?: string;
+  month?: string;
+  last?: string;
+  utcOffset?: string;
+  failOpen?: boolean;
+  budget?: string[];
+  warnBudget?: string[];
+  budgetProjected?: string[];
+  notify?: string[];
+  maxRunSpend?: string;
+  warnRunSpend?: string;
+  mark?: string;
+  markFile?: string;
+  junit?: string;
+  markdown?: boolean;
+  minKeyRemaining?: string;
+  warnKeyRemaining?: string;
+  maxGrowth?: string;
+  warnGrowth?: string;
+  compare?: string;
+  against?: string;
+  anomalies?: boolean;
+  warnAnomalies?: boolean;
+  bucket?: string;
+  maxPriceImpact?: string;
+  warnPriceImpact?: string;
+}
+
+export interface BudgetGate {
+  name: string;
+  percent: Decimal;
+  level: Level;
+  projected?: boolean;
+}
+
+/** `monthly`, `monthly:80%` (of the amount; 100% when not said). */
+export function parseBudgetGate(text: string, flag: string, level: Level): BudgetGate {
+  const match = /^([^:]*)(?::(\d{1,4}(?:\.\d{1,2})?)%)?$/.exec(text.trim());
+  if (!match || !BUDGET_NAME.test(match[1]!)) throw new UsageError(`${flag} "${text}" is not NAME or NAME:PERCENT% (e.g. monthly or monthly:80%)`);
+  if (flag === '--warn-budget' && match[2] === undefined) throw new UsageError(`--warn-budget "${text}" needs a share: NAME:PERCENT% (e.g. monthly:80%)`);
+  if (flag === '--budget-projected' && match[2] !== undefined) throw new UsageError(`--budget-projected takes a budget's NAME only (it fails when the projection passes the amount)`);
+  const percent = new Decimal(match[2] ?? 100);
+  if (percent.lte(0) || percent.gt(1000)) throw new UsageError(`${flag} "${text}": the share must be more than 0% and at most 1000%`);
+  return { name: match[1]!, percent, level };
+}
+
+export interface CheckRequest {
+  minBalance?: Decimal;
+  warnBalance?: Decimal;
+  maxDaily?: Threshold;
+  warnDaily?: Threshold;
+  maxSpend?: Decimal;
+  minRunway?: number;
+  warnRunway?: number;
+  /** Whether a runway is checked (min or warn). */
+  runway: boolean;
+  models: string[];
+  minKey?: Decimal;
+  warnKey?: Decimal;
+  maxRun?: Decimal;
+  warnRun?: Decimal;
+  runSpendAsked: boolean;
+  growthGates: GrowthGate[];
+  anomalyLevel?: 'fail' | 'warn';
+  anomalyRule: Partial<AnomalyRule>;
+  impactGates: { name: string; level: 'fail' | 'warn'; amount: Decimal }[];
+  budgetGates: BudgetGate[];
+  /** Whether a condition measures a window (--since and the like apply). */
+  windowed: boolean;
+}
+
+/** The request the flags make; a usage error (exit 2) for a bad value or a flag without the one it goes with. */
+export function checkRequest(options: CheckOptions, raw: Record<string, unknown>, context: { json: boolean }): CheckRequest {
+  const minBalance = options.minBalance === undefined ? undefined : parseAmount(options.minBalance, '--min-balance');
+  const warnBalance = options.warnBalance === undefined ? undefined : parseAmount(options.warnBalance, '--warn-balance');
+  const maxDaily = options.maxDailyUsed === undefined ? undefined : parseThreshold(options.maxDailyUsed, '--max-daily-used');
+  const warnDaily = options.warnDailyUsed === undefined ? undefined : parseThreshold(options.warnDailyUsed, '--warn-daily-used');
+  const maxSpend = options.maxSpend === undefined ? undefined : parseAmount(options.maxSpend, '--max-spend');
+  const minRunway = options.minRunway === undefined ? undefined : wholeNumber(options.minRunway, '--min-runway', 0, 100_000);
+  const warnRunway = options.warnRunway === undefined ? undefined : wholeNumber(options.warnRunway, '--warn-runway', 0, 100_000);
+  const models = options.requireModel ?? [];
+  const minKey = options.minKeyRemaining === undefined ? undefined : parseAmount(options.minKeyRemaining, '--min-key-remaining');
+  const warnKey = options.warnKeyRemaining === undefined ? undefined : parseAmount(options.warnKeyRemaining, '--warn-key-remaining');
+  const runway = minRunway !== undefined || warnRunway !== undefined;
+  const maxRun = options.maxRunSpend === undefined ? undefined : parseAmount(options.maxRunSpend, '--max-run-spend');
+  const warnRun = options.warnRunSpend === undefined ? undefined : parseAmount(options.warnRunSpend, '--warn-run-spend');
+  const runSpendAsked = maxRun !== undefined || warnRun !== undefined;
+  if (!runSpendAsked && (options.mark !== undefined || options.markFile !== undefined)) throw new UsageError('--mark and --mark-file go with --max-run-spend or --warn-run-spend');
+  if (options.mark !== undefined && options.markFile !== undefined) throw new UsageError('--mark and --mark-file each name the mark; give one of them');
+  if (options.markdown && context.json) throw new UsageError('--markdown and --json each print the whole result; choose one');
+  const growthGates: GrowthGate[] = [
+    options.maxGrowth !== undefined && { name: 'max-growth', level: 'fail' as const, percent: parsePercent(options.maxGrowth, '--max-growth') },
+    options.warnGrowth !== undefined && { name: 'warn-growth', level: 'warn' as const, percent: parsePercent(options.warnGrowth, '--warn-growth') },
+  ].filter((g) => g !== false);
+  const anomalyLevel = options.anomalies ? 'fail' : options.warnAnomalies ? 'warn' : undefined;
+  if (options.anomalies && options.warnAnomalies) throw new UsageError('--anomalies and --warn-anomalies each gate on the findings; give one of them');
+  const anomalyRule = anomalyRuleOf(raw);
+  if (!anomalyLevel && (options.bucket !== undefined || Object.values(anomalyRule).some((v) => v !== undefined))) throw new UsageError('--bucket and the anomaly thresholds go with --anomalies or --warn-anomalies');
+  if (growthGates.length === 0 && options.compare !== undefined) throw new UsageError('--compare goes with --max-growth or --warn-growth');
+  const impactGates = [
+    options.maxPriceImpact !== undefined && { name: 'max-price-impact', level: 'fail' as const, amount: parseAmount(options.maxPriceImpact, '--max-price-impact') },
+    options.warnPriceImpact !== undefined && { name: 'warn-price-impact', level: 'warn' as const, amount: parseAmount(options.warnPriceImpact, '--warn-price-impact') },
+  ].filter((g): g is { name: string; level: 'fail' | 'warn'; amount: Decimal } => Boolean(g));
+  const windowed = maxSpend !== undefined || growthGates.length > 0 || anomalyLevel !== undefined || impactGates.length > 0;
+  const budgetGates = [
+    ...(options.budget ?? []).map((text) => parseBudgetGate(text, '--budget', 'fail')),
+    ...(options.warnBudget ?? []).map((text) => parseBudgetGate(text, '--warn-budget', 'warn')),
+    ...(options.budgetProjected ?? []).map((text) => ({ ...parseBudgetGate(text, '--budget-projected', 'fail'), projected: true })),
+  ];
+  if (impactGates.length === 0 && options.against !== undefined) throw new UsageError('--against goes with --max-price-impact or --warn-price-impact');
+  if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, maxRun, warnRun, minKey, warnKey, anomalyLevel].every((c) => c === undefined) && models.length === 0 && budgetGates.length === 0 && growthGates.length === 0 && impactGates.length === 0) {
+    throw new UsageError('no condition given: use --min-balance, --max-daily-used, --max-spend, --min-runway, --min-key-remaining, --budget, --max-run-spend, --max-growth, --anomalies, --max-price-impact or --require-model (see `tally check --help`)');
+  }
+  if (!windowed && (options.since || options.until || options.month || options.last)) throw new UsageError('--since, --until, --month and --last go with --max-spend, a growth, anomaly or price-impact check (the window they measure)');
+  if (impactGates.length > 0 && (options.until || options.month || options.last) && maxSpend === undefined && growthGates.length === 0 && !anomalyLevel) throw new UsageError('a price-impact check takes --since only (the usage it prices runs to now)');
+  if (!windowed && !runway && (options.metric || options.utcOffset)) throw new UsageError('--metric and --utc-offset go with --max-spend, a growth or anomaly check, or --min-runway/--warn-runway');
+  if (!runway && options.days !== undefined) throw new UsageError('--days goes with --min-runway or --warn-runway');
+  return { minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, runway, models, minKey, warnKey, maxRun, warnRun, runSpendAsked, growthGates, anomalyLevel, anomalyRule, impactGates, budgetGates, windowed };
+}
