@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { writeReportFile } from '../settings/report-file.js';
-import { appendToFile } from '../settings/read-file.js';
+import { appendToFile } from '../settings/files.js';
 import { junitXml } from './junit.js';
 import type { CheckResult, GateWords, Unit } from '../figures/check-gates.js';
 import { escapeMarkdown, escapeWorkflowData, escapeWorkflowProperty } from './escape.js';

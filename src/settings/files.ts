@@ -1,8 +1,8 @@
 // Files in the state folder: folders tally creates are 0700 (and only those are ever changed),
 // every write goes through a temporary file and a rename (a reader sees the old file or the new
 // one), and a write that fails leaves nothing behind and says why in words.
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { readStateFile } from './read-file.js';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { UnreadableFile, kindOf, readStateFile } from './read-file.js';
 import { abortableSleep } from '../abortable.js';
 import { dirname } from 'node:path';
 import { ConfigError } from '../errors.js';
@@ -187,4 +187,21 @@ function lockHolder(lockPath: string): { stale: boolean; why: string } {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return { stale: true, why: `held by process ${pid}, which is gone` };
   }
   return { stale: false, why: `held by tally process ${pid}, still running` };
+}
+
+/**
+ * Appends to a file tally was pointed at ($GITHUB_STEP_SUMMARY), as carefully as it reads one:
+ * opened without waiting (a FIFO nothing reads is refused, never waited on) and only when it is a
+ * regular file (made if missing).
+ */
+export function appendToFile(path: string, text: string): void {
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o644);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UnreadableFile(`${path} is not a regular file (${kindOf(stat)})`);
+    const bytes = Buffer.from(text);
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
+  } finally {
+    closeSync(fd);
+  }
 }

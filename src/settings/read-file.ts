@@ -2,7 +2,7 @@
 // would wait for a writer forever), a link to /dev/urandom (endless), a file of gigabytes. Only
 // a regular file of at most `maxBytes` is read; anything else is an error the caller reports
 // (or, for a cache, treats as no cache). Opened without waiting, checked on the open descriptor.
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 /** What was wrong with the file, for a message: `a FIFO`, `larger than 4 MB`. */
 export class UnreadableFile extends Error {
@@ -30,24 +30,8 @@ export function readStateFile(path: string, maxBytes: number, headBytes = Number
   }
 }
 
-/**
- * Appends to a file tally was pointed at ($GITHUB_STEP_SUMMARY), as carefully as it reads one:
- * opened without waiting (a FIFO nothing reads is refused, never waited on) and only when it is a
- * regular file (made if missing).
- */
-export function appendToFile(path: string, text: string): void {
-  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o644);
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new UnreadableFile(`${path} is not a regular file (${kindOf(stat)})`);
-    const bytes = Buffer.from(text);
-    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function kindOf(stat: import('node:fs').Stats): string {
+/** What a file that is not a regular one is, for a message: `a FIFO`, `a device`. */
+export function kindOf(stat: import('node:fs').Stats): string {
   if (stat.isFIFO()) return 'a FIFO';
   if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
   if (stat.isSocket()) return 'a socket';
