@@ -121,7 +121,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const balanceRequest = balanceChecks.length > 0 || runway || budgetGates.length > 0 ? fetchBalance(client) : undefined;
   balanceRequest?.catch(() => undefined);
   // The forecast (its balance and day buckets) serves the runway checks and the budgets' projections alike.
-  const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days === undefined ? undefined : wholeNumber(options.days, '--days', 1, 365), metric: options.metric, utcOffset: options.utcOffset, keyQuota: runway, forGate: true }, balanceRequest) : undefined;
+  const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days === undefined ? undefined : wholeNumber(options.days, '--days', 1, 365), metric: options.metric, utcOffset: options.utcOffset, keyQuota: runway, forGate: true }, { balance: balanceRequest }) : undefined;
   forecastRequest?.catch(() => undefined);
   const budgetNames = [...new Set(budgetGates.map((g) => g.name))];
   const runChecks = [

@@ -89,7 +89,7 @@ async function loadStatus(ctx: Context, options: { utcOffset?: string }): Promis
   const now = Math.floor(ctx.now() / 1000);
   const window = resolveWindow({ now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
   const balance = fetchBalance(client);
-  const forecast = loadForecast(ctx, { utcOffset: options.utcOffset }, balance);
+  const forecast = loadForecast(ctx, { utcOffset: options.utcOffset }, { balance });
   forecast.catch(() => undefined);
   // A line per stored budget: its hours asked together with the rest, its pace from the same forecast.
   const hasBudgets = (await storedBudgets(ctx)).length > 0;

@@ -5,6 +5,7 @@
 import type { Context } from '../context.js';
 import { ServiceError, TallyError, UsageError } from '../errors.js';
 import { type Balance, fetchBalance } from '../api/balance.js';
+import type { HttpClient } from '../api/http.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { LosslessNumber, isJsonObject } from '../domain/json.js';
 import { type DailySpend, type Forecast, forecast, ledgerText } from '../domain/forecast.js';
@@ -41,16 +42,27 @@ function comparableKeyQuota(figure: KeyQuotaFigure, currency: string): KeyQuota 
   return figure.state === 'quota' && figure.quota.currency === currency ? figure.quota : undefined;
 }
 
+/** The key's quota as the forecast reads it (remembered for a while in the state folder, but for a gate). */
+export function keyQuotaOf(ctx: Context, client: HttpClient, forGate?: boolean): Promise<KeyQuotaFigure> {
+  return fetchKeyQuota(client, ctx.options.demo ? undefined : { stateDir: () => ctx.stateDir(), now: ctx.now }, { forGate });
+}
+
+/** Requests a caller sent before it knew it would need the forecast (they do not depend on the day grid): used as they are. */
+export interface AskedAlready {
+  balance?: Promise<Balance>;
+  keyQuota?: Promise<KeyQuotaFigure>;
+}
+
 /** The balance and enough day buckets for the basis and the month so far, then the figures. */
-export async function loadForecast(ctx: Context, options: ForecastOptions, balanceRequest?: Promise<Balance>): Promise<LoadedForecast> {
+export async function loadForecast(ctx: Context, options: ForecastOptions, asked: AskedAlready = {}): Promise<LoadedForecast> {
   const days = options.days ?? DEFAULT_BASIS_DAYS;
   const client = await ctx.client();
   // Today, the basis days before it, and the whole month so far: one request (split past 92 days).
   const span = Math.max(days + 1, 31);
   const [balance, series, keyQuota] = await Promise.all([
-    balanceRequest ?? fetchBalance(client),
+    asked.balance ?? fetchBalance(client),
     loadUsageSeries(ctx, { bucket: 'day', since: `${span}d`, utcOffset: options.utcOffset }),
-    options.keyQuota === false ? Promise.resolve<KeyQuotaFigure>({ state: 'none', reason: 'not asked' }) : fetchKeyQuota(client, ctx.options.demo ? undefined : { stateDir: () => ctx.stateDir(), now: ctx.now }, { forGate: options.forGate }),
+    options.keyQuota === false ? Promise.resolve<KeyQuotaFigure>({ state: 'none', reason: 'not asked' }) : (asked.keyQuota ?? keyQuotaOf(ctx, client, options.forGate)),
   ]);
   if (keyQuota.state === 'unknown') ctx.debug(keyQuota.reason);
   const metric = spendMetric(series, options.metric);

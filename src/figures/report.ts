@@ -12,7 +12,8 @@ import { type Anomalies, loadAnomalies } from './anomalies.js';
 import { type LoadedBudgets, loadBudgets, storedBudgets } from './budgets.js';
 import { compareModels, compareTotals, comparedWindows } from './comparison.js';
 import type { DayGrid } from './day-grid.js';
-import { type LoadedForecast, loadForecast } from './forecast.js';
+import { type LoadedForecast, keyQuotaOf, loadForecast } from './forecast.js';
+import { fetchBalance } from '../api/balance.js';
 import { rememberedSpendOver } from './usage-by-model.js';
 import { holdDays } from './day-pages.js';
 import { recentDays } from './usage-series.js';
@@ -66,13 +67,19 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
   const custom = request.since !== undefined || request.until !== undefined;
   if (custom && request.month !== undefined) throw new UsageError('--month and --since/--until each name the period; give one of them');
   const last = custom || request.month !== undefined ? undefined : period;
+  // The balance and the key's quota do not depend on the day grid: they go out with the first
+  // request for days (which learns the grid on a first run), not a round after it.
+  const client = await ctx.client();
+  const asked = { balance: fetchBalance(client), keyQuota: keyQuotaOf(ctx, client) };
+  asked.balance.catch(() => undefined);
+  asked.keyQuota.catch(() => undefined);
   const w = await comparedWindows(ctx, { since: request.since, until: request.until, month: request.month, last, utcOffset: request.utcOffset, compare: 'previous' });
   // Every day series below (the period, the one before, the forecast's, the anomalies') is cut
   // from one request for the recent days, held before they ask.
   holdDays(await ctx.client(), recentDays(Math.floor(ctx.now() / 1000)));
   // The anomalies ask for spend per model over the window (and the same length before it): one request per window, shared.
   const spendOver = rememberedSpendOver(ctx);
-  const forecast = loadForecast(ctx, { utcOffset: request.utcOffset });
+  const forecast = loadForecast(ctx, { utcOffset: request.utcOffset }, asked);
   forecast.catch(() => undefined);
   const hasBudgets = (await storedBudgets(ctx)).length > 0;
   const [loaded, totals, models, budgets, anomalies] = await Promise.all([

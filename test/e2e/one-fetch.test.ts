@@ -55,3 +55,24 @@ describe('one request per figure', () => {
     }
   });
 });
+
+describe('a report in two rounds of requests', () => {
+  it('asks for the balance and the key quota together with its first request for days, not after it', async () => {
+    const state = tempDir();
+    try {
+      // The day series never answers: whatever was asked meanwhile was asked together with it.
+      fixture.sandbox.faults.push({ kind: 'hang', path: '/v1/open/usage', times: 1 });
+      const before = fixture.sandbox.requests.length;
+      const result = await runTally(['--timeout', '3', 'report', '--period', 'week', '--json'], { env: { ...fixture.env, TALLY_CONFIG_DIR: state.path }, now: NOW });
+      expect(result.code).not.toBe(0);
+      const asked = fixture.sandbox.requests.slice(before).map((r) => r.path);
+      expect(asked).toContain('/v1/open/usage');
+      expect(asked).toContain('/v1/open/balance');
+      expect(asked).toContain('/api/usage/token/');
+      expect(asked).not.toContain('/v1/open/usage/models');
+    } finally {
+      fixture.sandbox.faults.splice(0);
+      state.remove();
+    }
+  });
+});
