@@ -101,8 +101,9 @@ for (const name of Object.keys(EVERYDAY)) {
       }));
     },
   };
-  // No source map of its own: the whole program's (dist/main.cjs.map) maps the same sources, and eight more would weigh 12 MB in the package.
-  await build({ ...common, sourcemap: false, entryPoints: ['src/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, onlyThisCommand] });
+  // No source map of its own: the whole program's (dist/main.cjs.map) maps the same sources, and eight more would weigh 12 MB in the package
+  // (TALLY_BUILD_MAPS=1 npm run build writes them, to read a CPU profile of one command).
+  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, onlyThisCommand] });
 }
 
 // V8's code cache for each bundle, read by bin/load-bundle.cjs (see there), with the code of the
