@@ -19,6 +19,8 @@ export interface FollowRequest {
   /** The floor between polls, in seconds (--interval). */
   interval: number;
   query: Record<string, string>;
+  /** One JSON record per line even on a terminal (--ndjson, --json). */
+  ndjson?: boolean;
 }
 
 /** The seconds between polls: the floor, and no more than a quarter of the requests a minute the gateway allows. */
@@ -33,7 +35,7 @@ export function backoffSeconds(base: number, failures: number): number {
 
 export async function followLog(ctx: Context, request: FollowRequest): Promise<never> {
   const [view, { errorText }] = await Promise.all([import('../output/follow.js'), import('../output/error-text.js')]);
-  const live = ctx.io.stdoutIsTTY && !ctx.options.json;
+  const live = ctx.io.stdoutIsTTY && !request.ndjson;
   const writer = live ? view.liveWriter(ctx) : undefined;
   const follower = new CallFollower(request.since, request.query);
   const zone = ctx.zone;

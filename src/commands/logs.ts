@@ -99,8 +99,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 
 /** --follow: from --since (default now) until Ctrl-C. */
 async function follow(ctx: Context, options: LogsOptions): Promise<void> {
-  for (const [flag, set] of [['--all', options.all], ['--until', options.until], ['--resume', options.resume], ['--max-pages', options.maxPages], ['--csv', ctx.options.csv], ['--ndjson', options.ndjson]] as const) {
-    if (set) throw new UsageError(`${flag} does not go with --follow (it prints calls as they land, NDJSON on a pipe)`);
+  for (const [flag, set] of [['--all', options.all], ['--until', options.until], ['--resume', options.resume], ['--max-pages', options.maxPages], ['--csv', ctx.options.csv]] as const) {
+    if (set) throw new UsageError(`${flag} does not go with --follow (it prints calls as they land, NDJSON on a pipe or with --ndjson)`);
   }
   const interval = options.interval === undefined ? DEFAULT_FOLLOW_SECONDS : wholeNumber(options.interval, '--interval', 1, 3600);
   const query = parseParams(options.param);
@@ -112,5 +112,5 @@ async function follow(ctx: Context, options: LogsOptions): Promise<void> {
     since = resolveWindow({ since: options.since, now, zone: time.zone, bucket: undefined, dayOffset: grid?.offset ?? 0 }).start;
   }
   // Following goes on until Ctrl-C; each poll has the whole --timeout.
-  await followLog(ctx, { since, interval, query });
+  await followLog(ctx, { since, interval, query, ndjson: options.ndjson === true || ctx.options.json });
 }

@@ -124,12 +124,19 @@ describe('tally logs --follow, the pace and failures', () => {
   });
 
   it('refuses flags that do not go with it', async () => {
-    for (const extra of [['--all'], ['--until', 'now'], ['--csv']]) {
+    for (const extra of [['--all'], ['--until', 'now'], ['--csv'], ['--resume', 'x']]) {
       const result = await runCommand(['logs', '--follow', ...extra], { env });
       expect(result.code, extra.join(' ')).toBe(2);
     }
     expect((await runCommand(['logs', '--interval', '5'], { env })).code).toBe(2);
     expect((await runCommand(['logs', '--follow', '--interval', '0'], { env })).code).toBe(2);
+  });
+
+  it('writes NDJSON on a terminal too when asked (--ndjson)', async () => {
+    const result = await follow(['--since', '2m', '--ndjson'], (clock) => growingLog(calls, SHAPES.native!, clock), { polls: 2, tty: true });
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(5);
+    for (const line of lines) expect(JSON.parse(line)).toHaveProperty('cost');
   });
 
   it('shows a live table with the running total and the rate of spend on a terminal', async () => {
