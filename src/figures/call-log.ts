@@ -9,7 +9,7 @@ import { Decimal } from '../domain/money.js';
 import type { JsonObject } from '../domain/json.js';
 import type { Scope } from '../domain/records.js';
 import { type CallFields, callCost, callFields, callIdentity, callSeconds } from '../domain/calls.js';
-import { DEFAULT_MAX_PAGES, fetchAllPages } from './records.js';
+import { fetchAllPages } from './records.js';
 
 export const LOGS_PATH = '/v1/open/logs';
 /** A session's calls are a few pages; a log that goes on past this is said to be incomplete. */
@@ -63,6 +63,8 @@ export async function spendSince(ctx: Context, start: number, client?: HttpClien
 
 /** How far back each poll looks again: an entry may land in the log a while after the time it states (a long call). */
 const LOOKBACK_SECONDS = 600;
+/** A poll reads at most this many pages: a gateway that ignores the window must not be read whole every few seconds. */
+const FOLLOW_MAX_PAGES = 50;
 
 export interface LandedCalls {
   /** Entries not seen before, oldest first when they state a time. */
@@ -81,6 +83,7 @@ export class CallFollower {
   #from: number;
   #fields: CallFields = {};
   readonly #query: Record<string, string>;
+  #saidCapped = false;
 
   constructor(since: number, query: Record<string, string> = {}) {
     this.#from = since;
@@ -90,7 +93,14 @@ export class CallFollower {
   async poll(ctx: Context): Promise<LandedCalls> {
     const now = Math.floor(ctx.now() / 1000);
     const end = now + 1;
-    const found = await fetchAllPages(ctx, await ctx.client(), LOGS_PATH, { ...this.#query, start: String(this.#from), end: String(end) }, { all: true, maxPages: DEFAULT_MAX_PAGES, noun: 'log entries' });
+    const found = await fetchAllPages(ctx, await ctx.client(), LOGS_PATH, { ...this.#query, start: String(this.#from), end: String(end) }, { all: true, maxPages: FOLLOW_MAX_PAGES, noun: 'log entries', keepPartial: true });
+    // A page that failed fails the poll (it is asked again, and what was seen is not printed twice);
+    // a log longer than a poll reads is followed in what it reads, said once.
+    if (found.stopped && !found.stopped.capped) throw found.stopped.error;
+    if (found.stopped?.capped && !this.#saidCapped) {
+      this.#saidCapped = true;
+      ctx.warn(`the log holds more than ${FOLLOW_MAX_PAGES} pages for the last ${Math.round((end - this.#from) / 60)} minutes (or the gateway does not narrow it to them): each poll reads the first ${FOLLOW_MAX_PAGES}`);
+    }
     // Each batch adds what the earlier ones lacked (the first may have been empty).
     const seenFields = callFields(found.records);
     this.#fields = { ...seenFields, ...this.#fields };

@@ -39,7 +39,7 @@ export interface PagedRecords {
    * --all that could not finish (the rate limit held, the gateway failed, time ran out): why, and
    * the cursor `--resume` continues from. What was fetched is kept.
    */
-  stopped?: { error: TallyError; resume: string; page: number };
+  stopped?: { error: TallyError; resume: string; page: number; capped?: true };
 }
 
 export interface PagingOptions {
@@ -160,7 +160,7 @@ export async function fetchAllPages(ctx: Context, client: HttpClient, path: stri
         // The page cap is a way a long export stops, like the others: it keeps what it fetched and says where to resume.
         if (paging.keepPartial) {
           if (paging.onPage && count > 0) error.message += ` (${plural(count, 'record')} of ${plural(pages, 'page')} were written before this)`;
-          return finish({ error, resume: resumeCursor(next), page: pages + 1 });
+          return finish({ error, resume: resumeCursor(next), page: pages + 1, capped: true });
         }
         throw error;
       }

@@ -155,3 +155,35 @@ describe('the pace rule', () => {
     expect([1, 2, 3, 4, 10].map((n) => backoffSeconds(5, n))).toEqual([10, 20, 40, 60, 60]);
   });
 });
+
+describe('tally logs --follow against a log longer than a poll reads', () => {
+  it('reads at most 50 pages a poll, says so once, and goes on', async () => {
+    const gw = mockGateway();
+    let asked = 0;
+    // A gateway that ignores the window and pages by cursor through an endless log.
+    gw.pool
+      .intercept({ path: (p) => p.startsWith('/v1/open/logs') })
+      .reply((options) => {
+        asked++;
+        const url = new URL(String(options.path), GW);
+        const page = Number(url.searchParams.get('cursor') ?? '0');
+        const data = Array.from({ length: 2 }, (_, i) => ({ id: `p${page}-${i}`, created_at: Math.floor(T0 / 1000) - page * 60 - i, cost: '0.01000000' }));
+        return { statusCode: 200, data: JSON.stringify({ data, next_cursor: String(page + 1) }), responseOptions: { headers: { 'content-type': 'application/json' } } };
+      })
+      .persist();
+    const interrupt = new AbortController();
+    let sleeps = 0;
+    const result = await runCommand(['logs', '--follow'], {
+      transport: gw.transport,
+      env,
+      now: () => T0,
+      interrupt: interrupt.signal,
+      sleep: async () => {
+        if (++sleeps >= 2) interrupt.abort(new Interrupted('interrupted'));
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(asked).toBe(100);
+    expect(result.stderr.match(/holds more than 50 pages/g)).toHaveLength(1);
+  });
+});
