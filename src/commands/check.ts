@@ -6,30 +6,25 @@ import { AuthError, CheckFailed, NotMeasured, UsageError, isUnreachable } from '
 import { fetchBalance } from '../api/balance.js';
 import { fetchModels } from '../api/catalog.js';
 import { Decimal, decimalText } from '../domain/money.js';
-import { fixedZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { formatAmount } from '../output/money.js';
-import { type CheckLine, type CheckResult, type Level, type Unit, checkLines, checksMarkdown, gateWords, reportToGitHub, writeJunit } from '../output/check-report.js';
-import { describeWindow, plural } from '../output/window-text.js';
+import { type CheckResult, type Unit, checkLines, checksMarkdown, gateWords, renderChecks, reportToGitHub, writeJunit } from '../output/check-report.js';
 import { wholeNumber } from '../cli/flag-values.js';
 import type { Threshold } from '../cli/amount-flags.js';
 import { runSpend } from '../domain/run-spend.js';
 import { readingOf } from '../settings/marks.js';
 import { notifyChecks } from '../notify/alerting.js';
-import { loadUsageSeries } from '../figures/usage-series.js';
 import { fetchKeyQuota } from '../figures/key-quota.js';
 import { addWindowOptions } from '../cli/options.js';
-import { loadForecast, spendMetric } from '../figures/forecast.js';
+import { loadForecast } from '../figures/forecast.js';
 import { loadBudgets } from '../figures/budgets.js';
 import { readCounters } from '../figures/run-spend.js';
 import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
-import { anomalyGates, dailyCheck, growthGates as growthChecks, keyQuotaCheck, priceImpactGates, readQuota, runwayCheck } from '../figures/check-gates.js';
+import { anomalyGates, dailyCheck, loadSpend, growthGates as growthChecks, keyQuotaCheck, priceImpactGates, readQuota, runwayCheck } from '../figures/check-gates.js';
 import { addAnomalyRuleOptions } from '../cli/anomaly-flags.js';
-import { seriesSpend } from '../figures/comparison.js';
 import { type BudgetGate, type CheckOptions, checkRequest } from '../cli/check-request.js';
 import { nearest } from '../domain/suggest.js';
-
 
 export type { CheckResult, Level, Unit } from '../output/check-report.js';
 
@@ -139,7 +134,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const words = await gateWords();
   const [balance, spend, forecast, available, budgets, counters, keyQuota, growth, anomalies, impact] = await Promise.all([
     balanceRequest && balanceChecks.length > 0 ? guard(balanceChecks, () => balanceRequest) : undefined,
-    maxSpend !== undefined ? guard([{ name: 'max-spend', limit: decimalText(maxSpend), unit: 'CNY' }], () => loadSpend(ctx, options)) : undefined,
+    maxSpend !== undefined ? guard([{ name: 'max-spend', limit: decimalText(maxSpend), unit: 'CNY' }], () => loadSpend(ctx, options, words)) : undefined,
     // A runway is the shorter of the balance's and the key quota's: a quota that could not be read leaves it unknown.
     runway ? guard(runwayChecks, () => forecastRequest!.then((f) => (readQuota(f.keyQuota), f))) : undefined,
     models.length > 0 ? guard(models.map((m) => ({ name: `require-model:${m}`, limit: m, unit: 'model' as const })), () => fetchModels(client, 'native')) : undefined,
@@ -227,31 +222,5 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 
 function gateName(gate: BudgetGate): string {
   return gate.projected ? `budget-projected:${gate.name}` : `budget:${gate.name}`;
-}
-
-async function loadSpend(ctx: Context, options: CheckOptions): Promise<{ amount: Decimal; detail: string }> {
-  const series = await loadUsageSeries(ctx, { bucket: 'day', since: options.since, until: options.until, month: options.month, last: options.last, utcOffset: options.utcOffset });
-  const metric = spendMetric(series, options.metric);
-  const window = describeWindow(series.window, fixedZone(series.dayGrid.offset), plural(Math.round((series.window.end - series.window.start) / 86_400), 'day'));
-  // spendMetric refuses usage with no decimal amount: undefined here is no usage at all.
-  if (metric === undefined) return { amount: new Decimal(0), detail: `no usage at all; ${window}` };
-  const amount = seriesSpend(series, metric);
-  if (series.totals[metric] === undefined || series.totals[metric] === null) return { amount, detail: `no usage in the ${window}` };
-  return { amount, detail: `spend = usage totals."${metric}" over the ${window}` };
-}
-
-async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Context): Promise<string> {
-  const [{ styleFor }, { fitLines }, { escapeControl }] = await Promise.all([import('../output/style.js'), import('../output/wrap.js'), import('../output/escape.js')]);
-  const style = await styleFor(ctx);
-  const paint = style.paint;
-  const color = { pass: paint.green, warn: paint.yellow, fail: paint.red };
-  const width = Math.max(...checks.map((c) => c.name.length));
-  const out: string[] = [];
-  for (const [i, check] of checks.entries()) {
-    const head = `${color[check.level](lines[i]!.label)}  ${escapeControl(check.name).padEnd(width)}  `;
-    const body = await fitLines(escapeControl(lines[i]!.text), style.width - width - 8);
-    out.push(head + body.split('\n').join(`\n${' '.repeat(width + 8)}`));
-  }
-  return `${out.join('\n')}\n`;
 }
 

@@ -4,10 +4,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { emit } from '../output/emit.js';
-import { keyQuotaRows } from '../output/key-quota.js';
-import { describeGrid } from '../output/usage.js';
-import { DEFAULT_BASIS_DAYS, type ForecastOptions, type LoadedForecast, forecastJson, loadForecast } from '../figures/forecast.js';
-import { forecastRows } from '../output/forecast.js';
+import { DEFAULT_BASIS_DAYS, type ForecastOptions, forecastJson, loadForecast } from '../figures/forecast.js';
+import { renderForecast } from '../output/forecast.js';
 import { wholeNumber } from '../cli/flag-values.js';
 
 export function configure(command: Command): void {
@@ -23,15 +21,3 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   await emit(ctx, { json: () => forecastJson(loaded), human: () => renderForecast(loaded, ctx) });
 }
 
-async function renderForecast(loaded: LoadedForecast, ctx: Context): Promise<string> {
-  const [{ renderPanel }, { formatAmount }, { styleFor }, { fitLines }] = await Promise.all([
-    import('../output/table.js'),
-    import('../output/money.js'),
-    import('../output/style.js'),
-    import('../output/wrap.js'),
-  ]);
-  const style = await styleFor(ctx);
-  const rows: [string, string][] = [['Balance', formatAmount(loaded.balance.balance, 'account', { currency: loaded.balance.currency, exact: ctx.options.exact })], ...keyQuotaRows(loaded.keyQuota, ctx.options.exact), ...(await forecastRows(loaded, ctx))];
-  const note = `${describeGrid(loaded.series)}; spend from usage field "${loaded.metric ?? 'none (no usage in 92 days)'}"`;
-  return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
-}

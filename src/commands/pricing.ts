@@ -5,34 +5,15 @@ import type { Context } from '../context.js';
 import { escapeControl } from '../output/escape.js';
 import { ServiceError, TallyError, UsageError } from '../errors.js';
 import { readCatalog } from '../api/catalog.js';
-import { type CatalogChange, type PriceRow, type SortKey, diffCatalogs, filterRows, isUnpriced, modelName, per1M, sortRows } from '../domain/catalog.js';
+import { type CatalogChange, diffCatalogs, filterRows, modelName, per1M, sortRows } from '../domain/catalog.js';
 import type { JsonObject } from '../domain/json.js';
 import { emit } from '../output/emit.js';
-import { plural } from '../output/window-text.js';
-import { keptVersionTimes, readKeptVersion } from '../settings/pricing-cache.js';
-import { parseTimeSpec } from '../domain/window.js';
 import { ChangesFound } from '../errors.js';
-import { memo } from '../output/memo.js';
-import { type CatalogVersion, type LoadedCatalog, baselineFrom, describeAge, loadCatalog } from '../figures/price-listing.js';
+import { type CatalogVersion, type PricingOptions, baselineFrom, describeAge, keptVersionNear, loadCatalog } from '../figures/price-listing.js';
 import type { Repricing } from '../figures/repricing.js';
-import { PRICE_CSV_HEADER, priceCells, priceCsv } from '../output/prices.js';
+import { PRICE_CSV_HEADER, priceCsv, renderPricing } from '../output/prices.js';
 import { globMatcher } from '../domain/glob.js';
 
-interface PricingOptions {
-  model?: string;
-  vendor?: string;
-  type?: string;
-  group?: string;
-  sort: SortKey;
-  refresh?: boolean;
-  offline?: boolean;
-  maxAge?: string;
-  diff?: boolean;
-  against?: string;
-  since?: string;
-  exitCode?: boolean;
-  usageSince?: string;
-}
 
 export function configure(command: Command): void {
   command
@@ -91,89 +72,6 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
     }),
     human: () => renderPricing(rows, loaded, ctx, options),
   });
-}
-
-async function renderPricing(rows: PriceRow[], loaded: LoadedCatalog, ctx: Context, options: PricingOptions): Promise<string> {
-  const [{ renderTable }, { styleFor }, { fitLines }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/wrap.js')]);
-  const style = await styleFor(ctx);
-  const prices = await priceCells(ctx.options.exact);
-  const types = memo((list: string[]) => list.join(', '));
-  const table = await renderTable(
-    {
-      columns: [
-        { header: 'model' },
-        { header: 'vendor', dropOrder: 3 },
-        { header: 'endpoint types', dropOrder: 4 },
-        { header: 'input ¥/1M', align: 'decimal' },
-        { header: 'output ¥/1M', align: 'decimal' },
-        { header: 'cache read ¥/1M', align: 'decimal', dropOrder: 2 },
-        { header: 'other prices (¥)', dropOrder: 1 },
-      ],
-      rows: rows.map((row) => {
-        const price = prices(row);
-        return [row.name, row.vendor, types(row.types), price[0]!, price[1]!, price[2]!, price[3]!];
-      }),
-    },
-    style,
-  );
-  const age = describeAge(ctx.now() - loaded.fetchedAt);
-  const none = rows.length === 0 && loaded.rows.length > 0 ? `${whatExists(loaded.rows, options)}\n` : '';
-  const note = `${none}${rows.length} of ${loaded.rows.length} models · catalog ${escapeControl(loaded.pricingVersion ?? '(no version)')} · ${loaded.source === 'live' ? 'fetched now' : `cached ${age}`} · ${priceSource(rows)}`;
-  return `${table}${style.paint.dim(await fitLines(note, style.width))}\n`;
-}
-
-/** Where the prices shown come from; never a source the catalog does not have. */
-function priceSource(rows: PriceRow[]): string {
-  const unpriced = rows.filter(isUnpriced).length;
-  if (rows.length > 0 && unpriced === rows.length) return 'this catalog states no absolute prices (no service_pricing, only ratios, which are not prices): none are shown';
-  const source = 'prices from service_pricing, yuan per 1M tokens; other prices (per call, second, image) as the catalog names them';
-  return unpriced === 0 ? source : `${source}; no absolute prices for ${plural(unpriced, 'model')}: none shown there`;
-}
-
-/** When filters leave nothing: which filter, and what the catalog has for it instead. */
-function whatExists(rows: PriceRow[], options: PricingOptions): string {
-  const list = (values: Iterable<string>) => {
-    const sorted = [...new Set(values)].filter(Boolean).sort();
-    return `${sorted.slice(0, 12).map(escapeControl).join(', ')}${sorted.length > 12 ? `, and ${sorted.length - 12} more` : ''}`;
-  };
-  const parts: string[] = [];
-  if (options.vendor !== undefined) parts.push(`vendors: ${list(rows.map((r) => r.vendor))}`);
-  if (options.type !== undefined) parts.push(`endpoint types: ${list(rows.flatMap((r) => r.types))}`);
-  if (options.group !== undefined) parts.push(`groups: ${list(rows.flatMap((r) => r.groups))}`);
-  if (options.model !== undefined) parts.push(`models such as ${list(rows.slice(0, 5).map((r) => r.name))}`);
-  return `no model matches these filters; the catalog has ${parts.join('; ') || `${rows.length} models`}`;
-}
-
-/**
- * The kept catalog version last seen closest to `since` ago (--diff --since 7d): versions are
- * kept, with the time each was last seen current, whenever a refresh brings a different one.
- */
-function keptVersionNear(ctx: Context, since: string, stateDir: string, baseUrl: URL): CatalogVersion | undefined {
-  const now = Math.floor(ctx.now() / 1000);
-  const at = parseTimeSpec(since, { now, anchor: now, zone: ctx.zone }, '--since') * 1000;
-  if (at >= ctx.now()) throw new UsageError(`--since "${since}" is not in the past`);
-  const times = ctx.options.demo ? [] : keptVersionTimes(stateDir, baseUrl);
-  // Nothing kept yet (a first run): nothing to compare with, said as a first --diff says it.
-  if (times.length === 0) return undefined;
-  const closest = times.reduce((a, b) => (Math.abs(b - at) < Math.abs(a - at) ? b : a));
-  const file = readKeptVersion(stateDir, baseUrl, closest);
-  if (!file) throw new UsageError(`the catalog version kept from ${new Date(closest).toISOString()} cannot be read; try another --since`);
-  const catalog = readCatalog(file.body, (detail) => new UsageError(`the kept catalog version is unusable (${detail})`));
-  ctx.debug(`--diff --since ${since}: the version last seen ${new Date(closest).toISOString()} of ${times.length} kept`);
-  // The closest kept version may be far from the age asked: said, never passed off as that age.
-  const asked = ctx.now() - at;
-  if (Math.abs(closest - at) > Math.max(86_400_000, asked / 10)) {
-    ctx.warn(`no catalog version is kept from ${since} ago: comparing with the closest, last seen ${ageText(ctx.now() - closest)} ago (${new Date(closest).toISOString().slice(0, 16).replace('T', ' ')} UTC)`);
-  }
-  return { pricingVersion: catalog.pricingVersion, records: catalog.models, fetchedAt: file.fetchedAt };
-}
-
-/** `23 minutes`, `5 hours`, `12 days`: an age in its largest whole unit. */
-function ageText(ms: number): string {
-  const minutes = Math.max(0, Math.round(ms / 60_000));
-  if (minutes < 120) return plural(minutes, 'minute');
-  const hours = Math.round(minutes / 60);
-  return hours < 48 ? plural(hours, 'hour') : plural(Math.round(hours / 24), 'day');
 }
 
 async function showDiff(ctx: Context, options: PricingOptions): Promise<void> {

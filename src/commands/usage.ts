@@ -2,21 +2,16 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
-import { isDecimalString } from '../domain/decimal-text.js';
-import { scopeText } from '../domain/records.js';
-import { BUCKET_SIZES, periodsOf } from '../domain/window.js';
-import { isoInZone, spreadsheetDate } from '../domain/zone.js';
-import { memo } from '../output/memo.js';
+import { BUCKET_SIZES } from '../domain/window.js';
 import { emit } from '../output/emit.js';
 import { fixedZone } from '../domain/zone.js';
 import { wholeNumber } from '../cli/flag-values.js';
 import type { ModelUsageRequest } from '../figures/usage-by-model.js';
 import { describeWindow, plural } from '../output/window-text.js';
-import { type UsageSeries, loadUsageSeries } from '../figures/usage-series.js';
+import { loadUsageSeries } from '../figures/usage-series.js';
 import { addWatchOption, watchOrRun } from '../cli/watch.js';
 import { addWindowOptions } from '../cli/options.js';
-import { bucketLabeller, describeCache, describeGrid } from '../output/usage.js';
+import { describeGrid, renderUsage, renderUsageChart, usageCsv } from '../output/usage.js';
 import { usageJson } from '../figures/usage-series.js';
 
 interface UsageOptions {
@@ -118,116 +113,5 @@ async function runModelUsage(ctx: Context, options: ModelUsageRequest & { top?: 
     csv: () => view.periodsCsv(usage.periods, usage.grid),
     human: async () => view.renderPeriods(ctx, usage.periods, { bucket: usage.bucket, grid: usage.grid, window: usage.window, top, topGiven: options.top !== undefined, scope: usage.scope, shareNotes: await view.shareNote(usage.share) }),
   });
-}
-
-/**
- * First the bucket's `date` as a spreadsheet reads it (`2026-07-01`, or `2026-07-01 10:00` for
- * hours) in the zone of the labels, then the service's fields as sent, then its start in ISO 8601.
- * An empty window still has its header.
- */
-function usageCsv(series: UsageSeries) {
-  const fields = series.shape?.fieldOrder ?? [];
-  const hours = series.bucket === 'hour';
-  return {
-    header: ['date', ...fields, 'start_iso'],
-    rows: series.buckets.map((bucket, i) => [spreadsheetDate(series.slots[i]!, series.labelZone, hours), ...fields.map((name) => jsonText(bucket[name])), isoInZone(series.slots[i]!, series.labelZone)]),
-  };
-}
-
-async function renderUsage(series: UsageSeries, ctx: Context): Promise<string> {
-  const [{ renderTable, barMaker }, { formatAmount, formatCount }, { styleFor }, { fitLines }] = await Promise.all([
-    import('../output/table.js'),
-    import('../output/money.js'),
-    import('../output/style.js'),
-    import('../output/wrap.js'),
-  ]);
-  const style = await styleFor(ctx);
-  const paint = style.paint;
-  const drawBar = barMaker(20, style);
-  const shape = series.shape;
-  const metrics = shape?.metrics ?? [];
-  const money = shape?.moneyMetric;
-  const exact = ctx.options.exact;
-  const amounts = series.buckets.map((bucket) => (money && isDecimalString(bucket[money]) ? (bucket[money] as string) : undefined));
-  // Most buckets of a long window hold the same zero: each distinct amount is looked at once.
-  const distinct = [...new Set(amounts)].filter((a): a is string => a !== undefined);
-  // Bars only need the largest amount roughly (a bar is 20 cells); the amounts shown are exact.
-  const largest = distinct.reduce((max, a) => Math.max(max, Number(a)), 0);
-  // Each distinct value is formatted once: a long window repeats the same few.
-  const count = memo(formatCount);
-  const moneyText = memo((text: string) => (isDecimalString(text) ? formatAmount(text, 'account', { exact }) : jsonText(text)));
-  const otherText = memo((text: string) => (isDecimalString(text) ? count(text) : jsonText(text)));
-  const numberCell = memo((value: number) => count(String(value)));
-  const cell = (name: string, value: unknown): string => {
-    if (value === null || value === undefined) return '';
-    if (typeof value === 'string') return name === money ? moneyText(value) : otherText(value);
-    if (typeof value === 'number') return numberCell(value);
-    if (isJsonNumber(value)) return count(numberText(value));
-    return jsonText(value);
-  };
-  const columns = [
-    { header: series.bucket },
-    ...metrics.map((m, i) => ({ header: m.name === money ? `${m.name} (¥)` : m.name, align: 'decimal' as const, dropOrder: m.name === money ? 0 : i + 1 })),
-    ...(money ? [{ header: '', name: 'bar', drawn: true, dropOrder: metrics.length + 1 }] : []),
-  ];
-  const label = bucketLabeller(series);
-  const now = Math.floor(ctx.now() / 1000);
-  const last = series.slots.length - 1;
-  const rows = series.buckets.map((bucket, index) => {
-    const slot = series.slots[index]!;
-    // A week or month not yet over says so.
-    const toDate = (series.bucket === 'week' || series.bucket === 'month') && index === last && now < series.window.end && now >= slot;
-    // A week or month cut to a calendar window holds only the window's days: it says so.
-    const cells = [toDate ? `${label(slot)} (to date)` : series.partial?.includes(slot) ? `${label(slot)} (part)` : label(slot)];
-    for (const m of metrics) cells.push(cell(m.name, bucket[m.name]));
-    if (money) {
-      const a = amounts[index];
-      cells.push(drawBar(a === undefined || largest === 0 ? 0 : Number(a) / largest));
-    }
-    return cells;
-  });
-  const footer = ['total', ...metrics.map((m) => cell(m.name, series.totals[m.name])), ...(money ? [''] : [])];
-  const table = await renderTable({ columns, rows, footer }, style);
-  const unit = series.bucket;
-  const notes: string[] = [];
-  if (!shape) notes.push('the gateway has no usage to show for this window (nor in the 92 days before its end), so not even its field names are known');
-  else if (series.shapeFromWiderWindow) notes.push('no calls in this window; field names learned from the 92 days before its end');
-  notes.push(`${describeWindow(series.window, series.labelZone, plural(periodsOf(series.window, unit, series.dayGrid.offset).length, unit))}${unit === 'hour' ? '' : `, ${describeGrid(series)}`}`);
-  const details: string[] = [];
-  if (series.partial?.length) details.push(`${plural(series.partial.length, unit)} marked "part" cut to the window: their days outside it are not counted`);
-  if (series.filled > 0) details.push(`${plural(series.filled, unit)} without calls shown as zero`);
-  if (series.requests > 1) details.push(`fetched in ${series.requests} requests of at most 92 days`);
-  details.push(describeCache(series.cache));
-  notes.push(details.join('; '));
-  const scope = scopeText(series.scope);
-  if (scope) notes.push(scope);
-  return `${table}${paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
-}
-
-/** The money metric (or --metric) over the window as a chart, with the window and the grid under it. */
-async function renderUsageChart(series: UsageSeries, ctx: Context, named: string | undefined): Promise<string> {
-  const [{ renderChart }, { styleFor }, { fitLines }] = await Promise.all([import('../output/chart.js'), import('../output/style.js'), import('../output/wrap.js')]);
-  const style = await styleFor(ctx);
-  const metrics = series.shape?.metrics ?? [];
-  const metric = named === undefined ? metrics.find((m) => m.name === series.shape?.moneyMetric) : metrics.find((m) => m.name === named);
-  if (named !== undefined && series.shape && !metric) throw new UsageError(`--metric "${named}" is not a field of the usage buckets (they have: ${metrics.map((m) => m.name).join(', ') || 'none'})`);
-  const label = bucketLabeller(series);
-  const notes = [`${describeWindow(series.window, series.labelZone, plural(periodsOf(series.window, series.bucket, series.dayGrid.offset).length, series.bucket))}${series.bucket === 'hour' ? '' : `, ${describeGrid(series)}`}`];
-  if (!metric) return `${style.paint.dim(await fitLines(['no usage to draw: the gateway named no money field in this window', ...notes].join('\n'), style.width))}\n`;
-  const values = series.buckets.map((bucket) => {
-    const value = bucket[metric.name];
-    return isJsonNumber(value) ? numberText(value) : isDecimalString(value) ? value : '';
-  });
-  const chart = await renderChart({
-    values,
-    labels: series.slots.map((slot) => label(slot)),
-    kind: metric.type === 'decimal-string' ? 'account' : 'count',
-    width: style.width,
-    height: Math.max(4, Math.min(12, ctx.io.stdoutIsTTY ? ctx.io.height - 8 : 12)),
-    colour: style.color,
-    unit: series.bucket,
-  });
-  const title = `${metric.name}${metric.type === 'decimal-string' ? ' (¥)' : ''} per ${chart.perColumn === 1 ? series.bucket : `${chart.perColumn} ${series.bucket}s (each column adds them up)`}`;
-  return `${style.paint.bold(title)}\n${chart.text}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }
 

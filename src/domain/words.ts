@@ -5,3 +5,11 @@ import { groupDigits } from './decimal-text.js';
 export function plural(count: number, noun: string): string {
   return `${groupDigits(String(count))} ${noun}${count === 1 ? '' : 's'}`;
 }
+
+/** `23 minutes`, `5 hours`, `12 days`: an age in its largest whole unit. */
+export function ageText(ms: number): string {
+  const minutes = Math.max(0, Math.round(ms / 60_000));
+  if (minutes < 120) return plural(minutes, 'minute');
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? plural(hours, 'hour') : plural(Math.round(hours / 24), 'day');
+}

@@ -8,6 +8,11 @@ import type { UsageWindow } from '../domain/window.js';
 import type { Zone } from '../domain/zone.js';
 import type { LoadedForecast } from './forecast.js';
 import type { Anomalies, Finding } from './anomalies.js';
+import { fixedZone } from '../domain/zone.js';
+import { plural } from '../domain/words.js';
+import { loadUsageSeries } from './usage-series.js';
+import { spendMetric } from './forecast.js';
+import { seriesSpend } from './comparison.js';
 import { type KeyQuotaFigure, quotaReadError } from './key-quota.js';
 import { NotMeasured } from '../errors.js';
 
@@ -40,7 +45,8 @@ export interface GateWords {
   amount(value: Decimal, currency?: string): string;
   /** An amount in the unit a record states, or a bare number followed by "units" where it states none. */
   stated(value: Decimal, currency: string | undefined): string;
-  window(window: UsageWindow, zone: Zone): string;
+  /** `window … (7 days)`: the window, and its length when given. */
+  window(window: UsageWindow, zone: Zone, length?: string): string;
   finding(f: Finding, a: Anomalies): string;
   findingWhen(f: Finding, zone: Zone, bucket: 'day' | 'hour'): string;
 }
@@ -154,4 +160,16 @@ export async function priceImpactGates(ctx: Context, since: string | undefined, 
   if (unknown.length) throw new NotMeasured(`the impact of the repricing cannot be computed for ${unknown.map((r) => `${r.model} (${r.why ?? 'unknown'})`).join(', ')}`);
   const detail = `${impact.rows.length} repriced model${impact.rows.length === 1 ? '' : 's'} used by this key: ${words.amount(impact.total.before)} at the old prices, ${words.amount(impact.total.after)} at the new`;
   return gates.map((g) => ({ ...base(g), level: impact.total.change.lte(g.amount) ? 'pass' : g.level, actual: impact.total.change.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(), detail }));
+}
+
+/** The spend over a window, for --max-spend: the usage series' money field added up, and what it measured over. */
+export async function loadSpend(ctx: Context, options: { since?: string; until?: string; month?: string; last?: string; utcOffset?: string; metric?: string }, words: GateWords): Promise<{ amount: Decimal; detail: string }> {
+  const series = await loadUsageSeries(ctx, { bucket: 'day', since: options.since, until: options.until, month: options.month, last: options.last, utcOffset: options.utcOffset });
+  const metric = spendMetric(series, options.metric);
+  const window = words.window(series.window, fixedZone(series.dayGrid.offset), plural(Math.round((series.window.end - series.window.start) / 86_400), 'day'));
+  // spendMetric refuses usage with no decimal amount: undefined here is no usage at all.
+  if (metric === undefined) return { amount: new Decimal(0), detail: `no usage at all; ${window}` };
+  const amount = seriesSpend(series, metric);
+  if (series.totals[metric] === undefined || series.totals[metric] === null) return { amount, detail: `no usage in the ${window}` };
+  return { amount, detail: `spend = usage totals."${metric}" over the ${window}` };
 }

@@ -4,7 +4,9 @@ import { DEFAULT_PRICING_TTL_SECONDS } from '../settings/profile-rules.js';
 import type { Context } from '../context.js';
 import { ConfigError, ServiceError, UsageError } from '../errors.js';
 import { fetchCatalog, readCatalog, refetchCatalog } from '../api/catalog.js';
-import { type PriceRow, priceRow, sortRows } from '../domain/catalog.js';
+import { type PriceRow, type SortKey, priceRow, sortRows } from '../domain/catalog.js';
+import { ageText } from '../domain/words.js';
+import { parseTimeSpec } from '../domain/window.js';
 import { type JsonObject, isJsonObject, parseJson } from '../domain/json.js';
 import { readStateFile } from '../settings/read-file.js';
 import {
@@ -14,6 +16,8 @@ import {
   readCachedCatalog,
   readCachedCatalogBytes,
   readCachedListing,
+  keptVersionTimes,
+  readKeptVersion,
   readPreviousCatalog,
   touchCachedCatalog,
   writeCachedCatalog,
@@ -193,4 +197,45 @@ export async function baselineFrom(ctx: Context, against: string, versions: (Cat
   const catalog = readCatalog(unwrapped as JsonObject, fail);
   ctx.debug(`--diff baseline: ${against} (${catalog.models.length} models)`);
   return { pricingVersion: catalog.pricingVersion, records: catalog.models };
+}
+
+/**
+ * The kept catalog version last seen closest to `since` ago (--diff --since 7d): versions are
+ * kept, with the time each was last seen current, whenever a refresh brings a different one.
+ */
+export function keptVersionNear(ctx: Context, since: string, stateDir: string, baseUrl: URL): CatalogVersion | undefined {
+  const now = Math.floor(ctx.now() / 1000);
+  const at = parseTimeSpec(since, { now, anchor: now, zone: ctx.zone }, '--since') * 1000;
+  if (at >= ctx.now()) throw new UsageError(`--since "${since}" is not in the past`);
+  const times = ctx.options.demo ? [] : keptVersionTimes(stateDir, baseUrl);
+  // Nothing kept yet (a first run): nothing to compare with, said as a first --diff says it.
+  if (times.length === 0) return undefined;
+  const closest = times.reduce((a, b) => (Math.abs(b - at) < Math.abs(a - at) ? b : a));
+  const file = readKeptVersion(stateDir, baseUrl, closest);
+  if (!file) throw new UsageError(`the catalog version kept from ${new Date(closest).toISOString()} cannot be read; try another --since`);
+  const catalog = readCatalog(file.body, (detail) => new UsageError(`the kept catalog version is unusable (${detail})`));
+  ctx.debug(`--diff --since ${since}: the version last seen ${new Date(closest).toISOString()} of ${times.length} kept`);
+  // The closest kept version may be far from the age asked: said, never passed off as that age.
+  const asked = ctx.now() - at;
+  if (Math.abs(closest - at) > Math.max(86_400_000, asked / 10)) {
+    ctx.warn(`no catalog version is kept from ${since} ago: comparing with the closest, last seen ${ageText(ctx.now() - closest)} ago (${new Date(closest).toISOString().slice(0, 16).replace('T', ' ')} UTC)`);
+  }
+  return { pricingVersion: catalog.pricingVersion, records: catalog.models, fetchedAt: file.fetchedAt };
+}
+
+/** What `tally pricing` is asked: filters, order, the cache's age, and a comparison with an earlier catalog. */
+export interface PricingOptions {
+  model?: string;
+  vendor?: string;
+  type?: string;
+  group?: string;
+  sort: SortKey;
+  refresh?: boolean;
+  offline?: boolean;
+  maxAge?: string;
+  diff?: boolean;
+  against?: string;
+  since?: string;
+  exitCode?: boolean;
+  usageSince?: string;
 }

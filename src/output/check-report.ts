@@ -18,7 +18,7 @@ export async function gateWords(): Promise<GateWords> {
   return {
     amount: (value, currency) => formatAmount(value, 'account', currency === undefined ? {} : { currency }),
     stated: (value, currency) => formatStatedAmount(value, currency),
-    window: (window, zone) => describeWindow(window, zone),
+    window: (window, zone, length) => describeWindow(window, zone, length),
     finding: (f, a) => findingMessage(f, a),
     findingWhen: (f, zone, bucket) => findingWhen(f, zone, bucket),
   };
@@ -116,4 +116,19 @@ export function reportToGitHub(ctx: Context, groups: CheckGroup[]): void {
   } catch (error) {
     ctx.warn(`could not append to $GITHUB_STEP_SUMMARY (${(error as Error).message})`);
   }
+}
+
+export async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Context): Promise<string> {
+  const [{ styleFor }, { fitLines }, { escapeControl }] = await Promise.all([import('../output/style.js'), import('../output/wrap.js'), import('../output/escape.js')]);
+  const style = await styleFor(ctx);
+  const paint = style.paint;
+  const color = { pass: paint.green, warn: paint.yellow, fail: paint.red };
+  const width = Math.max(...checks.map((c) => c.name.length));
+  const out: string[] = [];
+  for (const [i, check] of checks.entries()) {
+    const head = `${color[check.level](lines[i]!.label)}  ${escapeControl(check.name).padEnd(width)}  `;
+    const body = await fitLines(escapeControl(lines[i]!.text), style.width - width - 8);
+    out.push(head + body.split('\n').join(`\n${' '.repeat(width + 8)}`));
+  }
+  return `${out.join('\n')}\n`;
 }

@@ -4,6 +4,8 @@ import type { Decimal } from '../domain/money.js';
 import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
 import type { LoadedForecast } from '../figures/forecast.js';
 import { groupDigits } from './money.js';
+import { keyQuotaRows } from './key-quota.js';
+import { describeGrid } from './usage.js';
 
 /** The forecast's rows for a panel (forecast, status). */
 export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promise<[string, string][]> {
@@ -41,4 +43,17 @@ export function keyPaceWords(keyPace: NonNullable<LoadedForecast['forecast']['ke
 /** `3,853 days`, for a whole number of days of any size. */
 export function wholeDays(days: Decimal): string {
   return `${groupDigits(days.toFixed())} day${days.eq(1) ? '' : 's'}`;
+}
+
+export async function renderForecast(loaded: LoadedForecast, ctx: Context): Promise<string> {
+  const [{ renderPanel }, { formatAmount }, { styleFor }, { fitLines }] = await Promise.all([
+    import('../output/table.js'),
+    import('../output/money.js'),
+    import('../output/style.js'),
+    import('../output/wrap.js'),
+  ]);
+  const style = await styleFor(ctx);
+  const rows: [string, string][] = [['Balance', formatAmount(loaded.balance.balance, 'account', { currency: loaded.balance.currency, exact: ctx.options.exact })], ...keyQuotaRows(loaded.keyQuota, ctx.options.exact), ...(await forecastRows(loaded, ctx))];
+  const note = `${describeGrid(loaded.series)}; spend from usage field "${loaded.metric ?? 'none (no usage in 92 days)'}"`;
+  return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }

@@ -2,7 +2,7 @@
 // spreadsheet reads, the JSON document, NDJSON as pages arrive, and a table whose columns are
 // discovered and ranked to fit the terminal.
 import type { Context } from '../context.js';
-import { type JsonObject, type JsonValue, isJsonNumber, jsonText, newRecord, numberText } from '../domain/json.js';
+import { type JsonObject, type JsonValue, isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString, plainDecimal } from '../domain/decimal-text.js';
 import { type RecordColumn, type Scope, describeColumns, isTimeName, scopeText } from '../domain/records.js';
 import { type Zone, isCalendarSecond, spreadsheetDate } from '../domain/zone.js';

@@ -2,7 +2,7 @@
 // 127.0.0.1). Each class of attack gets its cases; what reaches stdout or stderr never carries a
 // raw control character, a malformed value is an exit 1 naming the field, and nothing crashes.
 import { afterEach, describe, expect, it } from 'vitest';
-import { KEY, freshState, runCommand } from '../helpers.js';
+import { runCommand } from '../helpers.js';
 import { type HostileGateway, type Scenario, TERMINAL_CONTROL, againstHostile, balanceBody, startHostile } from './hostile-gateway.js';
 
 const D = 86400;

@@ -2,7 +2,7 @@
 // completion) against a hostile gateway and hostile files. One describe per class of defect.
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY, freshState, runCommand } from '../helpers.js';
-import { type HostileGateway, type Scenario, againstHostile, startHostile } from './hostile-gateway.js';
+import { type HostileGateway, type Scenario, againstHostile } from './hostile-gateway.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 const gateways: HostileGateway[] = [];

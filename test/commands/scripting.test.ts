@@ -99,8 +99,6 @@ describe('tally config', () => {
 });
 
 describe('tally doctor', () => {
-  const balance = '{"currency":"CNY","balance":"1.00","lifetime_spend":"0.00","plan":{"has_active_plan":false},"api_key":null}';
-
   it('lists one check per line and exits 0 when nothing fails; nothing secret in it', async () => {
     const { startSandbox } = await import('../../src/sandbox/server.js');
     const sandbox = await startSandbox();

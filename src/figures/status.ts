@@ -1,0 +1,71 @@
+// What `tally status` shows, as one figure: the forecast (balance, the key's limit and quota, the
+// day series), the last 7 days cut from it, the week's top models, the budgets, and today's
+// spike. The requests go out together: the balance, one usage request of day buckets (the week
+// and the month so far), the key's quota and the week's spend per model.
+import type { Context } from '../context.js';
+import { fetchBalance } from '../api/balance.js';
+import type { JsonObject } from '../domain/json.js';
+import type { Decimal } from '../domain/money.js';
+import { resolveWindow } from '../domain/window.js';
+import type { Scope } from '../domain/records.js';
+import type { Finding } from './anomalies.js';
+import { DEFAULT_MAX_PAGES, fetchAllPages } from './records.js';
+import { type UsageSeries, totalsOf } from './usage-series.js';
+import { timeSettings } from './day-grid.js';
+import { type LoadedForecast, loadForecast } from './forecast.js';
+import { type LoadedBudgets, loadBudgets, storedBudgets } from './budgets.js';
+
+export const TOP_MODELS = 5;
+export const WEEK = 7;
+
+export interface StatusData {
+  loaded: LoadedForecast;
+  week: UsageSeries;
+  topModels: JsonObject[];
+  /** Spend per model (every record of a model added up), the largest first. */
+  topSpend: { model: string; spend: Decimal }[];
+  modelFields: { model: string; spend: string } | undefined;
+  modelsScope: Scope | undefined;
+  budgets: LoadedBudgets | undefined;
+  /** Today's spend far above the days before it (the default anomaly rule on the forecast's days). */
+  alert: Finding | undefined;
+}
+
+export async function loadStatus(ctx: Context, options: { utcOffset?: string }): Promise<StatusData> {
+  const client = await ctx.client();
+  const time = await timeSettings(ctx, options);
+  // The week per model on the grid known before asking (or UTC): asked together with the rest.
+  const grid = time.known ?? { offset: 0, source: 'assumed' as const };
+  const now = Math.floor(ctx.now() / 1000);
+  const window = resolveWindow({ now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
+  const balance = fetchBalance(client);
+  const forecast = loadForecast(ctx, { utcOffset: options.utcOffset }, { balance });
+  forecast.catch(() => undefined);
+  // A line per stored budget: its hours asked together with the rest, its pace from the same forecast.
+  const hasBudgets = (await storedBudgets(ctx)).length > 0;
+  const [loaded, models, budgets] = await Promise.all([
+    forecast,
+    // Spend per model is one figure, read whole (every page), each model's records added up.
+    fetchAllPages(ctx, client, '/v1/open/usage/models', { start: String(window.start), end: String(window.end) }, { all: true, maxPages: DEFAULT_MAX_PAGES }),
+    hasBudgets ? loadBudgets(ctx, [], forecast) : undefined,
+  ]);
+  const week = await lastDays(loaded.series, WEEK);
+  const { modelAndSpend, spendByModel } = await import('../figures/usage-by-model.js');
+  const modelFields = modelAndSpend(models.records);
+  const ranked = spendByModel(models.records, modelFields)?.ranked.slice(0, TOP_MODELS) ?? [];
+  // The records of the top models, as sent (--json keeps them), the largest model first.
+  const rank = new Map(ranked.map((m, i) => [m.model, i]));
+  const topModels = modelFields ? models.records.filter((r) => rank.has(String(r[modelFields.model] ?? ''))).sort((a, b) => rank.get(String(a[modelFields.model] ?? ''))! - rank.get(String(b[modelFields.model] ?? ''))!) : [];
+  const topSpend = ranked;
+  const { spikeToday } = await import('../figures/anomalies.js');
+  return { loaded, week, topModels, topSpend, modelFields, modelsScope: models.scope, budgets, alert: spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000)) };
+}
+
+/** The usage document of the last `days` days (today included) from a longer day series, totals added exactly. */
+export async function lastDays(series: UsageSeries, days: number): Promise<UsageSeries> {
+  const from = Math.max(0, series.buckets.length - days);
+  const buckets = series.buckets.slice(from);
+  const slots = series.slots.slice(from);
+  const totals = await totalsOf(buckets, series.shape);
+  return { ...series, window: { start: slots[0] ?? series.window.start, end: series.window.end }, buckets, slots, totals, filled: 0, requests: 1 };
+}

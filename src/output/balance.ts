@@ -1,0 +1,46 @@
+// How the balance reads in a panel: the balance, lifetime spend, plan, the key's daily limit and what is left of it, its own quota.
+import type { Context } from '../context.js';
+import type { Balance } from '../api/balance.js';
+import { jsonText } from '../domain/json.js';
+import type { KeyQuotaFigure } from '../figures/key-quota.js';
+import { keyQuotaRows } from './key-quota.js';
+
+export async function renderBalance(balance: Balance, ctx: Context, quota?: KeyQuotaFigure): Promise<string> {
+  const [{ renderPanel, bar, drawn }, { formatAmount, formatPercent }, { styleFor }] = await Promise.all([
+    import('../output/table.js'),
+    import('../output/money.js'),
+    import('../output/style.js'),
+  ]);
+  const style = await styleFor(ctx);
+  const amount = (value: Balance['balance']) => formatAmount(value, 'account', { currency: balance.currency, exact: ctx.options.exact });
+  const rows: Parameters<typeof renderPanel>[0] = [
+    ['Balance', amount(balance.balance)],
+    ['Lifetime spend', amount(balance.lifetimeSpend)],
+    ['Plan', balance.hasActivePlan ? 'active' : 'no active plan (billing from balance)'],
+  ];
+  for (const field of Object.keys(balance.plan)) {
+    if (field !== 'has_active_plan') rows.push([`  ${field}`, jsonText(balance.plan[field])]);
+  }
+  const key = balance.apiKey;
+  if (key === null) {
+    rows.push(['Key', 'signed in with a device token, no key-level limit']);
+  } else {
+    rows.push(['Key', [key.name, key.prefix && `(${key.prefix}…)`].filter(Boolean).join(' ') || 'unnamed key']);
+    if (key.dailyLimit === undefined) {
+      rows.push(['Daily limit', 'none set']);
+      if (key.dailyUsed !== undefined) rows.push(['Used today', amount(key.dailyUsed)]);
+    } else {
+      const used = key.dailyUsed;
+      rows.push(['Daily limit', amount(key.dailyLimit)]);
+      if (used !== undefined) {
+        const share = key.dailyLimit.isZero() ? 1 : used.div(key.dailyLimit).toNumber();
+        rows.push(['Used today', drawn(`${amount(used)}  ${bar(share, 20, style)}  ${formatPercent(used, key.dailyLimit)}`)]);
+        const remaining = key.dailyLimit.minus(used);
+        rows.push(['Remaining today', amount(remaining.isNegative() ? remaining.mul(0) : remaining)]);
+      }
+    }
+  }
+  if (quota?.state === 'quota') rows.push(...keyQuotaRows(quota, ctx.options.exact));
+  rows.push(['Currency', balance.currency]);
+  return renderPanel(rows, style);
+}

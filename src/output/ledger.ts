@@ -1,0 +1,29 @@
+// How the ledger reads on a terminal: a table of day (or hour) x model x profile rows, totals, and the windows it covers.
+import type { Context } from '../context.js';
+import type { Ledger, LedgerRow } from '../figures/ledger.js';
+
+export async function renderLedger(rows: LedgerRow[], ledgers: Ledger[], ctx: Context): Promise<string> {
+  const [{ renderTable }, { formatAmount, formatCount }, { styleFor }, { fitLines }, { describeWindow }, { fixedZone }, { Decimal }] = await Promise.all([
+    import('../output/table.js'),
+    import('../output/money.js'),
+    import('../output/style.js'),
+    import('../output/wrap.js'),
+    import('../output/window-text.js'),
+    import('../domain/zone.js'),
+    import('../domain/money.js'),
+  ]);
+  const style = await styleFor(ctx);
+  const fleet = new Set(rows.map((r) => r.profile)).size > 1;
+  const count = (text: string) => (text === '' ? '' : formatCount(text));
+  const table = await renderTable(
+    {
+      columns: [{ header: 'date' }, ...(fleet ? [{ header: 'profile' }] : []), { header: 'model' }, { header: 'calls', align: 'decimal' as const, dropOrder: 3 }, { header: 'input tokens', align: 'decimal' as const, dropOrder: 2 }, { header: 'output tokens', align: 'decimal' as const, dropOrder: 1 }, { header: 'amount (¥)', align: 'decimal' as const }],
+      rows: rows.map((r) => [r.complete ? r.date : `${r.date} (part)`, ...(fleet ? [r.profile] : []), r.model, count(r.calls), count(r.input_tokens), count(r.output_tokens), formatAmount(r.amount, 'account', { exact: ctx.options.exact })]),
+      footer: ['total', ...(fleet ? [''] : []), '', '', '', '', formatAmount(rows.reduce((a, r) => a.plus(r.amount), new Decimal(0)), 'account', { exact: ctx.options.exact })],
+    },
+    style,
+  );
+  const notes = ledgers.map((l) => describeWindow(l.window, fixedZone(l.dayOffset)));
+  notes.push('--csv or --ndjson for the ledger itself (every amount exact)');
+  return `${table}${style.paint.dim(await fitLines([...new Set(notes)].join('\n'), style.width))}\n`;
+}
