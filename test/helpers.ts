@@ -113,11 +113,13 @@ export async function runCommand(
   return { code, stdout: io.stdout, stderr: io.stderr, io };
 }
 
-export function testContext(options: Partial<GlobalOptions> & { transport?: Transport; env?: NodeJS.ProcessEnv; tty?: boolean } = {}) {
+export function testContext(options: Partial<GlobalOptions> & { transport?: Transport; env?: NodeJS.ProcessEnv; tty?: boolean; now?: () => number } = {}) {
   const io = createTestIO({ stdoutIsTTY: options.tty ?? false });
+  const { now, transport: _transport, env: _env, tty: _tty, ...globals } = options;
   const ctx = new Context({
     io,
-    options: { json: false, csv: false, timeout: 30, debug: false, demo: false, allowHttp: false, wide: false, exact: false, ...options },
+    options: { json: false, csv: false, timeout: 30, debug: false, demo: false, allowHttp: false, wide: false, exact: false, ...globals },
+    ...(now ? { now } : {}),
     env: { TALLY_CONFIG_DIR: freshState(), ...options.env },
     transport: options.transport,
     retry: FAST_RETRY,

@@ -1,0 +1,62 @@
+// The gates of tally check as rules from a figure and a threshold to a result, tested without a
+// gateway: a condition that cannot apply is a warning that says why, a share compares exactly,
+// and the words come from the view (a fake one here, so the rule is seen apart from the digits).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readBalance } from '../../src/api/balance.js';
+import { Decimal } from '../../src/domain/money.js';
+import { type GateWords, dailyCheck, keyQuotaCheck, runwayCheck } from '../../src/figures/check-gates.js';
+import type { LoadedForecast } from '../../src/figures/forecast.js';
+
+const words: GateWords = {
+  amount: (v, c) => `${c ?? 'CNY'} ${v.toFixed()}`,
+  stated: (v, c) => `${v.toFixed()} ${c ?? 'units'}`,
+  window: (w) => `[${w.start}, ${w.end})`,
+  finding: (f) => f.kind,
+  findingWhen: (f) => String(f.start),
+};
+
+const balance = (key: Record<string, unknown> | null) => readBalance({ currency: 'CNY', balance: '100.00', lifetime_spend: '5.00', plan: { has_active_plan: false }, api_key: key });
+
+describe('dailyCheck', () => {
+  it('compares the exact share of the daily limit (property: pass exactly when used/limit*100 <= the limit)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10_000_00 }), fc.integer({ min: 1, max: 10_000_00 }), fc.integer({ min: 0, max: 200 }), (usedFen, limitFen, percent) => {
+        const used = new Decimal(usedFen).div(100);
+        const limit = new Decimal(limitFen).div(100);
+        const result = dailyCheck('max-daily-used', 'fail', balance({ name: 'k', daily_cost_limit: limit.toFixed(2), daily_cost_used: used.toFixed(2) }), { kind: 'percent', value: new Decimal(percent) }, words);
+        expect(result.level).toBe(used.div(limit).mul(100).lte(percent) ? 'pass' : 'fail');
+        expect(result.detail).toBe(`CNY ${used.toFixed()} of the CNY ${limit.toFixed()} daily limit spent today`);
+      }),
+    );
+  });
+
+  it('is a warning that says why when it cannot apply', () => {
+    expect(dailyCheck('max-daily-used', 'fail', balance(null), { kind: 'amount', value: new Decimal(5) }, words)).toMatchObject({ level: 'warn', actual: null, detail: 'does not apply: signed in with a device token, no key-level limit' });
+    const noLimit = dailyCheck('max-daily-used', 'fail', balance({ name: 'k', daily_cost_used: '3.00' }), { kind: 'percent', value: new Decimal(50) }, words);
+    expect(noLimit).toMatchObject({ level: 'warn', actual: null });
+    expect(noLimit.detail).toMatch(/no daily limit to take a share of \(spent CNY 3 today\)/);
+  });
+});
+
+describe('keyQuotaCheck', () => {
+  const c = { name: 'min-key-remaining', limit: '10', level: 'fail' as const, value: new Decimal(10) };
+  it('passes at or above the floor, in the unit the record states', () => {
+    const quota = (remaining: string, currency?: string) => ({ state: 'quota' as const, quota: { remaining: new Decimal(remaining), granted: new Decimal(50), used: new Decimal(0), currency, unlimited: false } });
+    expect(keyQuotaCheck(c, quota('10', 'CNY') as never, words)).toMatchObject({ level: 'pass', unit: 'CNY', detail: "left of the key's own quota of CNY 50 granted" });
+    expect(keyQuotaCheck(c, quota('9.99', 'CNY') as never, words)).toMatchObject({ level: 'fail' });
+    // No unit stated: it cannot be set against yuan.
+    expect(keyQuotaCheck(c, quota('500') as never, words)).toMatchObject({ level: 'warn', actual: null, detail: 'does not apply: the token record states no unit (500 units left), so it cannot be set against yuan' });
+    expect(keyQuotaCheck(c, { state: 'none', reason: 'the key has no quota of its own' }, words)).toMatchObject({ level: 'warn', detail: 'does not apply: the key has no quota of its own' });
+  });
+});
+
+describe('runwayCheck', () => {
+  const loaded = (runwayDays: number | null, basis: 'balance' | 'key_quota' = 'balance') => ({ forecast: { runwayDays: runwayDays === null ? null : new Decimal(runwayDays), runwayBasis: basis, basis: { days: 7 } } }) as unknown as LoadedForecast;
+  it('passes when the runway is at least the days asked, and says why when nothing is spent', () => {
+    expect(runwayCheck('min-runway', 'fail', loaded(14), 14)).toMatchObject({ level: 'pass', actual: '14' });
+    expect(runwayCheck('min-runway', 'fail', loaded(13), 14)).toMatchObject({ level: 'fail' });
+    expect(runwayCheck('min-runway', 'fail', loaded(3, 'key_quota'), 14).detail).toMatch(/the key's own quota runs out first/);
+    expect(runwayCheck('min-runway', 'fail', loaded(null), 14)).toMatchObject({ level: 'pass', actual: null, detail: 'no spend at the pace of the last 7 complete days: the balance is not being used up' });
+  });
+});
