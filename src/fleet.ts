@@ -68,6 +68,50 @@ export async function profileContexts(parent: Context): Promise<{ name: string; 
   });
 }
 
+/** One profile's part of a fleet: its figure, why it failed, or why it was skipped. */
+export type ProfileResult<T> =
+  | { profile: string; value: T }
+  | { profile: string; error: { kind: string; message: string }; exitCode: number }
+  | { profile: string; skipped: string };
+
+/**
+ * A figure for every chosen profile: the one way report, export and metrics run across
+ * profiles. Each profile has a context of its own (ending before the fleet's deadline, so a
+ * profile that hangs fails in time for the others), at most four at a time (one after another
+ * with `sequential`); a profile that fails is its own result (with `failFast`, the end of the
+ * run: a ledger is whole or not written); Ctrl-C ends them all. The contexts are disposed.
+ */
+export async function acrossProfiles<T>(parent: Context, load: (ctx: Context, profile: string) => Promise<T>, options: { sequential?: boolean; failFast?: boolean } = {}): Promise<ProfileResult<T>[]> {
+  const contexts = await profileContexts(parent);
+  const results: ProfileResult<T>[] = new Array(contexts.length);
+  try {
+    let next = 0;
+    const worker = async () => {
+      for (;;) {
+        const i = next++;
+        const entry = contexts[i];
+        if (!entry) return;
+        if (!entry.ctx) {
+          if (options.failFast) throw new UsageError(`profile "${entry.name}" cannot be used: ${entry.skipped}`);
+          results[i] = { profile: entry.name, skipped: entry.skipped ?? 'skipped' };
+          continue;
+        }
+        try {
+          results[i] = { profile: entry.name, value: await load(entry.ctx, entry.name) };
+        } catch (error) {
+          if (options.failFast || (error instanceof TallyError && error.kind === 'interrupted')) throw error;
+          const text = errorText(error, parent.secrets);
+          results[i] = { profile: entry.name, error: { kind: text.kind, message: text.message }, exitCode: error instanceof TallyError ? error.exitCode : 1 };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: options.sequential ? 1 : Math.min(AT_ONCE, contexts.length) }, worker));
+    return results;
+  } finally {
+    await Promise.all(contexts.map((c) => (c.ctx !== parent ? c.ctx?.dispose() : undefined)));
+  }
+}
+
 function checkFleetEnvironment(parent: Context): void {
   if (parent.env.TALLY_BASE_URL || parent.env.TALLY_API_KEY || parent.options.baseUrl) {
     throw new UsageError('--all-profiles runs each stored profile with its own base URL and credential; unset TALLY_BASE_URL and TALLY_API_KEY (and leave out --base-url)');

@@ -37,7 +37,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if (options.ndjson && (csv || ctx.options.json)) throw new UsageError(`--ndjson and --${csv ? 'csv' : 'json'} each choose the format; give one of them`);
   if (options.append !== undefined && !csv && !options.ndjson) throw new UsageError('--append needs the file\'s format: --csv or --ndjson');
   if (!options.header && !csv) throw new UsageError('--no-header goes with --csv');
-  const [{ loadLedger, LEDGER_COLUMNS }, { profileContexts }, appending] = await Promise.all([
+  const [{ loadLedger, LEDGER_COLUMNS }, { acrossProfiles }, appending] = await Promise.all([
     import('../figures/ledger.js'),
     import('../fleet.js'),
     options.append === undefined ? undefined : import('../figures/ledger-append.js'),
@@ -47,28 +47,24 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const fleet = ctx.options.allProfiles || ctx.options.profiles !== undefined;
   // A ledger asks period by period: a rate limit's window is waited out (within --timeout when given).
   ctx.options.patient = true;
-  const contexts = fleet ? await profileContexts(ctx) : [{ name: (await ctx.settings()).profile, ctx }];
   if (!fleet && !ctx.options.timeoutGiven) ctx.withoutDeadline();
-  const ledgers: Ledger[] = [];
   const partial: string[] = [];
-  try {
-    // One profile after another: a ledger is complete or not written at all.
-    for (const entry of contexts) {
-      if (!entry.ctx) throw new UsageError(`profile "${entry.name}" cannot be exported: ${entry.skipped}`);
-      const [settings, gateway] = await Promise.all([entry.ctx.settings(), entry.ctx.gatewayIdentity()]);
-      const held = ledgerFile && appending!.heldDates(ledgerFile.held, ledgerFile.file, settings.profile, gateway.href);
-      if (held) partial.push(...held.partial.map((d) => `${d}${fleet ? ` (${settings.profile})` : ''}`));
-      try {
-        ledgers.push(await loadLedger(entry.ctx, { ...options, ...(held && { skipDates: held.dates }), endedOnly: ledgerFile !== undefined }));
-      } catch (error) {
-        // A ledger is whole or not written: which profile stopped it is said before its error.
-        if (fleet) ctx.warn(`profile "${entry.name}" could not be exported, so nothing was written`);
-        throw error;
-      }
+  const exportOne = async (profileCtx: Context, name: string): Promise<Ledger> => {
+    const [settings, gateway] = await Promise.all([profileCtx.settings(), profileCtx.gatewayIdentity()]);
+    const held = ledgerFile && appending!.heldDates(ledgerFile.held, ledgerFile.file, settings.profile, gateway.href);
+    if (held) partial.push(...held.partial.map((d) => `${d}${fleet ? ` (${settings.profile})` : ''}`));
+    try {
+      return await loadLedger(profileCtx, { ...options, ...(held && { skipDates: held.dates }), endedOnly: ledgerFile !== undefined });
+    } catch (error) {
+      // A ledger is whole or not written: which profile stopped it is said before its error.
+      if (fleet) ctx.warn(`profile "${name}" could not be exported, so nothing was written`);
+      throw error;
     }
-  } finally {
-    if (fleet) await Promise.all(contexts.map((c) => (c.ctx !== ctx ? c.ctx?.dispose() : undefined)));
-  }
+  };
+  // One profile after another: a ledger is complete or not written at all.
+  const ledgers = fleet
+    ? (await acrossProfiles(ctx, exportOne, { sequential: true, failFast: true })).map((r) => (r as { value: Ledger }).value)
+    : [await exportOne(ctx, (await ctx.settings()).profile)];
   const rows = ledgers.flatMap((l) => l.rows);
   if (ledgers.some((l) => l.incomplete)) ctx.warn('a period had more records than tally fetched: its rows are partial');
   if (ledgerFile) {

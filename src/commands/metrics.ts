@@ -143,14 +143,10 @@ async function gather(ctx: Context, fresh: () => Context): Promise<string> {
       await run.dispose();
     }
   }
-  const { profileContexts } = await import('../fleet.js');
-  const contexts = await profileContexts(ctx);
-  try {
-    const figures = await Promise.all(contexts.map((c): Promise<Figures> => (c.ctx ? figuresOf(c.ctx, c.name) : Promise.resolve({ profile: c.name }))));
-    return exposition(families(figures));
-  } finally {
-    await Promise.all(contexts.map((c) => c.ctx?.dispose()));
-  }
+  const { acrossProfiles } = await import('../fleet.js');
+  // figuresOf never fails (a profile that does is tally_up 0): a skipped profile is reported as down too.
+  const results = await acrossProfiles(ctx, figuresOf);
+  return exposition(families(results.map((r): Figures => ('value' in r ? r.value : { profile: r.profile }))));
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {

@@ -3,7 +3,7 @@
 // posts it to a notify destination once per period however often cron runs it (--force: again).
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
-import { TallyError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { escapeMarkdown } from '../output/escape.js';
 import { emit } from '../output/emit.js';
 import type { Report } from '../figures/report.js';
@@ -101,35 +101,22 @@ interface FleetItem {
 
 /** Every profile's report, asked for together; a profile that fails (or hangs past --timeout) is said in its own section. */
 async function fleetReports(ctx: Context, options: ReportOptions): Promise<{ items: FleetItem[]; failed: FailedProfile[] }> {
-  const [{ profileContexts }, { loadReport }, { accountId, credentialId }, { errorText }] = await Promise.all([import('../fleet.js'), import('../figures/report.js'), import('../settings/cache-key.js'), import('../output/error-text.js')]);
-  const contexts = await profileContexts(ctx);
-  try {
-    const outcomes = await Promise.all(
-      contexts.map(async (entry): Promise<FleetItem | FailedProfile> => {
-        if (!entry.ctx) return { profile: entry.name, error: { kind: 'skipped', message: `skipped: ${entry.skipped}` }, exitCode: 0 };
-        try {
-          const report = await loadReport(entry.ctx, options);
-          const raw = report.forecast.balance.raw;
-          const settings = await entry.ctx.settings();
-          // Spend the gateway states as the account's is counted once per account; a key's, once per key.
-          const account =
-            report.spendScope === 'key' ? `key ${settings.baseUrl?.origin ?? ''} ${credentialId(settings.credential?.secret ?? '')}`
-            : report.spendScope === 'account' && typeof raw.balance === 'string' && typeof raw.lifetime_spend === 'string' ? accountId(settings.baseUrl?.origin ?? '', report.forecast.balance.currency, raw.balance, raw.lifetime_spend)
-            : undefined;
-          return { report, profile: entry.name, account };
-        } catch (error) {
-          if (error instanceof TallyError && error.kind === 'interrupted') throw error;
-          const text = errorText(error, ctx.secrets);
-          return { profile: entry.name, error: { kind: text.kind, message: text.message }, exitCode: error instanceof TallyError ? error.exitCode : 1 };
-        }
-      }),
-    );
-    const items = outcomes.filter((o): o is FleetItem => 'report' in o);
-    if (items.length === 0) throw new UsageError(`no profile could be reported on: ${outcomes.map((o) => ('error' in o ? `${o.profile} (${o.error.message})` : o.profile)).join('; ')}`);
-    return { items, failed: outcomes.filter((o): o is FailedProfile => 'error' in o) };
-  } finally {
-    await Promise.all(contexts.map((c) => c.ctx?.dispose()));
-  }
+  const [{ acrossProfiles }, { loadReport }, { accountId, credentialId }] = await Promise.all([import('../fleet.js'), import('../figures/report.js'), import('../settings/cache-key.js')]);
+  const results = await acrossProfiles(ctx, async (profileCtx, profile): Promise<FleetItem> => {
+    const report = await loadReport(profileCtx, options);
+    const raw = report.forecast.balance.raw;
+    const settings = await profileCtx.settings();
+    // Spend the gateway states as the account's is counted once per account; a key's, once per key.
+    const account =
+      report.spendScope === 'key' ? `key ${settings.baseUrl?.origin ?? ''} ${credentialId(settings.credential?.secret ?? '')}`
+      : report.spendScope === 'account' && typeof raw.balance === 'string' && typeof raw.lifetime_spend === 'string' ? accountId(settings.baseUrl?.origin ?? '', report.forecast.balance.currency, raw.balance, raw.lifetime_spend)
+      : undefined;
+    return { report, profile, account };
+  });
+  const items = results.flatMap((r) => ('value' in r ? [r.value] : []));
+  const failed = results.flatMap((r): FailedProfile[] => ('skipped' in r ? [{ profile: r.profile, error: { kind: 'skipped', message: `skipped: ${r.skipped}` }, exitCode: 0 }] : 'error' in r ? [r] : []));
+  if (items.length === 0) throw new UsageError(`no profile could be reported on: ${failed.map((o) => `${o.profile} (${o.error.message})`).join('; ')}`);
+  return { items, failed };
 }
 
 interface FailedProfile {
