@@ -16,7 +16,7 @@ import { type DayGrid, type WindowOptions, timeSettings } from './day-grid.js';
 import { spendMetric } from './forecast.js';
 import { type ModelSpendOver, rememberedSpendOver } from './usage-by-model.js';
 import { usagePerModel } from '../domain/repricing.js';
-import { knownDayGrid, loadOnGrid } from './usage-series.js';
+import { bucketAmounts, knownDayGrid, loadOnGrid } from './usage-series.js';
 
 export type FindingKind = 'spike' | 'new_model' | 'stopped_model' | 'zero_cost' | 'growth';
 
@@ -130,7 +130,7 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
     spendOver(previous),
   ]);
   const metric = spendMetric(series, request.metric);
-  const values = series.buckets.map((b) => (metric !== undefined && isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0)));
+  const values = bucketAmounts(series.buckets, metric);
   const first = series.slots.findIndex((slot) => slot >= window.start);
   const findings: Finding[] = [];
   // The bucket still running is judged as it stands (a spike by noon is news); growth counts complete buckets only.
@@ -260,7 +260,7 @@ export function spikeToday(series: { buckets: JsonObject[]; slots: number[] }, m
   if (metric === undefined) return undefined;
   const today = series.slots.findIndex((slot) => slot <= now && now < slot + 86_400);
   if (today < 0) return undefined;
-  const values = series.buckets.slice(0, today + 1).map((b) => (isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0)));
+  const values = bucketAmounts(series.buckets.slice(0, today + 1), metric);
   const [spike] = findSpikes(values, DAY_RULE, today);
   return spike && { kind: 'spike', start: series.slots[today]!, end: series.slots[today]! + 86_400, amount: spike.amount, baseline: spike.baseline, ratio: spike.ratio };
 }

@@ -4,7 +4,6 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { type ComparisonRow, comparisonRow } from '../domain/comparison.js';
-import { isDecimalString } from '../domain/decimal-text.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
 import type { UsageWindow } from '../domain/window.js';
@@ -16,7 +15,7 @@ import { type LoadedForecast, keyQuotaOf, loadForecast } from './forecast.js';
 import { fetchBalance } from '../api/balance.js';
 import { rememberedSpendOver } from './usage-by-model.js';
 import { holdDays } from './day-pages.js';
-import { recentDays } from './usage-series.js';
+import { bucketAmounts, recentDays } from './usage-series.js';
 
 export interface ReportRequest {
   /** week (default) or month: the period `--last` takes. */
@@ -93,6 +92,7 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
   ]);
   const [now_, before] = totals.series;
   const metric = totals.metric;
+  const amounts = bucketAmounts(now_.buckets, metric);
   return {
     kind: custom || request.month === undefined ? (custom ? 'custom' : period) : 'month',
     window: now_.window,
@@ -105,7 +105,7 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
     modelsTotal: models.total,
     modelsScope: models.scope,
     otherKeys: now_.scope === 'account' && models.scope === 'key' && !models.incomplete ? comparisonRow(totals.row.current.minus(models.total.current), totals.row.previous.minus(models.total.previous), 'other keys') : undefined,
-    daily: now_.buckets.map((b, i) => ({ start: now_.slots[i]!, amount: metric !== undefined && isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0), complete: now_.slots[i]! + 86_400 <= Math.floor(ctx.now() / 1000) })),
+    daily: amounts.map((amount, i) => ({ start: now_.slots[i]!, amount, complete: now_.slots[i]! + 86_400 <= Math.floor(ctx.now() / 1000) })),
     budgets,
     anomalies,
     incomplete: models.incomplete,

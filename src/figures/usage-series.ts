@@ -6,6 +6,8 @@ import { type CacheState, type UsagePage, fetchUsage } from '../api/usage.js';
 import type { HttpClient } from '../api/http.js';
 import { type BucketShape, MalformedUsage, checkTotals, discoverShape, distinctBuckets, fillMissingBuckets, inferGridOffset } from '../domain/buckets.js';
 import { type JsonObject, newRecord } from '../domain/json.js';
+import { Decimal } from '../domain/money.js';
+import { isDecimalString } from '../domain/decimal-text.js';
 import type { Scope } from '../domain/records.js';
 import { type Zone, fixedZone } from '../domain/zone.js';
 import { BUCKET_SECONDS, type BucketSize, MAX_WINDOW_SECONDS, type UsageWindow, alignedByService, namesGridDays, periodsOf, parseBucket, resolveWindow, splitWindow } from '../domain/window.js';
@@ -209,3 +211,10 @@ export function usageJson(series: UsageSeries) {
   };
 }
 
+/**
+ * What each bucket spent, by the usage field that holds money: the one reader of a series' spend
+ * per bucket (a bucket without a decimal amount there spent nothing; no field at all, nothing).
+ */
+export function bucketAmounts(buckets: readonly JsonObject[], metric: string | undefined): Decimal[] {
+  return buckets.map((b) => (metric !== undefined && isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0)));
+}
