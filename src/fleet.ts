@@ -246,9 +246,15 @@ async function accountBalance(ctx: Context): Promise<unknown> {
   }
 }
 
-/** An account's id: a hash of the origin and of what every key of the account reads alike (currency, balance, lifetime spend). */
 async function accountOf(ctx: Context, result: unknown, command: string, aside: Promise<unknown> | undefined): Promise<string | undefined> {
-  const record = BALANCE_IN_RESULT[command]?.(result) ?? (await aside);
+  return accountOfBalance(ctx, BALANCE_IN_RESULT[command]?.(result) ?? (await aside));
+}
+
+/**
+ * An account's id, the one rule a fleet counts each account once by: a hash of the origin and of
+ * what every key of the account reads alike in the balance record (currency, balance, lifetime spend).
+ */
+export async function accountOfBalance(ctx: Context, record: unknown): Promise<string | undefined> {
   const currency = text(at(record, 'currency'));
   const balance = text(at(record, 'balance'));
   const lifetime = text(at(record, 'lifetime_spend'));
@@ -259,7 +265,7 @@ async function accountOf(ctx: Context, result: unknown, command: string, aside: 
 }
 
 /** A key's id in a fleet: the origin and the credential's hash (never the secret), alike for one key stored under two profiles. */
-async function keyOf(ctx: Context): Promise<string | undefined> {
+export async function keyOf(ctx: Context): Promise<string | undefined> {
   const settings = await ctx.settings();
   const secret = settings.credential?.secret;
   if (!secret || !settings.baseUrl) return undefined;

@@ -101,16 +101,11 @@ interface FleetItem {
 
 /** Every profile's report, asked for together; a profile that fails (or hangs past --timeout) is said in its own section. */
 async function fleetReports(ctx: Context, options: ReportOptions): Promise<{ items: FleetItem[]; failed: FailedProfile[] }> {
-  const [{ acrossProfiles }, { loadReport }, { accountId, credentialId }] = await Promise.all([import('../fleet.js'), import('../figures/report.js'), import('../settings/cache-key.js')]);
+  const [{ acrossProfiles, accountOfBalance, keyOf }, { loadReport }] = await Promise.all([import('../fleet.js'), import('../figures/report.js')]);
   const results = await acrossProfiles(ctx, async (profileCtx, profile): Promise<FleetItem> => {
     const report = await loadReport(profileCtx, options);
-    const raw = report.forecast.balance.raw;
-    const settings = await profileCtx.settings();
-    // Spend the gateway states as the account's is counted once per account; a key's, once per key.
-    const account =
-      report.spendScope === 'key' ? `key ${settings.baseUrl?.origin ?? ''} ${credentialId(settings.credential?.secret ?? '')}`
-      : report.spendScope === 'account' && typeof raw.balance === 'string' && typeof raw.lifetime_spend === 'string' ? accountId(settings.baseUrl?.origin ?? '', report.forecast.balance.currency, raw.balance, raw.lifetime_spend)
-      : undefined;
+    // Spend the gateway states as the account's is counted once per account; a key's, once per key (the fleet table's rules).
+    const account = report.spendScope === 'key' ? await keyOf(profileCtx) : report.spendScope === 'account' ? await accountOfBalance(profileCtx, report.forecast.balance.raw) : undefined;
     return { report, profile, account };
   });
   const items = results.flatMap((r) => ('value' in r ? [r.value] : []));
