@@ -3,35 +3,21 @@
 // within one --timeout. Each profile's run is the command itself, asked for its JSON document;
 // the fleet view renders one row per profile (and a total when every currency agrees), or the
 // envelope {"profiles": [...]}. One profile's failure never hides another's result.
-import { OFFLINE_MARKER } from './statusline/cache.js';
 import type { Command } from 'commander';
 import type { Context } from './context.js';
 import { CheckFailed, TallyError, UsageError } from './errors.js';
 import { createTestIO } from './io.js';
 import { errorText } from './output/error-text.js';
 import { isDecimalString } from './domain/decimal-text.js';
-import { plural } from './output/window-text.js';
+import { type ProfileOutcome, at, renderFleet, text } from './output/fleet.js';
 import { emit } from './output/emit.js';
 import { type CommandEntry, type CommandModule } from './cli/command.js';
+
+export type { ProfileOutcome };
 
 /** The commands that answer for many profiles at once. */
 export const FLEET_COMMANDS = ['balance', 'status', 'forecast', 'budget', 'check', 'billing', 'usage', 'statusline'];
 const AT_ONCE = 4;
-
-export interface ProfileOutcome {
-  profile: string;
-  ok: boolean;
-  /** Which account the profile's key spends from (same origin, currency, balance and lifetime spend), when known. */
-  account?: string;
-  /** Which key it is (the origin and a hash of the credential): one key stored under two profiles is one key. */
-  key?: string;
-  result?: unknown;
-  /** The statusline's line (it has no JSON). */
-  line?: string;
-  error?: { kind: string; message: string; status?: number };
-  exitCode: number;
-  skipped?: string;
-}
 
 /** The profiles a fleet run covers: --profiles a,b (each must exist), else every stored one. */
 async function chosenProfiles(parent: Context): Promise<{ name: string; skipped?: string }[]> {
@@ -272,143 +258,3 @@ export async function keyOf(ctx: Context): Promise<string | undefined> {
   const { credentialId } = await import('./settings/cache-key.js');
   return `key-${credentialId(`${settings.baseUrl.origin}\u0000${secret}`)}`;
 }
-
-/** The figures that matter for each command, one row per profile. */
-async function renderFleet(command: string, outcomes: ProfileOutcome[], ctx: Context): Promise<string> {
-  const [{ renderTable }, { styleFor }, { formatAmount }, { fitLines }, { Decimal }] = await Promise.all([
-    import('./output/table.js'),
-    import('./output/style.js'),
-    import('./output/money.js'),
-    import('./output/wrap.js'),
-    import('./domain/money.js'),
-  ]);
-  const style = await styleFor(ctx);
-  const columns = FLEET_COLUMNS[command]!;
-  const currencies = new Set(outcomes.filter((o) => o.ok).map((o) => currencyOf(o.result)));
-  const money = (value: string | undefined, currency: string) => (value === undefined ? '—' : formatAmount(value, 'account', { currency, exact: ctx.options.exact }));
-  // A profile that failed or was skipped says why in a column of its own (never in a figure's).
-  const problem = (o: ProfileOutcome) => (o.skipped ? `skipped: ${o.skipped}` : o.ok ? '' : `error: ${o.error?.message ?? ''}`);
-  const problems = outcomes.some((o) => problem(o) !== '');
-  const rows = outcomes.map((o) => {
-    const why = problems ? [problem(o)] : [];
-    if (!o.ok) return [o.profile, ...(command === 'statusline' ? [''] : columns.map(() => '')), ...why];
-    if (command === 'statusline') return [o.profile, o.line ?? '', ...why];
-    const currency = currencyOf(o.result);
-    return [o.profile, ...columns.map((c) => (c.amount ? money(c.value(o.result), currency) : (c.value(o.result) ?? '—'))), ...why];
-  });
-  const summed = columns.map((c) => c.amount && c.total !== false);
-  let footer: string[] | undefined;
-  const ok = outcomes.filter((o) => o.ok);
-  if (command !== 'statusline' && ok.length > 1 && currencies.size === 1 && summed.some(Boolean)) {
-    const currency = [...currencies][0]!;
-    // Account-level figures count each account once (its first profile); per-key figures every key.
-    const firstOfAccount = ok.filter((o, i) => o.account === undefined || ok.findIndex((p) => p.account === o.account) === i);
-    // Per-key figures count each key once: one key under two profiles is one key.
-    const firstOfKey = ok.filter((o, i) => o.key === undefined || ok.findIndex((p) => p.key === o.key) === i);
-    footer = ['total', ...columns.map((c, i) => {
-      if (!summed[i]) return '';
-      const values = (c.scope === 'key' ? firstOfKey : firstOfAccount).map((o) => c.value(o.result)).filter((v): v is string => v !== undefined);
-      return money(values.reduce((a, b) => a.plus(b), new Decimal(0)).toFixed(), currency);
-    })];
-  }
-  const figures = command === 'statusline' ? [{ header: 'statusline' }] : columns.map((c) => ({ header: c.header, align: c.amount ? ('decimal' as const) : (c.align ?? ('left' as const)), dropOrder: c.drop }));
-  // The error column gives way first on a narrow terminal: each error is written out whole below the table there.
-  const headers = [{ header: 'profile' }, ...figures, ...(problems ? [{ header: 'error', dropOrder: 10 }] : [])];
-  const table = await renderTable({ columns: headers, rows, footer: footer && (problems ? [...footer, ''] : footer) }, style);
-  // A statusline that could only say "offline" (nothing cached, the gateway not answering) did not answer.
-  const answered = outcomes.filter((o) => o.ok && !(command === 'statusline' && o.line === OFFLINE_MARKER)).length;
-  const counted = currencies.size > 1 ? 'no total: the profiles state different currencies' : `${plural(outcomes.length, 'profile')} · ${answered} answered`;
-  // On a terminal the error column may be hidden or shortened to fit: each error is also written out whole below.
-  const whole = Number.isFinite(style.width) && !style.wide ? outcomes.filter((o) => problem(o) !== '').map((o) => `${o.profile}: ${problem(o)}`) : [];
-  const note = [[counted, ...sharedAccounts(outcomes)].join(' · '), ...whole].join('\n');
-  return `${table}${style.paint.dim(await fitLines(note, style.width))}\n`;
-}
-
-/** "main and ltd share an account": every group of profiles whose keys spend from one account (each is counted once in totals). */
-function sharedAccounts(outcomes: ProfileOutcome[]): string[] {
-  const groups = new Map<string, string[]>();
-  const keys = new Map<string, string[]>();
-  for (const o of outcomes) if (o.ok && o.account) groups.set(o.account, [...(groups.get(o.account) ?? []), o.profile]);
-  for (const o of outcomes) if (o.ok && o.key) keys.set(o.key, [...(keys.get(o.key) ?? []), o.profile]);
-  const both = (g: string[]) => `${g.slice(0, -1).join(', ')} and ${g.at(-1)}`;
-  return [
-    ...[...keys.values()].filter((g) => g.length > 1).map((g) => `${both(g)} are the same key (counted once)`),
-    ...[...groups.values()].filter((g) => g.length > 1).map((g) => `${both(g)} share an account (counted once)`),
-  ];
-}
-
-interface FleetColumn {
-  header: string;
-  value: (result: unknown) => string | undefined;
-  amount?: boolean;
-  /** An amount that adds up to nothing meaningful across profiles (a limit, a percentage). */
-  total?: false;
-  /** `key`: a per-key figure, summed over every profile; otherwise the account's, counted once per account. */
-  scope?: 'key';
-  drop?: number;
-  align?: 'right';
-}
-
-/** A runway in whole days, grouped as every count, marked where the key's own quota runs out first (its basis). */
-function runwayCell(days: unknown, basis: unknown): string | undefined {
-  const value = text(days);
-  if (value === undefined || !/^\d+$/.test(value)) return value;
-  return `${value.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${basis === 'key_quota' ? ' (key quota)' : ''}`;
-}
-
-const at = (result: unknown, ...path: string[]): unknown => path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), result);
-const text = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined);
-
-function currencyOf(result: unknown): string {
-  return text(at(result, 'currency')) ?? text(at(result, 'balance', 'currency')) ?? text(at(result, 'budgets', '0', 'currency')) ?? 'CNY';
-}
-
-function notMeasured(result: unknown): boolean {
-  const checks = (at(result, 'checks') as { actual: unknown; detail?: unknown }[] | undefined) ?? [];
-  return checks.some((c) => c.actual === null && typeof c.detail === 'string' && c.detail.startsWith('skipped'));
-}
-
-/** The money field of a usage document's totals: the decimal strings (the spec's money metric). */
-function usageSpend(result: unknown): string | undefined {
-  const totals = at(result, 'totals');
-  if (!totals || typeof totals !== 'object') return undefined;
-  const money = Object.values(totals as Record<string, unknown>).filter(isDecimalString);
-  return money.length === 1 ? money[0] : undefined;
-}
-
-const FLEET_COLUMNS: Record<string, FleetColumn[]> = {
-  balance: [
-    { header: 'balance', value: (r) => text(at(r, 'balance')), amount: true },
-    { header: 'lifetime spend', value: (r) => text(at(r, 'lifetime_spend')), amount: true, drop: 2 },
-    { header: 'today', value: (r) => text(at(r, 'api_key', 'daily_cost_used')), amount: true, drop: 1, scope: 'key' },
-    { header: 'daily limit', value: (r) => text(at(r, 'api_key', 'daily_cost_limit')), amount: true, total: false, drop: 3 },
-  ],
-  status: [
-    { header: 'balance', value: (r) => text(at(r, 'balance', 'balance')), amount: true },
-    { header: 'this month', value: (r) => text(at(r, 'forecast', 'month_to_date')), amount: true, drop: 2 },
-    { header: 'avg a day', value: (r) => text(at(r, 'forecast', 'average_daily_spend')), amount: true, drop: 3 },
-    { header: 'runway days', value: (r) => runwayCell(at(r, 'forecast', 'runway_days'), at(r, 'forecast', 'runway_basis')), drop: 1, align: 'right' },
-  ],
-  forecast: [
-    { header: 'balance', value: (r) => text(at(r, 'balance')), amount: true },
-    { header: 'avg a day', value: (r) => text(at(r, 'average_daily_spend')), amount: true },
-    { header: 'runway days', value: (r) => runwayCell(at(r, 'runway_days'), at(r, 'runway_basis')), align: 'right' },
-    { header: 'month projected', value: (r) => text(at(r, 'projected_month_end')), amount: true, drop: 1 },
-  ],
-  budget: [
-    { header: 'budgets', value: (r) => ((at(r, 'budgets') as { name: string; percent: string; state: string }[] | undefined) ?? []).map((b) => `${b.name} ${b.percent}% ${b.state}`).join(' · ') || 'none stored' },
-  ],
-  check: [
-    // A profile whose conditions --fail-open skipped was not measured: never "pass".
-    { header: 'result', value: (r) => (notMeasured(r) ? 'not measured' : at(r, 'ok') === true ? 'pass' : 'FAIL') },
-    { header: 'conditions', value: (r) => ((at(r, 'checks') as { name: string; level: string }[] | undefined) ?? []).map((c) => `${c.level.toUpperCase()} ${c.name}`).join(' · ') },
-  ],
-  billing: [
-    { header: 'remaining', value: (r) => text(at(r, 'remaining')), amount: true },
-  ],
-  usage: [
-    { header: 'spend', value: usageSpend, amount: true },
-    { header: 'window', value: (r) => `${text(at(r, 'start_iso'))?.slice(0, 10)} → ${text(at(r, 'end_iso'))?.slice(0, 10)}` },
-  ],
-  statusline: [],
-};
