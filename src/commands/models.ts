@@ -1,16 +1,15 @@
 // tally models: the models this key may call (GET /v1/models), optionally with their prices.
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
-import { escapeControl } from '../output/escape.js';
 import { UsageError } from '../errors.js';
-import { type ModelListFormat, fetchModels } from '../api/catalog.js';
-import { type PriceRow, reasoningLabel, stringList } from '../domain/catalog.js';
-import { compareDecimalText } from '../domain/decimal-text.js';
+import type { ModelListFormat } from '../api/catalog.js';
+import { stringList } from '../domain/catalog.js';
 import { tokenCount } from '../cli/flag-values.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
 import { emit } from '../output/emit.js';
-import { loadCatalog } from '../figures/price-listing.js';
-import { PRICE_CSV_HEADER, priceCells, priceCsv, priceJson } from '../output/prices.js';
+import { type ModelSort, loadModelList } from '../figures/model-list.js';
+import { renderModels } from '../output/models.js';
+import { PRICE_CSV_HEADER, priceCsv, priceJson } from '../output/prices.js';
 
 interface ModelsOptions {
   format: ModelListFormat;
@@ -20,7 +19,7 @@ interface ModelsOptions {
   maxAge?: string;
   minContext?: string;
   reasoning?: boolean;
-  sort?: 'name' | 'input' | 'output' | 'context';
+  sort?: ModelSort;
 }
 
 export function configure(command: Command): void {
@@ -49,11 +48,9 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   }
   // Sorting by price needs the prices: they are fetched and shown.
   if (options.sort === 'input' || options.sort === 'output') options.prices = true;
-  // The key's list and the catalog are independent: asked together.
-  const [listed, catalog] = await Promise.all([fetchModels(await ctx.client(), options.format), options.prices ? loadCatalog(ctx, options, { whole: false }) : undefined]);
-  const priced = catalog ? new Map(catalog.rows.map((row) => [row.name, row])) : undefined;
-  const priceOf = (m: JsonObject): PriceRow | undefined => priced?.get(String(m.id));
-  const models = sortModels(filterModels(listed, minContext, options.reasoning === true), options.sort, priceOf);
+  const list = await loadModelList(ctx, { ...options, minContext });
+  const { models, catalog, priceOf } = list;
+  const priced = catalog !== undefined;
   const numberCell = (value: unknown) => (isJsonNumber(value) ? numberText(value) : '');
   const csvCells = (m: JsonObject) =>
     alt
@@ -61,75 +58,12 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
       : [String(m.id), numberCell(m.context_window), numberCell(m.max_output_tokens), stringList(m.reasoning_efforts).join(' ')];
   await emit(ctx, {
     // The service's records unchanged; with --prices each carries the catalog prices the table shows.
-    json: () => (priced ? models.map((m) => ({ ...m, catalog_prices: priceJson(priceOf(m), catalog!.pricingVersion) })) : models),
+    json: () => (priced ? models.map((m) => ({ ...m, catalog_prices: priceJson(priceOf(m), catalog.pricingVersion) })) : models),
     csv: () => ({
       header: [...(alt ? ['id', 'created_at', 'display_name'] : ['id', 'context_window', 'max_output_tokens', 'reasoning_efforts']), ...(priced ? PRICE_CSV_HEADER : [])],
       rows: models.map((m) => [...csvCells(m), ...(priced ? priceCsv(priceOf(m)) : [])]),
     }),
-    human: async () => {
-      const [{ renderTable }, { styleFor }, { formatCount }, { fitLines }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/money.js'), import('../output/wrap.js')]);
-      const style = await styleFor(ctx);
-      const prices = priced && (await priceCells(ctx.options.exact));
-      const count = (value: unknown) => (isJsonNumber(value) && numberText(value) !== '0' ? formatCount(numberText(value)) : '—');
-      const cells = (m: JsonObject) =>
-        alt
-          ? [String(m.id), typeof m.created_at === 'string' ? m.created_at : '', typeof m.display_name === 'string' ? m.display_name : '']
-          : [String(m.id), count(m.context_window), count(m.max_output_tokens), reasoningLabel(stringList(m.reasoning_efforts))];
-      const columns = [
-        { header: 'model' },
-        ...(alt
-          ? [{ header: 'created', dropOrder: 6 }, { header: 'display name', dropOrder: 7 }]
-          : [{ header: 'context', align: 'decimal' as const, dropOrder: 5 }, { header: 'max output', align: 'decimal' as const, dropOrder: 6 }, { header: 'reasoning', dropOrder: 7 }]),
-        ...(priced
-          ? [
-              { header: 'input ¥/1M', align: 'decimal' as const, dropOrder: 4 },
-              { header: 'output ¥/1M', align: 'decimal' as const, dropOrder: 3 },
-              { header: 'cache read ¥/1M', align: 'decimal' as const, dropOrder: 8 },
-              // Per call, second or image: the only price some models have, so it goes last.
-              { header: 'other prices (¥)', dropOrder: 2 },
-            ]
-          : []),
-      ];
-      const rows = models.map((m) => (prices ? [...cells(m), ...prices(priceOf(m))] : cells(m)));
-      const filtered = models.length < listed.length;
-      const counted = models.length === 0 && filtered ? whyNone(listed, minContext, options.reasoning === true) : `${filtered ? `${models.length} of ${listed.length}` : models.length} model${listed.length === 1 ? '' : 's'} this key may call`;
-      const note = `${counted}${catalog ? ` · prices from catalog ${escapeControl(catalog.pricingVersion ?? '(no version)')} (${catalog.source === 'live' ? 'fetched now' : 'cached'}), yuan per 1M tokens` : ''}`;
-      return `${await renderTable({ columns, rows }, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
-    },
+    human: () => renderModels(list, ctx),
   });
 }
 
-const contextOf = (m: JsonObject): number => (isJsonNumber(m.context_window) ? Number(numberText(m.context_window)) : 0);
-const canReason = (m: JsonObject): boolean => stringList(m.reasoning_efforts).some((level) => level !== 'none');
-
-function filterModels(models: JsonObject[], minContext: number | undefined, reasoning: boolean): JsonObject[] {
-  return models.filter((m) => (minContext === undefined || contextOf(m) >= minContext) && (!reasoning || canReason(m)));
-}
-
-/** The list sorted as asked (the service's order, by name, otherwise); models without the figure go last. */
-function sortModels(models: JsonObject[], key: ModelsOptions['sort'], priceOf: (m: JsonObject) => PriceRow | undefined): JsonObject[] {
-  if (key === undefined) return models;
-  const name = (m: JsonObject) => String(m.id);
-  const byName = (a: JsonObject, b: JsonObject) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
-  if (key === 'name') return [...models].sort(byName);
-  if (key === 'context') return [...models].sort((a, b) => contextOf(b) - contextOf(a) || byName(a, b));
-  const price = (m: JsonObject) => {
-    const row = priceOf(m);
-    const text = key === 'input' ? row?.input : row?.output;
-    return row?.perToken && text ? text : undefined;
-  };
-  return [...models].sort((a, b) => {
-    const [x, y] = [price(a), price(b)];
-    if (x === undefined || y === undefined) return x === y ? byName(a, b) : x === undefined ? 1 : -1;
-    return compareDecimalText(x, y) || byName(a, b);
-  });
-}
-
-/** Why a filter left nothing, and what there is instead. */
-function whyNone(models: JsonObject[], minContext: number | undefined, reasoning: boolean): string {
-  const asked = [minContext !== undefined && `a context of at least ${minContext.toLocaleString('en-US')} tokens`, reasoning && 'reasoning'].filter(Boolean).join(' and ');
-  const largest = Math.max(0, ...models.filter((m) => !reasoning || canReason(m)).map(contextOf));
-  const reasoners = models.filter(canReason).length;
-  const facts = [`the largest context${reasoning ? ' of a reasoning model' : ''} is ${largest.toLocaleString('en-US')} tokens`, `${reasoners} of the ${models.length} can reason`];
-  return `no model this key may call has ${asked}: ${facts.join('; ')}`;
-}
