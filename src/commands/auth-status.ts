@@ -8,45 +8,11 @@ import { AuthError, ConfigError, TallyError } from '../errors.js';
 import { fetchBalance } from '../api/balance.js';
 import { maskSecret } from '../domain/secrets.js';
 import { emit } from '../output/emit.js';
-import { type ResolvedSettings, type Source, resolveSettings } from '../settings/resolve.js';
+import { type ProfileStatus, SOURCE, describeSource, renderStatuses } from '../output/auth-status.js';
+import { type ResolvedSettings, resolveSettings } from '../settings/resolve.js';
 
 export function configure(command: Command): void {
   command.option('--offline', 'do not ask the gateway whether the credential is accepted');
-}
-
-const SOURCE: Record<Source, string> = {
-  flag: 'flag',
-  env: 'environment',
-  profile: 'stored profile',
-  default: 'default',
-  demo: 'demo sandbox',
-  active: 'active profile (tally auth switch)',
-  workspace: "the project's .tally.json",
-};
-
-/** Why a profile is the one in use, in the heading's words. */
-const ACTIVE_BECAUSE: Partial<Record<Source, string>> = {
-  default: 'active',
-  active: 'active: tally auth switch chose it',
-  flag: 'active: --profile names it',
-  env: 'active: TALLY_PROFILE names it',
-  workspace: "active: the project's .tally.json names it",
-};
-
-type CheckState = 'accepted' | 'rejected' | 'unreachable' | 'no-credential' | 'no-base-url' | 'skipped';
-
-interface ProfileStatus {
-  profile: string;
-  active: boolean;
-  base_url: string | null;
-  base_url_source: string | null;
-  credential: 'api-key' | 'device-token' | null;
-  credential_source: string | null;
-  key: string | null;
-  expires_at?: string | null;
-  expired?: boolean;
-  refreshable?: boolean;
-  check: { state: CheckState; message: string };
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
@@ -118,39 +84,4 @@ async function status(ctx: Context, settings: ResolvedSettings, active: boolean,
     if (error.kind === 'interrupted') throw error;
     return { status: { ...base, check: { state: 'unreachable', message: error.message } }, error };
   }
-}
-
-async function renderStatuses(statuses: ProfileStatus[], active: ResolvedSettings, ctx: Context): Promise<string> {
-  const [{ renderPanel, drawn }, { styleFor }, { escapeControl }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/escape.js')]);
-  const style = await styleFor(ctx);
-  const paint = style.paint;
-  const mark: Record<CheckState, (text: string) => string> = {
-    accepted: paint.green,
-    rejected: paint.red,
-    unreachable: paint.red,
-    'no-credential': paint.red,
-    'no-base-url': paint.red,
-    skipped: paint.dim,
-  };
-  const parts: string[] = [];
-  for (const s of statuses) {
-    const rows: Parameters<typeof renderPanel>[0] = [
-      ['Base URL', s.base_url ? `${s.base_url} (${s.base_url_source})` : 'not set'],
-    ];
-    if (s.credential === null) rows.push(['Credential', 'none']);
-    else {
-      rows.push(['Credential', `${s.credential === 'api-key' ? 'API key' : 'device token (balance only)'} from ${s.credential_source}`]);
-      rows.push([s.credential === 'api-key' ? 'Key' : 'Token', s.key!]);
-      if (s.credential === 'device-token') rows.push(['Expires', s.expires_at ? `${s.expires_at}${s.expired ? ' (expired)' : ''}` : 'not given']);
-    }
-    rows.push(['Check', drawn(mark[s.check.state](escapeControl(s.check.message)))]);
-    const heading = `Profile ${s.profile}${s.active ? ` (${ACTIVE_BECAUSE[active.profileSource] ?? `active, from ${SOURCE[active.profileSource]}`})` : ''}`;
-    const panel = await renderPanel(rows, { ...style, width: style.width - 2 });
-    parts.push(`${paint.bold(heading)}\n${panel.split('\n').map((line) => (line ? `  ${line}` : line)).join('\n')}`);
-  }
-  return parts.join('');
-}
-
-function describeSource(source: Source, variable: string): string {
-  return source === 'env' ? `environment (${variable})` : SOURCE[source];
 }

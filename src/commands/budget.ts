@@ -9,10 +9,10 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { checkBudgetName, makeBudget } from '../domain/budget.js';
-import { isoInZone, parseZone, storableZone } from '../domain/zone.js';
+import { storableZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { NO_BUDGETS, budgetJson, budgetsHint, loadBudgets, storedBudgets } from '../figures/budgets.js';
-import { budgetLines, describeBudget } from '../output/budgets.js';
+import { describeBudget, renderBudgetList, renderBudgets } from '../output/budgets.js';
 
 interface BudgetOptions {
   amount?: string;
@@ -62,12 +62,7 @@ async function listBudgets(ctx: Context, rest: string[]): Promise<void> {
   const budgets = await storedBudgets(ctx);
   await emit(ctx, {
     json: { budgets: budgets.map(([name, b]) => ({ name, ...b })) },
-    human: async () => {
-      if (budgets.length === 0) return `${NO_BUDGETS}\n`;
-      const [{ renderTable }, { styleFor }, { formatAmount }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/money.js')]);
-      const rows = budgets.map(([name, b]) => [name, formatAmount(b.amount, 'account'), b.period, b.starts === undefined ? '—' : String(b.starts), b.zone]);
-      return renderTable({ columns: [{ header: 'budget' }, { header: 'amount', align: 'decimal' }, { header: 'period' }, { header: 'starts' }, { header: 'zone' }], rows }, await styleFor(ctx));
-    },
+    human: () => (budgets.length === 0 ? `${NO_BUDGETS}\n` : renderBudgetList(budgets, ctx)),
   });
 }
 
@@ -97,13 +92,6 @@ async function showBudgets(ctx: Context, names: string[]): Promise<void> {
   const loaded = await loadBudgets(ctx, names);
   await emit(ctx, {
     json: () => budgetJson(loaded),
-    human: async () => {
-      const [{ renderPanel }, { styleFor }, { fitLines }] = await Promise.all([import('../output/table.js'), import('../output/style.js'), import('../output/wrap.js')]);
-      const style = await styleFor(ctx);
-      const rows = await budgetLines(loaded, ctx);
-      const resets = loaded.budgets.map(({ name, budget, standing: s }) => `${name}: ${describeBudget(budget)}, this period ${isoInZone(s.period.start, parseZone(budget.zone)!).slice(0, 16)} → ${isoInZone(s.period.end, parseZone(budget.zone)!).slice(0, 16)}`);
-      const note = [...resets, 'projected = spent + the average daily spend of the last 7 complete days × the days left'].join('\n');
-      return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
-    },
+    human: () => renderBudgets(loaded, ctx),
   });
 }

@@ -64,11 +64,7 @@ export const list: CommandModule = {
     const { profile, entries } = await effective(ctx);
     await emit(ctx, {
       json: { profile, settings: entries.map((e) => ({ key: e.key, value: e.value, source: SOURCES[e.source] })) },
-      human: async () => {
-        const [{ renderTable }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
-        const table = await renderTable({ columns: [{ header: 'setting' }, { header: 'value', dropOrder: 0 }, { header: 'from', dropOrder: 1 }], rows: entries.map((e) => [e.key, e.value ?? '—', SOURCES[e.source]]) }, await styleFor(ctx));
-        return `${table}profile "${profile}"\n`;
-      },
+      human: async () => (await import('../output/settings.js')).renderSettings(profile, entries.map((e) => ({ key: e.key, value: e.value, from: SOURCES[e.source] })), ctx),
     });
   },
 };

@@ -63,18 +63,7 @@ export async function run(_raw: Record<string, unknown>, ctx: Context): Promise<
   const ok = checks.every((c) => c.level !== 'fail');
   await emit(ctx, {
     json: { ok, checks },
-    human: async () => {
-      const [{ styleFor }, { fitLines }, { escapeControl }] = await Promise.all([import('../output/style.js'), import('../output/wrap.js'), import('../output/escape.js')]);
-      const style = await styleFor(ctx);
-      const mark = { pass: style.paint.green('PASS'), warn: style.paint.yellow('WARN'), fail: style.paint.red('FAIL') };
-      const width = Math.max(...checks.map((c) => c.name.length));
-      const lines: string[] = [];
-      for (const c of checks) {
-        const body = await fitLines(escapeControl(c.detail), style.width - width - 8);
-        lines.push(`${mark[c.level]}  ${c.name.padEnd(width)}  ${body.split('\n').join(`\n${' '.repeat(width + 8)}`)}`);
-      }
-      return `${lines.join('\n')}\n`;
-    },
+    human: async () => (await import('../output/check-report.js')).renderLevelLines(checks.map((c) => ({ level: c.level, name: c.name, text: c.detail })), ctx),
   });
   if (!ok) throw new ServiceError(`${checks.filter((c) => c.level === 'fail').length} of ${checks.length} checks failed`);
 }

@@ -82,8 +82,7 @@ async function list(ctx: Context): Promise<void> {
     json: { destinations: destinations.map((d) => ({ name: d.name, kind: d.kind, url: maskDestination(d.url) })) },
     human: async () => {
       if (destinations.length === 0) return 'no notify destination is stored for this profile: `tally notify add team --kind slack < url.txt` adds one\n';
-      const [{ renderTable }, { styleFor }] = await Promise.all([import('../output/table.js'), import('../output/style.js')]);
-      return renderTable({ columns: [{ header: 'name' }, { header: 'kind' }, { header: 'destination (masked)' }], rows: destinations.map((d) => [d.name, d.kind, maskDestination(d.url)]) }, await styleFor(ctx));
+      return (await import('../output/settings.js')).renderDestinations(destinations.map((d) => ({ name: d.name, kind: d.kind, masked: maskDestination(d.url) })), ctx);
     },
   });
 }

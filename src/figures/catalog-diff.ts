@@ -1,4 +1,4 @@
-// \`pricing --diff\`: the catalog now against an earlier one (the one cached before this refresh,
+// `pricing --diff`: the catalog now against an earlier one (the one cached before this refresh,
 // a kept version near --since, or a version or file named by --against), what changed, and what
 // the repricing does to the key's usage (or why that is not said).
 import type { Context } from '../context.js';

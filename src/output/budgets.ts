@@ -1,5 +1,6 @@
 // How a budget reads: its terms in a phrase, and one line of where it stands with a pace bar.
 import type { Context } from '../context.js';
+import { isoInZone, parseZone } from '../domain/zone.js';
 import type { StoredBudget, BudgetStanding } from '../domain/budget.js';
 import { Decimal } from '../domain/money.js';
 import { type LoadedBudgets, oneDecimal } from '../figures/budgets.js';
@@ -38,4 +39,21 @@ function paceBar(s: BudgetStanding, unicode: boolean): string {
   const mark = Math.min(cells - 1, Math.floor(s.elapsedPercent.div(100).toNumber() * cells));
   const [full, empty, marker] = unicode ? ['█', '░', '│'] : ['#', '.', '|'];
   return Array.from({ length: cells }, (_, i) => (i === mark ? marker : i < filled ? full : empty)).join('');
+}
+
+/** `budget list`: the stored budgets, a row each. */
+export async function renderBudgetList(budgets: [string, StoredBudget][], ctx: Context): Promise<string> {
+  const [{ renderTable }, { styleFor }] = await Promise.all([import('./table.js'), import('./style.js')]);
+  const rows = budgets.map(([name, b]) => [name, formatAmount(b.amount, 'account'), b.period, b.starts === undefined ? '—' : String(b.starts), b.zone]);
+  return renderTable({ columns: [{ header: 'budget' }, { header: 'amount', align: 'decimal' }, { header: 'period' }, { header: 'starts' }, { header: 'zone' }], rows }, await styleFor(ctx));
+}
+
+/** `budget [NAME...]`: where each budget stands, its period and how the projection is made. */
+export async function renderBudgets(loaded: LoadedBudgets, ctx: Context): Promise<string> {
+  const [{ renderPanel }, { styleFor }, { fitLines }] = await Promise.all([import('./table.js'), import('./style.js'), import('./wrap.js')]);
+  const style = await styleFor(ctx);
+  const rows = await budgetLines(loaded, ctx);
+  const resets = loaded.budgets.map(({ name, budget, standing: s }) => `${name}: ${describeBudget(budget)}, this period ${isoInZone(s.period.start, parseZone(budget.zone)!).slice(0, 16)} → ${isoInZone(s.period.end, parseZone(budget.zone)!).slice(0, 16)}`);
+  const note = [...resets, 'projected = spent + the average daily spend of the last 7 complete days × the days left'].join('\n');
+  return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }

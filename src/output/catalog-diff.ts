@@ -1,4 +1,4 @@
-// How \`pricing --diff\` reads: the JSON document (the versions, the changes, the impact on the
+// How `pricing --diff` reads: the JSON document (the versions, the changes, the impact on the
 // key's usage) and the table of changes with the repricing priced on the key's usage under it.
 import type { Context } from '../context.js';
 import { per1M } from '../domain/catalog.js';

@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { writeReportFile } from '../settings/report-file.js';
 import { appendToFile } from '../settings/files.js';
 import { junitXml } from './junit.js';
-import type { CheckResult, GateWords, Unit } from '../figures/check-gates.js';
+import type { CheckResult, GateWords, Level, Unit } from '../figures/check-gates.js';
 import { escapeMarkdown, escapeWorkflowData, escapeWorkflowProperty } from './escape.js';
 import { AMOUNT_DECIMALS, fixedPlaces, formatAmount, formatCount, placesBeside } from './money.js';
 
@@ -119,15 +119,23 @@ export function reportToGitHub(ctx: Context, groups: CheckGroup[]): void {
 }
 
 export async function renderChecks(checks: CheckResult[], lines: CheckLine[], ctx: Context): Promise<string> {
-  const [{ styleFor }, { fitLines }, { escapeControl }] = await Promise.all([import('../output/style.js'), import('../output/wrap.js'), import('../output/escape.js')]);
+  return renderLevelLines(checks.map((c, i) => ({ level: c.level, name: c.name, text: lines[i]!.text })), ctx);
+}
+
+/**
+ * PASS, WARN or FAIL in its colour, the name, and the text wrapped under itself: the lines of
+ * `check` and of `doctor` alike (names and texts escaped: a gate's name can hold a model's).
+ */
+export async function renderLevelLines(items: { level: Level; name: string; text: string }[], ctx: Context): Promise<string> {
+  const [{ styleFor }, { fitLines }, { escapeControl }] = await Promise.all([import('./style.js'), import('./wrap.js'), import('./escape.js')]);
   const style = await styleFor(ctx);
   const paint = style.paint;
   const color = { pass: paint.green, warn: paint.yellow, fail: paint.red };
-  const width = Math.max(...checks.map((c) => c.name.length));
+  const width = Math.max(...items.map((c) => escapeControl(c.name).length));
   const out: string[] = [];
-  for (const [i, check] of checks.entries()) {
-    const head = `${color[check.level](lines[i]!.label)}  ${escapeControl(check.name).padEnd(width)}  `;
-    const body = await fitLines(escapeControl(lines[i]!.text), style.width - width - 8);
+  for (const item of items) {
+    const head = `${color[item.level](item.level.toUpperCase())}  ${escapeControl(item.name).padEnd(width)}  `;
+    const body = await fitLines(escapeControl(item.text), style.width - width - 8);
     out.push(head + body.split('\n').join(`\n${' '.repeat(width + 8)}`));
   }
   return `${out.join('\n')}\n`;
