@@ -19,6 +19,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if (swaps.length === 0) throw new UsageError('tally whatif needs --swap MODEL=OTHER (e.g. --swap gpt-5=gpt-5-mini; repeatable)');
   const [{ parseSwap, swapImpact }, { loadCatalog }, view] = await Promise.all([import('../figures/repricing.js'), import('../figures/price-listing.js'), import('../output/repricing.js')]);
   const pairs = swaps.map(parseSwap);
+  // The window is checked before anything is asked (the catalog comes first).
+  await (await import('../figures/usage-series.js')).checkWindow(ctx, { since: (raw.since as string | undefined) ?? '30d' }, 'day');
   const catalog = await loadCatalog(ctx, { refresh: raw.refresh === true, offline: raw.offline === true }, { whole: true });
   const repricing = await swapImpact(ctx, pairs, catalog.records ?? [], raw.since as string | undefined);
   await emit(ctx, {

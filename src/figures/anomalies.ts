@@ -10,13 +10,13 @@ import { type JsonObject } from '../domain/json.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
 import { comparedWindow } from '../domain/comparison.js';
-import { BUCKET_SECONDS, type UsageWindow, periodsOf, resolveWindow } from '../domain/window.js';
+import { BUCKET_SECONDS, type UsageWindow, periodsOf } from '../domain/window.js';
 import { type Zone, fixedZone } from '../domain/zone.js';
-import { type DayGrid, type WindowOptions, timeSettings } from './day-grid.js';
+import { type DayGrid, type WindowOptions } from './day-grid.js';
 import { spendMetric } from './forecast.js';
 import { type ModelSpendOver, rememberedSpendOver } from './usage-by-model.js';
 import { usagePerModel } from '../domain/repricing.js';
-import { bucketAmounts, knownDayGrid, loadOnGrid } from './usage-series.js';
+import { bucketAmounts, loadOnGrid, windowOnGrid } from './usage-series.js';
 
 export type FindingKind = 'spike' | 'new_model' | 'stopped_model' | 'zero_cost' | 'growth';
 
@@ -113,12 +113,8 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
     ...defaultRule(bucket),
     ...Object.fromEntries(Object.entries(request.rule ?? {}).filter(([, v]) => v !== undefined)),
   };
-  const time = await timeSettings(ctx, request);
-  const grid = await knownDayGrid(ctx, time);
-  const now = Math.floor(ctx.now() / 1000);
   const since = request.since ?? (request.month === undefined && request.last === undefined ? '30d' : undefined);
-  const resolved = resolveWindow({ ...request, since, bucket, now, zone: time.zone, dayOffset: grid.offset });
-  const window = { start: resolved.start, end: resolved.end };
+  const { window, grid, time, now } = await windowOnGrid(ctx, { ...request, since }, bucket);
   const size = BUCKET_SECONDS[bucket];
   const stride = bucket === 'hour' ? 24 : 1;
   const history = window.start - rule.baseline * size * stride;

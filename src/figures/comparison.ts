@@ -7,10 +7,11 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { type ComparisonRow, compareByModel, comparedWindow, comparisonRow, totalRow } from '../domain/comparison.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
-import { type UsageWindow, resolveWindow } from '../domain/window.js';
+import type { UsageWindow } from '../domain/window.js';
+import type { Zone } from '../domain/zone.js';
 import { spendMetric } from './forecast.js';
-import { type DayGrid, type TimeSettings, type WindowOptions, timeSettings } from './day-grid.js';
-import { type UsageSeries, knownDayGrid, loadOnGrid } from './usage-series.js';
+import { type DayGrid, type TimeSettings, type WindowOptions } from './day-grid.js';
+import { type UsageSeries, windowOnGrid, loadOnGrid } from './usage-series.js';
 import { type ModelSpendOver, modelSpendOver } from './usage-by-model.js';
 
 export interface ComparisonRequest extends WindowOptions {
@@ -62,15 +63,9 @@ export interface ComparedWindows {
 }
 
 export async function comparedWindows(ctx: Context, request: WindowOptions & { compare: string }): Promise<ComparedWindows> {
-  const time = await timeSettings(ctx, request);
-  const now = Math.floor(ctx.now() / 1000);
-  // Bad input is refused before the gateway is asked anything (learning its day grid may ask):
-  // both windows are worked out once on a provisional grid, which checks every value.
-  const provisional = resolveWindow({ ...request, now, zone: time.zone, bucket: 'day', dayOffset: 0 });
-  comparedWindow({ current: { start: provisional.start, end: provisional.end }, spec: request.compare, month: request.month, last: request.last, dayOffset: 0, now, zone: time.zone });
-  const grid = await knownDayGrid(ctx, time);
-  const resolved = resolveWindow({ ...request, now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
-  const current = { start: resolved.start, end: resolved.end };
+  // The period compared with is checked with the window, before the gateway is asked anything.
+  const check = (provisional: UsageWindow, now: number, zone: Zone) => void comparedWindow({ current: provisional, spec: request.compare, month: request.month, last: request.last, dayOffset: 0, now, zone });
+  const { window: current, grid, time, now } = await windowOnGrid(ctx, request, 'day', check);
   const previous = comparedWindow({ current, spec: request.compare, month: request.month, last: request.last, dayOffset: grid.offset, now, zone: time.zone });
   return { current, previous, grid, time };
 }

@@ -8,12 +8,12 @@ import { type JsonObject } from '../domain/json.js';
 import type { Scope } from '../domain/records.js';
 import { usagePerModel } from '../domain/repricing.js';
 import { LEDGER_COLUMNS, type LedgerRow } from '../domain/ledger-format.js';
-import { type UsageWindow, bucketStart, periodsOf, resolveWindow } from '../domain/window.js';
+import { type UsageWindow, bucketStart, periodsOf } from '../domain/window.js';
 import { fixedZone, formatOffset, spreadsheetDate } from '../domain/zone.js';
-import { type WindowOptions, timeSettings } from './day-grid.js';
+import { type WindowOptions } from './day-grid.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages } from './records.js';
 import { MODEL_USAGE_PATH, accountSpend, spendFieldsOf } from './usage-by-model.js';
-import { knownDayGrid } from './usage-series.js';
+import { windowOnGrid } from './usage-series.js';
 
 export interface LedgerRequest extends WindowOptions {
   bucket?: string;
@@ -47,10 +47,11 @@ const MAX_PERIODS = { day: 366, hour: 744 } as const;
 export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<Ledger> {
   const bucket = request.bucket === undefined || request.bucket === 'day' ? 'day' : request.bucket === 'hour' ? 'hour' : undefined;
   if (!bucket) throw new UsageError(`--bucket "${request.bucket}" is not day or hour (the ledger has a row per day or per hour, and model)`);
-  const time = await timeSettings(ctx, request);
-  const grid = await knownDayGrid(ctx, time);
-  const now = Math.floor(ctx.now() / 1000);
-  const window = request.since === undefined && request.until === undefined && request.month === undefined && request.last === undefined ? lastCompleteDays(now, bucket, grid.offset) : resolveWindow({ ...request, now, zone: time.zone, bucket, dayOffset: grid.offset });
+  // No window named: the last complete days (or hours) on the grid.
+  const named = request.since !== undefined || request.until !== undefined || request.month !== undefined || request.last !== undefined;
+  const onGrid = await windowOnGrid(ctx, request, bucket);
+  const { grid, now } = onGrid;
+  const window = named ? onGrid.window : lastCompleteDays(now, bucket, grid.offset);
   const zone = fixedZone(grid.offset);
   const periods = periodsOf(window, bucket, grid.offset);
   if (periods.length > MAX_PERIODS[bucket]) throw new UsageError(`${periods.length} ${bucket}s is more than the ${MAX_PERIODS[bucket]} one export asks for; export in parts (--append adds each to the same file)`);

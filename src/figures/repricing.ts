@@ -9,10 +9,9 @@ import type { JsonObject } from '../domain/json.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
 import { type ModelUsage, type RepriceBasis, reprice, usagePerModel } from '../domain/repricing.js';
-import { type UsageWindow, resolveWindow } from '../domain/window.js';
-import { timeSettings } from './day-grid.js';
+import { type UsageWindow } from '../domain/window.js';
 import { modelSpendOver } from './usage-by-model.js';
-import { knownDayGrid } from './usage-series.js';
+import { windowOnGrid } from './usage-series.js';
 
 export interface RepricedRow {
   model: string;
@@ -45,10 +44,7 @@ export interface Repricing {
 
 /** The usage window: --since (default the last 30 days, today included) on the day grid. */
 async function usageOver(ctx: Context, since: string | undefined) {
-  const time = await timeSettings(ctx, {});
-  const grid = await knownDayGrid(ctx, time);
-  const resolved = resolveWindow({ since: since ?? '30d', now: Math.floor(ctx.now() / 1000), zone: time.zone, bucket: 'day', dayOffset: grid.offset });
-  const window = { start: resolved.start, end: resolved.end };
+  const { window, grid } = await windowOnGrid(ctx, { since: since ?? '30d' }, 'day');
   const found = await modelSpendOver(ctx, window);
   return { window, dayOffset: grid.offset, usage: found.fields ? usagePerModel(found.records, found.fields) : new Map<string, ModelUsage>(), scope: found.scope, incomplete: found.incomplete };
 }

@@ -6,14 +6,14 @@ import type { JsonObject } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { type Scope, describeColumns } from '../domain/records.js';
 import { Decimal, decimalText } from '../domain/money.js';
-import { type BucketSize, type UsageWindow, parseBucket, periodsOf, resolveWindow } from '../domain/window.js';
+import { type BucketSize, type UsageWindow, parseBucket, periodsOf } from '../domain/window.js';
 import { fixedZone } from '../domain/zone.js';
 import { plural } from '../domain/words.js';
 import { windowJson } from '../domain/window.js';
 import { recordsJson } from './records.js';
 import { DEFAULT_MAX_PAGES, type PagedRecords, fetchAllPages, parseParams } from './records.js';
-import { knownDayGrid, loadUsageSeries } from './usage-series.js';
-import { type DayGrid, type TimeSettings, type WindowOptions, timeSettings } from './day-grid.js';
+import { windowOnGrid, loadUsageSeries } from './usage-series.js';
+import { type DayGrid, type TimeSettings, type WindowOptions } from './day-grid.js';
 
 export interface ModelUsageRequest extends WindowOptions {
   /** undefined: one window; otherwise one request per period (day, week or month). */
@@ -62,20 +62,17 @@ export const MAX_PERIODS = 120;
 
 export async function loadModelUsage(ctx: Context, request: ModelUsageRequest): Promise<ModelUsage> {
   const query = parseParams(request.param);
-  const time = await timeSettings(ctx, request);
-  const grid = await knownDayGrid(ctx, time);
-  const now = Math.floor(ctx.now() / 1000);
+  // A bad --bucket or window is refused before anything is asked.
+  const bucket = request.bucket === undefined ? undefined : parseBucket(request.bucket, ['day', 'week', 'month']);
+  const { window, grid, time } = await windowOnGrid(ctx, request, bucket ?? 'day');
   const client = await ctx.client();
   const paging = { all: request.all === true, maxPages: DEFAULT_MAX_PAGES };
 
-  if (request.bucket === undefined) {
-    const window = resolveWindow({ ...request, now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
+  if (bucket === undefined) {
     const [found, account] = await Promise.all([fetchAllPages(ctx, client, MODEL_USAGE_PATH, { start: String(window.start), end: String(window.end), ...query }, paging), accountSpend(ctx, window)]);
     return { kind: 'window', window, grid, time, found, share: keyShare([found], account) };
   }
 
-  const bucket = parseBucket(request.bucket, ['day', 'week', 'month']);
-  const window = resolveWindow({ ...request, now, zone: time.zone, bucket, dayOffset: grid.offset });
   // Periods cut to a calendar window where they reach past it (--month 2026-10 --bucket week).
   const wanted = periodsOf(window, bucket, grid.offset);
   if (wanted.length > MAX_PERIODS) {

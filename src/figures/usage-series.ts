@@ -164,6 +164,33 @@ export async function knownDayGrid(ctx: Context, time: TimeSettings): Promise<Da
   return time.known ?? probeDayGrid(ctx, await ctx.client(), time, Math.floor(ctx.now() / 1000));
 }
 
+/** A window's values checked on a provisional grid (no request): a usage error for any that is wrong. */
+export async function checkWindow(ctx: Context, request: WindowOptions, bucket: BucketSize, check?: (provisional: UsageWindow, now: number, zone: TimeSettings['zone']) => void): Promise<{ time: TimeSettings; now: number }> {
+  const time = await timeSettings(ctx, request);
+  const now = Math.floor(ctx.now() / 1000);
+  const provisional = resolveWindow({ ...request, now, zone: time.zone, bucket: bucket === 'week' || bucket === 'month' ? 'day' : bucket, dayOffset: time.known?.offset ?? 0 });
+  check?.({ start: provisional.start, end: provisional.end }, now, time.zone);
+  return { time, now };
+}
+
+/**
+ * The window a request names, on the gateway's day grid: the one rule every figure sets its
+ * window up by. Every value is checked first on a provisional grid (with `check`, whatever else
+ * the figure derives from it), so bad input is refused before the gateway is asked anything
+ * (learning the grid may ask); then the grid is known (or learned) and the window resolved on it.
+ */
+export async function windowOnGrid(
+  ctx: Context,
+  request: WindowOptions,
+  bucket: BucketSize,
+  check?: (provisional: UsageWindow, now: number, zone: TimeSettings['zone']) => void,
+): Promise<{ window: UsageWindow; grid: DayGrid; time: TimeSettings; now: number }> {
+  const { time, now } = await checkWindow(ctx, request, bucket, check);
+  const grid = await knownDayGrid(ctx, time);
+  const resolved = resolveWindow({ ...request, now, zone: time.zone, bucket, dayOffset: grid.offset });
+  return { window: { start: resolved.start, end: resolved.end }, grid, time, now };
+}
+
 /** The totals of some buckets' metrics, added exactly (decimal.js loads only here). */
 export async function totalsOf(buckets: JsonObject[], shape: BucketShape | undefined): Promise<JsonObject> {
   const { mergeTotals } = await import('../domain/totals.js');

@@ -105,3 +105,22 @@ describe('footers that add up', () => {
     }
   });
 });
+
+describe('a window is set up by one rule', () => {
+  it.each([
+    [['anomalies', '--since', 'yesterdy']],
+    [['usage', '--by', 'model', '--since', '2026-13']],
+    [['usage', '--by', 'model', '--bucket', 'fortnight']],
+    [['export', '--since', '3 months']],
+    [['whatif', '--swap', 'a=b', '--since', 'soon']],
+    [['usage', '--since', '7d', '--compare', '2026-13']],
+  ])('refuses a bad value in %j before the gateway is asked anything (the day grid is not known yet)', async (argv) => {
+    const { mockGateway } = await import('../helpers.js');
+    const gw = mockGateway();
+    let asked = 0;
+    gw.pool.intercept({ path: () => true }).reply(() => (asked++, { statusCode: 500, data: '{}' })).persist();
+    const result = await runCommand(argv, { env, transport: gw.transport, now: () => NOW });
+    expect(result.code, result.stderr).toBe(2);
+    expect(asked).toBe(0);
+  });
+});
