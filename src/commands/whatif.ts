@@ -17,12 +17,15 @@ export function configure(command: Command): void {
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const swaps = (raw.swap as string[] | undefined) ?? [];
   if (swaps.length === 0) throw new UsageError('tally whatif needs --swap MODEL=OTHER (e.g. --swap gpt-5=gpt-5-mini; repeatable)');
-  const [{ parseSwap, swapImpact }, { loadCatalog }, view] = await Promise.all([import('../figures/repricing.js'), import('../figures/price-listing.js'), import('../output/repricing.js')]);
+  const [{ keyUsageOver, parseSwap, swapImpact }, { loadCatalog }, view] = await Promise.all([import('../figures/repricing.js'), import('../figures/price-listing.js'), import('../output/repricing.js')]);
   const pairs = swaps.map(parseSwap);
   // The window is checked before anything is asked (the catalog comes first).
   await (await import('../figures/usage-series.js')).checkWindow(ctx, { since: (raw.since as string | undefined) ?? '30d' }, 'day');
+  // The catalog and the key's usage do not depend on each other: asked together.
+  const usage = keyUsageOver(ctx, raw.since as string | undefined);
+  usage.catch(() => undefined);
   const catalog = await loadCatalog(ctx, { refresh: raw.refresh === true, offline: raw.offline === true }, { whole: true });
-  const repricing = await swapImpact(ctx, pairs, catalog.records ?? [], raw.since as string | undefined);
+  const repricing = await swapImpact(ctx, pairs, catalog.records ?? [], usage);
   await emit(ctx, {
     json: () => ({ pricing_version: catalog.pricingVersion ?? null, ...view.repricingJson(repricing) }),
     human: () => view.renderRepricing(repricing, ctx, { first: 'swap', before: 'at its prices', after: 'at the other' }),

@@ -3,6 +3,7 @@
 // model over a window, priced by domain/repricing.ts. No request goes to a generation endpoint.
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { didYouMean } from '../domain/suggest.js';
 import { type CatalogChange, type PriceRow, modelName, priceRow } from '../domain/catalog.js';
 import { changePercent } from '../domain/anomalies.js';
 import type { JsonObject } from '../domain/json.js';
@@ -43,7 +44,10 @@ export interface Repricing {
 }
 
 /** The usage window: --since (default the last 30 days, today included) on the day grid. */
-async function usageOver(ctx: Context, since: string | undefined) {
+/** The key's usage per model over --since (default 30 days), on the day grid. */
+export type KeyUsage = Awaited<ReturnType<typeof keyUsageOver>>;
+
+export async function keyUsageOver(ctx: Context, since: string | undefined) {
   const { window, grid } = await windowOnGrid(ctx, { since: since ?? '30d' }, 'day');
   const found = await modelSpendOver(ctx, window);
   return { window, dayOffset: grid.offset, usage: found.fields ? usagePerModel(found.records, found.fields) : new Map<string, ModelUsage>(), scope: found.scope, incomplete: found.incomplete };
@@ -69,7 +73,7 @@ export async function priceImpact(ctx: Context, changes: CatalogChange[], before
   const repriced = changes.filter((c) => c.kind === 'repriced');
   const rowsOf = (records: JsonObject[]) => new Map(records.map((r) => [modelName(r), r]));
   const [old, now] = [rowsOf(before), rowsOf(after)];
-  const seen = await usageOver(ctx, since);
+  const seen = await keyUsageOver(ctx, since);
   const rows: RepricedRow[] = [];
   const unused: string[] = [];
   for (const change of repriced) {
@@ -95,10 +99,14 @@ export function parseSwap(text: string): [string, string] {
 }
 
 /** The key's usage of each MODEL priced at OTHER's catalog prices (and at its own, to compare on the same footing). */
-export async function swapImpact(ctx: Context, swaps: [string, string][], catalog: JsonObject[], since?: string): Promise<Repricing> {
+export async function swapImpact(ctx: Context, swaps: [string, string][], catalog: JsonObject[], usage: Promise<KeyUsage>): Promise<Repricing> {
   const records = new Map(catalog.map((r) => [modelName(r), r]));
-  for (const name of swaps.flat()) if (!records.has(name)) throw new UsageError(`"${name}" is not in the price catalog`, { hint: 'tally pricing --model NAME lists what is.' });
-  const seen = await usageOver(ctx, since);
+  for (const name of swaps.flat()) {
+    if (records.has(name)) continue;
+    const meant = didYouMean(name, records.keys());
+    throw new UsageError(`"${name}" is not in the price catalog`, { hint: [...(meant ? [meant] : []), 'tally pricing --model NAME lists what is.'].join('\n') });
+  }
+  const seen = await usage;
   const rows: RepricedRow[] = [];
   const unused: string[] = [];
   for (const [model, other] of swaps) {

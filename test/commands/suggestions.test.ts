@@ -75,6 +75,12 @@ describe('forms people write are taken as meant', () => {
     expect(JSON.parse(words.stdout).start).toBe(JSON.parse(short.stdout).start);
   });
 
+  it('whatif --swap says which model of the catalog was meant', async () => {
+    const result = await runCommand(['--demo', 'whatif', '--swap', 'gpt5=gpt-5-mini'], { now: () => NOW });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[1]).toBe('Did you mean "gpt-5"?');
+  });
+
   it("check --require-model says which of the key's models was meant", async () => {
     const result = await runCommand(['--demo', 'check', '--require-model', 'gpt5', '--json'], { now: () => NOW });
     expect(result.code).toBe(5);
