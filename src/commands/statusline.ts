@@ -6,16 +6,11 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { TallyError, UsageError } from '../errors.js';
-import { ensurePrivateDir, writeFileAtomic } from '../settings/files.js';
-import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, OFFLINE_MARKER, type StatuslineFigures, type StatuslineIdentity, failedRecently, forgetFailure, formatStatusline, readFigures, releaseRefreshLock, rememberFailure, statuslinePath } from '../statusline/cache.js';
-import { type AgentSession, type SessionSpend, readSessions, sessionFromStdin, sessionsPath, withSession } from '../statusline/session.js';
-import { credentialId } from '../settings/cache-key.js';
+import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, OFFLINE_MARKER, type StatuslineIdentity, failedRecently, formatStatusline, readFigures, releaseRefreshLock, rememberFailure, statuslinePath } from '../statusline/cache.js';
+import { type AgentSession, sessionFromStdin } from '../statusline/session.js';
 import { lineFromCache, refreshInBackground, sessionArgs, templateFor } from '../statusline/fast.js';
 import { wholeNumber } from '../cli/flag-values.js';
-import { fetchBalance } from '../api/balance.js';
-import { dirname } from 'node:path';
-import { type LoadedForecast, loadForecast } from '../figures/forecast.js';
-import type { CallsSince } from '../figures/call-log.js';
+import { type Fetched, type SessionAsk, fetchFigures, saveFigures } from '../statusline/refresh.js';
 
 /** How long a prompt waits for a statusline without a cache. */
 const BLOCKING_SECONDS = 5;
@@ -81,12 +76,6 @@ function sessionAsked(options: StatuslineOptions, session: AgentSession | undefi
   return { id: id!, start: Number(start) };
 }
 
-interface SessionAsk {
-  id: string;
-  /** Unix seconds. */
-  start: number;
-}
-
 async function promptLine(ctx: Context, options: StatuslineOptions, maxAge: number, stateDir: string, session: AgentSession | undefined, asked: SessionAsk | undefined): Promise<void> {
   const settings = await ctx.settings();
   const who: StatuslineIdentity | undefined =
@@ -135,78 +124,5 @@ async function promptLine(ctx: Context, options: StatuslineOptions, maxAge: numb
     }
   }
   ctx.io.out(`${formatStatusline(fetched.figures, templateFor(options.format, session), false, session && { ...session, ...(fetched.session ? { spend: fetched.session } : {}) })}\n`);
-}
-
-interface Fetched {
-  figures: StatuslineFigures;
-  who: StatuslineIdentity;
-  /** The session's spend, when one was asked and the log could be read. */
-  session?: SessionSpend;
-}
-
-/** The balance, today against the limit, and the runway (two requests: balance, usage); with a session, the key's spend since it began (its per-call log, alongside). */
-async function fetchFigures(ctx: Context, asked?: SessionAsk): Promise<Fetched> {
-  const [settings, client] = await Promise.all([ctx.settings(), ctx.client()]);
-  // A device token sees the balance only: the other placeholders show —.
-  const deviceToken = settings.credential?.kind === 'device-token';
-  const spending = asked && !deviceToken ? sessionSpend(ctx, asked) : undefined;
-  // Asked alongside; a log that cannot be read leaves {session} as it was, never the line.
-  spending?.catch(() => undefined);
-  const loaded = deviceToken ? { balance: await fetchBalance(client), forecast: { runwayDays: null }, keyQuota: undefined } : await loadForecast(ctx, {});
-  const quota = loaded.keyQuota?.state === 'quota' ? loaded.keyQuota.quota : undefined;
-  const key = loaded.balance.apiKey;
-  // The credential the requests carried (a device token may have been renewed on the way).
-  const who = { profile: settings.profile, baseUrl: client.baseUrl, secret: client.credential?.secret ?? '' };
-  return {
-    who,
-    figures: {
-      base_url: client.baseUrl.href,
-      profile: settings.profile,
-      credential_id: credentialId(who.secret),
-      fetched_at: new Date(ctx.now()).toISOString(),
-      currency: loaded.balance.currency,
-      balance: loaded.balance.balance.toFixed(),
-      today: key?.dailyUsed?.toFixed() ?? null,
-      limit: key?.dailyLimit?.toFixed() ?? null,
-      runway_days: loaded.forecast.runwayDays === null ? null : String(loaded.forecast.runwayDays),
-      key_left: quota ? quota.remaining.toFixed() : null,
-      key_unit: quota?.currency ?? null,
-      alert: 'series' in loaded ? await alertOf(loaded, ctx) : null,
-    },
-    ...(spending && asked ? await sessionOf(ctx, asked, spending, loaded.balance.currency) : {}),
-  };
-}
-
-/** The session's spend as the cache keeps it; nothing when the log could not be read (said with --debug). */
-async function sessionOf(ctx: Context, asked: SessionAsk, spending: Promise<CallsSince>, currency: string): Promise<{ session?: SessionSpend }> {
-  try {
-    const s = await spending;
-    return { session: { id: asked.id, started: asked.start, spent: s.spent.toFixed(), currency, complete: s.complete, fetched_at: new Date(ctx.now()).toISOString() } };
-  } catch (error) {
-    if (error instanceof TallyError && error.kind === 'interrupted') throw error;
-    ctx.debug(`statusline: the session's spend: ${(error as Error).message}`);
-    return {};
-  }
-}
-
-async function sessionSpend(ctx: Context, asked: SessionAsk): Promise<CallsSince> {
-  const { spendSince } = await import('../figures/call-log.js');
-  return spendSince(ctx, asked.start);
-}
-
-/** A few words when today is anomalous (the default rule on the forecast's days), else null: `{alert}`. */
-async function alertOf(loaded: LoadedForecast, ctx: Context): Promise<string | null> {
-  const [{ spikeToday }, { formatAmount }] = await Promise.all([import('../figures/anomalies.js'), import('../output/money.js')]);
-  const spike = spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000));
-  if (!spike) return null;
-  return `spike ${formatAmount(spike.amount, 'account', { currency: loaded.balance.currency })} today${spike.ratio ? ` (${spike.ratio.toDecimalPlaces(0, 1).toFixed()}×)` : ''}`;
-}
-
-function saveFigures(stateDir: string, { figures, who, session }: Fetched): void {
-  const path = statuslinePath(stateDir, who);
-  ensurePrivateDir(dirname(path), { own: true });
-  writeFileAtomic(path, [JSON.stringify(figures)]);
-  if (session) writeFileAtomic(sessionsPath(stateDir, who), [withSession(who, readSessions(stateDir, who), session)]);
-  forgetFailure(stateDir, who);
 }
 
