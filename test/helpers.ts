@@ -1,5 +1,5 @@
 // Shared test fixtures: a mock dispatcher, a command runner, the built binary, temp folders.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,14 +137,17 @@ export function binaryArgs(args: string[], now?: number): string[] {
   return now === undefined ? [BIN, ...args] : ['--require', FIXED_CLOCK, BIN, ...args];
 }
 
-/** Runs the built binary as a child process (at a fixed `now`, in ms, when given). */
-export function runTally(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; now?: number; cwd?: string } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+export interface ProcessResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program as a child process: its exit, and what it printed (killed after `timeoutMs`). */
+export function runProcess(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; cwd?: string } = {}): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, binaryArgs(args, options.now), {
-      env: { PATH: process.env.PATH, HOME: '/nonexistent-home', NO_COLOR: '1', ...(options.now === undefined ? {} : { TALLY_TEST_NOW: String(options.now) }), ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    });
+    const child = spawn(command, args, { env: options.env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -159,4 +162,15 @@ export function runTally(args: string[], options: { env?: NodeJS.ProcessEnv; inp
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** Runs the built binary as a child process (at a fixed `now`, in ms, when given). */
+export function runTally(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; now?: number; cwd?: string } = {}): Promise<ProcessResult> {
+  const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', NO_COLOR: '1', ...(options.now === undefined ? {} : { TALLY_TEST_NOW: String(options.now) }), ...options.env };
+  return runProcess(process.execPath, binaryArgs(args, options.now), { ...options, env });
+}
+
+/** Whether a program is on the PATH (tests of a real shell or terminal run only where it is). */
+export function hasCommand(name: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 }

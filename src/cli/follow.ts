@@ -34,7 +34,7 @@ export function backoffSeconds(base: number, failures: number): number {
 }
 
 export async function followLog(ctx: Context, request: FollowRequest): Promise<never> {
-  const [view, { errorText }] = await Promise.all([import('../output/follow.js'), import('../output/error-text.js')]);
+  const [view, { errorText }, { wallText }] = await Promise.all([import('../output/follow.js'), import('../output/error-text.js'), import('../output/window-text.js')]);
   const live = ctx.io.stdoutIsTTY && !request.ndjson;
   const writer = live ? view.liveWriter(ctx) : undefined;
   const follower = new CallFollower(request.since, request.query);
@@ -79,7 +79,7 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
         }
         if (failures > 0) {
           writer?.done();
-          ctx.io.err('tally: reading the log again\n');
+          ctx.note('reading the log again');
         }
         failures = 0;
         wait = pollSeconds(request.interval, (await ctx.client()).rateLimit);
@@ -89,11 +89,10 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
         if (error instanceof TallyError && (error.kind === 'usage' || error.kind === 'auth' || error.kind === 'config')) throw error;
         failures++;
         wait = backoffSeconds(pollSeconds(request.interval, undefined), failures);
-        const why = errorText(error, ctx.secrets).message;
         writer?.done();
-        ctx.io.err(`tally: ${why}; trying again in ${wait}s\n`);
+        ctx.warn(`${errorText(error, ctx.secrets).message}; trying again in ${wait}s`);
       }
-      writer?.status(`${view.tallyText(tally())} · since ${view.startedText(request.since, zone)} · every ${wait}s · Ctrl-C to stop`);
+      writer?.status(`${view.tallyText(tally())} · since ${wallText(request.since, zone)} · every ${wait}s · Ctrl-C to stop`);
       await ctx.sleep(wait * 1000, ctx.interrupt).catch(() => undefined);
       if (ctx.interrupt.aborted) throw new Interrupted('interrupted');
     }
@@ -101,7 +100,7 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
     if (error instanceof Interrupted || ctx.interrupt.aborted) {
       writer?.done();
       const t = tally();
-      throw new Interrupted(`stopped following the log: ${view.tallyText(t)} over ${t.minutes < 90 ? `${Math.round(t.minutes)} minutes` : `${(t.minutes / 60).toFixed(1)} hours`} since ${view.startedText(request.since, zone)}`);
+      throw new Interrupted(`stopped following the log: ${view.tallyText(t)} over ${t.minutes < 90 ? `${Math.round(t.minutes)} minutes` : `${(t.minutes / 60).toFixed(1)} hours`} since ${wallText(request.since, zone)}`);
     }
     writer?.done();
     throw error;

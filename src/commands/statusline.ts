@@ -7,8 +7,8 @@ import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { TallyError, UsageError } from '../errors.js';
 import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, OFFLINE_MARKER, type StatuslineIdentity, failedRecently, formatStatusline, readFigures, releaseRefreshLock, rememberFailure, statuslinePath } from '../statusline/cache.js';
-import { type AgentSession, sessionFromStdin } from '../statusline/session.js';
-import { lineFromCache, refreshInBackground, sessionArgs, templateFor } from '../statusline/fast.js';
+import { type AgentSession, SESSION_ID, sessionFromStdin } from '../statusline/session.js';
+import { lineFromCache, refreshInBackground, sessionStart, templateFor } from '../statusline/fast.js';
 import { wholeNumber } from '../cli/flag-values.js';
 import { type Fetched, type SessionAsk, fetchFigures, saveFigures } from '../statusline/refresh.js';
 
@@ -68,12 +68,11 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 /** The session whose spend to fetch: named by a refresh's flags, or on stdin (its start as its transcript says). */
 function sessionAsked(options: StatuslineOptions, session: AgentSession | undefined, now: number): SessionAsk | undefined {
   if (options.sessionId !== undefined) {
-    if (!/^[A-Za-z0-9._-]{1,128}$/.test(options.sessionId)) throw new UsageError('--session-id is not a session id');
+    if (!SESSION_ID.test(options.sessionId)) throw new UsageError('--session-id is not a session id');
     return { id: options.sessionId, start: wholeNumber(options.sessionStart, '--session-start', 0) };
   }
   if (session?.id === undefined) return undefined;
-  const [, id, , start] = sessionArgs(session, undefined, now);
-  return { id: id!, start: Number(start) };
+  return { id: session.id, start: sessionStart(session, now) };
 }
 
 async function promptLine(ctx: Context, options: StatuslineOptions, maxAge: number, stateDir: string, session: AgentSession | undefined, asked: SessionAsk | undefined): Promise<void> {

@@ -2,7 +2,7 @@
 // (to see each once however often the log is read), when it happened and what it cost, found in
 // the records themselves (decimal strings are money, a time-like name holds the time).
 import { describeColumns, isTimeName } from './records.js';
-import { type JsonObject, type JsonValue, isJsonNumber, numberText } from './json.js';
+import { type JsonObject, isJsonNumber, numberText } from './json.js';
 import { isDecimalString } from './decimal-text.js';
 
 export interface CallFields {
@@ -31,13 +31,6 @@ export function callFields(records: JsonObject[]): CallFields {
   return { ...(id ? { id } : {}), ...(time ? { time } : {}), ...(cost ? { cost } : {}) };
 }
 
-/** Unix seconds of a time field: epoch seconds or milliseconds, or an ISO 8601 text. */
-export function callSeconds(value: JsonValue | undefined): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  const n = isJsonNumber(value) ? Number(numberText(value)) : typeof value === 'string' ? Date.parse(value) / 1000 : Number.NaN;
-  if (!Number.isFinite(n)) return undefined;
-  return n > 1e11 ? n / 1000 : n;
-}
 
 /** What names one call: its id, or (a log without ids) the whole entry as the gateway sent it. */
 export function callIdentity(record: JsonObject, fields: CallFields): string {

@@ -117,6 +117,14 @@ export interface RecordColumn {
 
 const TIME_NAME = /(^|_)(at|time|timestamp|date|ts)$|At$/;
 
+/** Unix seconds of a time field: epoch seconds or milliseconds, or a date text; undefined when it is none of those. */
+export function timeSeconds(value: JsonValue | undefined): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const n = isJsonNumber(value) ? Number(numberText(value)) : typeof value === 'string' ? Date.parse(value) / 1000 : Number.NaN;
+  if (!Number.isFinite(n)) return undefined;
+  return n > 1e11 ? n / 1000 : n;
+}
+
 /** Whether a field is named as a time (`created_at`, `ts`): never added up, whatever it holds. */
 export function isTimeName(name: string): boolean {
   return TIME_NAME.test(name);

@@ -8,7 +8,8 @@ import { ServiceError } from '../errors.js';
 import { Decimal } from '../domain/money.js';
 import type { JsonObject } from '../domain/json.js';
 import type { Scope } from '../domain/records.js';
-import { type CallFields, callCost, callFields, callIdentity, callSeconds } from '../domain/calls.js';
+import { type CallFields, callCost, callFields, callIdentity } from '../domain/calls.js';
+import { timeSeconds } from '../domain/records.js';
 import { fetchAllPages } from './records.js';
 
 export const LOGS_PATH = '/v1/open/logs';
@@ -29,7 +30,7 @@ export interface CallsSince {
 export function entriesIn(records: JsonObject[], fields: CallFields, start: number, end: number): JsonObject[] {
   if (fields.time === undefined) return records;
   return records.filter((r) => {
-    const t = callSeconds(r[fields.time!]);
+    const t = timeSeconds(r[fields.time!]);
     return t === undefined || (t >= start && t < end);
   });
 }
@@ -113,7 +114,7 @@ export class CallFollower {
       landed.push(entry);
     }
     if (fields.time !== undefined) {
-      const at = (r: JsonObject) => callSeconds(r[fields.time!]) ?? now;
+      const at = (r: JsonObject) => timeSeconds(r[fields.time!]) ?? now;
       landed.sort((a, b) => at(a) - at(b));
       // The next poll looks back from here; what was seen before its start cannot come again.
       this.#from = Math.max(this.#from, now - LOOKBACK_SECONDS);

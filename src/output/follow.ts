@@ -4,13 +4,14 @@
 // record per line, flushed with each call (no status line: it goes to stderr only on a terminal).
 import type { Context } from '../context.js';
 import type { CallFields } from '../domain/calls.js';
-import { type JsonObject, type JsonValue, isJsonNumber, numberText } from '../domain/json.js';
-import { describeColumns } from '../domain/records.js';
+import { type JsonObject, type JsonValue, isJsonNumber, jsonText, numberText } from '../domain/json.js';
+import { describeColumns, timeSeconds } from '../domain/records.js';
 import { type Zone, dateText, isCalendarSecond, two, wallClock } from '../domain/zone.js';
-import { callSeconds } from '../domain/calls.js';
 import { escapeControl } from './escape.js';
 import { formatAmount, formatCount } from './money.js';
+import { shorten } from './table.js';
 import { displayWidth, prepareWidths } from './width.js';
+import { plural } from './window-text.js';
 
 interface FollowColumn {
   name: string;
@@ -51,12 +52,9 @@ export function followColumns(records: JsonObject[], fields: CallFields, width: 
   return columns;
 }
 
+/** A cell padded (or cut, as tables cut them) to its column's width. */
 function fit(text: string, width: number, align: 'left' | 'right'): string {
-  let cut = text;
-  if (displayWidth(cut) > width) {
-    while (cut.length > 0 && displayWidth(cut) > width - 1) cut = cut.slice(0, -1);
-    cut += '…';
-  }
+  const cut = displayWidth(text) > width ? shorten(text, width) : text;
   const pad = ' '.repeat(Math.max(0, width - displayWidth(cut)));
   return align === 'left' ? cut + pad : pad + cut;
 }
@@ -64,15 +62,15 @@ function fit(text: string, width: number, align: 'left' | 'right'): string {
 function cell(column: FollowColumn, value: JsonValue | undefined, zone: Zone): string {
   if (value === undefined || value === null) return '';
   if (column.kind === 'time' || column.kind === 'date') {
-    const t = callSeconds(value);
-    if (t === undefined || !isCalendarSecond(t)) return escapeControl(typeof value === 'string' ? value : JSON.stringify(value));
+    const t = timeSeconds(value);
+    if (t === undefined || !isCalendarSecond(t)) return escapeControl(jsonText(value));
     const c = wallClock(Math.floor(t), zone);
     const time = `${two(c.hour)}:${two(c.minute)}:${two(c.second)}`;
     return column.kind === 'date' ? `${dateText(c).slice(5)} ${time}` : time;
   }
   if (column.kind === 'money' && typeof value === 'string') return formatAmount(value, 'per-call');
   if (isJsonNumber(value)) return formatCount(numberText(value));
-  return escapeControl(typeof value === 'string' ? value : JSON.stringify(value));
+  return escapeControl(jsonText(value));
 }
 
 /** The header line of the live table. */
@@ -100,16 +98,11 @@ export interface FollowTally {
 
 /** `34 calls · ¥1.23 · ¥0.10 a minute`: the line under the table and the summary Ctrl-C prints. */
 export function tallyText(t: FollowTally): string {
-  const parts = [`${formatCount(String(t.calls))} call${t.calls === 1 ? '' : 's'}`, formatAmount(t.spent, 'account'), `${formatAmount(t.perMinute, 'per-call')} a minute`];
+  const parts = [plural(t.calls, 'call'), formatAmount(t.spent, 'account'), `${formatAmount(t.perMinute, 'per-call')} a minute`];
   if (t.unpriced) parts.push(`${formatCount(String(t.unpriced))} without a readable cost (not added)`);
   return parts.join(' · ');
 }
 
-/** Dates as a day appears in the footer: `2026-11-27 03:42`. */
-export function startedText(seconds: number, zone: Zone): string {
-  const c = wallClock(seconds, zone);
-  return `${dateText(c)} ${two(c.hour)}:${two(c.minute)}`;
-}
 
 /** Writes the live table: rows above, the status line kept at the bottom and redrawn in place. */
 export function liveWriter(ctx: Context): { rows(lines: string[]): void; status(text: string): void; done(): void } {

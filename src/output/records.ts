@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import { type JsonObject, type JsonValue, isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString, plainDecimal } from '../domain/decimal-text.js';
-import { type RecordColumn, type Scope, describeColumns, isTimeName, scopeText } from '../domain/records.js';
+import { type RecordColumn, type Scope, describeColumns, isTimeName, scopeText, timeSeconds } from '../domain/records.js';
 import { type Zone, isCalendarSecond, spreadsheetDate } from '../domain/zone.js';
 import type { PagedRecords } from '../figures/records.js';
 import type { AmountKind } from './money.js';
@@ -96,10 +96,9 @@ export async function renderRecords(records: JsonObject[], ctx: Context, options
   const ranked = columns.map((c, i) => ({ i, rank: i === identifying ? -1 : importance(c) })).sort((a, b) => a.rank - b.rank || a.i - b.i);
   const dropOrder = new Map(ranked.map((r, order) => [r.i, r.rank < 0 ? 0 : order]));
   const time = (value: JsonValue): string => {
-    const n = isJsonNumber(value) ? Number(numberText(value)) : Date.parse(String(value)) / 1000;
-    const seconds = n > 1e11 ? n / 1000 : n;
+    const seconds = timeSeconds(value);
     // A time no calendar date can name is shown as the service sent it, never as a broken date.
-    if (!isCalendarSecond(seconds)) return jsonText(value);
+    if (seconds === undefined || !isCalendarSecond(seconds)) return jsonText(value);
     const c = wallClock(Math.floor(seconds), options.zone);
     return `${dateText(c)} ${two(c.hour)}:${two(c.minute)}:${two(c.second)}`;
   };

@@ -191,7 +191,7 @@ export async function renderTable(spec: TableSpec, style: Style): Promise<string
 }
 
 /** A cell cut to `width` columns, ending in `…`. */
-function shorten(cell: string, width: number): string {
+export function shorten(cell: string, width: number): string {
   let out = '';
   let used = 0;
   for (const char of cell) {

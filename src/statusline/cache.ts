@@ -133,6 +133,12 @@ export function formatStatusline(figures: StatuslineFigures, template: string, s
   return stale ? `${line} (stale)` : line;
 }
 
+/** Whether what was written at `at` (ISO 8601) is younger than `maxAge` seconds: a cache, a session's spend, a failure remembered (a minute of clock skew allowed). */
+export function isFresh(at: string, now: number, maxAge: number): boolean {
+  const age = now - Date.parse(at);
+  return age >= -60_000 && age <= maxAge * 1000;
+}
+
 /** What a prompt shows when the gateway failed or hung and there is nothing cached: a few characters. */
 export const OFFLINE_MARKER = 'offline';
 
@@ -157,9 +163,7 @@ export function rememberFailure(stateDir: string, who: StatuslineIdentity, now: 
 export function failedRecently(stateDir: string, who: StatuslineIdentity, now: number, maxAgeSeconds: number): boolean {
   try {
     const file = JSON.parse(readStateFile(failurePath(stateDir, who), 4096).toString('utf8')) as Record<string, unknown>;
-    const at = typeof file.failed_at === 'string' ? Date.parse(file.failed_at) : Number.NaN;
-    // A minute of clock skew is allowed, as for the cache itself.
-    return file.base_url === who.baseUrl.href && file.credential_id === credentialId(who.secret) && now - at >= -60_000 && now - at <= maxAgeSeconds * 1000;
+    return file.base_url === who.baseUrl.href && file.credential_id === credentialId(who.secret) && typeof file.failed_at === 'string' && isFresh(file.failed_at, now, maxAgeSeconds);
   } catch {
     return false;
   }

@@ -6,7 +6,7 @@ import { workspaceProfile } from '../settings/workspace.js';
 import { PROFILE_NAME } from '../settings/profile-name.js';
 import { readStateFile } from '../settings/read-file.js';
 import { stateDirFor } from '../settings/state-dir.js';
-import { AGENT_FORMAT, DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineFigures, type StatuslineIdentity, formatStatusline, readFigures, takeRefreshLock } from './cache.js';
+import { AGENT_FORMAT, DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineFigures, type StatuslineIdentity, formatStatusline, isFresh, readFigures, takeRefreshLock } from './cache.js';
 import { type AgentSession, readSessions, sessionFromStdin, transcriptStart } from './session.js';
 
 /** True when the line was printed from the cache (a stale one also starts a refresh). */
@@ -41,12 +41,6 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
   return true;
 }
 
-/** A cache younger than `maxAge` seconds (a minute of clock skew allowed). */
-export function isFresh(fetchedAt: string, now: number, maxAge: number): boolean {
-  const age = now - Date.parse(fetchedAt);
-  return age >= -60_000 && age <= maxAge * 1000;
-}
-
 /** The line for a session on stdin, or without one: the agent's default line unless --format names another. */
 export function templateFor(format: string | undefined, session: AgentSession | undefined): string {
   return format ?? (session ? AGENT_FORMAT : DEFAULT_FORMAT);
@@ -73,10 +67,14 @@ export function lineFromCache(
   return `${line}\n`;
 }
 
-/** What a refresh needs to fetch a session's spend: its id and when it began (as kept, else its transcript's first entry, else now: first seen). */
-export function sessionArgs(session: AgentSession, started: number | undefined, now: number): string[] {
-  const start = started ?? transcriptStart(session.transcript) ?? Math.floor(now / 1000);
-  return ['--session-id', session.id!, '--session-start', String(start)];
+/** What a refresh needs to fetch a session's spend: its id and when it began. */
+function sessionArgs(session: AgentSession, started: number | undefined, now: number): string[] {
+  return ['--session-id', session.id!, '--session-start', String(started ?? sessionStart(session, now))];
+}
+
+/** When a session began (Unix seconds): its transcript's first entry, else now (first seen). */
+export function sessionStart(session: AgentSession, now: number): number {
+  return transcriptStart(session.transcript) ?? Math.floor(now / 1000);
 }
 
 /**

@@ -5,7 +5,7 @@
 // since then (from the gateway's per-call log, refreshed in the background). Unknown fields are
 // ignored; input that is not such a document is no session (the plain line). Everything read is
 // data: escaped before it reaches the line.
-import { fstatSync, readSync } from 'node:fs';
+import { fstatSync } from 'node:fs';
 import { readStateFile } from '../settings/read-file.js';
 import { cachePath, credentialId } from '../settings/cache-key.js';
 import type { StatuslineIdentity } from './cache.js';
@@ -34,7 +34,7 @@ export interface SessionSpend {
 const MAX_INPUT_BYTES = 1024 * 1024;
 /** How long a status line waits for its input to arrive on a pipe (Claude Code writes it at once). */
 const INPUT_WAIT_MS = 250;
-const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/;
+export const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** The launcher runs the fast path and then, when it cannot answer, the full program in the same process: stdin is read once. */
 const STDIN = Symbol.for('tally.statusline.stdin');
 
@@ -82,7 +82,14 @@ async function readStdin(): Promise<string | undefined> {
   } catch {
     return undefined;
   }
-  if (stat.isFile()) return stat.size > MAX_INPUT_BYTES ? undefined : readFile(0);
+  // A file: read as tally reads every file (regular, within a size), from its start.
+  if (stat.isFile()) {
+    try {
+      return readStateFile('/dev/stdin', MAX_INPUT_BYTES).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  }
   if (!stat.isFIFO() && !stat.isSocket()) return undefined;
   return new Promise((resolve) => {
     const stdin = process.stdin;
@@ -106,19 +113,6 @@ async function readStdin(): Promise<string | undefined> {
   });
 }
 
-function readFile(fd: number): string | undefined {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const buffer = Buffer.allocUnsafe(64 * 1024);
-  for (;;) {
-    const n = readSync(fd, buffer, 0, buffer.length, null);
-    if (n === 0) break;
-    size += n;
-    if (size > MAX_INPUT_BYTES) return undefined;
-    chunks.push(Buffer.from(buffer.subarray(0, n)));
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** When the session began: the first timestamped entry of its transcript (JSON lines), read from its first 256 kB. */
 export function transcriptStart(path: string | undefined): number | undefined {

@@ -1,37 +1,28 @@
 // Waits that end well and memory that is known before anything is sent (the fifth hardening
 // round): a lock another tally holds past --timeout, in check --notify and report --send, and a
 // report memory that cannot be written. The built binary against the sandbox and a real receiver.
-import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { runTally, tempDir } from '../helpers.js';
+import { type Received, startReceiver } from '../support/receiver.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
 let sandbox: Sandbox;
-let receiver: Server;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let receiverUrl: string;
-const received: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
+let received: Received[];
 const state = tempDir();
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 5000 });
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      received.push({ path: req.url!, headers: req.headers, body });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+  receiver = await startReceiver();
+  ({ url: receiverUrl, received } = receiver);
   env = { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' };
 });
 afterAll(async () => {
   await sandbox.close();
-  receiver.closeAllConnections();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
   state.remove();
 });
 beforeEach(() => {

@@ -1,6 +1,7 @@
 // The per-call log's fields found in the records themselves, whatever the gateway names them.
 import { describe, expect, it } from 'vitest';
-import { callCost, callFields, callIdentity, callSeconds } from '../../src/domain/calls.js';
+import { callCost, callFields, callIdentity } from '../../src/domain/calls.js';
+import { timeSeconds } from '../../src/domain/records.js';
 import { parseJson } from '../../src/domain/json.js';
 import { parseSession } from '../../src/statusline/session.js';
 
@@ -15,10 +16,10 @@ describe('callFields', () => {
   });
 
   it('reads times in seconds, milliseconds or ISO 8601, and never a cost that is not a decimal string', () => {
-    expect(callSeconds(1795722627)).toBe(1795722627);
-    expect(callSeconds(1795722627500)).toBe(1795722627.5);
-    expect(callSeconds('2026-11-27T01:00:00Z')).toBe(Date.UTC(2026, 10, 27, 1) / 1000);
-    expect(callSeconds('yesterday')).toBeUndefined();
+    expect(timeSeconds(1795722627)).toBe(1795722627);
+    expect(timeSeconds(1795722627500)).toBe(1795722627.5);
+    expect(timeSeconds('2026-11-27T01:00:00Z')).toBe(Date.UTC(2026, 10, 27, 1) / 1000);
+    expect(timeSeconds('yesterday')).toBeUndefined();
     expect(callCost({ cost: 0.1 } as never, { cost: 'cost' })).toBeUndefined();
     expect(callCost({ cost: '0.10000000' } as never, { cost: 'cost' })).toBe('0.10000000');
   });

@@ -1,43 +1,33 @@
 // Alerts that reach a person, end to end: the built binary against the sandbox, and a local HTTP
 // receiver that records what it got (no mocks of tally's own code).
-import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { runTally, tempDir } from '../helpers.js';
+import { type Received, startReceiver } from '../support/receiver.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
 let sandbox: Sandbox;
-let receiver: Server;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let receiverUrl: string;
-const received: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
+let received: Received[];
 let answer = 200;
 const state = tempDir();
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 5000 });
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      if (req.url?.startsWith('/elsewhere')) return res.writeHead(302, { location: 'http://127.0.0.2:9/stolen' }).end();
-      if (req.url?.startsWith('/see-other')) {
-        received.push({ path: req.url!, headers: req.headers, body });
-        return res.writeHead(303, { location: '/see-other/done' }).end();
-      }
-      received.push({ path: req.url!, headers: req.headers, body });
-      res.writeHead(answer).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+  receiver = await startReceiver((path) =>
+    path.startsWith('/elsewhere') ? { status: 302, headers: { location: 'http://127.0.0.2:9/stolen' }, record: false }
+    : path.startsWith('/see-other') ? { status: 303, headers: { location: '/see-other/done' } }
+    : { status: answer },
+  );
+  ({ url: receiverUrl, received } = receiver);
   env = { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' };
 });
 afterAll(async () => {
   await sandbox.close();
-  receiver.closeAllConnections();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
   state.remove();
 });
 beforeEach(() => {

@@ -1,12 +1,11 @@
 // The bundles of the everyday commands (dist/command-NAME.cjs): the launcher sends a command line
 // to one only when its command word is that command's, found as the command line's parser finds
 // it; and each prints exactly what the whole program prints, for a run and for its help.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { FIXED_CLOCK, tempDir, tempDirs } from '../helpers.js';
+import { FIXED_CLOCK, runProcess, tempDir, tempDirs } from '../helpers.js';
 
 const launcher = createRequire(import.meta.url)('../../bin/load-bundle.cjs') as { routeOf(argv: string[], routes: unknown): string | undefined };
 const routes = JSON.parse(readFileSync('dist/commands.json', 'utf8')) as { commands: string[]; valueFlags: string[] };
@@ -42,17 +41,9 @@ describe('which bundle a command line runs in', () => {
 });
 
 /** What a bundle prints for a command line, run as the launcher runs it (the whole program when `file` is dist/main.cjs). */
-function runIn(file: string, argv: string[], stateDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runIn(file: string, argv: string[], stateDir: string) {
   const script = `require(${JSON.stringify(`${process.cwd()}/bin/load-bundle.cjs`)}).load(${JSON.stringify(`${process.cwd()}/${file}`)}).main(${JSON.stringify(argv)}).then((code) => { process.exitCode = code; })`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--require', FIXED_CLOCK, '-e', script], { env: { ...env, TALLY_CONFIG_DIR: stateDir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess(process.execPath, ['--require', FIXED_CLOCK, '-e', script], { env: { ...env, TALLY_CONFIG_DIR: stateDir } });
 }
 
 describe('each command bundle prints what the whole program prints', () => {

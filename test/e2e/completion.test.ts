@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, runTally, tempDir } from '../helpers.js';
+import { BIN, hasCommand, runTally, tempDir } from '../helpers.js';
 
 const bin = tempDir();
 const state = tempDir();
@@ -18,14 +18,7 @@ writeFileSync(join(bin.path, 'tally'), `#!/bin/sh\nexec "${process.execPath}" "$
 chmodSync(join(bin.path, 'tally'), 0o755);
 writeFileSync(join(state.path, 'config.json'), JSON.stringify({ profiles: { default: { budgets: { monthly: {}, weekly: {} }, notify: { team: {} } }, work: { budgets: { other: {} } }, 'ci.runner': {}, '--json': {} } }), { mode: 0o600 });
 
-const has = (shell: string) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${shell}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
+const has = hasCommand;
 
 /** What bash's completion function offers for a command line (the cursor at its end). */
 function offered(line: string): string[] {

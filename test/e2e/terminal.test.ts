@@ -1,21 +1,14 @@
 // What a terminal shows: the built binary in a pseudo-terminal (util-linux `script`) of 80 and 200
 // columns. Every line fits; a table too wide hides its least important columns and says so;
 // colour follows the conventions; mistakes get a suggestion on a line of its own.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { binaryArgs, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, hasCommand, runTally, tempDir } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasScript = hasCommand('script');
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
