@@ -8,7 +8,9 @@ import { Interrupted, TallyError } from '../errors.js';
 import { Decimal } from '../domain/money.js';
 import type { JsonObject } from '../domain/json.js';
 import { type CallFields, callCost } from '../domain/calls.js';
+import type { Scope } from '../domain/records.js';
 import { CallFollower } from '../figures/call-log.js';
+import { oneLine } from './watch.js';
 
 export const DEFAULT_FOLLOW_SECONDS = 5;
 const MAX_BACKOFF_SECONDS = 60;
@@ -44,6 +46,9 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
   let calls = 0;
   let unpriced = 0;
   let failures = 0;
+  // Whose calls these are, as the gateway says (the first answer that says): the key's, or the account's.
+  let scope: Scope | undefined;
+  const whose = () => (scope === 'key' ? "this key's calls" : scope === 'account' ? "the whole account's calls" : undefined);
   const tally = () => {
     const minutes = Math.max(1, (ctx.now() / 1000 - request.since) / 60);
     return { calls, spent: spent.toFixed(), perMinute: spent.div(minutes).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(), minutes, unpriced };
@@ -63,6 +68,7 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
       try {
         const landed = await follower.poll(ctx);
         count(landed.calls, landed.fields);
+        scope ??= landed.scope;
         if (writer) {
           const lines: string[] = [];
           if (!columns && landed.calls.length > 0) {
@@ -92,7 +98,8 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
         writer?.done();
         ctx.warn(`${errorText(error, ctx.secrets).message}; trying again in ${wait}s`);
       }
-      writer?.status(`${view.tallyText(tally())} · since ${wallText(request.since, zone)} · every ${wait}s · Ctrl-C to stop`);
+      // One line of the screen: on a narrow one the parts that matter least give way first.
+      if (writer) writer.status(await oneLine([view.tallyText(tally()), `since ${wallText(request.since, zone)}`], [whose(), `every ${wait}s`, 'Ctrl-C to stop'].filter((p): p is string => p !== undefined), Math.max(10, ctx.io.width - 1)));
       await ctx.sleep(wait * 1000, ctx.interrupt).catch(() => undefined);
       if (ctx.interrupt.aborted) throw new Interrupted('interrupted');
     }
@@ -100,7 +107,7 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
     if (error instanceof Interrupted || ctx.interrupt.aborted) {
       writer?.done();
       const t = tally();
-      throw new Interrupted(`stopped following the log: ${view.tallyText(t)} over ${t.minutes < 90 ? `${Math.round(t.minutes)} minutes` : `${(t.minutes / 60).toFixed(1)} hours`} since ${wallText(request.since, zone)}`);
+      throw new Interrupted(`stopped following the log: ${view.tallyText(t)} over ${t.minutes < 90 ? `${Math.round(t.minutes)} minutes` : `${(t.minutes / 60).toFixed(1)} hours`} since ${wallText(request.since, zone)}${whose() ? ` (${whose()}, as the gateway states)` : ''}`);
     }
     writer?.done();
     throw error;

@@ -79,7 +79,7 @@ export async function watchOrRun(ctx: Context, options: Record<string, unknown>,
 }
 
 /** Parts joined with ` · ` into one line of `width` columns: the optional ones are left out first (the last first), then the line is cut with `…`. */
-async function oneLine(needed: string[], optional: string[], width: number): Promise<string> {
+export async function oneLine(needed: string[], optional: string[], width: number): Promise<string> {
   const { displayWidth, prepareWidths } = await import('../output/width.js');
   const kept = [...needed, ...optional];
   await prepareWidths(kept);

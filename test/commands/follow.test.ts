@@ -22,10 +22,12 @@ interface LogShape {
   record: (c: Call) => Record<string, unknown>;
   /** Whether it answers only the window asked (else its latest entries, whatever the window). */
   honoursWindow: boolean;
+  /** Whose calls the log says they are, when it says. */
+  scope?: string;
 }
 
 const SHAPES: Record<string, LogShape> = {
-  native: { record: (c) => ({ id: c.id, created_at: Math.floor(c.at / 1000), model: 'gpt-5', prompt_tokens: 10, cost: c.cost }), honoursWindow: true },
+  native: { record: (c) => ({ id: c.id, created_at: Math.floor(c.at / 1000), model: 'gpt-5', prompt_tokens: 10, cost: c.cost }), honoursWindow: true, scope: 'key' },
   other: { record: (c) => ({ request_id: c.id, ts: c.at, model_name: 'glm-4.6', charge: c.cost, status_code: 200 }), honoursWindow: false },
 };
 
@@ -50,7 +52,7 @@ function growingLog(calls: Call[], shape: LogShape, clock: () => number, faults:
       // Newest first, as logs usually are.
       const data = visible.sort((a, b) => b.at - a.at).slice(0, 50).map(shape.record);
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(rateLimit ? { 'x-ratelimit-limit': String(rateLimit), 'x-ratelimit-remaining': String(rateLimit - 1) } : {}) };
-      return { statusCode: 200, data: JSON.stringify({ data, has_more: false }), responseOptions: { headers } };
+      return { statusCode: 200, data: JSON.stringify({ data, has_more: false, ...(shape.scope ? { scope: shape.scope } : {}) }), responseOptions: { headers } };
     })
     .persist();
   return { gw, asked };
@@ -137,6 +139,12 @@ describe('tally logs --follow, the pace and failures', () => {
     const lines = result.stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThan(5);
     for (const line of lines) expect(JSON.parse(line)).toHaveProperty('cost');
+  });
+
+  it("says whose calls they are where the log says so: on the live line and in the summary", async () => {
+    const result = await follow(['--since', '2m'], (clock) => growingLog(calls, SHAPES.native!, clock), { polls: 2, tty: true });
+    expect(result.stdout).toMatch(/since 2026-11-27 08:58 · this key's calls · every 5s/);
+    expect(result.stderr).toMatch(/\(this key's calls, as the gateway states\)$/m);
   });
 
   it('shows a live table with the running total and the rate of spend on a terminal', async () => {
