@@ -72,3 +72,25 @@ describe('CallFollower', () => {
     expect(seen).toEqual(entries.filter((e) => Number(e.ts) >= NOW - 60_000).map((e) => String(e.rid)));
   });
 });
+
+describe('spendSince against a rate limit that holds', () => {
+  it('keeps what it read and says the sum is a floor (never a complete figure)', async () => {
+    const t = NOW / 1000;
+    const gw = mockGateway();
+    gw.pool
+      .intercept({ path: (p) => p.startsWith('/v1/open/logs') })
+      .reply((request) => {
+        const url = new URL(String(request.path), GW);
+        if (url.searchParams.get('cursor') === '2') return { statusCode: 429, data: JSON.stringify({ error: { message: 'slow down' } }), responseOptions: { headers: { 'content-type': 'application/json', 'x-ratelimit-remaining': '0', 'retry-after': '1' } } };
+        return { statusCode: 200, data: JSON.stringify({ data: [{ id: 'a', created_at: t - 10, cost: '0.50000000' }], next_cursor: '2' }), responseOptions: { headers: { 'content-type': 'application/json' } } };
+      })
+      .persist();
+    const { ctx } = testContext({ transport: gw.transport, env, now: () => NOW });
+    const spent = await spendSince(ctx, t - 3600);
+    expect(spent.spent.toFixed()).toBe('0.5');
+    expect(spent.complete).toBe(false);
+    const { formatStatusline } = await import('../../src/statusline/cache.js');
+    const figures = { base_url: GW, profile: 'default', credential_id: 'x', fetched_at: new Date(NOW).toISOString(), currency: 'CNY', balance: '10', today: null, limit: null, runway_days: null };
+    expect(formatStatusline(figures, '{session}', false, { spend: { spent: spent.spent.toFixed(), currency: 'CNY', complete: spent.complete } })).toBe('session ≥¥0.50 (key)');
+  });
+});
