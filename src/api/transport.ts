@@ -68,6 +68,10 @@ export function nodePool(options: { ca?: string } = {}): Pool {
     );
     return https;
   };
+  // The sockets that have carried a request: what --debug says of a connection. Node marks a
+  // request `reusedSocket` only when a free socket awaits it, not when it waited in the agent's
+  // queue for a socket another request freed.
+  const carried = new WeakSet<object>();
   const remember = <T extends { destroy(): void }>(agent: T): T => {
     made.push(agent);
     return agent;
@@ -79,14 +83,19 @@ export function nodePool(options: { ca?: string } = {}): Pool {
       agentFor(secure),
     ]);
     return new Promise((resolve, reject) => {
+      let reused = false;
       const req = send(request.url, { method: request.method, headers: request.headers, signal: request.signal, agent }, (res) => {
         resolve({
           status: res.statusCode ?? 0,
           headers: flattenHeaders(res.headers),
           body: res,
           discard: () => res.destroy(),
-          reused: req.reusedSocket,
+          reused,
         });
+      });
+      req.once('socket', (socket) => {
+        reused = carried.has(socket);
+        carried.add(socket);
       });
       req.on('error', reject);
       req.end(request.body);

@@ -122,6 +122,23 @@ describe('adversarial: the fast JSON path', () => {
     );
   });
 
+  it('the same in long texts, compact or spaced, and a duplicate key is refused there too', () => {
+    const pad = 'x'.repeat(1100);
+    fc.assert(
+      fc.property(fc.array(numberText, { maxLength: 5 }), fc.constantFrom('', ' ', '\n'), fc.boolean(), (numbers, space, duplicate) => {
+        const text = `{"pad":"${pad}",${space}"n":[${numbers.join(`,${space}`)}],"s":"0.50"${duplicate ? ',"s":"0.5"' : ''}}${space}`;
+        let written: string;
+        try {
+          written = stringifyJson(parseJson(text));
+        } catch (error) {
+          return duplicate && /Duplicate key/.test((error as Error).message);
+        }
+        return !duplicate && written === text.replace(/\s/g, '');
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('the one-pass proof passes a number only when a double gives it back as written', () => {
     const token = fc.oneof(
       numberText,

@@ -47,6 +47,10 @@ describe('independent requests go out together', () => {
       expect(JSON.parse(result.stdout).buckets).toHaveLength(730);
       expect(most).toBe(4);
       expect(connectionsOpened).toBe(4);
+      // --debug says "new connection" once per connection opened: a request that waited for a socket another freed reused it.
+      const debug = await runTally(['usage', '--since', '730d', '--utc-offset', '+00:00', '--json', '--debug'], { env: { ...file.env, TALLY_BASE_URL: base }, now: NOW });
+      expect(connections(debug.stderr)).toEqual({ opened: 4, reused: 4 });
+      expect(connectionsOpened).toBe(8);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
