@@ -16,7 +16,7 @@ import { type DayGrid, type WindowOptions } from './day-grid.js';
 import { spendMetric } from './forecast.js';
 import { type ModelSpendOver, rememberedSpendOver } from './usage-by-model.js';
 import { usagePerModel } from '../domain/repricing.js';
-import { bucketAmounts, loadOnGrid, windowOnGrid } from './usage-series.js';
+import { bucketAmounts, loadOnGrid, startAhead, windowOnGrid } from './usage-series.js';
 
 export type FindingKind = 'spike' | 'new_model' | 'stopped_model' | 'zero_cost' | 'growth';
 
@@ -114,12 +114,17 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
     ...Object.fromEntries(Object.entries(request.rule ?? {}).filter(([, v]) => v !== undefined)),
   };
   const since = request.since ?? (request.month === undefined && request.last === undefined ? '30d' : undefined);
-  const { window, grid, time, now } = await windowOnGrid(ctx, { ...request, since }, bucket);
+  const spendOver = request.spendOver ?? rememberedSpendOver(ctx);
+  const previousOf = (current: UsageWindow, dayOffset: number, now: number, zone: Zone) => request.previous ?? comparedWindow({ current, spec: 'previous', month: request.month, last: request.last, dayOffset, now, zone });
+  // On a first run the models of both windows are asked for while the grid is learned (used when it is UTC's days, as guessed).
+  const { window, grid, time, now } = await windowOnGrid(ctx, { ...request, since }, bucket, undefined, (guess) => {
+    startAhead(spendOver(guess.window));
+    startAhead(spendOver(previousOf(guess.window, guess.dayOffset, guess.now, guess.zone)));
+  });
   const size = BUCKET_SECONDS[bucket];
   const stride = bucket === 'hour' ? 24 : 1;
   const history = window.start - rule.baseline * size * stride;
-  const previous = request.previous ?? comparedWindow({ current: window, spec: 'previous', month: request.month, last: request.last, dayOffset: grid.offset, now, zone: time.zone });
-  const spendOver = request.spendOver ?? rememberedSpendOver(ctx);
+  const previous = previousOf(window, grid.offset, now, time.zone);
   const [series, current, before] = await Promise.all([
     loadOnGrid(ctx, { bucket, since: String(history), until: String(window.end) }, { zone: time.zone, known: grid }),
     spendOver(window),

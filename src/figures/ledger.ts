@@ -13,7 +13,8 @@ import { fixedZone, formatOffset, spreadsheetDate } from '../domain/zone.js';
 import { type WindowOptions } from './day-grid.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages } from './records.js';
 import { MODEL_USAGE_PATH, accountSpend, spendFieldsOf } from './usage-by-model.js';
-import { windowOnGrid } from './usage-series.js';
+import { startAhead, windowOnGrid } from './usage-series.js';
+import { MAX_CONNECTIONS_PER_ORIGIN } from '../api/transport.js';
 
 export interface LedgerRequest extends WindowOptions {
   bucket?: string;
@@ -49,21 +50,35 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
   if (!bucket) throw new UsageError(`--bucket "${request.bucket}" is not day or hour (the ledger has a row per day or per hour, and model)`);
   // No window named: the last complete days (or hours) on the grid.
   const named = request.since !== undefined || request.until !== undefined || request.month !== undefined || request.last !== undefined;
-  const onGrid = await windowOnGrid(ctx, request, bucket);
+  const plan = (onGrid: UsageWindow, dayOffset: number, now: number) => {
+    const window = named ? onGrid : lastCompleteDays(now, bucket, dayOffset);
+    const periods = periodsOf(window, bucket, dayOffset);
+    const zone = fixedZone(dayOffset);
+    const dateOf = (start: number) => spreadsheetDate(start, zone, bucket === 'hour');
+    const ended = (p: { end: number }) => p.end <= now;
+    const running = request.endedOnly ? periods.filter((p) => !ended(p)).map((p) => dateOf(p.start)) : [];
+    const wanted = periods.filter((p) => !request.skipDates?.has(dateOf(p.start)) && (!request.endedOnly || ended(p)));
+    return { window, periods, dateOf, ended, running, wanted };
+  };
+  // Each period's records, asked once: the first few go out while a first run learns the grid (see windowOnGrid).
+  const asked = new Map<string, ReturnType<typeof fetchAllPages>>();
+  const recordsOf = (p: UsageWindow) => {
+    const key = `${p.start}-${p.end}`;
+    if (!asked.has(key)) asked.set(key, ctx.client().then((client) => fetchAllPages(ctx, client, MODEL_USAGE_PATH, { start: String(p.start), end: String(p.end) }, { all: true, maxPages: DEFAULT_MAX_PAGES })));
+    return asked.get(key)!;
+  };
+  const onGrid = await windowOnGrid(ctx, request, bucket, undefined, (guess) => {
+    const { periods, wanted } = plan(guess.window, guess.dayOffset, guess.now);
+    if (periods.length <= MAX_PERIODS[bucket]) for (const p of wanted.slice(0, MAX_CONNECTIONS_PER_ORIGIN - 1)) startAhead(recordsOf(p));
+  });
   const { grid, now } = onGrid;
-  const window = named ? onGrid.window : lastCompleteDays(now, bucket, grid.offset);
-  const zone = fixedZone(grid.offset);
-  const periods = periodsOf(window, bucket, grid.offset);
+  const { window, periods, dateOf, ended, running, wanted } = plan(onGrid.window, grid.offset, now);
   if (periods.length > MAX_PERIODS[bucket]) throw new UsageError(`${periods.length} ${bucket}s is more than the ${MAX_PERIODS[bucket]} one export asks for; export in parts (--append adds each to the same file)`);
-  const dateOf = (start: number) => spreadsheetDate(start, zone, bucket === 'hour');
-  const ended = (p: { end: number }) => p.end <= now;
-  const running = request.endedOnly ? periods.filter((p) => !ended(p)).map((p) => dateOf(p.start)) : [];
-  const wanted = periods.filter((p) => !request.skipDates?.has(dateOf(p.start)) && (!request.endedOnly || ended(p)));
-  const [settings, gateway, client] = await Promise.all([ctx.settings(), ctx.gatewayIdentity(), ctx.client()]);
+  const [settings, gateway] = await Promise.all([ctx.settings(), ctx.gatewayIdentity()]);
   let done = 0;
   const found = await Promise.all(
     wanted.map(async (p) => {
-      const page = await fetchAllPages(ctx, client, MODEL_USAGE_PATH, { start: String(p.start), end: String(p.end) }, { all: true, maxPages: DEFAULT_MAX_PAGES });
+      const page = await recordsOf(p);
       ctx.progress(`export: ${++done} of ${wanted.length} ${bucket}s fetched…`);
       return { period: p, page };
     }),

@@ -178,17 +178,34 @@ export async function checkWindow(ctx: Context, request: WindowOptions, bucket: 
  * window up by. Every value is checked first on a provisional grid (with `check`, whatever else
  * the figure derives from it), so bad input is refused before the gateway is asked anything
  * (learning the grid may ask); then the grid is known (or learned) and the window resolved on it.
+ *
+ * While the grid is being learned (a first run), `ahead` is handed the window as it stands on
+ * whole days of UTC, the grid most gateways keep: a figure may start the requests that window
+ * needs (at most a round's worth, remembered by window), so that they share the learning round
+ * instead of waiting a round behind it. Where the grid proves to be another, they are not used.
  */
 export async function windowOnGrid(
   ctx: Context,
   request: WindowOptions,
   bucket: BucketSize,
   check?: (provisional: UsageWindow, now: number, zone: TimeSettings['zone']) => void,
+  ahead?: (guess: { window: UsageWindow; dayOffset: number; now: number; zone: TimeSettings['zone'] }) => void,
 ): Promise<{ window: UsageWindow; grid: DayGrid; time: TimeSettings; now: number }> {
   const { time, now } = await checkWindow(ctx, request, bucket, check);
-  const grid = await knownDayGrid(ctx, time);
+  const learning = time.known ? undefined : knownDayGrid(ctx, time);
+  if (learning && ahead) {
+    startAhead(learning); // ahead may refuse the window: the learning round must not fail unseen then
+    const guess = resolveWindow({ ...request, now, zone: time.zone, bucket, dayOffset: 0 });
+    ahead({ window: { start: guess.start, end: guess.end }, dayOffset: 0, now, zone: time.zone });
+  }
+  const grid = time.known ?? (await learning!);
   const resolved = resolveWindow({ ...request, now, zone: time.zone, bucket, dayOffset: grid.offset });
   return { window: { start: resolved.start, end: resolved.end }, grid, time, now };
+}
+
+/** Starts a request whose answer may never be asked for: a failure is the asker's to see, never an unhandled one. */
+export function startAhead<T>(answer: Promise<T>): void {
+  answer.catch(() => undefined);
 }
 
 /** The totals of some buckets' metrics, added exactly (decimal.js loads only here). */

@@ -76,3 +76,51 @@ describe('a report in two rounds of requests', () => {
     }
   });
 });
+
+describe('a first run asks for its windows while it learns the grid', () => {
+  const utc = sandboxForFile(NOW, { accountLimit: 100_000, dayOffsetMinutes: 0 });
+
+  it.each([
+    ['anomalies', ['anomalies', '--json'], 2],
+    ['export', ['export', '--since', '30d'], 3],
+  ])('%s: on a gateway keeping UTC days, its first windows go out with the request that learns the grid', async (_, args, ahead) => {
+    const state = tempDir();
+    try {
+      // The request that learns the grid never answers: whatever was asked meanwhile went out with it.
+      utc.sandbox.faults.push({ kind: 'hang', path: '/v1/open/usage', times: 1 });
+      const before = utc.sandbox.requests.length;
+      const result = await runTally(['--timeout', '3', ...args], { env: { ...utc.env, TALLY_CONFIG_DIR: state.path }, now: NOW });
+      expect(result.code).not.toBe(0);
+      const asked = utc.sandbox.requests.slice(before).map((r) => r.path);
+      expect(asked.filter((p) => p === '/v1/open/usage')).toHaveLength(1);
+      expect(asked.filter((p) => p === '/v1/open/usage/models')).toHaveLength(ahead);
+    } finally {
+      utc.sandbox.faults.splice(0);
+      state.remove();
+    }
+  });
+
+  it.each([
+    ['anomalies', ['anomalies', '--json'], 2],
+    ['export', ['export', '--since', '30d'], 3],
+  ])('%s: on a gateway keeping other days (+08:00), what was asked ahead is left unused: the same answer as once the grid is known', async (_, args, ahead) => {
+    const state = tempDir();
+    try {
+      const run = async () => {
+        const before = fixture.sandbox.requests.length;
+        const result = await runTally(args, { env: { ...fixture.env, TALLY_CONFIG_DIR: state.path }, now: NOW });
+        expect(result.code).toBe(0);
+        return { stdout: result.stdout, models: fixture.sandbox.requests.slice(before).filter((r) => r.path === '/v1/open/usage/models').map((r) => `${r.query.start}-${r.query.end}`) };
+      };
+      const first = await run();
+      const again = await run();
+      expect(first.stdout).toBe(again.stdout);
+      // Every window of the second run was asked the first time too, and at most `ahead` more.
+      expect(again.models.every((url) => first.models.includes(url))).toBe(true);
+      expect(first.models.length).toBeLessThanOrEqual(again.models.length + ahead);
+      expect(first.models.length).toBeGreaterThan(again.models.length);
+    } finally {
+      state.remove();
+    }
+  });
+});
