@@ -17,6 +17,7 @@ import { spendMetric } from './forecast.js';
 import { type ModelSpendOver, rememberedSpendOver } from './usage-by-model.js';
 import { usagePerModel } from '../domain/repricing.js';
 import { bucketAmounts, loadOnGrid, startAhead, windowOnGrid } from './usage-series.js';
+import { MAX_CONNECTIONS_PER_ORIGIN } from '../api/transport.js';
 
 export type FindingKind = 'spike' | 'new_model' | 'stopped_model' | 'zero_cost' | 'growth';
 
@@ -142,7 +143,9 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
   }
   const changes = modelChanges(current, before, rule.minAmount);
   const free = zeroCost(current);
-  await Promise.all([datedByEvent(spendOver, window, previous, grid.offset, [...changes, ...free]), ...findings.map((f) => namedModels(spendOver, f))]);
+  // The spikes' models are asked beside the first round of dating: together, one round's worth of requests.
+  const dating = Math.max(1, MAX_CONNECTIONS_PER_ORIGIN - findings.length);
+  await Promise.all([datedByEvent(spendOver, window, previous, grid.offset, [...changes, ...free], dating), ...findings.map((f) => namedModels(spendOver, f))]);
   findings.push(...changes, ...free);
   const growth = steadyGrowth(values.slice(Math.max(0, first)).filter((_, i) => complete[Math.max(0, first) + i]), series.slots.slice(Math.max(0, first)), rule, size);
   if (growth) findings.push(growth);
@@ -170,36 +173,51 @@ async function namedModels(spendOver: (window: UsageWindow) => Promise<ModelSpen
 /**
  * Dates model findings by their event: the first day in the window a new model (or tokens at no
  * cost) appears, the last day of the period before that a stopped model cost money. Found by
- * narrowing in on the day with windows that grow from the window's start (or shrink to its end):
- * each round asks up to three of them, together, and findings share every window they can.
+ * narrowing in on the day with windows that grow from the window's start (or shrink to its end).
+ * A window answers for every model, so findings whose days are still as uncertain share their
+ * windows; each round asks as many windows as go out at once (`budget` the first round, beside
+ * the spikes' own), given to whichever days are the most uncertain, so no round waits behind
+ * another of its own.
  */
-async function datedByEvent(spendOver: (window: UsageWindow) => Promise<ModelSpendOver>, window: UsageWindow, previous: UsageWindow, dayOffset: number, found: Finding[]): Promise<void> {
+export async function datedByEvent(spendOver: (window: UsageWindow) => Promise<ModelSpendOver>, window: UsageWindow, previous: UsageWindow, dayOffset: number, found: Finding[], budget: number): Promise<void> {
   const targets = found.map((f) => {
-    const within = f.kind === 'stopped_model' ? previous : window;
-    const days = periodsOf(within, 'day', dayOffset);
+    const last = f.kind === 'stopped_model';
+    const within = last ? previous : window;
     const holds = (over: ModelSpendOver) => {
       const value = f.kind === 'zero_cost' ? tokensOf(over, f.model!) : (over.spend.get(f.model!) ?? new Decimal(0));
       return value.isPositive() && !value.isZero();
     };
-    return { f, days, within, last: f.kind === 'stopped_model', holds, lo: 0, hi: days.length - 1 };
+    const days = periodsOf(within, 'day', dayOffset);
+    return { f, days, within, last, holds, lo: 0, hi: days.length - 1 };
   });
-  for (let round = 0; round < 12 && targets.some((t) => t.lo < t.hi); round++) {
-    await Promise.all(
-      targets
-        .filter((t) => t.lo < t.hi)
-        .map(async (t) => {
-          const cuts = [...new Set([1, 2, 3].map((j) => t.lo + Math.ceil((j * (t.hi - t.lo + 1)) / 4)).filter((c) => c > t.lo && c <= t.hi))];
-          // First: [start, day c) holds when the first day is before c. Last: [day c, end) holds when the last day is c or after.
-          const answers = await Promise.all(cuts.map(async (c) => ({ c, holds: t.holds(await spendOver(t.last ? { start: t.days[c]!.start, end: t.within.end } : { start: t.within.start, end: t.days[c]!.start })) })));
-          for (const { c, holds } of answers) {
-            if (t.last) {
-              if (holds) t.lo = Math.max(t.lo, c);
-              else t.hi = Math.min(t.hi, c - 1);
-            } else if (holds) t.hi = Math.min(t.hi, c - 1);
-            else t.lo = Math.max(t.lo, c);
-          }
-        }),
-    );
+  type Target = (typeof targets)[number];
+  for (let round = 0; round < 64 && targets.some((t) => t.lo < t.hi); round++) {
+    // The days still open, one entry per direction and range however many findings share it.
+    const open = new Map<string, { t: Target; cuts: number }>();
+    for (const t of targets) if (t.lo < t.hi) open.set(`${t.last}:${t.lo}:${t.hi}`, { t, cuts: 0 });
+    for (let given = 0; given < (round === 0 ? budget : MAX_CONNECTIONS_PER_ORIGIN); given++) {
+      let widest: { t: Target; cuts: number } | undefined;
+      for (const range of open.values()) {
+        const days = range.t.hi - range.t.lo + 1;
+        if (range.cuts + 1 < days && (!widest || days / (range.cuts + 1) > (widest.t.hi - widest.t.lo + 1) / (widest.cuts + 1))) widest = range;
+      }
+      if (!widest) break;
+      widest.cuts++;
+    }
+    // First: [start, day c) holds when the first day is before c. Last: [day c, end) holds when the last day is c or after.
+    const asked = [...open.values()].flatMap(({ t, cuts }) => Array.from({ length: cuts }, (_, j) => ({ last: t.last, c: t.lo + Math.ceil(((j + 1) * (t.hi - t.lo + 1)) / (cuts + 1)), t })));
+    const answers = await Promise.all(asked.map(async (a) => ({ ...a, over: await spendOver(a.last ? { start: a.t.days[a.c]!.start, end: a.t.within.end } : { start: a.t.within.start, end: a.t.days[a.c]!.start }) })));
+    for (const t of targets) {
+      for (const { last, c, over } of answers) {
+        if (last !== t.last || c <= t.lo || c > t.hi) continue;
+        const holds = t.holds(over);
+        if (t.last) {
+          if (holds) t.lo = c;
+          else t.hi = c - 1;
+        } else if (holds) t.hi = c - 1;
+        else t.lo = c;
+      }
+    }
   }
   for (const t of targets) {
     const day = t.days[t.lo];
