@@ -37,18 +37,24 @@ export async function loadStatus(ctx: Context, options: { utcOffset?: string }):
   // The week per model on the grid known before asking (or UTC): asked together with the rest.
   const grid = time.known ?? { offset: 0, source: 'assumed' as const };
   const now = Math.floor(ctx.now() / 1000);
-  const window = resolveWindow({ now, zone: time.zone, bucket: 'day', dayOffset: grid.offset });
+  // Spend per model is one figure, read whole (every page), each model's records added up.
+  const weekPerModel = (dayOffset: number) => {
+    const week = resolveWindow({ now, zone: time.zone, bucket: 'day', dayOffset });
+    return fetchAllPages(ctx, client, '/v1/open/usage/models', { start: String(week.start), end: String(week.end) }, { all: true, maxPages: DEFAULT_MAX_PAGES });
+  };
   const balance = fetchBalance(client);
   const forecast = loadForecast(ctx, { utcOffset: options.utcOffset }, { balance });
   forecast.catch(() => undefined);
   // A line per stored budget: its hours asked together with the rest, its pace from the same forecast.
   const hasBudgets = (await storedBudgets(ctx)).length > 0;
-  const [loaded, models, budgets] = await Promise.all([
+  const [loaded, guessedWeek, budgets] = await Promise.all([
     forecast,
-    // Spend per model is one figure, read whole (every page), each model's records added up.
-    fetchAllPages(ctx, client, '/v1/open/usage/models', { start: String(window.start), end: String(window.end) }, { all: true, maxPages: DEFAULT_MAX_PAGES }),
+    weekPerModel(grid.offset),
     hasBudgets ? loadBudgets(ctx, [], forecast) : undefined,
   ]);
+  // The grid was guessed (a first run) and the day series proved it another: the week per model asked again on the gateway's days.
+  const learned = loaded.series.dayGrid.offset;
+  const models = learned === grid.offset ? guessedWeek : await weekPerModel(learned);
   const week = await lastDays(loaded.series, WEEK);
   const { modelAndSpend, spendByModel } = await import('../figures/usage-by-model.js');
   const modelFields = modelAndSpend(models.records);

@@ -124,3 +124,26 @@ describe('a first run asks for its windows while it learns the grid', () => {
     }
   });
 });
+
+describe('status on a first run', () => {
+  it('asks for the week per model on the gateway\'s days once the day series shows them (+08:00): the same as once the grid is known', async () => {
+    const state = tempDir();
+    try {
+      const run = async () => {
+        const before = fixture.sandbox.requests.length;
+        const result = await runTally(['status', '--json'], { env: { ...fixture.env, TALLY_CONFIG_DIR: state.path }, now: NOW });
+        expect(result.code).toBe(0);
+        return { out: JSON.parse(result.stdout), weeks: fixture.sandbox.requests.slice(before).filter((r) => r.path === '/v1/open/usage/models').map((r) => `${r.query.start}-${r.query.end}`) };
+      };
+      const first = await run();
+      const again = await run();
+      expect(again.weeks).toHaveLength(1);
+      // The first run guessed UTC's days, then asked for the gateway's: the last is the week shown.
+      expect(first.weeks.at(-1)).toBe(again.weeks[0]);
+      expect(first.out.top_models).toEqual(again.out.top_models);
+      expect(Number(again.weeks[0]!.split('-')[0]) % 86_400).toBe(16 * 3600);
+    } finally {
+      state.remove();
+    }
+  });
+});
