@@ -9,6 +9,7 @@ import { CheckFailed, TallyError, UsageError } from './errors.js';
 import { createTestIO } from './io.js';
 import { errorText } from './output/error-text.js';
 import { isDecimalString } from './domain/decimal-text.js';
+import { parseJson } from './domain/json.js';
 import { type ProfileOutcome, at, renderFleet, text } from './output/fleet.js';
 import { emit } from './output/emit.js';
 import { type CommandEntry, type CommandModule } from './cli/command.js';
@@ -199,13 +200,13 @@ async function runOne(module: CommandModule, command: Command, options: Record<s
   try {
     await module.run(options, ctx, command.args, (name) => command.getOptionValueSource(name) === 'cli');
     if (statusline) return { profile, ok: true, line: io.stdout.trim(), exitCode: 0 };
-    const result = JSON.parse(io.stdout) as unknown;
+    const result = parseJson(io.stdout);
     return { profile, ok: true, result, exitCode: 0, account: await accountOf(ctx, result, command.name(), balanceAside), key: await keyOf(ctx) };
   } catch (error) {
     if (error instanceof TallyError && error.kind === 'interrupted') throw error;
     // A failed check still printed its document: the profile's result is there, with exit 5.
     if (error instanceof CheckFailed && io.stdout.trim()) {
-      const result = JSON.parse(io.stdout) as unknown;
+      const result = parseJson(io.stdout);
       return { profile, ok: true, result, exitCode: 5, account: await accountOf(ctx, result, command.name(), balanceAside), key: await keyOf(ctx) };
     }
     const text = errorText(error, parent.secrets);

@@ -11,6 +11,23 @@ export interface KeyLimit {
   dailyUsed: Decimal | undefined;
 }
 
+/**
+ * The balance record as readBalance checked it (`raw`, printed exactly as sent by --json, unknown
+ * fields kept): the published fields others read from the document.
+ */
+export interface BalanceDocument {
+  currency: string;
+  balance: string;
+  lifetime_spend: string;
+  plan: { has_active_plan: boolean };
+  api_key: { daily_cost_limit?: string | null; daily_cost_used?: string | null } | null;
+}
+
+/** The record as sent, typed by what readBalance checked in it. */
+export function balanceDocument(balance: Balance): BalanceDocument {
+  return balance.raw as unknown as BalanceDocument;
+}
+
 export interface Balance {
   /** The response exactly as received, for --json. */
   raw: JsonObject;

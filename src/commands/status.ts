@@ -5,12 +5,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchBalance } from '../api/balance.js';
-import { Decimal } from '../domain/money.js';
-import { usageJson } from '../figures/usage-series.js';
 import { addWatchOption, watchOrRun } from '../cli/watch.js';
-import { forecastJson } from '../figures/forecast.js';
-import { budgetJson } from '../figures/budgets.js';
-import { loadStatus } from '../figures/status.js';
+import { loadStatus, statusJson } from '../figures/status.js';
 import { renderDeviceStatus, renderStatus } from '../output/status.js';
 
 export function configure(command: Command): void {
@@ -25,7 +21,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   await watchOrRun(ctx, raw, 'tally status', async () => {
     const data = await loadStatus(ctx, options);
     return {
-      json: () => ({ balance: data.loaded.balance.raw, usage: usageJson(data.week), top_models: data.topModels, forecast: forecastJson(data.loaded), ...(data.budgets ? { budgets: budgetJson(data.budgets).budgets } : {}), alert: data.alert ? { kind: data.alert.kind, start: data.alert.start, amount: data.alert.amount.toFixed(), baseline: data.alert.baseline?.toFixed() ?? null, ratio: data.alert.ratio?.toDecimalPlaces(4, Decimal.ROUND_HALF_UP).toFixed() ?? null } : null }),
+      json: () => statusJson(data),
       human: () => renderStatus(data, ctx),
       note: data.week.cache === 'HIT' ? "usage from the gateway's cache" : undefined,
     };

@@ -176,7 +176,16 @@ function holdsLosslessNumber(value: unknown): boolean {
   return false;
 }
 
-export function isJsonNumber(value: unknown): value is LosslessNumberBase | number {
+/**
+ * A document as parseJson gives it back (a fleet reads each profile's --json document so): a
+ * number a double holds exactly comes back as a number, any other as its exact text.
+ */
+export type Parsed<T> = T extends LosslessNumberBase ? JsonNumber : T extends readonly (infer U)[] ? Parsed<U>[] : T extends object ? { [K in keyof T]: Parsed<T[K]> } : T;
+
+/** A JSON number: a plain number where a double holds it exactly, else its exact text. */
+export type JsonNumber = LosslessNumberBase | number;
+
+export function isJsonNumber(value: unknown): value is JsonNumber {
   return isLosslessNumber(value) || typeof value === 'number';
 }
 

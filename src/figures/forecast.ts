@@ -4,7 +4,7 @@
 // together (three with the key's quota): the balance and one usage request of day buckets.
 import type { Context } from '../context.js';
 import { ServiceError, TallyError, UsageError } from '../errors.js';
-import { type Balance, fetchBalance } from '../api/balance.js';
+import { type Balance, balanceDocument, fetchBalance } from '../api/balance.js';
 import type { HttpClient } from '../api/http.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { LosslessNumber, isJsonObject } from '../domain/json.js';
@@ -135,7 +135,7 @@ export function forecastJson(loaded: LoadedForecast) {
   const today = f.today;
   return {
     currency: balance.currency,
-    balance: balance.raw.balance,
+    balance: balanceDocument(balance).balance,
     basis: {
       days: f.basis.days,
       start: f.basis.start,

@@ -3,17 +3,17 @@
 // spike. The requests go out together: the balance, one usage request of day buckets (the week
 // and the month so far), the key's quota and the week's spend per model.
 import type { Context } from '../context.js';
-import { fetchBalance } from '../api/balance.js';
+import { balanceDocument, fetchBalance } from '../api/balance.js';
 import type { JsonObject } from '../domain/json.js';
-import type { Decimal } from '../domain/money.js';
+import { Decimal } from '../domain/money.js';
 import { resolveWindow } from '../domain/window.js';
 import type { Scope } from '../domain/records.js';
 import type { Finding } from './anomalies.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages } from './records.js';
-import { type UsageSeries, totalsOf } from './usage-series.js';
+import { type UsageSeries, totalsOf, usageJson } from './usage-series.js';
 import { timeSettings } from './day-grid.js';
-import { type LoadedForecast, loadForecast } from './forecast.js';
-import { type LoadedBudgets, loadBudgets, storedBudgets } from './budgets.js';
+import { type LoadedForecast, forecastJson, loadForecast } from './forecast.js';
+import { type LoadedBudgets, budgetJson, loadBudgets, storedBudgets } from './budgets.js';
 
 export const TOP_MODELS = 5;
 export const WEEK = 7;
@@ -65,6 +65,19 @@ export async function loadStatus(ctx: Context, options: { utcOffset?: string }):
   const topSpend = ranked;
   const { spikeToday } = await import('../figures/anomalies.js');
   return { loaded, week, topModels, topSpend, modelFields, modelsScope: models.scope, budgets, alert: spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000)) };
+}
+
+/** The status document (--json, and each profile's row of a fleet). */
+export function statusJson(data: StatusData) {
+  const alert = data.alert;
+  return {
+    balance: balanceDocument(data.loaded.balance),
+    usage: usageJson(data.week),
+    top_models: data.topModels,
+    forecast: forecastJson(data.loaded),
+    ...(data.budgets ? { budgets: budgetJson(data.budgets).budgets } : {}),
+    alert: alert ? { kind: alert.kind, start: alert.start, amount: alert.amount.toFixed(), baseline: alert.baseline?.toFixed() ?? null, ratio: alert.ratio?.toDecimalPlaces(4, Decimal.ROUND_HALF_UP).toFixed() ?? null } : null,
+  };
 }
 
 /** The usage document of the last `days` days (today included) from a longer day series, totals added exactly. */

@@ -2,13 +2,26 @@
 // tally derives, what could not be read) and the panel.
 import type { Context } from '../context.js';
 import type { CompatibleBilling } from '../api/billing.js';
-import { type JsonValue, isJsonNumber, jsonText, numberText } from '../domain/json.js';
+import { type JsonObject, type JsonValue, isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import type { Decimal } from '../domain/money.js';
 import { type Comparison, ledgerAmount } from '../figures/billing.js';
 import { errorText } from './error-text.js';
 
 /** The JSON document: the three records as sent (null where one was not read), and what tally derives. */
-export function billingJson(billing: CompatibleBilling, secrets: Context['secrets'], comparison?: Comparison): Record<string, unknown> {
+export interface BillingDocument {
+  currency: 'CNY';
+  subscription: JsonObject | null;
+  usage: JsonObject | null;
+  token: JsonObject | null;
+  /** What is left, in yuan (a decimal string); null when it cannot be worked out. */
+  remaining: string | null;
+  unlimited: boolean;
+  token_unit: string | null;
+  missing: { endpoint: string; kind: string; message: string; status?: number }[];
+  compare?: Comparison;
+}
+
+export function billingJson(billing: CompatibleBilling, secrets: Context['secrets'], comparison?: Comparison): BillingDocument {
   return {
     currency: 'CNY',
     subscription: billing.subscription?.body ?? null,

@@ -4,6 +4,15 @@ import type { Context } from '../context.js';
 import { OFFLINE_MARKER } from '../statusline/cache.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { plural } from './window-text.js';
+import { groupDigits } from '../domain/decimal-text.js';
+import { type JsonNumber, type Parsed, numberText } from '../domain/json.js';
+import type { BalanceDocument } from '../api/balance.js';
+import type { CheckResult } from '../figures/check-gates.js';
+import type { budgetJson } from '../figures/budgets.js';
+import type { forecastJson } from '../figures/forecast.js';
+import type { statusJson } from '../figures/status.js';
+import type { usageJson } from '../figures/usage-series.js';
+import type { BillingDocument } from './billing.js';
 
 /** What one profile of a fleet gave: its result (and whose account and key it is), or why it failed or was skipped. */
 export interface ProfileOutcome {
@@ -31,7 +40,7 @@ export async function renderFleet(command: string, outcomes: ProfileOutcome[], c
     import('../domain/money.js'),
   ]);
   const style = await styleFor(ctx);
-  const columns = FLEET_COLUMNS[command]!;
+  const columns = columnsOf(command);
   const currencies = new Set(outcomes.filter((o) => o.ok).map((o) => currencyOf(o.result)));
   const money = (value: string | undefined, currency: string) => (value === undefined ? '—' : formatAmount(value, 'account', { currency, exact: ctx.options.exact }));
   // A profile that failed or was skipped says why in a column of its own (never in a figure's).
@@ -85,9 +94,10 @@ function sharedAccounts(outcomes: ProfileOutcome[]): string[] {
   ];
 }
 
-interface FleetColumn {
+/** A column of the fleet table: what it reads from each profile's document (`D`, as the command's --json writes it). */
+interface FleetColumn<D> {
   header: string;
-  value: (result: unknown) => string | undefined;
+  value: (result: D) => string | undefined;
   amount?: boolean;
   /** An amount that adds up to nothing meaningful across profiles (a limit, a percentage). */
   total?: false;
@@ -97,66 +107,84 @@ interface FleetColumn {
   align?: 'right';
 }
 
+/**
+ * Each fleet command's document, typed by the figure that writes it (a field renamed there is a
+ * column that no longer compiles here), as a fleet reads it back: each profile's run prints its
+ * --json document and the fleet parses it.
+ */
+interface FleetDocuments {
+  balance: BalanceDocument;
+  status: Parsed<ReturnType<typeof statusJson>>;
+  forecast: Parsed<ReturnType<typeof forecastJson>>;
+  budget: Parsed<ReturnType<typeof budgetJson>>;
+  check: Parsed<{ ok: boolean; checks: CheckResult[] }>;
+  billing: Parsed<BillingDocument>;
+  usage: Parsed<ReturnType<typeof usageJson>>;
+  statusline: never;
+}
+
 /** A runway in whole days, grouped as every count, marked where the key's own quota runs out first (its basis). */
-function runwayCell(days: unknown, basis: unknown): string | undefined {
-  const value = text(days);
-  if (value === undefined || !/^\d+$/.test(value)) return value;
-  return `${value.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${basis === 'key_quota' ? ' (key quota)' : ''}`;
+function runwayCell(days: JsonNumber | null, basis: string): string | undefined {
+  if (days === null) return undefined;
+  return `${groupDigits(numberText(days))}${basis === 'key_quota' ? ' (key quota)' : ''}`;
 }
 
 export const at = (result: unknown, ...path: string[]): unknown => path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), result);
 export const text = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined);
 
+/** The currency a profile's document states (CNY when it states none). */
 function currencyOf(result: unknown): string {
   return text(at(result, 'currency')) ?? text(at(result, 'balance', 'currency')) ?? text(at(result, 'budgets', '0', 'currency')) ?? 'CNY';
 }
 
-function notMeasured(result: unknown): boolean {
-  const checks = (at(result, 'checks') as { actual: unknown; detail?: unknown }[] | undefined) ?? [];
-  return checks.some((c) => c.actual === null && typeof c.detail === 'string' && c.detail.startsWith('skipped'));
+/** A check document whose conditions --fail-open skipped was not measured: never "pass". */
+function notMeasured(result: FleetDocuments['check']): boolean {
+  return result.checks.some((c) => c.actual === null && typeof c.detail === 'string' && c.detail.startsWith('skipped'));
 }
 
 /** The money field of a usage document's totals: the decimal strings (the spec's money metric). */
-function usageSpend(result: unknown): string | undefined {
-  const totals = at(result, 'totals');
-  if (!totals || typeof totals !== 'object') return undefined;
-  const money = Object.values(totals as Record<string, unknown>).filter(isDecimalString);
+function usageSpend(result: FleetDocuments['usage']): string | undefined {
+  const money = Object.values(result.totals).filter(isDecimalString);
   return money.length === 1 ? money[0] : undefined;
 }
 
-const FLEET_COLUMNS: Record<string, FleetColumn[]> = {
+const FLEET_COLUMNS: { [C in keyof FleetDocuments]: FleetColumn<FleetDocuments[C]>[] } = {
   balance: [
-    { header: 'balance', value: (r) => text(at(r, 'balance')), amount: true },
-    { header: 'lifetime spend', value: (r) => text(at(r, 'lifetime_spend')), amount: true, drop: 2 },
-    { header: 'today', value: (r) => text(at(r, 'api_key', 'daily_cost_used')), amount: true, drop: 1, scope: 'key' },
-    { header: 'daily limit', value: (r) => text(at(r, 'api_key', 'daily_cost_limit')), amount: true, total: false, drop: 3 },
+    { header: 'balance', value: (r) => r.balance, amount: true },
+    { header: 'lifetime spend', value: (r) => r.lifetime_spend, amount: true, drop: 2 },
+    { header: 'today', value: (r) => r.api_key?.daily_cost_used ?? undefined, amount: true, drop: 1, scope: 'key' },
+    { header: 'daily limit', value: (r) => r.api_key?.daily_cost_limit ?? undefined, amount: true, total: false, drop: 3 },
   ],
   status: [
-    { header: 'balance', value: (r) => text(at(r, 'balance', 'balance')), amount: true },
-    { header: 'this month', value: (r) => text(at(r, 'forecast', 'month_to_date')), amount: true, drop: 2 },
-    { header: 'avg a day', value: (r) => text(at(r, 'forecast', 'average_daily_spend')), amount: true, drop: 3 },
-    { header: 'runway days', value: (r) => runwayCell(at(r, 'forecast', 'runway_days'), at(r, 'forecast', 'runway_basis')), drop: 1, align: 'right' },
+    { header: 'balance', value: (r) => r.balance.balance, amount: true },
+    { header: 'this month', value: (r) => r.forecast.month_to_date, amount: true, drop: 2 },
+    { header: 'avg a day', value: (r) => r.forecast.average_daily_spend, amount: true, drop: 3 },
+    { header: 'runway days', value: (r) => runwayCell(r.forecast.runway_days, r.forecast.runway_basis), drop: 1, align: 'right' },
   ],
   forecast: [
-    { header: 'balance', value: (r) => text(at(r, 'balance')), amount: true },
-    { header: 'avg a day', value: (r) => text(at(r, 'average_daily_spend')), amount: true },
-    { header: 'runway days', value: (r) => runwayCell(at(r, 'runway_days'), at(r, 'runway_basis')), align: 'right' },
-    { header: 'month projected', value: (r) => text(at(r, 'projected_month_end')), amount: true, drop: 1 },
+    { header: 'balance', value: (r) => r.balance, amount: true },
+    { header: 'avg a day', value: (r) => r.average_daily_spend, amount: true },
+    { header: 'runway days', value: (r) => runwayCell(r.runway_days, r.runway_basis), align: 'right' },
+    { header: 'month projected', value: (r) => r.projected_month_end, amount: true, drop: 1 },
   ],
   budget: [
-    { header: 'budgets', value: (r) => ((at(r, 'budgets') as { name: string; percent: string; state: string }[] | undefined) ?? []).map((b) => `${b.name} ${b.percent}% ${b.state}`).join(' · ') || 'none stored' },
+    { header: 'budgets', value: (r) => r.budgets.map((b) => `${b.name} ${b.percent}% ${b.state}`).join(' · ') || 'none stored' },
   ],
   check: [
-    // A profile whose conditions --fail-open skipped was not measured: never "pass".
-    { header: 'result', value: (r) => (notMeasured(r) ? 'not measured' : at(r, 'ok') === true ? 'pass' : 'FAIL') },
-    { header: 'conditions', value: (r) => ((at(r, 'checks') as { name: string; level: string }[] | undefined) ?? []).map((c) => `${c.level.toUpperCase()} ${c.name}`).join(' · ') },
+    { header: 'result', value: (r) => (notMeasured(r) ? 'not measured' : r.ok ? 'pass' : 'FAIL') },
+    { header: 'conditions', value: (r) => r.checks.map((c) => `${c.level.toUpperCase()} ${c.name}`).join(' · ') },
   ],
   billing: [
-    { header: 'remaining', value: (r) => text(at(r, 'remaining')), amount: true },
+    { header: 'remaining', value: (r) => r.remaining ?? undefined, amount: true },
   ],
   usage: [
     { header: 'spend', value: usageSpend, amount: true },
-    { header: 'window', value: (r) => `${text(at(r, 'start_iso'))?.slice(0, 10)} → ${text(at(r, 'end_iso'))?.slice(0, 10)}` },
+    { header: 'window', value: (r) => `${r.start_iso.slice(0, 10)} → ${r.end_iso.slice(0, 10)}` },
   ],
   statusline: [],
 };
+
+/** The columns of a fleet command, reading each profile's parsed document (the one place it is taken to be that command's). */
+function columnsOf(command: string): FleetColumn<unknown>[] {
+  return (FLEET_COLUMNS[command as keyof FleetDocuments] ?? []) as FleetColumn<unknown>[];
+}

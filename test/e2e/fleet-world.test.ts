@@ -306,3 +306,30 @@ describe('reports and the ledger with a profile whose gateway hangs', () => {
     }
   });
 });
+
+describe("a fleet keeps every digit of each profile's document", () => {
+  it('a number no double holds (an id in the balance record) comes out of --json as the gateway sent it', async () => {
+    const record = '{"currency":"CNY","balance":"12.50","lifetime_spend":"3.00","plan":{"has_active_plan":false},"api_key":{"name":"k","daily_cost_limit":null,"daily_cost_used":"0.10"},"account_no":123456789012345678901,"ratio":0.1000}';
+    const server = createServer((req, res) => {
+      if (req.url?.startsWith('/v1/open/balance')) res.writeHead(200, { 'content-type': 'application/json' }).end(record);
+      else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not here"}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const own = tempDir();
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const [profile, key] of [['first', 'sk-fleet-digits-0001'], ['second', 'sk-fleet-digits-0002']]) {
+        await runTally(['--profile', profile!, 'login', '--base-url', base, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: own.path }, input: key });
+      }
+      const result = await runTally(['--all-profiles', 'balance', '--json'], { env: { TALLY_CONFIG_DIR: own.path, TZ: 'UTC' }, now: NOW });
+      expect(result.code).toBe(0);
+      expect(result.stdout.match(/"account_no": 123456789012345678901/g)).toHaveLength(2);
+      expect(result.stdout.match(/"ratio": 0\.1000/g)).toHaveLength(2);
+      const table = await runTally(['--all-profiles', 'balance', '--wide'], { env: { TALLY_CONFIG_DIR: own.path, TZ: 'UTC' }, now: NOW });
+      expect(table.stdout).toMatch(/first\s+¥12\.50/);
+    } finally {
+      server.close();
+      own.remove();
+    }
+  });
+});
