@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { createTestIO } from '../io.js';
 import { importExternal, packageRoot } from '../external.js';
 import { isLoopback } from '../domain/loopback.js';
+import { parseJson, stringifyJson } from '../domain/json.js';
 import { TOOLS, type ToolSpec, commandLine, inputSchema } from './tools.js';
 
 type Sdk = typeof import('@modelcontextprotocol/server');
@@ -52,9 +53,12 @@ async function runTool(ctx: Context, tool: ToolSpec, argv: string[]): Promise<To
   }
   if (code === 0 || tool.documentOn?.includes(code)) {
     try {
+      // The text keeps every digit the command printed; the structured copy is plain JSON values (a
+      // number no double holds, which tally's documents keep only outside amounts, is rounded there).
+      const exact = stringifyJson(parseJson(io.stdout));
       const document = JSON.parse(io.stdout) as Record<string, unknown>;
       const verdict = code === 0 ? '' : ` The command's verdict: exit ${code} (a condition failed).`;
-      return { content: [{ type: 'text', text: `${tool.title} (tally ${tool.command[0]}).${verdict} ${PREFACE}\n${JSON.stringify(document)}` }], structuredContent: document };
+      return { content: [{ type: 'text', text: `${tool.title} (tally ${tool.command[0]}).${verdict} ${PREFACE}\n${exact}` }], structuredContent: document };
     } catch {
       return failure(`tally ${tool.command[0]} printed no JSON document`);
     }

@@ -156,3 +156,41 @@ describe("the README's MCP configuration", () => {
     await other.close();
   });
 });
+
+describe('tally mcp keeps every digit', () => {
+  it("a tool's text holds the document as the command printed it: a number no double holds, a trailing zero", async () => {
+    const { createServer, request } = await import('node:http');
+    // The sandbox, with two fields a double cannot hold as sent added to its balance record.
+    const gateway = createServer((req, res) => {
+      const upstream = request(new URL(req.url!, sandbox.baseUrl), { method: req.method, headers: req.headers }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (c: Buffer) => chunks.push(c));
+        answer.on('end', () => {
+          let body = Buffer.concat(chunks).toString('utf8');
+          if (req.url!.startsWith('/v1/open/balance') && answer.statusCode === 200) body = `${body.trim().slice(0, -1)},"account_no":123456789012345678901,"ratio":0.1000}`;
+          const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) };
+          res.writeHead(answer.statusCode!, headers).end(body);
+        });
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    const own = new Client({ name: 'tally-digits', version: '1.0.0' });
+    const ownState = tempDir();
+    try {
+      const [command, ...args] = [process.execPath, ...binaryArgs(['mcp'], NOW)];
+      const base = `http://127.0.0.1:${(gateway.address() as { port: number }).port}`;
+      await own.connect(new StdioClientTransport({ command: command!, args, env: { ...env, TALLY_BASE_URL: base, TALLY_CONFIG_DIR: ownState.path }, stderr: 'pipe' }));
+      const result = await own.callTool({ name: 'get_status', arguments: {} });
+      expect(result.isError).toBeFalsy();
+      const text = (result.content as { type: string; text: string }[])[0]!.text;
+      expect(text).toContain('"account_no":123456789012345678901');
+      expect(text).toContain('"ratio":0.1000');
+    } finally {
+      await own.close();
+      gateway.closeAllConnections();
+      gateway.close();
+      ownState.remove();
+    }
+  });
+});
