@@ -2,12 +2,10 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { namesGridDays, resolveWindow } from '../domain/window.js';
-import { knownDayGrid } from '../figures/usage-series.js';
+import { instantWindow } from '../figures/usage-series.js';
 import { emit, formatCsv, writeJson } from '../output/emit.js';
 import { describeWindow } from '../output/window-text.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages, parseParams } from '../figures/records.js';
-import { timeSettings } from '../figures/day-grid.js';
 import { wholeNumber } from '../cli/flag-values.js';
 import { addWindowOptions } from '../cli/options.js';
 import { DEFAULT_FOLLOW_SECONDS, followLog } from '../cli/follow.js';
@@ -50,15 +48,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   if (options.all && !ctx.options.timeoutGiven) ctx.withoutDeadline();
   const maxPages = options.maxPages === undefined ? DEFAULT_MAX_PAGES : wholeNumber(options.maxPages, '--max-pages', 1);
   const query = parseParams(options.param);
-  const time = await timeSettings(ctx, options);
-  // Entries are exact instants: the window is exactly what was asked, its days on the gateway's
-  // grid when known (a date alone names a grid day: learned first when not known yet).
-  const now = Math.floor(ctx.now() / 1000);
-  const window = (offset: number) => resolveWindow({ ...options, now, zone: time.zone, bucket: undefined, dayOffset: offset });
-  // A window that is wrong on any grid is said before any request.
-  const guess = window(time.known?.offset ?? 0);
-  const grid = time.known ?? (namesGridDays(options) ? await knownDayGrid(ctx, time) : undefined);
-  const exact = grid === undefined ? guess : window(grid.offset);
+  // Entries are exact instants: the window is exactly what was asked (its days on the gateway's grid).
+  const { window: exact, time } = await instantWindow(ctx, options);
   const client = await ctx.client();
   const found = await fetchAllPages(ctx, client, '/v1/open/logs', { start: String(exact.start), end: String(exact.end), ...query }, {
     all: options.all === true,
@@ -104,13 +95,7 @@ async function follow(ctx: Context, options: LogsOptions): Promise<void> {
   }
   const interval = options.interval === undefined ? DEFAULT_FOLLOW_SECONDS : wholeNumber(options.interval, '--interval', 1, 3600);
   const query = parseParams(options.param);
-  const now = Math.floor(ctx.now() / 1000);
-  let since = now;
-  if (options.since !== undefined) {
-    const time = await timeSettings(ctx, options);
-    const grid = time.known ?? (namesGridDays(options) ? await knownDayGrid(ctx, time) : undefined);
-    since = resolveWindow({ since: options.since, now, zone: time.zone, bucket: undefined, dayOffset: grid?.offset ?? 0 }).start;
-  }
+  const since = options.since === undefined ? Math.floor(ctx.now() / 1000) : (await instantWindow(ctx, { since: options.since, utcOffset: options.utcOffset })).window.start;
   // Following goes on until Ctrl-C; each poll has the whole --timeout.
   await followLog(ctx, { since, interval, query, ndjson: options.ndjson === true || ctx.options.json });
 }

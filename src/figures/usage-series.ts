@@ -203,6 +203,23 @@ export async function windowOnGrid(
   return { window: { start: resolved.start, end: resolved.end }, grid, time, now };
 }
 
+/**
+ * A window of exact instants (the per-call log's): what was asked, exactly; its bounds on the
+ * gateway's day grid only where they name days (a date, a month, the last week), the grid then
+ * known or learned first. A window wrong on any grid is refused before any request.
+ */
+export async function instantWindow(ctx: Context, request: WindowOptions): Promise<{ window: UsageWindow; time: TimeSettings }> {
+  const time = await timeSettings(ctx, request);
+  const now = Math.floor(ctx.now() / 1000);
+  const on = (dayOffset: number) => {
+    const { start, end } = resolveWindow({ ...request, now, zone: time.zone, bucket: undefined, dayOffset });
+    return { start, end };
+  };
+  const guess = on(time.known?.offset ?? 0);
+  const grid = time.known ?? (namesGridDays(request) ? await knownDayGrid(ctx, time) : undefined);
+  return { window: grid === undefined ? guess : on(grid.offset), time };
+}
+
 /** Starts a request whose answer may never be asked for: a failure is the asker's to see, never an unhandled one. */
 export function startAhead<T>(answer: Promise<T>): void {
   answer.catch(() => undefined);
