@@ -179,3 +179,8 @@ export function scopeText(scope: Scope | undefined): string | undefined {
   if (scope === 'key') return 'figures of this key only, as the gateway states';
   return undefined;
 }
+
+/** The field names some records hold, for a message that says what came instead: at most 12, each cut to 40 characters; 'none' when they hold none. */
+export function fieldNamesOf(records: object[]): string {
+  return [...new Set(records.flatMap((r) => Object.keys(r)))].slice(0, 12).map((n) => n.slice(0, 40)).join(', ') || 'none';
+}

@@ -9,7 +9,7 @@ import { Decimal } from '../domain/money.js';
 import type { JsonObject } from '../domain/json.js';
 import type { Scope } from '../domain/records.js';
 import { type CallFields, callCost, callFields, callIdentity } from '../domain/calls.js';
-import { timeSeconds } from '../domain/records.js';
+import { fieldNamesOf, timeSeconds } from '../domain/records.js';
 import { fetchAllPages } from './records.js';
 
 export const LOGS_PATH = '/v1/open/logs';
@@ -56,7 +56,7 @@ export async function spendSince(ctx: Context, start: number, client?: HttpClien
   }
   // A log whose entries hold no amount tally can read is not a log of calls that cost nothing.
   if (entries.length > 0 && unread === entries.length) {
-    const names = [...new Set(entries.flatMap((r) => Object.keys(r)))].slice(0, 12).map((n) => n.slice(0, 40)).join(', ');
+    const names = fieldNamesOf(entries);
     throw new ServiceError(`the per-call log's entries hold no decimal amount (fields: ${names}); a cost sent as a JSON number is not read as money, never as zero`);
   }
   return { start, end, spent, calls: entries.length, complete: found.stopped === undefined && found.more === undefined && unread === 0, scope: found.scope };

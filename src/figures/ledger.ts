@@ -4,15 +4,13 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isDecimalString } from '../domain/decimal-text.js';
-import { type JsonObject } from '../domain/json.js';
 import type { Scope } from '../domain/records.js';
 import { usagePerModel } from '../domain/repricing.js';
 import { LEDGER_COLUMNS, type LedgerRow } from '../domain/ledger-format.js';
 import { type UsageWindow, bucketStart, periodsOf } from '../domain/window.js';
 import { fixedZone, formatOffset, spreadsheetDate } from '../domain/zone.js';
 import { type WindowOptions } from './day-grid.js';
-import { DEFAULT_MAX_PAGES, fetchAllPages } from './records.js';
-import { MODEL_USAGE_PATH, accountSpend, spendFieldsOf } from './usage-by-model.js';
+import { type ModelSpendOver, accountSpend, rememberedSpendOver } from './usage-by-model.js';
 import { startAhead, windowOnGrid } from './usage-series.js';
 import { MAX_CONNECTIONS_PER_ORIGIN } from '../api/transport.js';
 
@@ -61,15 +59,10 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
     return { window, periods, dateOf, ended, running, wanted };
   };
   // Each period's records, asked once: the first few go out while a first run learns the grid (see windowOnGrid).
-  const asked = new Map<string, ReturnType<typeof fetchAllPages>>();
-  const recordsOf = (p: UsageWindow) => {
-    const key = `${p.start}-${p.end}`;
-    if (!asked.has(key)) asked.set(key, ctx.client().then((client) => fetchAllPages(ctx, client, MODEL_USAGE_PATH, { start: String(p.start), end: String(p.end) }, { all: true, maxPages: DEFAULT_MAX_PAGES })));
-    return asked.get(key)!;
-  };
+  const spendOver = rememberedSpendOver(ctx);
   const onGrid = await windowOnGrid(ctx, request, bucket, undefined, (guess) => {
     const { periods, wanted } = plan(guess.window, guess.dayOffset, guess.now);
-    if (periods.length <= MAX_PERIODS[bucket]) for (const p of wanted.slice(0, MAX_CONNECTIONS_PER_ORIGIN - 1)) startAhead(recordsOf(p));
+    if (periods.length <= MAX_PERIODS[bucket]) for (const p of wanted.slice(0, MAX_CONNECTIONS_PER_ORIGIN - 1)) startAhead(spendOver(p));
   });
   const { grid, now } = onGrid;
   const { window, periods, dateOf, ended, running, wanted } = plan(onGrid.window, grid.offset, now);
@@ -78,21 +71,21 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
   let done = 0;
   const found = await Promise.all(
     wanted.map(async (p) => {
-      const page = await recordsOf(p);
+      const over = await spendOver(p);
       ctx.progress(`export: ${++done} of ${wanted.length} ${bucket}s fetched…`);
-      return { period: p, page };
+      return { period: p, over };
     }),
   ).finally(() => ctx.progress(undefined));
-  const scopes = new Set(found.map((f) => f.page.scope));
+  const scopes = new Set(found.map((f) => f.over.scope));
   const scope = scopes.size === 1 ? [...scopes][0] : undefined;
   const account = scope === 'key' && !request.endedOnly && wanted.length === periods.length ? await accountSpend(ctx, window) : undefined;
   const rows: LedgerRow[] = [];
-  for (const { period, page } of found) {
-    for (const row of rowsOf(page.records)) {
-      rows.push({ date: dateOf(period.start), zone: `UTC${formatOffset(grid.offset)}`, profile: settings.profile, gateway: gateway.href, scope: page.scope ?? '', ...row, currency: 'CNY', complete: ended(period) });
+  for (const { period, over } of found) {
+    for (const row of rowsOf(over)) {
+      rows.push({ date: dateOf(period.start), zone: `UTC${formatOffset(grid.offset)}`, profile: settings.profile, gateway: gateway.href, scope: over.scope ?? '', ...row, currency: 'CNY', complete: ended(period) });
     }
   }
-  return { window, dayOffset: grid.offset, bucket, rows, skipped: periods.length - wanted.length - running.length, running, scope, accountSpend: account, incomplete: found.some((f) => f.page.more !== undefined) };
+  return { window, dayOffset: grid.offset, bucket, rows, skipped: periods.length - wanted.length - running.length, running, scope, accountSpend: account, incomplete: found.some((f) => f.over.incomplete) };
 }
 
 /** The default window: the last 7 days (or 7 days of hours) that have ended, on the gateway's grid. */
@@ -102,8 +95,7 @@ function lastCompleteDays(now: number, bucket: 'day' | 'hour', dayOffset: number
 }
 
 /** A period's records, one row per model (records without a decimal amount are not the ledger's). */
-function rowsOf(records: JsonObject[]): Pick<LedgerRow, 'model' | 'calls' | 'input_tokens' | 'output_tokens' | 'amount'>[] {
-  const fields = spendFieldsOf(records);
+function rowsOf({ records, fields }: ModelSpendOver): Pick<LedgerRow, 'model' | 'calls' | 'input_tokens' | 'output_tokens' | 'amount'>[] {
   if (!fields) return [];
   const usage = usagePerModel(records.filter((r) => isDecimalString(r[fields.spend])), fields);
   return [...usage.entries()]

@@ -35,7 +35,7 @@ export async function loadStatus(ctx: Context, options: { utcOffset?: string }):
   const client = await ctx.client();
   const time = await timeSettings(ctx, options);
   // The week per model on the grid known before asking (or UTC): asked together with the rest.
-  const grid = time.known ?? { offset: 0, source: 'assumed' as const };
+  const guessed = time.known?.offset ?? 0;
   const now = Math.floor(ctx.now() / 1000);
   // Spend per model is one figure, read whole (every page), each model's records added up.
   const weekPerModel = (dayOffset: number) => {
@@ -49,12 +49,12 @@ export async function loadStatus(ctx: Context, options: { utcOffset?: string }):
   const hasBudgets = (await storedBudgets(ctx)).length > 0;
   const [loaded, guessedWeek, budgets] = await Promise.all([
     forecast,
-    weekPerModel(grid.offset),
+    weekPerModel(guessed),
     hasBudgets ? loadBudgets(ctx, [], forecast) : undefined,
   ]);
   // The grid was guessed (a first run) and the day series proved it another: the week per model asked again on the gateway's days.
   const learned = loaded.series.dayGrid.offset;
-  const models = learned === grid.offset ? guessedWeek : await weekPerModel(learned);
+  const models = learned === guessed ? guessedWeek : await weekPerModel(learned);
   const week = await lastDays(loaded.series, WEEK);
   const { modelAndSpend, spendByModel } = await import('../figures/usage-by-model.js');
   const modelFields = modelAndSpend(models.records);

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { ServiceError, TallyError, UsageError } from '../errors.js';
 import type { JsonObject } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
-import { type Scope, describeColumns } from '../domain/records.js';
+import { type Scope, describeColumns, fieldNamesOf } from '../domain/records.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { type BucketSize, type UsageWindow, parseBucket, periodsOf } from '../domain/window.js';
 import { fixedZone } from '../domain/zone.js';
@@ -220,7 +220,7 @@ export function spendFieldsOf(records: JsonObject[]): { model: string; spend: st
   if (records.length === 0) return undefined;
   const fields = modelAndSpend(records);
   if (!fields) {
-    const names = [...new Set(records.flatMap((r) => Object.keys(r)))].slice(0, 12).map((n) => n.slice(0, 40)).join(', ') || 'none';
+    const names = fieldNamesOf(records);
     throw new ServiceError(`the records of usage by model name no model or hold no decimal amount (fields: ${names}); amounts sent as JSON numbers are not read as money, never as zero`);
   }
   return fields;

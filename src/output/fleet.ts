@@ -2,9 +2,8 @@
 // row that counts each account once, and why a profile failed or was skipped.
 import type { Context } from '../context.js';
 import { OFFLINE_MARKER } from '../statusline/cache.js';
-import { isDecimalString } from '../domain/decimal-text.js';
+import { groupDigits, isDecimalString } from '../domain/decimal-text.js';
 import { plural } from './window-text.js';
-import { groupDigits } from '../domain/decimal-text.js';
 import { type JsonNumber, type Parsed, numberText } from '../domain/json.js';
 import type { BalanceDocument } from '../api/balance.js';
 import type { CheckResult } from '../figures/check-gates.js';
