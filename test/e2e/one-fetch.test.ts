@@ -147,3 +147,26 @@ describe('status on a first run', () => {
     }
   });
 });
+
+describe('what a first run asks ahead, under a rate limit that holds', () => {
+  const utc = sandboxForFile(NOW, { accountLimit: 100_000, dayOffsetMinutes: 0 });
+
+  it.each([
+    ['anomalies', ['anomalies', '--json']],
+    ['export', ['export', '--since', '30d']],
+  ])('%s: the windows asked ahead are refused and waited for like any other; the answer is the one a second run gives', async (_, args) => {
+    const state = tempDir();
+    try {
+      // The first two requests for spend per model (both asked ahead) are refused, the window reopening in a second.
+      utc.sandbox.faults.push({ kind: 'rate-limit', path: '/v1/open/usage/models', times: 2, headers: { 'Retry-After': '1' } });
+      const run = () => runTally(args, { env: { ...utc.env, TALLY_CONFIG_DIR: state.path }, now: NOW });
+      const first = await run();
+      const again = await run();
+      expect(again.code).toBe(0);
+      expect({ code: first.code, stdout: first.stdout }).toEqual({ code: 0, stdout: again.stdout });
+    } finally {
+      utc.sandbox.faults.splice(0);
+      state.remove();
+    }
+  });
+});
