@@ -43,7 +43,10 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
       argv,
       io,
       (options) => {
-        const commandLine = (line: string[], lineIO: IO, signal: AbortSignal) => runCli(line, { ...deps, io: lineIO, env, interrupt: signal, ...(ctx ? { transport: ctx.transport() } : {}) });
+        // A command line run inside this one (a tool of `tally mcp`) runs with this run's global
+        // options (the gateway, the key's source, the zone, --demo's gateway), changed only where asked.
+        const commandLine = (line: string[], lineIO: IO, signal: AbortSignal, overrides: Partial<GlobalOptions> = {}) =>
+          runCli([...globalFlags({ ...options, ...overrides }), ...line], { ...deps, io: lineIO, env, interrupt: signal, ...(ctx ? { transport: ctx.transport(), ...(options.demo ? { demoGateway: ctx.demoGateway() } : {}) } : {}) });
         ctx = new Context({ command: loadCommand, commandLine, ...deps, io, options, env, secrets, interrupt: deps.interrupt ?? interrupt.signal });
         return ctx;
       },
@@ -229,6 +232,38 @@ function globalOptions(raw: Record<string, unknown>): GlobalOptions {
     allProfiles: raw.allProfiles === true,
     profiles: typeof raw.profiles === 'string' ? raw.profiles : undefined,
   };
+}
+
+/**
+ * The command-line words that give `options` again (globalOptions of them is `options`): how a
+ * command run inside another inherits its global options. Every option is decided here, so a new
+ * one cannot be forgotten: those a nested run takes, and those that belong to the outer run.
+ */
+export function globalFlags(options: GlobalOptions): string[] {
+  const value = (flag: string, given: string | undefined) => (given === undefined ? [] : [`${flag}=${given}`]);
+  const flag = (name: string, on: boolean | undefined) => (on ? [name] : []);
+  const words: Record<keyof GlobalOptions, string[]> = {
+    timeout: [`--timeout=${options.timeout}`],
+    debug: flag('--debug', options.debug),
+    profile: value('--profile', options.profile),
+    baseUrl: value('--base-url', options.baseUrl),
+    demo: flag('--demo', options.demo),
+    allowHttp: flag('--allow-http', options.allowHttp),
+    tz: value('--tz', options.tz),
+    noPager: flag('--no-pager', options.noPager),
+    allProfiles: flag('--all-profiles', options.allProfiles),
+    profiles: value('--profiles', options.profiles),
+    // How the outer run prints is its own: the nested command line says its own format.
+    json: [],
+    jq: [],
+    csv: [],
+    wide: [],
+    exact: [],
+    // Derived from the words (timeoutGiven) or set by the code that runs a fleet (patient).
+    timeoutGiven: [],
+    patient: [],
+  };
+  return Object.values(words).flat();
 }
 
 export function parseTimeout(text: string): number {

@@ -14,36 +14,9 @@ import { Notices } from './notices.js';
 import { SecretSet } from './domain/secrets.js';
 import { abortableSleep } from './abortable.js';
 import { setMaxListeners } from 'node:events';
+import type { GlobalOptions } from './global-options.js';
 
-export interface GlobalOptions {
-  json: boolean;
-  /** --jq EXPR: the JSON document through jq (json is true too). */
-  jq?: string;
-  csv: boolean;
-  /** Seconds for the whole command. */
-  timeout: number;
-  /** Whether --timeout was given (not the default): it then bounds waits that otherwise run longer. */
-  timeoutGiven?: boolean;
-  debug: boolean;
-  /** Tables: never drop or shorten a column to fit the terminal. */
-  wide: boolean;
-  /** Tables: every digit the service sent, unrounded. */
-  exact: boolean;
-  profile?: string;
-  baseUrl?: string;
-  demo: boolean;
-  allowHttp: boolean;
-  /** --no-pager: tall tables are written directly, never through a pager. */
-  noPager?: boolean;
-  /** --tz: the zone of labels and of times written without an offset. */
-  tz?: string;
-  /** --all-profiles: the command for every stored profile. */
-  allProfiles?: boolean;
-  /** --profiles a,b: the command for these profiles. */
-  profiles?: string;
-  /** Set by fleets and digests: a rate limit is waited out (its window reopening) within --timeout. */
-  patient?: boolean;
-}
+export type { GlobalOptions } from './global-options.js';
 
 export interface ContextInit {
   io: IO;
@@ -61,13 +34,24 @@ export interface ContextInit {
   secrets?: SecretSet;
   /** Another command by name, loaded lazily (the tour of `tally demo`); set by the CLI, which holds the registry. */
   command?: (name: string) => Promise<RunnableCommand>;
-  /** A command line run in this process as the CLI parses it (`tally mcp`), writing to `io`. */
-  commandLine?: (argv: string[], io: IO, interrupt: AbortSignal) => Promise<number>;
+  /**
+   * A command line run in this process as the CLI parses it (`tally mcp`), writing to `io`, with
+   * this run's global options (changed by `overrides`).
+   */
+  commandLine?: (argv: string[], io: IO, interrupt: AbortSignal, overrides?: Partial<GlobalOptions>) => Promise<number>;
+  /** The in-process demo gateway of an outer run (`tally --demo mcp`): its commands share it. */
+  demoGateway?: Promise<DemoGateway>;
 }
 
 /** What a command is to another that runs it: its run function. */
 export interface RunnableCommand {
   run(options: Record<string, unknown>, ctx: Context, args?: string[]): Promise<void>;
+}
+
+/** The in-process sandbox `--demo` runs against. */
+export interface DemoGateway {
+  baseUrl: string;
+  apiKey: string;
 }
 
 /** What the in-process demo gateway is known as in the state folder (a name that never resolves). */
@@ -91,7 +75,7 @@ export class Context extends Notices<GlobalOptions> {
   #store?: Promise<SettingsStore>;
   #settings?: Promise<ResolvedSettings>;
   #clients = new Map<string, Promise<HttpClient>>();
-  #demo?: Promise<{ baseUrl: string; apiKey: string }>;
+  #demo?: Promise<DemoGateway>;
   #pool?: Promise<import('./api/transport.js').Pool>;
   #rawTransport?: Transport;
   #deadlineTimer?: NodeJS.Timeout;
@@ -157,9 +141,13 @@ export class Context extends Notices<GlobalOptions> {
     return this.#init.command(name);
   }
 
-  /** A command line run in this process as the CLI runs it: its exit code (what it prints goes to `io`). */
-  runCommandLine(argv: string[], io: IO): Promise<number> {
-    return this.#init.commandLine ? this.#init.commandLine(argv, io, this.interrupt) : Promise.reject(new Error('no command line was given to run commands in this process'));
+  /**
+   * A command line run in this process as the CLI runs it, with this run's global options but for
+   * `overrides`: its exit code (what it prints goes to `io`). `signal` ends it early (a cancelled call).
+   */
+  runCommandLine(argv: string[], io: IO, { overrides, signal }: { overrides?: Partial<GlobalOptions>; signal?: AbortSignal } = {}): Promise<number> {
+    if (!this.#init.commandLine) return Promise.reject(new Error('no command line was given to run commands in this process'));
+    return this.#init.commandLine(argv, io, signal ? AbortSignal.any([this.interrupt, signal]) : this.interrupt, overrides);
   }
 
   /**
@@ -266,7 +254,7 @@ export class Context extends Notices<GlobalOptions> {
   settings(): Promise<ResolvedSettings> {
     this.#settings ??= (async () => {
       if (this.options.demo) {
-        const demo = await this.#demoGateway();
+        const demo = await this.demoGateway();
         return {
           ...profileName({ flags: this.options, env: this.env }),
           baseUrl: new URL(demo.baseUrl),
@@ -390,8 +378,9 @@ export class Context extends Notices<GlobalOptions> {
     for (const dispose of this.#disposers.splice(0).reverse()) await dispose();
   }
 
-  #demoGateway(): Promise<{ baseUrl: string; apiKey: string }> {
-    this.#demo ??= (async () => {
+  /** The in-process sandbox of --demo: an outer run's (shared), else started here and closed with this run. */
+  demoGateway(): Promise<DemoGateway> {
+    this.#demo ??= this.#init.demoGateway ?? (async () => {
       const { startSandbox } = await import('./sandbox/server.js');
       const sandbox = await startSandbox({ port: 0 });
       this.onDispose(() => sandbox.close());

@@ -20,7 +20,12 @@ export type { ProfileOutcome };
 export const FLEET_COMMANDS = ['balance', 'status', 'forecast', 'budget', 'check', 'billing', 'usage', 'statusline'];
 const AT_ONCE = 4;
 
-/** The profiles a fleet run covers: --profiles a,b (each must exist), else every stored one. */
+/** The profiles a fleet run covers: --profiles a,b (each must exist), else every stored one; the base URL and key come from each. */
+export async function fleetProfiles(parent: Context): Promise<{ name: string; skipped?: string }[]> {
+  checkFleetEnvironment(parent);
+  return chosenProfiles(parent);
+}
+
 async function chosenProfiles(parent: Context): Promise<{ name: string; skipped?: string }[]> {
   const store = await parent.store();
   const stored = store.profileNames().sort();

@@ -41,7 +41,7 @@ export function configure(command: Command): void {
     .option('--all', 'with --by model: follow the continuation cursor through every page')
     .option('--chart', 'draw the money metric over the window as a chart that fits the terminal')
     .option('--metric <name>', 'with --chart or --compare: the usage field holding money (default: the money metric)')
-    .option('--compare <period>', 'set the window beside another: previous (the period before, of the same length or calendar unit), a month YYYY-MM, or DATE..DATE')
+    .option('--compare <period>', 'set the window beside another: previous (the period before, of the same length or calendar unit), last-year (the same dates a year before), a month YYYY-MM, or DATE..DATE')
     .option('--markdown', 'with --compare: print a Markdown table (for a pull request or a chat message)');
   addWatchOption(command);
 }

@@ -93,7 +93,7 @@ function comparePeriods(): string[] {
     const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
     return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
   };
-  return ['previous', month(1), month(2), month(3)];
+  return ['previous', 'last-year', month(1), month(2), month(3)];
 }
 
 /** check's options that name a stored budget. */

@@ -1,15 +1,16 @@
-// Two periods side by side: which period a window is compared with (`--compare previous`, a
-// month, or DATE..DATE), and the rows of the comparison, sorted by the size of the change.
+// Two periods side by side: which period a window is compared with (`--compare previous`,
+// `last-year`, a month, or DATE..DATE), and the rows of the comparison, sorted by the size of the change.
 import { UsageError } from '../errors.js';
 import { changePercent } from './anomalies.js';
 import { Decimal } from './money.js';
+import { didYouMean } from './suggest.js';
 import { type UsageWindow, bucketStart, nextBucketStart, resolveWindow } from './window.js';
 import type { Zone } from './zone.js';
 
 export interface ComparedWindowInput {
   /** The window asked for, on the day grid. */
   current: UsageWindow;
-  /** `previous`, `YYYY-MM`, or `DATE..DATE` (read as --since and --until). */
+  /** `previous`, `last-year` (the same dates a year before), `YYYY-MM`, or `DATE..DATE` (read as --since and --until). */
   spec: string;
   /** How the current window was named: a calendar month or period is compared with the one before it. */
   month?: string;
@@ -34,6 +35,7 @@ export function comparedWindow(input: ComparedWindowInput): UsageWindow {
     const length = current.end - current.start;
     return { start: current.start - length, end: current.start };
   }
+  if (spec === 'last-year') return { start: yearBefore(current.start, offset), end: yearBefore(current.end, offset) };
   // The period's own errors are said of --compare, where it was written.
   const named = <T>(read: () => T): T => {
     try {
@@ -52,7 +54,20 @@ export function comparedWindow(input: ComparedWindowInput): UsageWindow {
     const window = named(() => resolveWindow({ month: spec, now: input.now, zone: input.zone, bucket: 'day', dayOffset: offset }));
     return { start: window.start, end: nextBucketStart(window.start, 'month', offset) };
   }
-  throw new UsageError(`--compare "${input.spec}" is not previous, a month (YYYY-MM) or DATE..DATE (e.g. 2026-09-01..2026-10-01)`);
+  const hint = didYouMean(spec, ['previous', 'last-year']);
+  throw new UsageError(`--compare "${input.spec}" is not previous, last-year, a month (YYYY-MM) or DATE..DATE (e.g. 2026-09-01..2026-10-01)`, hint ? { hint } : {});
+}
+
+/**
+ * The same instant of the day grid's wall clock one year before: the same month, day and time (the
+ * 29th of February, in a year without one, is the 28th).
+ */
+export function yearBefore(t: number, dayOffset: number): number {
+  const wall = new Date((t + dayOffset) * 1000);
+  const year = wall.getUTCFullYear() - 1;
+  const lastDay = new Date(Date.UTC(year, wall.getUTCMonth() + 1, 0)).getUTCDate();
+  const shifted = Date.UTC(year, wall.getUTCMonth(), Math.min(wall.getUTCDate(), lastDay), wall.getUTCHours(), wall.getUTCMinutes(), wall.getUTCSeconds()) / 1000;
+  return shifted - dayOffset;
 }
 
 export interface ComparisonRow {

@@ -243,6 +243,8 @@ export interface WindowInput {
    * past the last instant wanted, so that the day holding it is included.
    */
   dayOffset: number | undefined;
+  /** How a calendar window was named (`--month 2027-01`), for what is said of it. */
+  calendar?: string;
 }
 
 export interface ResolvedWindow extends UsageWindow {
@@ -256,7 +258,8 @@ export function resolveWindow(input: WindowInput): ResolvedWindow {
   // it are cut to it (see periodsOf), never widened to whole periods.
   if (input.month !== undefined || input.last !== undefined) {
     const coarse = input.bucket === 'week' || input.bucket === 'month';
-    return resolveWindow({ ...input, ...calendarBounds(input), month: undefined, last: undefined, ...(coarse && input.dayOffset !== undefined ? { bucket: 'day' as const } : {}) });
+    const calendar = input.month !== undefined ? `--month ${input.month}` : `--last ${input.last}`;
+    return resolveWindow({ ...input, ...calendarBounds(input), month: undefined, last: undefined, calendar, ...(coarse && input.dayOffset !== undefined ? { bucket: 'day' as const } : {}) });
   }
   const grid = input.bucket ?? 'day';
   if (input.dayOffset === undefined && grid !== 'hour' && grid !== 'day') {
@@ -277,10 +280,17 @@ export function resolveWindow(input: WindowInput): ResolvedWindow {
   let end: number;
   if (until === undefined) end = input.bucket === undefined ? input.now : endOfCurrent;
   else if (input.bucket === undefined) end = until;
-  else end = known ? bucketEnd(until, grid, offset) : until + 86_399;
+  // Nothing has happened after the current bucket: a window asked to run on into the future ends
+  // there (never a run of buckets that cannot hold anything yet).
+  else end = Math.min(known ? bucketEnd(until, grid, offset) : until + 86_399, endOfCurrent);
   let start: number;
   if (since !== undefined) start = input.bucket === undefined || !known ? since : bucketStart(since, grid, offset);
   else start = defaultStart(end, input.bucket, offset, known);
+  // A period that has not begun is not an empty one: nothing can be said of it yet.
+  const begun = input.bucket === undefined ? input.now : endOfCurrent;
+  if (since !== undefined && (since > begun || (input.calendar !== undefined && since >= begun))) {
+    throw new UsageError(`the window from ${input.calendar ?? `--since ${input.since}`} has not begun: it starts after ${input.bucket ? `the current ${input.bucket}` : 'now'} (ask for a period up to now)`);
+  }
   if (since === undefined && start >= end) throw new UsageError(`--until (${input.until}) leaves no room for the default window before it; give --since too`);
   if (start >= end) throw new UsageError(`the window from --since ${input.since} to ${input.until === undefined ? 'now' : `--until ${input.until}`} is empty; ask for a window with time in it`);
   if (end - start > MAX_SPAN_DAYS * 86_400) {

@@ -13,3 +13,14 @@ export function ageText(ms: number): string {
   const hours = Math.round(minutes / 60);
   return hours < 48 ? plural(hours, 'hour') : plural(Math.round(hours / 24), 'day');
 }
+
+/**
+ * A message at most `max` characters long: a longer one (a value of megabytes quoted back) keeps
+ * its start and its end, and says how much was left out between them.
+ */
+export function elided(text: string, max = 2000): string {
+  if (text.length <= max) return text;
+  const head = Math.floor(max * 0.7);
+  const tail = Math.floor(max * 0.2);
+  return `${text.slice(0, head)}… (${(text.length - head - tail).toLocaleString('en-US')} characters left out) …${text.slice(text.length - tail)}`;
+}

@@ -56,13 +56,11 @@ export async function loadStatus(ctx: Context, options: { utcOffset?: string }):
   const learned = loaded.series.dayGrid.offset;
   const models = learned === guessed ? guessedWeek : await weekPerModel(learned);
   const week = await lastDays(loaded.series, WEEK);
-  const { modelAndSpend, spendByModel } = await import('../figures/usage-by-model.js');
+  const { modelAndSpend, modelTotals, spendByModel } = await import('../figures/usage-by-model.js');
   const modelFields = modelAndSpend(models.records);
-  const ranked = spendByModel(models.records, modelFields)?.ranked.slice(0, TOP_MODELS) ?? [];
-  // The records of the top models, as sent (--json keeps them), the largest model first.
-  const rank = new Map(ranked.map((m, i) => [m.model, i]));
-  const topModels = modelFields ? models.records.filter((r) => rank.has(String(r[modelFields.model] ?? ''))).sort((a, b) => rank.get(String(a[modelFields.model] ?? ''))! - rank.get(String(b[modelFields.model] ?? ''))!) : [];
-  const topSpend = ranked;
+  const topSpend = spendByModel(models.records, modelFields)?.ranked.slice(0, TOP_MODELS) ?? [];
+  // One entry per top model, its records added up, with the records as sent (--json keeps them).
+  const topModels = (modelTotals(models.records, modelFields) ?? []).slice(0, topSpend.length).map((m) => ({ ...m.totals, records: m.records }));
   const { spikeToday } = await import('../figures/anomalies.js');
   return { loaded, week, topModels, topSpend, modelFields, modelsScope: models.scope, budgets, alert: spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000)) };
 }

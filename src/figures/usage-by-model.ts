@@ -6,6 +6,7 @@ import type { JsonObject } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { type Scope, describeColumns, fieldNamesOf } from '../domain/records.js';
 import { Decimal, decimalText } from '../domain/money.js';
+import { mergeTotals } from '../domain/totals.js';
 import { type BucketSize, type UsageWindow, parseBucket, periodsOf } from '../domain/window.js';
 import { fixedZone } from '../domain/zone.js';
 import { plural } from '../domain/words.js';
@@ -96,19 +97,42 @@ export async function loadModelUsage(ctx: Context, request: ModelUsageRequest): 
   return { kind: 'periods', bucket, window, grid, periods, scope, share: keyShare(periods.map((p) => p.found), account) };
 }
 
-/** The `usage --by model` document. */
+/** The `usage --by model` document: one entry per model for the whole window first (`models`), then the records as sent. */
 export function modelUsageJson(usage: ModelUsage) {
   const gridZone = fixedZone(usage.grid.offset);
   if (usage.kind === 'window') {
     // The service's own `scope` stays as it sent it; tally says whose figures only where it said nothing.
-    return { ...shareJson('scope' in usage.found.extra ? 'as-sent' : usage.found.scope, usage.share), ...recordsJson(usage.found, usage.window, gridZone) };
+    const { records, ...rest } = recordsJson(usage.found, usage.window, gridZone);
+    const models = modelTotals(usage.found.records);
+    return { ...shareJson('scope' in usage.found.extra ? 'as-sent' : usage.found.scope, usage.share), ...rest, ...(models ? { models: models.map((m) => m.totals) } : {}), records };
   }
+  const models = modelTotals(usage.periods.flatMap((p) => p.found.records));
   return {
     bucket: usage.bucket,
     ...windowJson(usage.window, gridZone),
     ...shareJson(usage.scope, usage.share),
+    ...(models ? { models: models.map((m) => m.totals) } : {}),
     periods: usage.periods.map((p) => ({ start: p.start, end: p.end, ...(p.partial ? { partial: true } : {}), records: p.found.records })),
   };
+}
+
+/**
+ * One entry per model, the largest spend first: the model's records added up (mergeTotals: counts,
+ * tokens and amounts exactly, under the gateway's own field names; a field the records disagree on
+ * and that does not add up is null), with the records it was made of. A gateway may send a model
+ * in several records (on several pages, or per key or channel). Undefined when the records name
+ * no model or hold no amount.
+ */
+export function modelTotals(records: JsonObject[], fields = modelAndSpend(records)): { model: string; totals: JsonObject; records: JsonObject[] }[] | undefined {
+  if (!fields) return undefined;
+  const byModel = new Map<string, JsonObject[]>();
+  for (const record of records) {
+    const model = String(record[fields.model] ?? '');
+    byModel.set(model, [...(byModel.get(model) ?? []), record]);
+  }
+  const ranked = spendByModel(records, fields)?.ranked.map((m) => m.model) ?? [];
+  const order = [...ranked, ...[...byModel.keys()].filter((m) => !ranked.includes(m)).sort()];
+  return order.map((model) => ({ model, totals: mergeTotals(byModel.get(model)!), records: byModel.get(model)! }));
 }
 
 

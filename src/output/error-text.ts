@@ -4,6 +4,7 @@
 import { TallyError } from '../errors.js';
 import type { SecretSet } from '../domain/secrets.js';
 import { escapeControl } from './escape.js';
+import { elided } from '../domain/words.js';
 
 export interface ErrorText {
   kind: string;
@@ -17,7 +18,8 @@ export interface ErrorText {
 
 export function errorText(error: unknown, secrets: SecretSet): ErrorText {
   const known = error instanceof TallyError ? error : undefined;
-  const clean = (text: string) => escapeControl(secrets.scrubMessage(text));
+  // A value quoted back (a megabyte of --since) is cut, never repeated whole to a terminal or an agent.
+  const clean = (text: string) => escapeControl(secrets.scrubMessage(elided(text)));
   const raw = known ? known.message : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
   return {
     kind: known?.kind ?? 'internal',

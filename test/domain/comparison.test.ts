@@ -22,8 +22,15 @@ describe('comparedWindow', () => {
   it('takes a month or DATE..DATE as named, and says what is wrong with one of --compare', () => {
     expect(comparedWindow(input(['2026-10-01T00:00Z', '2026-11-01T00:00Z'], '2026-08'))).toEqual({ start: at('2026-08-01T00:00Z'), end: at('2026-09-01T00:00Z') });
     expect(comparedWindow(input(['2026-10-01T00:00Z', '2026-11-01T00:00Z'], '2026-09-01..2026-09-15'))).toEqual({ start: at('2026-09-01T00:00Z'), end: at('2026-09-15T00:00Z') });
-    expect(() => comparedWindow(input(['2026-10-01T00:00Z', '2026-11-01T00:00Z'], 'last year'))).toThrow('--compare "last year" is not previous, a month (YYYY-MM) or DATE..DATE (e.g. 2026-09-01..2026-10-01)');
+    expect(() => comparedWindow(input(['2026-10-01T00:00Z', '2026-11-01T00:00Z'], 'last year'))).toThrow('--compare "last year" is not previous, last-year, a month (YYYY-MM) or DATE..DATE (e.g. 2026-09-01..2026-10-01)');
     expect(() => comparedWindow(input(['2026-10-01T00:00Z', '2026-11-01T00:00Z'], '2026-13'))).toThrow('--compare "2026-13": "2026-13" is not a month (YYYY-MM, e.g. 2026-10)');
+  });
+
+  it('takes the same dates a year before with last-year, on the grid (the 29th of February as the 28th)', () => {
+    expect(comparedWindow(input(['2026-11-16T00:00Z', '2026-11-23T00:00Z'], 'last-year'))).toEqual({ start: at('2025-11-16T00:00Z'), end: at('2025-11-23T00:00Z') });
+    expect(comparedWindow(input(['2026-10-31T16:00Z', '2026-11-30T16:00Z'], 'last-year', { month: '2026-11' }, 8 * 3600))).toEqual({ start: at('2025-10-31T16:00Z'), end: at('2025-11-30T16:00Z') });
+    expect(comparedWindow(input(['2028-02-29T00:00Z', '2028-03-01T00:00Z'], 'last-year'))).toEqual({ start: at('2027-02-28T00:00Z'), end: at('2027-03-01T00:00Z') });
+    expect(() => comparedWindow(input(['2026-10-01T00:00Z', '2026-11-01T00:00Z'], 'lastyear'))).toThrow(expect.objectContaining({ hint: 'Did you mean "last-year"?' }));
   });
 
   it('ends where the window starts, with the same length, for any window on any grid (property)', () => {

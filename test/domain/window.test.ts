@@ -151,7 +151,8 @@ describe('resolveWindow', () => {
   });
 
   it('gives an ordered window that covers what was asked, on the grid (property)', () => {
-    const time = fc.integer({ min: at(2020, 1, 1), max: at(2028, 1, 1) });
+    // Times up to now: what may be asked of the past (the future is the next property's).
+    const time = fc.integer({ min: at(2020, 1, 1), max: NOW });
     fc.assert(
       fc.property(time, time, fc.constantFrom<BucketSize>('hour', 'day', 'week', 'month'), fc.integer({ min: -12, max: 14 }), (a, b, bucket, hours) => {
         if (a === b) return true;
@@ -163,6 +164,28 @@ describe('resolveWindow', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('windows that reach into the future', () => {
+  it('end at the end of the current bucket, and a window that starts after it has not begun (property)', () => {
+    const past = fc.integer({ min: at(2020, 1, 1), max: NOW });
+    const future = fc.integer({ min: NOW + 1, max: at(2028, 1, 1) });
+    fc.assert(
+      fc.property(past, future, fc.constantFrom<BucketSize>('hour', 'day', 'week', 'month'), fc.integer({ min: -12, max: 14 }), (since, until, bucket, hours) => {
+        const offset = hours * 3600;
+        const current = nextBucketStart(NOW, bucket, offset);
+        const w = resolveWindow({ now: NOW, zone: UTC, bucket, dayOffset: offset, since: String(since), until: String(until) });
+        expect(w).toEqual({ start: bucketStart(since, bucket, offset), end: Math.min(bucketEnd(until, bucket, offset), current), final: true });
+        if (until > current) expect(() => resolveWindow({ now: NOW, zone: UTC, bucket, dayOffset: offset, since: String(until) })).toThrow(/has not begun: it starts after the current/);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('refuses a calendar period that has not begun, naming it', () => {
+    expect(() => resolveWindow({ now: NOW, zone: UTC, bucket: 'day', dayOffset: 0, month: '2027-03' })).toThrow('the window from --month 2027-03 has not begun: it starts after the current day (ask for a period up to now)');
+    expect(() => resolveWindow({ now: NOW, zone: UTC, bucket: undefined, dayOffset: 0, since: '2030-01-01' })).toThrow('the window from --since 2030-01-01 has not begun: it starts after now (ask for a period up to now)');
   });
 });
 
