@@ -11,6 +11,7 @@ import { type CallFields, callCost } from '../domain/calls.js';
 import type { Scope } from '../domain/records.js';
 import { CallFollower } from '../figures/call-log.js';
 import { oneLine } from './watch.js';
+import { emitNdjson } from '../output/emit.js';
 
 export const DEFAULT_FOLLOW_SECONDS = 5;
 const MAX_BACKOFF_SECONDS = 60;
@@ -25,9 +26,12 @@ export interface FollowRequest {
   ndjson?: boolean;
 }
 
-/** The seconds between polls: the floor, and no more than a quarter of the requests a minute the gateway allows. */
-export function pollSeconds(floor: number, rateLimit: number | undefined): number {
-  return Math.max(floor, rateLimit ? Math.ceil(240 / rateLimit) : 0);
+/**
+ * The seconds between polls: the floor, and no faster than a quarter of the requests a minute the
+ * gateway allows, counting every request of the last poll (a page each).
+ */
+export function pollSeconds(floor: number, rateLimit: number | undefined, requests = 1): number {
+  return Math.max(floor, rateLimit ? Math.ceil((240 * Math.max(1, requests)) / rateLimit) : 0);
 }
 
 /** After `failures` failures in a row: twice as long each time, up to a minute. */
@@ -50,7 +54,8 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
   let scope: Scope | undefined;
   const whose = () => (scope === 'key' ? "this key's calls" : scope === 'account' ? "the whole account's calls" : undefined);
   const tally = () => {
-    const minutes = Math.max(1, (ctx.now() / 1000 - request.since) / 60);
+    // The time followed, at least a second (a rate over an instant means nothing).
+    const minutes = Math.max(1, ctx.now() / 1000 - request.since) / 60;
     return { calls, spent: spent.toFixed(), perMinute: spent.div(minutes).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(), minutes, unpriced };
   };
   const count = (entries: JsonObject[], fields: CallFields) => {
@@ -80,15 +85,15 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
           for (const entry of landed.calls) lines.push(await view.followRow(columns!, entry, zone));
           writer.rows(lines);
         } else {
-          // One record per line, each as the gateway sent it, written as it lands.
-          for (const entry of landed.calls) ctx.io.out(`${JSON.stringify(entry)}\n`);
+          // One record per line, each as the gateway sent it (every digit), written as it lands: what logs --ndjson prints.
+          emitNdjson(ctx, landed.calls);
         }
         if (failures > 0) {
           writer?.done();
           ctx.note('reading the log again');
         }
         failures = 0;
-        wait = pollSeconds(request.interval, (await ctx.client()).rateLimit);
+        wait = pollSeconds(request.interval, (await ctx.client()).rateLimit, landed.requests);
       } catch (error) {
         if (error instanceof Interrupted || ctx.interrupt.aborted) throw error;
         // A flag or a credential the gateway refuses will not get better by asking again.
@@ -107,7 +112,7 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
     if (error instanceof Interrupted || ctx.interrupt.aborted) {
       writer?.done();
       const t = tally();
-      throw new Interrupted(`stopped following the log: ${view.tallyText(t)} over ${t.minutes < 90 ? `${Math.round(t.minutes)} minutes` : `${(t.minutes / 60).toFixed(1)} hours`} since ${wallText(request.since, zone)}${whose() ? ` (${whose()}, as the gateway states)` : ''}`);
+      throw new Interrupted(`stopped following the log: ${view.tallyText(t)} over ${view.spanText(t.minutes)} since ${wallText(request.since, zone)}${whose() ? ` (${whose()}, as the gateway states)` : ''}`);
     }
     writer?.done();
     throw error;

@@ -72,6 +72,17 @@ export interface LandedCalls {
   calls: JsonObject[];
   fields: CallFields;
   scope: Scope | undefined;
+  /** The requests this poll made (a page each): what the pace counts. */
+  requests: number;
+}
+
+/** A poll that could not read every page (the rate limit held, a page failed): what it read, and where the next one goes on. */
+interface UnfinishedPoll {
+  records: JsonObject[];
+  resume: string;
+  /** The window it asked for, asked again unchanged so the cursor stays valid. */
+  query: Record<string, string>;
+  now: number;
 }
 
 /**
@@ -85,6 +96,7 @@ export class CallFollower {
   #fields: CallFields = {};
   readonly #query: Record<string, string>;
   #saidCapped = false;
+  #unfinished: UnfinishedPoll | undefined;
 
   constructor(since: number, query: Record<string, string> = {}) {
     this.#from = since;
@@ -92,22 +104,33 @@ export class CallFollower {
   }
 
   async poll(ctx: Context): Promise<LandedCalls> {
-    const now = Math.floor(ctx.now() / 1000);
+    // A poll the rate limit cut goes on from the page it stopped at, with what it had read: a log
+    // that takes more pages than a minute of the limit allows is still read to its end.
+    const unfinished = this.#unfinished;
+    const now = unfinished?.now ?? Math.floor(ctx.now() / 1000);
     const end = now + 1;
-    const found = await fetchAllPages(ctx, await ctx.client(), LOGS_PATH, { ...this.#query, start: String(this.#from), end: String(end) }, { all: true, maxPages: FOLLOW_MAX_PAGES, noun: 'log entries', keepPartial: true });
-    // A page that failed fails the poll (it is asked again, and what was seen is not printed twice);
-    // a log longer than a poll reads is followed in what it reads, said once.
-    if (found.stopped && !found.stopped.capped) throw found.stopped.error;
+    const query = unfinished?.query ?? { ...this.#query, start: String(this.#from), end: String(end) };
+    const found = await fetchAllPages(ctx, await ctx.client(), LOGS_PATH, query, { all: true, maxPages: FOLLOW_MAX_PAGES, noun: 'log entries', keepPartial: true, ...(unfinished ? { resume: unfinished.resume } : {}) });
+    const records = [...(unfinished?.records ?? []), ...found.records];
+    // A page that failed stops the poll: what it read is kept (printed when the rest is read, in order,
+    // each call once), and the next poll asks for the page that failed. A log longer than a poll
+    // reads is followed in what it reads, said once.
+    if (found.stopped && !found.stopped.capped) {
+      this.#unfinished = { records, resume: found.stopped.resume, query, now };
+      found.stopped.error.message += ` (the ${records.length} log entries read so far are kept; the next poll goes on from there)`;
+      throw found.stopped.error;
+    }
+    this.#unfinished = undefined;
     if (found.stopped?.capped && !this.#saidCapped) {
       this.#saidCapped = true;
       ctx.warn(`the log holds more than ${FOLLOW_MAX_PAGES} pages for the last ${Math.round((end - this.#from) / 60)} minutes (or the gateway does not narrow it to them): each poll reads the first ${FOLLOW_MAX_PAGES}`);
     }
     // Each batch adds what the earlier ones lacked (the first may have been empty).
-    const seenFields = callFields(found.records);
+    const seenFields = callFields(records);
     this.#fields = { ...seenFields, ...this.#fields };
     const fields = this.#fields;
     const landed: JsonObject[] = [];
-    for (const entry of entriesIn(found.records, fields, this.#from, end)) {
+    for (const entry of entriesIn(records, fields, Number(query.start), end)) {
       const identity = callIdentity(entry, fields);
       if (this.#seen.has(identity)) continue;
       this.#seen.set(identity, now);
@@ -120,6 +143,6 @@ export class CallFollower {
       this.#from = Math.max(this.#from, now - LOOKBACK_SECONDS);
       for (const [identity, seenAt] of this.#seen) if (seenAt < this.#from) this.#seen.delete(identity);
     }
-    return { calls: landed, fields, scope: found.scope };
+    return { calls: landed, fields, scope: found.scope, requests: found.pages };
   }
 }

@@ -23,33 +23,42 @@ interface FollowColumn {
 const TEXT_NAMES = /model|status|key|user|channel|group/i;
 const COUNT_NAMES = /token|count|calls|requests/i;
 
-/** The columns of the live table: the time, the model and a few other texts, the counts of tokens, the cost; as wide as the terminal allows. */
+/**
+ * The columns of the live table: the time, the model and a few other texts, the counts of tokens,
+ * the cost. Each text is as wide as its values (the model at most 40, others 24). On a narrow
+ * terminal columns give way in this order: a column whose value never varies (a status that says
+ * `success` on every row), the counts, the other texts; the time, the model and the cost stay, and
+ * only then is the model cut.
+ */
 export function followColumns(records: JsonObject[], fields: CallFields, width: number, withDate: boolean): FollowColumn[] {
   const described = describeColumns(records);
-  const texts = described.filter((c) => c.kind === 'text' && TEXT_NAMES.test(c.name)).slice(0, 2);
+  const model = described.find((c) => c.kind === 'text' && /model/i.test(c.name));
+  const texts = [...(model ? [model] : []), ...described.filter((c) => c !== model && c.kind === 'text' && TEXT_NAMES.test(c.name))].slice(0, 2);
   const counts = described.filter((c) => c.kind === 'number' && COUNT_NAMES.test(c.name)).slice(0, 2);
-  const columns: FollowColumn[] = [];
-  if (fields.time) columns.push({ name: fields.time, kind: withDate ? 'date' : 'time', width: Math.max(fields.time.length, withDate ? 14 : 8) });
-  for (const c of texts) columns.push({ name: c.name, kind: 'text', width: Math.max(c.name.length, 12) });
-  for (const c of counts) columns.push({ name: c.name, kind: 'number', width: Math.max(c.name.length, 9) });
-  if (fields.cost) columns.push({ name: fields.cost, kind: 'money', width: Math.max(fields.cost.length + 4, 11) });
-  // The text columns take what the terminal has left (at most 32 columns each, at least 8); on a
-  // narrow one the counts give way first, then the second text: the time, the model and the cost stay.
-  const layout = () => {
-    const fixed = columns.reduce((sum, c) => sum + (c.kind === 'text' ? 0 : c.width + 2), 0);
-    const textColumns = columns.filter((c) => c.kind === 'text');
-    const share = textColumns.length ? Math.floor((width - fixed) / textColumns.length) - 2 : 0;
-    for (const c of textColumns) c.width = Math.max(8, Math.min(32, share));
-    return columns.reduce((sum, c) => sum + c.width + 2, -2);
+  const natural = (name: string, cap: number) => Math.min(cap, Math.max(name.length, 8, ...records.map((r) => displayWidth(cellText(r[name])))));
+  const varies = (name: string) => new Set(records.map((r) => JSON.stringify(r[name] ?? null))).size > 1;
+  const columns: (FollowColumn & { keep?: true; constant?: boolean })[] = [];
+  if (fields.time) columns.push({ name: fields.time, kind: withDate ? 'date' : 'time', width: Math.max(fields.time.length, withDate ? 14 : 8), keep: true });
+  for (const c of texts) columns.push({ name: c.name, kind: 'text', width: natural(c.name, c === model ? 40 : 24), constant: records.length > 1 && !varies(c.name), ...(c === model ? { keep: true as const } : {}) });
+  for (const c of counts) columns.push({ name: c.name, kind: 'number', width: Math.max(c.name.length, 9), constant: records.length > 1 && !varies(c.name) });
+  if (fields.cost) columns.push({ name: fields.cost, kind: 'money', width: Math.max(fields.cost.length + 4, 11), keep: true });
+  const total = () => columns.reduce((sum, c) => sum + c.width + 2, -2);
+  const dropLast = (which: (c: (typeof columns)[number]) => boolean) => {
+    const index = columns.findLastIndex((c) => !c.keep && which(c));
+    if (index >= 0) columns.splice(index, 1);
+    return index >= 0;
   };
-  while (layout() > width) {
-    const drop = columns.findLastIndex((c) => c.kind === 'number');
-    const text = columns.filter((c) => c.kind === 'text');
-    if (drop >= 0) columns.splice(drop, 1);
-    else if (text.length > 1) columns.splice(columns.indexOf(text[text.length - 1]!), 1);
-    else break;
-  }
-  return columns;
+  while (total() > width && (dropLast((c) => c.constant === true) || dropLast((c) => c.kind === 'number') || dropLast((c) => c.kind === 'text'))) continue;
+  // Still too wide: the model is cut last, never below 8 columns.
+  const modelColumn = columns.find((c) => c.kind === 'text');
+  if (modelColumn && total() > width) modelColumn.width = Math.max(8, modelColumn.width - (total() - width));
+  return columns.map(({ keep: _keep, constant: _constant, ...c }) => c);
+}
+
+/** A value as the table's text shows it (for the width it needs). */
+function cellText(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return '';
+  return escapeControl(jsonText(value));
 }
 
 /** A cell padded (or cut, as tables cut them) to its column's width. */
@@ -103,6 +112,13 @@ export function tallyText(t: FollowTally): string {
   return parts.join(' · ');
 }
 
+
+/** How long was followed, in the unit that reads best: `30 seconds`, `12 minutes`, `30.0 hours`. */
+export function spanText(minutes: number): string {
+  if (minutes < 1.5) return plural(Math.round(minutes * 60), 'second');
+  if (minutes < 90) return plural(Math.round(minutes), 'minute');
+  return `${(minutes / 60).toFixed(1)} hours`;
+}
 
 /** Writes the live table: rows above, the status line kept at the bottom and redrawn in place. */
 export function liveWriter(ctx: Context): { rows(lines: string[]): void; status(text: string): void; done(): void } {

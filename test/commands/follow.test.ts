@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Interrupted } from '../../src/errors.js';
 import { backoffSeconds, pollSeconds } from '../../src/cli/follow.js';
+import { followColumns, spanText } from '../../src/output/follow.js';
 import { GW, KEY, mockGateway, runCommand } from '../helpers.js';
 
 const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY, TZ: 'UTC' };
@@ -193,5 +194,93 @@ describe('tally logs --follow against a log longer than a poll reads', () => {
     expect(result.code).toBe(130);
     expect(asked).toBe(100);
     expect(result.stderr.match(/holds more than 50 pages/g)).toHaveLength(1);
+  });
+});
+
+describe('what --follow writes', () => {
+  // A page whose numbers a double cannot keep as sent, and text a terminal would act on.
+  const page = '{"data":[{"id":123456789012345678901,"created_at":' + Math.floor(T0 / 1000 - 30) + ',"model":"gpt-5\\u202e\\u0085\\u200b","ratio":0.10,"tiny":1.5e-05,"cost":"0.10000000"}],"has_more":false}';
+  const fixedLog = () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: (p) => p.startsWith('/v1/open/logs') }).reply(200, page, { headers: { 'content-type': 'application/json' } }).persist();
+    return gw;
+  };
+
+  it('on a pipe, each line byte for byte what logs --ndjson prints for the same entry', async () => {
+    const interrupt = new AbortController();
+    const followed = await runCommand(['logs', '--follow', '--since', '2m'], { transport: fixedLog().transport, env, now: () => T0, interrupt: interrupt.signal, sleep: async () => interrupt.abort(new Interrupted('interrupted')) });
+    const listed = await runCommand(['logs', '--since', '2m', '--ndjson'], { transport: fixedLog().transport, env, now: () => T0 });
+    expect(listed.code).toBe(0);
+    expect(followed.stdout).toBe(listed.stdout);
+    expect(followed.stdout).toBe('{"id":123456789012345678901,"created_at":' + Math.floor(T0 / 1000 - 30) + ',"model":"gpt-5\u202e\u0085\u200b","ratio":0.10,"tiny":1.5e-05,"cost":"0.10000000"}\n');
+  });
+
+  it('with --ndjson on a terminal, C1, bidirectional and zero-width characters escaped (the JSON still the same)', async () => {
+    const interrupt = new AbortController();
+    const followed = await runCommand(['logs', '--follow', '--since', '2m', '--ndjson'], { transport: fixedLog().transport, env, tty: true, now: () => T0, interrupt: interrupt.signal, sleep: async () => interrupt.abort(new Interrupted('interrupted')) });
+    expect(followed.stdout).toContain('"model":"gpt-5\\u202e\\u0085\\u200b"');
+    expect(followed.stdout).not.toMatch(/[\u0085\u200b\u202e]/);
+    expect(JSON.parse(followed.stdout.trim()).model).toBe('gpt-5\u202e\u0085\u200b');
+  });
+});
+
+describe('tally logs --follow against a log longer than the rate limit allows a minute', () => {
+  it('keeps the pages a cut poll read, goes on from there, and prints every call once, oldest first', async () => {
+    let now = T0;
+    const gw = mockGateway();
+    // Six pages of ten calls, newest first; three requests a minute of the clock, then 429 until the minute turns.
+    const entries = Array.from({ length: 60 }, (_, i) => ({ id: `c${String(59 - i).padStart(2, '0')}`, created_at: Math.floor(T0 / 1000) - 60 - i, model: 'gpt-5', cost: '0.01000000' }));
+    const window = new Map<number, number>();
+    gw.pool
+      .intercept({ path: (p) => p.startsWith('/v1/open/logs') })
+      .reply((options) => {
+        const minute = Math.floor(now / 60_000);
+        const used = (window.get(minute) ?? 0) + 1;
+        window.set(minute, used);
+        const reset = String(60 - Math.floor((now / 1000) % 60));
+        if (used > 3) return { statusCode: 429, data: JSON.stringify({ error: { message: 'rate limit exceeded' } }), responseOptions: { headers: { 'content-type': 'application/json', 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '0', 'retry-after': reset } } };
+        const cursor = Number(new URL(String(options.path), GW).searchParams.get('cursor') ?? '0');
+        const data = entries.slice(cursor, cursor + 10);
+        const next = cursor + 10 < entries.length ? String(cursor + 10) : null;
+        return { statusCode: 200, data: JSON.stringify({ data, next_cursor: next, has_more: next !== null }), responseOptions: { headers: { 'content-type': 'application/json', 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': String(3 - used) } } };
+      })
+      .persist();
+    const interrupt = new AbortController();
+    const result = await runCommand(['logs', '--follow', '--since', '10m', '--timeout', '5'], {
+      transport: gw.transport,
+      env,
+      now: () => now,
+      interrupt: interrupt.signal,
+      sleep: async (ms) => {
+        now += ms;
+        if (now - T0 > 20 * 60_000) interrupt.abort(new Interrupted('interrupted'));
+      },
+    });
+    expect(result.code).toBe(130);
+    const ids = result.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+    expect(ids).toEqual(entries.map((e) => e.id).reverse());
+    expect(result.stderr).toMatch(/log entries read so far are kept; the next poll goes on from there/);
+  });
+
+  it('counts every request of a poll against the pace', () => {
+    expect(pollSeconds(1, 30, 1)).toBe(8);
+    expect(pollSeconds(1, 30, 3)).toBe(24);
+    expect(pollSeconds(5, undefined, 40)).toBe(5);
+  });
+});
+
+describe('the live table on a narrow terminal', () => {
+  const records = Array.from({ length: 6 }, (_, i) => ({ created_at: 1795800000 + i, model: i % 2 ? 'claude-sonnet-4.5-20250929' : 'deepseek-chat', status: 'success', prompt_tokens: 1000 + i, completion_tokens: 200 + i, cost: '0.01000000' }));
+  const fields = { time: 'created_at', cost: 'cost' };
+
+  it('drops a column that never varies first, then the counts; the time, the whole model and the cost stay', () => {
+    expect(followColumns(records, fields, 80, false).map((c) => `${c.name}:${c.width}`)).toEqual(['created_at:10', 'model:26', 'prompt_tokens:13', 'cost:11']);
+    expect(followColumns(records, fields, 60, false).map((c) => `${c.name}:${c.width}`)).toEqual(['created_at:10', 'model:26', 'cost:11']);
+    expect(followColumns(records, fields, 40, false).map((c) => `${c.name}:${c.width}`)).toEqual(['created_at:10', 'model:15', 'cost:11']);
+    expect(followColumns(records, fields, 200, false).map((c) => c.name)).toEqual(['created_at', 'model', 'status', 'prompt_tokens', 'completion_tokens', 'cost']);
+  });
+
+  it('says how long was followed in the unit that reads best', () => {
+    expect([0.5, 1, 12, 95, 1800].map(spanText)).toEqual(['30 seconds', '60 seconds', '12 minutes', '1.6 hours', '30.0 hours']);
   });
 });
