@@ -46,6 +46,21 @@ export function looksLikeSecret(text: string): boolean {
   return keyLikeRuns(text).length > 0;
 }
 
+const entities = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const jsonString = (text: string) => JSON.stringify(text).slice(1, -1);
+
+/** How the formats tally writes escape a text (the same rules as output/'s escapers, for what a key can hold). */
+const OUTPUT_ENCODINGS: ((text: string) => string)[] = [
+  jsonString,
+  // JSON inside JSON: a document in an MCP result's text, an NDJSON line in a JSON string.
+  (text) => jsonString(jsonString(text)),
+  (text) => text.replace(/"/g, '""'),
+  (text) => entities(text).replace(/"/g, '&quot;').replace(/'/g, '&#39;'),
+  (text) => entities(text).replace(/"/g, '&quot;').replace(/'/g, '&apos;'),
+  (text) => entities(text).replace(/[\\`*_[\]()#!|~]/g, (char) => `\\${char}`).replace(/@/g, '&#64;'),
+  (text) => text.replace(/%/g, '%25').replace(/:/g, '%3A').replace(/,/g, '%2C'),
+];
+
 /**
  * The ways a secret may be written back at us: as it is, URL-encoded (a query string, a
  * redirect's Location) once or twice or byte by byte, in hex of either case, and in base64 or
@@ -65,6 +80,9 @@ export function secretForms(secret: string): string[] {
     bytes.toString('hex'),
     bytes.toString('hex').toUpperCase(),
   ];
+  // As each output format tally writes would escape it: a key holding `"`, `\`, `_` or `&` is
+  // still found once JSON, CSV, Markdown, HTML, XML or a workflow command has written it.
+  for (const encode of OUTPUT_ENCODINGS) forms.push(encode(secret));
   for (let align = 0; align < 3; align++) {
     const encoded = Buffer.concat([Buffer.alloc(align), bytes]).toString('base64');
     // Groups of three bytes that hold only the secret's bytes: the same characters wherever it sits.

@@ -18,7 +18,7 @@ export function parseBaseUrl(text: string, allowHttp = false, what = '--base-url
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${what} "${text}" is not a URL (expected https://host[:port][/path])`);
+    throw new UsageError(`${what} "${urlForDisplay(text)}" is not a URL (expected https://host[:port][/path])`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`${what} must use https:// (got ${url.protocol})`);
@@ -31,4 +31,16 @@ export function parseBaseUrl(text: string, allowHttp = false, what = '--base-url
   }
   if (url.search || url.hash) throw new UsageError(`${what} must not carry a query or fragment`);
   return url;
+}
+
+/**
+ * A text meant as a URL, as it may be shown: what could be a secret in it left out (a user name
+ * and password before an `@`, a query or fragment, which carry `?token=`), cut to a line's length.
+ * For text that may not even parse, so no URL parser can be asked which part is which.
+ */
+export function urlForDisplay(text: string): string {
+  const shown = text
+    .replace(/[?#].*$/s, (rest) => `${rest[0]}…`)
+    .replace(/^([^/@]*\/\/|[^/@]*:)?[^/?#]*@/, (_, scheme: string | undefined) => `${scheme ?? ''}…@`);
+  return shown.length > 120 ? `${shown.slice(0, 117)}…` : shown;
 }

@@ -109,3 +109,33 @@ describe('adversarial: redirects never carry the credential', () => {
     gw.done();
   });
 });
+
+describe('adversarial: a secret in every encoding the output uses', () => {
+  // A key holding what JSON, CSV, Markdown and HTML each escape: `"`, `\`, `_`, `&`, `<`.
+  const ODD_KEY = 'gw-sk-odd"quote\\slash_under&amp<lt1234567890';
+  const echoing = () => {
+    const gw = mockGateway();
+    const record = { id: 'c1', created_at: 1795800000, model: `echo ${ODD_KEY}`, note: ODD_KEY, cost: '0.01000000' };
+    gw.pool.intercept({ path: (p) => p.startsWith('/v1/open/logs') }).reply(200, JSON.stringify({ data: [record], has_more: false }), { headers: { 'content-type': 'application/json' } }).persist();
+    return gw;
+  };
+  const escapedForms = [ODD_KEY, JSON.stringify(ODD_KEY).slice(1, -1), ODD_KEY.replace(/"/g, '""'), 'quote\\\\slash', 'slash_under', 'under&amp;amp'];
+
+  it.each([[['--json']], [['--ndjson']], [['--csv']], [[]]])('logs %j shows the key in no form, escaped or not', async (format) => {
+    const result = await runCommand(['logs', '--since', '2d', ...format], { transport: echoing().transport, env: { TALLY_BASE_URL: GW, TALLY_API_KEY: ODD_KEY, TZ: 'UTC' }, now: () => 1795800100_000 });
+    expect(result.code, result.stderr).toBe(0);
+    for (const form of escapedForms) expect(result.stdout, form).not.toContain(form);
+    expect(result.stdout).toContain('gw-sk-od…');
+  });
+
+  it('an unparseable base URL is never echoed with its password or its ?token=', async () => {
+    for (const url of ['https//user:hunter2hunter2@gw.example.com/?token=abcdefabcdef', 'ht tp://gw.example.com/v1?token=abcdefabcdef#frag']) {
+      const flag = await runCommand(['balance', '--base-url', url], { env: { TALLY_API_KEY: KEY } });
+      const doctor = await runCommand(['doctor'], { env: { TALLY_BASE_URL: url, TALLY_API_KEY: KEY } });
+      for (const result of [flag, doctor]) {
+        expect(result.stdout + result.stderr).not.toMatch(/hunter2|abcdefabcdef|frag/);
+        expect(result.stdout + result.stderr).toMatch(/is not a URL/);
+      }
+    }
+  });
+});
