@@ -7,6 +7,13 @@ export function isDecimalString(value: unknown): value is string {
   return typeof value === 'string' && DECIMAL_STRING.test(value);
 }
 
+const KEPT_DECIMAL = /^-?\d{1,100}(?:\.\d{1,100})?$/;
+
+/** A decimal string as tally writes it into a file it reads back (a cache): signed, a hundred digits at most on each side. */
+export function isKeptDecimal(value: unknown): value is string {
+  return typeof value === 'string' && KEPT_DECIMAL.test(value);
+}
+
 /**
  * Orders two decimal strings by value, exactly and without building Decimals (sorting a
  * catalog of thousands of models by price compares tens of thousands of pairs).

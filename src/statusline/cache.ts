@@ -8,6 +8,7 @@ import { formatAmount, formatShare } from '../output/money.js';
 import { escapeControl } from '../output/escape.js';
 import { cachePath, credentialId } from '../settings/cache-key.js';
 import { readStateFile } from '../settings/read-file.js';
+import { isKeptDecimal } from '../domain/decimal-text.js';
 
 export interface StatuslineFigures {
   base_url: string;
@@ -56,7 +57,6 @@ export function statuslinePath(stateDir: string, who: StatuslineIdentity): strin
   return cachePath(stateDir, `statusline-${who.profile}`, who.baseUrl, who.secret);
 }
 
-const DECIMAL = /^-?\d{1,100}(\.\d{1,100})?$/;
 /** The cache is a few hundred bytes; anything much larger is not one tally wrote. */
 const MAX_CACHE_BYTES = 64 * 1024;
 
@@ -70,7 +70,7 @@ export function readFigures(stateDir: string, who: StatuslineIdentity): Statusli
   }
   if (typeof file !== 'object' || file === null) return undefined;
   const f = file as Record<string, unknown>;
-  const decimal = (v: unknown) => typeof v === 'string' && DECIMAL.test(v);
+  const decimal = (v: unknown) => isKeptDecimal(v);
   const ok =
     f.base_url === who.baseUrl.href &&
     f.profile === who.profile &&

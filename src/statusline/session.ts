@@ -7,6 +7,7 @@
 // data: escaped before it reaches the line.
 import { fstatSync } from 'node:fs';
 import { readStateFile } from '../settings/read-file.js';
+import { isKeptDecimal } from '../domain/decimal-text.js';
 import { cachePath, credentialId } from '../settings/cache-key.js';
 import type { StatuslineIdentity } from './cache.js';
 
@@ -143,7 +144,6 @@ export function sessionsPath(stateDir: string, who: StatuslineIdentity): string 
   return cachePath(stateDir, `statusline-sessions-${who.profile}`, who.baseUrl, who.secret);
 }
 
-const DECIMAL = /^\d{1,100}(\.\d{1,100})?$/;
 
 /** The sessions the file holds for this identity (anything tally did not write is no entry). */
 export function readSessions(stateDir: string, who: StatuslineIdentity): SessionSpend[] {
@@ -162,7 +162,7 @@ export function readSessions(stateDir: string, who: StatuslineIdentity): Session
     return (
       typeof e.id === 'string' && SESSION_ID.test(e.id) &&
       Number.isSafeInteger(e.started) &&
-      typeof e.spent === 'string' && DECIMAL.test(e.spent) &&
+      isKeptDecimal(e.spent) &&
       typeof e.currency === 'string' && /^[A-Z]{3}$/.test(e.currency) &&
       typeof e.complete === 'boolean' &&
       typeof e.fetched_at === 'string' && Number.isFinite(Date.parse(e.fetched_at))
