@@ -246,9 +246,9 @@ export class Context extends Notices<GlobalOptions> {
   }
 
   /** The profile this run uses (--profile, TALLY_PROFILE, the active one, else default), for commands that only store. */
-  async profileChoice(): Promise<{ profile: string; profileSource: Source }> {
+  async profileChoice(): Promise<{ profile: string; profileSource: Source; workspaceFile?: string }> {
     if (this.options.demo) return profileName({ flags: this.options, env: this.env });
-    return chosenProfile({ flags: this.options, env: this.env, openStore: () => this.store() });
+    return chosenProfile({ flags: this.options, env: this.env, openStore: () => this.store(), warn: (line) => this.warnOnce(line) });
   }
 
   settings(): Promise<ResolvedSettings> {
@@ -263,7 +263,7 @@ export class Context extends Notices<GlobalOptions> {
           record: undefined,
         } satisfies ResolvedSettings;
       }
-      const settings = await resolveSettings({ flags: this.options, env: this.env, openStore: () => this.store() });
+      const settings = await resolveSettings({ flags: this.options, env: this.env, openStore: () => this.store(), warn: (line) => this.warnOnce(line) });
       this.secrets.add(settings.credential?.secret);
       this.secrets.add(settings.credential?.device?.refresh_token);
       // A stored credential others may read is worth a word, every time it is used.

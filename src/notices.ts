@@ -34,6 +34,15 @@ export class Notices<Options extends { debug?: boolean } = { debug?: boolean }> 
     this.io.err(`${this.#fitted(`warning: ${escapeControl(message)}`)}\n`);
   }
 
+  #warned = new Set<string>();
+
+  /** A warning said once per run however often what it is about is read (the profile chosen, say). */
+  warnOnce(message: string): void {
+    if (this.#warned.has(message)) return;
+    this.#warned.add(message);
+    this.warn(message);
+  }
+
   /** A line for the person at the terminal that is not a result (more pages to fetch, say). */
   note(message: string): void {
     if (this.#quiet) return this.debug(message);

@@ -27,9 +27,11 @@ export function configure(command: Command): void {
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as LoginOptions;
   if (ctx.options.demo) throw new UsageError('--demo never touches stored credentials; run `tally demo` or `tally sandbox` instead');
-  const { profile } = await ctx.profileChoice();
+  const { profile, workspaceFile } = await ctx.profileChoice();
   const store = await ctx.store();
   const stored = store.profile(profile);
+  // A folder's .tally.json chose the profile: said before its credential is replaced, since a person typing `tally login` may mean another.
+  if (workspaceFile) ctx.note(`${workspaceFile} chooses the profile here: this login ${stored ? 'replaces the credential of' : 'stores'} profile "${profile}" (--profile NAME stores another)`);
   const baseText = ctx.options.baseUrl ?? ctx.env.TALLY_BASE_URL ?? stored?.base_url;
   if (!baseText) throw new UsageError('no base URL: pass --base-url URL (or set TALLY_BASE_URL)');
   const baseUrl = parseBaseUrl(baseText, ctx.options.allowHttp);

@@ -9,11 +9,22 @@ export class UnreadableFile extends Error {
   readonly code = 'EUNREADABLE';
 }
 
-/** The file's bytes (only its first `headBytes` when given: a log of which only the start is needed). */
-export function readStateFile(path: string, maxBytes: number, headBytes = Number.MAX_SAFE_INTEGER): Buffer {
+/** The file's bytes (only its first `headBytes` when given: a log of which only the start is needed), with its owner when asked. */
+export function readStateFile(path: string, maxBytes: number, headBytes?: number): Buffer;
+export function readStateFile(path: string, maxBytes: number, headBytes: number, withOwner: true): { bytes: Buffer; owner: number };
+export function readStateFile(path: string, maxBytes: number, headBytes = Number.MAX_SAFE_INTEGER, withOwner = false): Buffer | { bytes: Buffer; owner: number } {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = fstatSync(fd);
+    const bytes = readOpened(fd, stat, path, maxBytes, headBytes);
+    return withOwner ? { bytes, owner: stat.uid } : bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readOpened(fd: number, stat: import('node:fs').Stats, path: string, maxBytes: number, headBytes: number): Buffer {
+  {
     if (!stat.isFile()) throw new UnreadableFile(`${path} is not a regular file (${kindOf(stat)})`);
     if (stat.size > maxBytes) throw new UnreadableFile(`${path} is larger than ${maxBytes} bytes`);
     const size = Math.min(stat.size, headBytes);
@@ -25,8 +36,6 @@ export function readStateFile(path: string, maxBytes: number, headBytes = Number
       done += n;
     }
     return done === size ? buffer : buffer.subarray(0, done);
-  } finally {
-    closeSync(fd);
   }
 }
 

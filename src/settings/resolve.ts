@@ -33,6 +33,8 @@ export interface SettingsInput {
   mustExist?: boolean;
   /** Where a `.tally.json` is looked for (and above); default the process's folder. */
   cwd?: string;
+  /** Says on stderr what was passed over (a `.tally.json` another user owns). */
+  warn?: (line: string) => void;
 }
 
 export function profileName(input: Pick<SettingsInput, 'flags' | 'env'>): { profile: string; profileSource: Source } {
@@ -42,11 +44,15 @@ export function profileName(input: Pick<SettingsInput, 'flags' | 'env'>): { prof
 }
 
 /** The profile a run uses: --profile, TALLY_PROFILE, the project's .tally.json, the active one (`tally auth switch`), else `default`. */
-export async function chosenProfile(input: Pick<SettingsInput, 'flags' | 'env' | 'openStore' | 'cwd'>): Promise<{ profile: string; profileSource: Source; workspaceFile?: string }> {
+export async function chosenProfile(input: Pick<SettingsInput, 'flags' | 'env' | 'openStore' | 'cwd' | 'warn'>): Promise<{ profile: string; profileSource: Source; workspaceFile?: string }> {
   const named = profileName(input);
   if (named.profileSource !== 'default') return named;
-  const workspace = workspaceProfile(input.cwd ?? process.cwd());
+  let workspace = workspaceProfile(input.cwd ?? process.cwd());
   if (workspace && 'error' in workspace) throw new UsageError(workspace.error);
+  if (workspace && 'ignored' in workspace) {
+    input.warn?.(workspace.ignored);
+    workspace = undefined;
+  }
   if (workspace) return { profile: checkProfileName(workspace.profile), profileSource: 'workspace', workspaceFile: workspace.file };
   try {
     const active = (await input.openStore()).activeProfile();

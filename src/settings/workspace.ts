@@ -7,14 +7,24 @@ import { PROFILE_NAME } from './profile-name.js';
 
 export const WORKSPACE_FILE = '.tally.json';
 
-/** The nearest `.tally.json` from `cwd` upward: the profile it names, or why it cannot be used. */
-export function workspaceProfile(cwd: string): { profile: string; file: string } | { error: string; file: string } | undefined {
+export type WorkspaceChoice = { profile: string; file: string } | { error: string; file: string } | { ignored: string; file: string };
+
+/**
+ * The nearest `.tally.json` from `cwd` upward: the profile it names, or why it cannot be used. One
+ * that another user owns (a shared parent folder) is ignored, as git ignores a repository someone
+ * else owns: it could point this user's runs at a profile they did not choose.
+ */
+export function workspaceProfile(cwd: string, uid = process.getuid?.()): WorkspaceChoice | undefined {
   let dir = cwd;
   for (let depth = 0; depth < 64; depth++) {
     const file = `${dir === '/' ? '' : dir}/${WORKSPACE_FILE}`;
     let text: string | undefined;
     try {
-      text = readStateFile(file, 64 * 1024).toString('utf8');
+      const read = readStateFile(file, 64 * 1024, Number.MAX_SAFE_INTEGER, true);
+      if (uid !== undefined && read.owner !== uid) {
+        return { ignored: `${file} belongs to another user (uid ${read.owner}), so the profile it names is not used; choose one with --profile or TALLY_PROFILE`, file };
+      }
+      text = read.bytes.toString('utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EACCES') return { error: `${file} cannot be read: ${(error as Error).message}`, file };

@@ -29,7 +29,8 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
     const workspace = workspaceProfile(process.cwd());
     // A .tally.json that cannot be used: the full command says so (with --check).
     if (workspace && 'error' in workspace) return false;
-    profile = workspace?.profile;
+    // One another user owns is passed over, as the full command does.
+    profile = workspace && 'profile' in workspace ? workspace.profile : undefined;
   }
   profile ??= activeProfile(stateDir) ?? 'default';
   if (!PROFILE_NAME.test(profile)) return false;

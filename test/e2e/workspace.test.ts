@@ -1,10 +1,11 @@
 // A profile per project: a .tally.json found from the current folder upward names the profile,
 // below --profile and TALLY_PROFILE and above the active one; the statusline's fast path (from
 // its cache) follows it too. A file that names nothing usable is said, never guessed around.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KEYS } from '../../src/sandbox/seed.js';
+import { workspaceProfile } from '../../src/settings/workspace.js';
 import { runTally, tempDir } from '../helpers.js';
 import { sandboxForFile } from '../support/sandbox-fixture.js';
 
@@ -53,6 +54,45 @@ describe('.tally.json', () => {
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('names no profile');
       expect(bad.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    } finally {
+      dir.remove();
+    }
+  });
+});
+
+describe('a .tally.json another user owns', () => {
+  it('is passed over with a warning, as git passes over a repository someone else owns', () => {
+    const dir = tempDir();
+    try {
+      writeFileSync(join(dir.path, '.tally.json'), '{"profile": "theirs"}');
+      const owner = statSync(join(dir.path, '.tally.json')).uid;
+      expect(workspaceProfile(dir.path, owner)).toEqual({ profile: 'theirs', file: join(dir.path, '.tally.json') });
+      expect(workspaceProfile(dir.path, owner + 1)).toEqual({ ignored: `${join(dir.path, '.tally.json')} belongs to another user (uid ${owner}), so the profile it names is not used; choose one with --profile or TALLY_PROFILE`, file: join(dir.path, '.tally.json') });
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it.skipIf(process.getuid?.() !== 0 && !process.env.CI)('is passed over by the built binary (a shared parent folder), and login says which profile a folder chose', async () => {
+    const dir = tempDir();
+    try {
+      const env = { TALLY_CONFIG_DIR: join(dir.path, 'state'), TZ: 'UTC' };
+      const shared = join(dir.path, 'shared');
+      const mine = join(shared, 'mine');
+      mkdirSync(mine, { recursive: true });
+      expect((await runTally(['login', '--base-url', fixture.sandbox.baseUrl, '--with-token'], { env, cwd: dir.path, input: fixture.sandbox.demoKey, now: NOW })).code).toBe(0);
+      writeFileSync(join(shared, '.tally.json'), '{"profile": "theirs"}');
+      chownSync(join(shared, '.tally.json'), 4242, 4242);
+      const balance = await runTally(['balance', '--json'], { env, cwd: mine, now: NOW });
+      expect(balance.code, balance.stderr).toBe(0);
+      expect(JSON.parse(balance.stdout).api_key.name).toBe('demo');
+      expect(balance.stderr).toBe(`warning: ${join(shared, '.tally.json')} belongs to another user (uid 4242), so the profile it names is not used; choose one with --profile or TALLY_PROFILE\n`);
+      // One the user owns chooses the profile, and login says so before it stores.
+      writeFileSync(join(mine, '.tally.json'), '{"profile": "project"}');
+      const login = await runTally(['login', '--base-url', fixture.sandbox.baseUrl, '--with-token'], { env, cwd: mine, input: fixture.sandbox.demoKey, now: NOW });
+      expect(login.code).toBe(0);
+      expect(login.stderr).toBe(`${join(mine, '.tally.json')} chooses the profile here: this login stores profile "project" (--profile NAME stores another)\n`);
+      expect(login.stdout).toMatch(/as profile "project"/);
     } finally {
       dir.remove();
     }
