@@ -1,5 +1,5 @@
 // tally budget: amounts for periods that reset, stored per profile, and where the spend stands.
-//   tally budget set NAME --amount A --period day|week|month [--starts N] [--tz ZONE]
+//   tally budget set NAME --amount A --period day|week|month [--starts N] [--tz ZONE] [--scope account|key] [--model GLOB]…
 //   tally budget list | tally budget rm NAME | tally budget [NAME...]
 // Spend over a period is added up from the usage hour buckets since it began, so a period
 // follows the budget's zone exactly, whatever the gateway's day grid; the projection uses the
@@ -18,6 +18,8 @@ interface BudgetOptions {
   amount?: string;
   period?: string;
   starts?: string;
+  scope?: string;
+  model?: string[];
 }
 
 export function configure(command: Command): void {
@@ -25,14 +27,16 @@ export function configure(command: Command): void {
     .argument('[words...]', 'set NAME, list, rm NAME, or the names of budgets to show (default: all)')
     .option('--amount <yuan>', 'with set: the amount for each period')
     .option('--period <day|week|month>', 'with set: how often it resets')
-    .option('--starts <day>', 'with set: the weekday a week begins (mon…sun, default mon) or the day of the month a month begins (1-28, default 1)');
+    .option('--starts <day>', 'with set: the weekday a week begins (mon…sun, default mon) or the day of the month a month begins (1-28, default 1)')
+    .option('--scope <account|key>', "with set: whose spend it counts: the whole account's, every key (default), or this key's own")
+    .option('--model <glob>', "with set: count only models whose names match (e.g. 'claude-opus*'; repeatable)", (value: string, all: string[] = []) => [...all, value]);
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
   const options = raw as BudgetOptions;
   const words = args;
   const [first, ...rest] = words;
-  const setOnly = (['amount', 'period', 'starts'] as const).filter((flag) => options[flag] !== undefined);
+  const setOnly = (['amount', 'period', 'starts', 'scope', 'model'] as const).filter((flag) => options[flag] !== undefined);
   if (first !== 'set' && setOnly.length) throw new UsageError(`--${setOnly[0]} goes with \`tally budget set NAME\``);
   if (first === 'set') return setBudget(ctx, rest, options);
   if (first === 'list') return listBudgets(ctx, rest);
@@ -47,13 +51,13 @@ async function setBudget(ctx: Context, rest: string[], options: BudgetOptions): 
   if (options.amount === undefined || options.period === undefined) throw new UsageError('`tally budget set` needs --amount and --period (day, week or month)');
   // The zone in force when it is set (--tz, else TZ), stored with it: its periods never move.
   const zone = ctx.options.tz ?? storableZone(ctx.zone, Math.floor(ctx.now() / 1000));
-  const budget = makeBudget({ amount: options.amount, period: options.period, starts: options.starts, zone });
+  const budget = makeBudget({ amount: options.amount, period: options.period, starts: options.starts, zone, scope: options.scope, models: options.model });
   const { profile } = await ctx.profileChoice();
   const store = await ctx.store();
   await store.updateProfile(profile, (current) => ({ ...current, budgets: { ...(current.budgets ?? {}), [name]: budget } }));
   await emit(ctx, {
     json: { profile, name, ...budget },
-    human: () => `Set budget "${name}" of profile "${profile}": ${describeBudget(budget)}.\n`,
+    human: () => `Set budget "${name}" of profile "${profile}": ${describeBudget(budget)}.\n${options.scope === undefined ? "It counts the whole account's spend, every key's; --scope key counts this key's own.\n" : ''}`,
   });
 }
 

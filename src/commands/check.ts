@@ -7,7 +7,6 @@ import { fetchBalance } from '../api/balance.js';
 import { fetchModels } from '../api/catalog.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { emit } from '../output/emit.js';
-import { formatAmount } from '../output/money.js';
 import { type CheckResult, type Unit, checkLines, checksMarkdown, gateWords, renderChecks, reportToGitHub, writeJunit } from '../output/check-report.js';
 import { wholeNumber } from '../cli/flag-values.js';
 import type { Threshold } from '../cli/amount-flags.js';
@@ -21,7 +20,7 @@ import { loadBudgets } from '../figures/budgets.js';
 import { readCounters } from '../figures/run-spend.js';
 import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
-import { anomalyGates, dailyCheck, loadSpend, growthGates as growthChecks, keyQuotaCheck, priceImpactGates, readQuota, runwayCheck } from '../figures/check-gates.js';
+import { anomalyGates, budgetGate, dailyCheck, loadSpend, growthGates as growthChecks, keyQuotaCheck, priceImpactGates, readQuota, runwayCheck } from '../figures/check-gates.js';
 import { addAnomalyRuleOptions } from '../cli/anomaly-flags.js';
 import { type BudgetGate, type CheckOptions, checkRequest } from '../cli/check-request.js';
 import { nearest } from '../domain/suggest.js';
@@ -163,15 +162,9 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   }
   if (budgets) {
     for (const gate of budgetGates) {
-      const figures = budgets.budgets.find((b) => b.name === gate.name)!.standing;
-      const ledger = (value: Decimal) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed();
-      const unit = budgets.currency;
-      if (gate.projected) {
-        add({ name: gateName(gate), level: figures.projected.gt(figures.amount) ? gate.level : 'pass', actual: ledger(figures.projected), limit: ledger(figures.amount), unit, detail: `projected by the period's end at the recent pace; ${figures.state}` });
-      } else {
-        const limit = figures.amount.mul(gate.percent).div(100);
-        add({ name: gateName(gate), level: figures.spent.gte(limit) ? gate.level : 'pass', actual: ledger(figures.spent), limit: ledger(limit), unit, detail: `${gate.percent.toFixed()}% of the ${formatAmount(figures.amount, 'account', { currency: unit })} budget, spent this period; the whole budget is ${figures.state}` });
-      }
+      const figures = budgets.budgets.find((b) => b.name === gate.name)!;
+      const gated = await guard([{ name: gateName(gate), limit: decimalText(new Decimal(figures.budget.amount)), unit: budgets.currency }], async () => budgetGate(gate, figures, budgets.currency, words));
+      if (gated) add(gated);
     }
   }
   if (mark?.not_taken) {
@@ -213,8 +206,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   });
   reportToGitHub(ctx, groups);
   if (destinations.length) {
-    const periodOf = (name: string) => budgets?.budgets.find((b) => name === `budget:${b.name}` || name === `budget-projected:${b.name}`)?.standing.period.start;
-    await notifyChecks(ctx, settings.profile, destinations, checks.map((c, i) => ({ name: c.name, level: c.level, actual: c.actual, limit: c.limit, unit: c.unit, text: lines[i]!.text, period: periodOf(c.name) })));
+    const periodOf = (name: string) => budgets?.budgets.find((b) => name === `budget:${b.name}` || name === `budget-projected:${b.name}`)?.period.start;
+    await notifyChecks(ctx, settings.profile, destinations, checks.map((c, i) => ({ name: c.name, level: c.level, actual: c.actual, limit: c.limit, unit: c.unit, text: lines[i]!.text, period: periodOf(c.name), ...(c.scope === undefined ? {} : { scope: c.scope }), ...(c.window ? { window: c.window } : {}) })));
   }
   if (reportError) throw reportError;
   if (!ok) throw new CheckFailed(`${failed.length} of ${checks.length} check${checks.length === 1 ? '' : 's'} failed`);

@@ -4,6 +4,7 @@
 // a minute however often it is scraped. With --all-profiles each profile is a set of series; a
 // profile that fails is tally_up 0 and nothing else. It exits 0 whenever it printed.
 import type { Command } from 'commander';
+import { Decimal } from '../domain/money.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isDecimalString } from '../domain/decimal-text.js';
@@ -62,8 +63,9 @@ function families(all: Figures[]): Family[] {
     if (quota?.currency) keyRemaining.samples.push({ labels: { profile: f.profile, currency: quota.currency }, value: quota.remaining.toFixed() });
     for (const budget of f.budgets?.budgets ?? []) {
       const budgetLabels = { ...labels, budget: budget.name };
-      budgetSpent.samples.push({ labels: budgetLabels, value: budget.standing.spent.toDecimalPlaces(8).toFixed() });
-      budgetAmount.samples.push({ labels: budgetLabels, value: budget.standing.amount.toFixed() });
+      // A budget whose spend cannot be told has its amount and no spent series (never a zero).
+      if (budget.standing) budgetSpent.samples.push({ labels: budgetLabels, value: budget.standing.spent.toDecimalPlaces(8).toFixed() });
+      budgetAmount.samples.push({ labels: budgetLabels, value: new Decimal(budget.budget.amount).toFixed() });
     }
   }
   return [up, balance, lifetime, used, limit, today, runway, keyRemaining, budgetSpent, budgetAmount];

@@ -8,6 +8,10 @@ import { Decimal } from './money.js';
 import { type Period, type PeriodKind, WEEKDAY_NAMES, elapsedOf, periodAt } from './period.js';
 import { notAZone, parseZone } from './zone.js';
 
+/** Whose spend a budget counts: the whole account's (every key), or the calling key's own. */
+export type BudgetScope = 'account' | 'key';
+export const BUDGET_SCOPES: readonly BudgetScope[] = ['account', 'key'];
+
 /** A budget as stored in a profile (config.json `budgets`). */
 export interface StoredBudget {
   amount: string;
@@ -16,6 +20,31 @@ export interface StoredBudget {
   starts?: string | number;
   /** The zone its periods begin in: an IANA name, UTC or ±HH:MM, as it was set. */
   zone: string;
+  /** Whose spend it counts; absent (a budget set before scopes) is the whole account's. */
+  scope?: BudgetScope;
+  /** Only models whose names match one of these globs (`claude-opus*`); absent: every model. */
+  models?: string[];
+}
+
+/** Whose spend a budget counts. */
+export function budgetScope(budget: StoredBudget): BudgetScope {
+  return budget.scope ?? 'account';
+}
+
+/** Whether a budget is measured from the usage series (the whole account, every model) or from spend per model. */
+export function countsPerModel(budget: StoredBudget): boolean {
+  return budgetScope(budget) === 'key' || (budget.models?.length ?? 0) > 0;
+}
+
+const MAX_MODEL_GLOBS = 20;
+
+/** The model globs of a budget, checked: a few short patterns of printable characters. */
+function checkModelGlobs(models: readonly unknown[], fail: (problem: string) => never): string[] {
+  if (models.length > MAX_MODEL_GLOBS) fail(`at most ${MAX_MODEL_GLOBS} --model patterns`);
+  return models.map((m) => {
+    if (typeof m !== 'string' || m.trim() === '' || m.length > 200 || /[\u0000-\u001f\u007f-\u009f]/.test(m)) fail(`--model "${String(m).slice(0, 40)}" is not a model name or pattern (e.g. claude-opus*)`);
+    return (m as string).trim();
+  });
 }
 
 /** What a budget, a mark or an alert destination may be called. */
@@ -59,8 +88,9 @@ function weekday(text: string): string {
 }
 
 /** The budget a `budget set` describes, checked as a whole (a bad value stores nothing). */
-export function makeBudget(input: { amount: string; period: string; starts?: string; zone: string }): StoredBudget {
+export function makeBudget(input: { amount: string; period: string; starts?: string; zone: string; scope?: string; models?: string[] }): StoredBudget {
   const amount = parseBudgetAmount(input.amount);
+  const scoped = whose(input.scope, input.models);
   if (!['day', 'week', 'month'].includes(input.period)) {
     const said = input.period.trim().toLowerCase();
     const meant = PERIOD_OF[said] ?? nearest(said, PERIOD_WORDS);
@@ -70,7 +100,7 @@ export function makeBudget(input: { amount: string; period: string; starts?: str
   // Stored as written, less the white space around it (a zone name never has any).
   const zone = input.zone.trim();
   if (!parseZone(zone)) throw notAZone('--tz', input.zone);
-  const budget: StoredBudget = { amount, period, zone };
+  const budget: StoredBudget = { amount, period, zone, ...scoped };
   if (period === 'day') {
     if (input.starts !== undefined) throw new UsageError('--starts goes with --period week (a weekday) or month (a day of the month); a day begins at 00:00');
     return budget;
@@ -79,6 +109,18 @@ export function makeBudget(input: { amount: string; period: string; starts?: str
   if (period === 'month' && input.starts !== undefined && !/^\d{1,2}$/.test(input.starts)) throw new UsageError(`--starts "${input.starts}" is not a day of the month from 1 to 28`);
   budget.starts = period === 'week' ? weekday(input.starts ?? 'mon') : Number(input.starts ?? 1);
   return checkBudget('', budget);
+}
+
+/** --scope and --model of `budget set`, checked. */
+function whose(scope: string | undefined, models: string[] | undefined): Pick<StoredBudget, 'scope' | 'models'> {
+  const fail = (problem: string): never => {
+    throw new UsageError(problem);
+  };
+  if (scope !== undefined && !(BUDGET_SCOPES as readonly string[]).includes(scope)) {
+    const hint = didYouMean(scope, BUDGET_SCOPES);
+    throw new UsageError(`--scope "${scope}" is not one of account (the whole account's spend, every key) or key (this key's own)`, hint ? { hint } : {});
+  }
+  return { scope: (scope as BudgetScope | undefined) ?? 'account', ...(models?.length ? { models: checkModelGlobs(models, fail) } : {}) };
 }
 
 /** A stored budget read back, checked as `budget set` checks it; throws a UsageError naming what is wrong. */
@@ -95,7 +137,17 @@ export function checkBudget(name: string, value: unknown): StoredBudget {
   if (b.period === 'week' && !(typeof b.starts === 'string' && (WEEKDAY_NAMES as readonly string[]).includes(b.starts))) return fail(`--starts for a weekly budget is a weekday (${WEEKDAY_NAMES.join(', ')})`);
   if (b.period === 'month' && !(typeof b.starts === 'number' && Number.isInteger(b.starts) && b.starts >= 1 && b.starts <= 28)) return fail('--starts for a monthly budget is a day of the month from 1 to 28');
   if (b.period === 'day' && b.starts !== undefined) return fail('a daily budget has no --starts');
-  return { amount: b.amount, period: b.period, zone: b.zone, ...(b.starts === undefined ? {} : { starts: b.starts as string | number }) };
+  if (b.scope !== undefined && !(BUDGET_SCOPES as readonly unknown[]).includes(b.scope)) return fail('its scope is not account or key');
+  if (b.models !== undefined && (!Array.isArray(b.models) || b.models.length === 0)) return fail('its models are not a list of model names or patterns');
+  const models = b.models === undefined ? undefined : checkModelGlobs(b.models as unknown[], fail);
+  return {
+    amount: b.amount,
+    period: b.period,
+    zone: b.zone,
+    ...(b.starts === undefined ? {} : { starts: b.starts as string | number }),
+    ...(b.scope === undefined ? {} : { scope: b.scope as BudgetScope }),
+    ...(models ? { models } : {}),
+  };
 }
 
 /** The period of a budget that holds `t` (Unix seconds). */

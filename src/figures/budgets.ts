@@ -4,9 +4,12 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isDecimalString } from '../domain/decimal-text.js';
-import { type BudgetStanding, type StoredBudget, checkBudget, standing } from '../domain/budget.js';
+import { type BudgetStanding, type StoredBudget, budgetPeriod, budgetScope, checkBudget, countsPerModel, standing } from '../domain/budget.js';
+import { type Period, elapsedOf } from '../domain/period.js';
+import { globMatcher } from '../domain/glob.js';
+import { type ModelSpendOver, rememberedSpendOver } from './usage-by-model.js';
 import { Decimal } from '../domain/money.js';
-import type { UsageWindow } from '../domain/window.js';
+import { type UsageWindow, bucketStart } from '../domain/window.js';
 import { isoInZone, parseZone } from '../domain/zone.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
 import { loadUsageSeries } from './usage-series.js';
@@ -27,7 +30,14 @@ export async function storedBudgets(ctx: Context): Promise<[string, StoredBudget
 export interface BudgetFigures {
   name: string;
   budget: StoredBudget;
-  standing: BudgetStanding;
+  /** The period measured (now's, or the one a report's window ends in), and the moment it is measured at. */
+  period: Period;
+  at: number;
+  /** Where it stands; undefined when its spend cannot be told (`notMeasured` says why). */
+  standing: BudgetStanding | undefined;
+  notMeasured?: string;
+  /** Counted from spend per model, which the gateway states by its own days: the start of the day the count begins at, where that is before the period's. */
+  measuredFrom?: number;
 }
 
 export interface LoadedBudgets {
@@ -39,40 +49,91 @@ export interface LoadedBudgets {
 /**
  * Where the named budgets (all, when none is named) stand now. `forecast` may be given when the
  * caller has it already (status, check); its requests then are not made again.
+ *
+ * A budget of the whole account's spend of every model is added up from the usage hour buckets
+ * of its period (so the period follows its zone exactly) and projected at the forecast's average
+ * daily spend. One of this key's spend, or of some models, is read from spend per model over its
+ * period and projected at the same spend's average over the forecast's days; where the gateway
+ * does not say those figures are the key's (or the account's, for an account budget of some
+ * models), the budget is not measured, never counted from another's spend.
  */
 export async function loadBudgets(ctx: Context, names: string[], forecast?: Promise<LoadedForecast>, options: { within?: UsageWindow } = {}): Promise<LoadedBudgets> {
   const stored = await storedBudgets(ctx);
   for (const name of names) if (!stored.some(([n]) => n === name)) throw new UsageError(`there is no budget "${name}"`, { hint: budgetsHint(stored, name) });
   const chosen = names.length ? stored.filter(([n]) => names.includes(n)) : stored;
   const now = Math.floor(ctx.now() / 1000);
-  if (chosen.length === 0) return { currency: 'CNY', budgets: [], forecast: await (forecast ?? loadForecast(ctx, { keyQuota: false })) };
+  const loading = forecast ?? loadForecast(ctx, { keyQuota: false });
+  if (chosen.length === 0) return { currency: 'CNY', budgets: [], forecast: await loading };
   const at = chosen.map(([, b]) => standingMoment(b, now, options.within));
-  const periods = at.map((a) => a.period);
+  const fromSeries = chosen.map(([, b]) => !countsPerModel(b));
   // Whole UTC hours (the service's fast path): from the hour that holds the earliest start, to the last moment measured.
-  const since = Math.floor(Math.min(...periods.map((p) => p.start)) / 3600) * 3600;
-  const until = Math.max(...at.map((a) => a.measured));
-  const [loaded, hours] = await Promise.all([
-    forecast ?? loadForecast(ctx, { keyQuota: false }),
-    loadUsageSeries(ctx, { bucket: 'hour', since: String(since), ...(options.within === undefined ? {} : { until: String(Math.ceil(until / 3600) * 3600) }) }),
-  ]);
-  const metric = spendMetric(hours, undefined);
-  const budgets = chosen.map(([name, budget], i) => {
-    const { period, measured } = at[i]!;
-    const first = Math.floor(period.start / 3600) * 3600;
-    let spent = new Decimal(0);
-    hours.buckets.forEach((bucket, j) => {
-      const slot = hours.slots[j]!;
-      const value = metric === undefined ? undefined : bucket[metric];
-      if (slot >= first && slot < period.end && slot < measured && isDecimalString(value)) spent = spent.plus(value);
-    });
-    // A past standing is projected at its own pace then (deterministic: the same tomorrow); a
-    // standing now at the forecast's average daily spend.
-    const past = measured <= now - 3600;
-    const elapsedDays = new Decimal(measured - period.start).div(86_400);
-    const pace = past ? (elapsedDays.isZero() ? new Decimal(0) : spent.div(elapsedDays)) : loaded.forecast.averageDailySpend;
-    return { name, budget, standing: standing(budget, past ? measured - 1 : now, spent, pace) };
-  });
+  const seriesAt = at.filter((_, i) => fromSeries[i]);
+  const hoursRequest = seriesAt.length
+    ? loadUsageSeries(ctx, { bucket: 'hour', since: String(Math.floor(Math.min(...seriesAt.map((a) => a.period.start)) / 3600) * 3600), ...(options.within === undefined ? {} : { until: String(Math.ceil(Math.max(...seriesAt.map((a) => a.measured)) / 3600) * 3600) }) })
+    : undefined;
+  const spendOver = rememberedSpendOver(ctx);
+  const [loaded, hours] = await Promise.all([loading, hoursRequest]);
+  const metric = hours && spendMetric(hours, undefined);
+  const basis = loaded.forecast.basis;
+  // Spend per model is answered on the gateway's days: a period is asked from the start of the
+  // grid day that holds its start (what the gateway would align it to), and says so where that is earlier.
+  const gridOffset = loaded.series.dayGrid.offset;
+  const measuredFrom = at.map((a) => bucketStart(a.period.start, 'day', gridOffset));
+  const periodSpend = chosen.map(([, b], i) => (fromSeries[i] ? undefined : spendOver({ start: measuredFrom[i]!, end: Math.min(at[i]!.measured, at[i]!.period.end) })));
+  for (const p of periodSpend) p?.catch(() => undefined);
+  const budgets = await Promise.all(
+    chosen.map(async ([name, budget], i): Promise<BudgetFigures> => {
+      const { period, measured } = at[i]!;
+      const past = measured <= now - 3600;
+      const moment = past ? measured - 1 : now;
+      const figures = (spent: Decimal, pace: Decimal) => ({ name, budget, period, at: moment, standing: standing(budget, moment, spent, pace) });
+      // A past standing is projected at its own pace then (deterministic: the same tomorrow).
+      const ownPace = (spent: Decimal) => (measured - period.start <= 0 ? new Decimal(0) : spent.div(new Decimal(measured - period.start).div(86_400)));
+      if (fromSeries[i]) {
+        if (hours!.scope === 'key') return { name, budget, period, at: moment, standing: undefined, notMeasured: "the gateway states its usage over time as this key's, so the whole account's spend cannot be told" };
+        const first = Math.floor(period.start / 3600) * 3600;
+        let spent = new Decimal(0);
+        hours!.buckets.forEach((bucket, j) => {
+          const slot = hours!.slots[j]!;
+          const value = metric === undefined ? undefined : bucket[metric];
+          if (slot >= first && slot < period.end && slot < measured && isDecimalString(value)) spent = spent.plus(value);
+        });
+        return figures(spent, past ? ownPace(spent) : loaded.forecast.averageDailySpend);
+      }
+      const over = await periodSpend[i]!;
+      const why = perModelProblem(budget, over);
+      const from = measuredFrom[i]! < period.start ? { measuredFrom: measuredFrom[i]! } : {};
+      if (why) return { name, budget, period, at: moment, standing: undefined, notMeasured: why, ...from };
+      const spent = budgetSpend(budget, over);
+      if (past || basis.days === 0) return { ...figures(spent, ownPace(spent)), ...from };
+      const before = await spendOver({ start: basis.start, end: basis.end });
+      const beforeWhy = perModelProblem(budget, before);
+      // The pace of the same spend over the forecast's days; a period that cannot be read for it goes by the budget's own period so far.
+      return { ...figures(spent, beforeWhy ? ownPace(spent) : budgetSpend(budget, before).div(basis.days)), ...from };
+    }),
+  );
   return { currency: loaded.balance.currency, budgets, forecast: loaded };
+}
+
+/** Why spend per model over a window cannot measure a budget: the gateway says it is someone else's, or says nothing, or it is cut short. */
+function perModelProblem(budget: StoredBudget, over: ModelSpendOver): string | undefined {
+  const scope = budgetScope(budget);
+  const whose = scope === 'key' ? "this key's" : "the whole account's";
+  const what = `${whose} spend${budget.models ? ' of these models' : ''}`;
+  if (over.scope !== scope) {
+    const said = over.scope === undefined ? 'does not say whose its spend per model is' : `states its spend per model as ${over.scope === 'key' ? "this key's" : "the whole account's"}`;
+    return `the gateway ${said}, so ${what} cannot be told`;
+  }
+  if (over.incomplete) return `the gateway's spend per model has more pages than tally reads, so ${what} is not whole`;
+  return undefined;
+}
+
+/** A budget's spend from spend per model: every model, or those its globs match. */
+function budgetSpend(budget: StoredBudget, over: ModelSpendOver): Decimal {
+  const matchers = budget.models?.map(globMatcher);
+  let spent = new Decimal(0);
+  for (const [model, amount] of over.spend) if (!matchers || matchers.some((match) => match(model))) spent = spent.plus(amount);
+  return spent;
 }
 
 /**
@@ -81,10 +142,10 @@ export async function loadBudgets(ctx: Context, names: string[], forecast?: Prom
  * budget's own zone (a day of the gateway's grid may end hours into the next month there, so the
  * end is read a little earlier, at most half the window), measured at the end of either.
  */
-function standingMoment(budget: StoredBudget, now: number, within: UsageWindow | undefined): { period: { start: number; end: number }; measured: number } {
-  if (!within || within.end > now) return { period: standing(budget, now, new Decimal(0), new Decimal(0)).period, measured: now + 1 };
+function standingMoment(budget: StoredBudget, now: number, within: UsageWindow | undefined): { period: Period; measured: number } {
+  if (!within || within.end > now) return { period: budgetPeriod(budget, now), measured: now + 1 };
   const pick = within.end - 1 - Math.min(14 * 3600, Math.floor((within.end - within.start) / 2));
-  const period = standing(budget, pick, new Decimal(0), new Decimal(0)).period;
+  const period = budgetPeriod(budget, pick);
   return { period, measured: Math.min(within.end, period.end) };
 }
 
@@ -96,24 +157,29 @@ const ledger = (value: Decimal) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_U
 
 export function budgetJson(loaded: LoadedBudgets) {
   return {
-    budgets: loaded.budgets.map(({ name, budget, standing: s }) => {
+    budgets: loaded.budgets.map(({ name, budget, period, at, standing: s, notMeasured, measuredFrom }) => {
       const zone = parseZone(budget.zone)!;
+      const now = elapsedOf(period, at);
       return {
         name,
-        amount: ledger(s.amount),
+        amount: ledger(new Decimal(budget.amount)),
         currency: loaded.currency,
         period: budget.period,
         zone: budget.zone,
-        start: s.period.start,
-        end: s.period.end,
-        start_iso: isoInZone(s.period.start, zone),
-        end_iso: isoInZone(s.period.end, zone),
-        spent: ledger(s.spent),
-        percent: oneDecimal(s.percent),
-        elapsed_percent: oneDecimal(s.elapsedPercent),
-        projected: ledger(s.projected),
-        resets_in_days: oneDecimal(s.resetsInDays),
-        state: s.state,
+        scope: budgetScope(budget),
+        ...(budget.models ? { models: budget.models } : {}),
+        start: period.start,
+        end: period.end,
+        start_iso: isoInZone(period.start, zone),
+        end_iso: isoInZone(period.end, zone),
+        spent: s ? ledger(s.spent) : null,
+        percent: s ? oneDecimal(s.percent) : null,
+        elapsed_percent: oneDecimal(s ? s.elapsedPercent : new Decimal(now.elapsed).div(now.length).mul(100)),
+        projected: s ? ledger(s.projected) : null,
+        resets_in_days: oneDecimal(s ? s.resetsInDays : new Decimal(now.left).div(86_400)),
+        state: s ? s.state : 'not measured',
+        ...(notMeasured ? { not_measured: notMeasured } : {}),
+        ...(measuredFrom === undefined ? {} : { measured_from: measuredFrom, measured_from_iso: isoInZone(measuredFrom, zone) }),
       };
     }),
   };

@@ -15,6 +15,10 @@ import { spendMetric } from './forecast.js';
 import { seriesSpend } from './comparison.js';
 import { type KeyQuotaFigure, quotaReadError } from './key-quota.js';
 import { NotMeasured } from '../errors.js';
+import type { BudgetFigures } from './budgets.js';
+import { type StoredBudget, budgetScope } from '../domain/budget.js';
+import { type WindowJson, windowJson } from '../domain/window.js';
+import { parseZone } from '../domain/zone.js';
 
 export type Level = 'pass' | 'warn' | 'fail';
 /** A currency code (the one the service states; CNY when it states none), or what else is compared. */
@@ -32,6 +36,9 @@ export interface CheckResult {
   detail?: string;
   /** Run-spend checks: whose spend was measured (this key's, or the whole account's). */
   basis?: 'key' | 'account';
+  /** Budgets and findings: whose spend it measured (null: the gateway does not say), and over which window. */
+  scope?: 'account' | 'key' | null;
+  window?: WindowJson;
 }
 
 type Gate = Omit<CheckResult, 'ok'>;
@@ -48,6 +55,8 @@ export interface GateWords {
   /** `window … (7 days)`: the window, and its length when given. */
   window(window: UsageWindow, zone: Zone, length?: string): string;
   finding(f: Finding, a: Anomalies): string;
+  /** Whose spend a budget counts (`this key's spend of claude-opus*`). */
+  budgetWhose(budget: StoredBudget): string;
   findingWhen(f: Finding, zone: Zone, bucket: 'day' | 'hour'): string;
 }
 
@@ -133,14 +142,22 @@ export async function anomalyGates(ctx: Context, request: import('./anomalies.js
   const a = await loadAnomalies(ctx, request);
   const name = level === 'fail' ? 'anomalies' : 'warn-anomalies';
   if (a.findings.length === 0) return [{ name, level: 'pass', actual: '0', limit: '', unit: 'finding', detail: `nothing unusual over ${words.window(a.window, a.labelZone)}` }];
-  return a.findings.map((f) => ({
-    name: `${name}:${f.kind}:${words.findingWhen(f, a.labelZone, a.rule.bucket).replace(' ', 'T')}${f.model === undefined ? '' : `:${f.model}`}`,
-    level,
-    actual: f.amount.toFixed(),
-    limit: '',
-    unit: 'finding',
-    detail: words.finding(f, a),
-  }));
+  const window = windowJson(a.window, a.labelZone);
+  return a.findings.map((f) => {
+    // A spike and growth are read from the usage series, the model findings from spend per model: each says whose.
+    const scope = (f.kind === 'spike' || f.kind === 'growth' ? a.seriesScope : a.modelsScope) ?? null;
+    const whose = scope === 'key' ? "this key's spend" : scope === 'account' ? "the whole account's spend (every key)" : 'spend as the gateway states it';
+    return {
+      name: `${name}:${f.kind}:${words.findingWhen(f, a.labelZone, a.rule.bucket).replace(' ', 'T')}${f.model === undefined ? '' : `:${f.model}`}`,
+      level,
+      actual: f.amount.toFixed(),
+      limit: '',
+      unit: 'finding',
+      detail: `${words.finding(f, a)} (${whose}, found in the ${words.window(a.window, a.labelZone)})`,
+      scope,
+      window,
+    };
+  });
 }
 
 /**
@@ -172,4 +189,23 @@ export async function loadSpend(ctx: Context, options: { since?: string; until?:
   const amount = seriesSpend(series, metric);
   if (series.totals[metric] === undefined || series.totals[metric] === null) return { amount, detail: `no usage in the ${window}` };
   return { amount, detail: `spend = usage totals."${metric}" over the ${window}` };
+}
+
+/**
+ * A budget gate: the spend of its period so far against a share of its amount (`budget:NAME`), or
+ * the projection against the amount (`budget-projected:NAME`), said with whose spend it counts. A
+ * budget whose spend cannot be told is not measured (exit 1; --fail-open: a WARN), never a pass.
+ */
+export function budgetGate(gate: { name: string; level: Level; percent: Decimal; projected?: boolean }, figures: BudgetFigures, currency: string, words: GateWords): Gate {
+  const name = gate.projected ? `budget-projected:${gate.name}` : `budget:${gate.name}`;
+  const s = figures.standing;
+  const whose = words.budgetWhose(figures.budget);
+  if (!s) throw new NotMeasured(`budget "${gate.name}" (${whose}) is not measured: ${figures.notMeasured}`);
+  const ledger = (value: Decimal) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed();
+  const about = { scope: budgetScope(figures.budget), window: windowJson(figures.period, parseZone(figures.budget.zone)!) };
+  if (gate.projected) {
+    return { name, level: s.projected.gt(s.amount) ? gate.level : 'pass', actual: ledger(s.projected), limit: ledger(s.amount), unit: currency, detail: `${whose}, projected by the period's end at its recent pace; ${s.state}`, ...about };
+  }
+  const limit = s.amount.mul(gate.percent).div(100);
+  return { name, level: s.spent.gte(limit) ? gate.level : 'pass', actual: ledger(s.spent), limit: ledger(limit), unit: currency, detail: `${gate.percent.toFixed()}% of the ${words.amount(s.amount, currency)} budget of ${whose}, spent this period; the whole budget is ${s.state}`, ...about };
 }

@@ -17,6 +17,17 @@ export interface Alert {
   message: string;
   /** ISO 8601. */
   at: string;
+  /** Whose spend the condition measured (a budget, a finding): the whole account's or this key's; null when the gateway does not say. */
+  scope?: 'account' | 'key' | null;
+  /** The window it measured (a budget's period, the window a finding was found in). */
+  window?: AlertWindow;
+}
+
+export interface AlertWindow {
+  start: number;
+  end: number;
+  start_iso: string;
+  end_iso: string;
 }
 
 export interface Delivery {
@@ -31,7 +42,7 @@ export function payloadFor(kind: NotifyKind, alert: Alert): Delivery {
       return {
         contentType: 'application/json',
         headers: {},
-        body: JSON.stringify({ source: 'tally', profile: alert.profile, check: alert.check, level: alert.level, actual: alert.actual, limit: alert.limit, unit: alert.unit, message: alert.message, at: alert.at }),
+        body: JSON.stringify({ source: 'tally', profile: alert.profile, check: alert.check, level: alert.level, actual: alert.actual, limit: alert.limit, unit: alert.unit, message: alert.message, at: alert.at, ...(alert.scope === undefined ? {} : { scope: alert.scope }), ...(alert.window ? { window: alert.window } : {}) }),
       };
     case 'slack':
       return { contentType: 'application/json', headers: {}, body: JSON.stringify({ text: clipSlack(slackEscape(alert.message), SLACK_TEXT) }) };

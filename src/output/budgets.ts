@@ -1,16 +1,23 @@
 // How a budget reads: its terms in a phrase, and one line of where it stands with a pace bar.
 import type { Context } from '../context.js';
 import { isoInZone, parseZone } from '../domain/zone.js';
-import type { StoredBudget, BudgetStanding } from '../domain/budget.js';
+import { type StoredBudget, type BudgetStanding, budgetScope } from '../domain/budget.js';
+import { escapeControl } from './escape.js';
 import { Decimal } from '../domain/money.js';
 import { type LoadedBudgets, oneDecimal } from '../figures/budgets.js';
 import type { Drawn } from './table.js';
 import { formatAmount } from './money.js';
 
-/** `¥500.00 a month from the 1st, Asia/Shanghai` */
+/** `¥500.00 a month from the 1st, Asia/Shanghai, of the whole account's spend (every key)` */
 export function describeBudget(b: StoredBudget): string {
   const from = b.period === 'day' ? 'a day' : b.period === 'week' ? `a week from ${String(b.starts)}` : `a month from day ${String(b.starts)}`;
-  return `${formatAmount(b.amount, 'account')} ${from}, in ${b.zone}`;
+  return `${formatAmount(b.amount, 'account')} ${from}, in ${b.zone}, of ${budgetWhose(b)}`;
+}
+
+/** Whose spend a budget counts, in the words every view uses: `the whole account's spend (every key)`, `this key's spend of claude-opus*`. */
+export function budgetWhose(b: StoredBudget): string {
+  const whose = budgetScope(b) === 'key' ? "this key's spend" : "the whole account's spend (every key)";
+  return b.models ? `${whose} of ${b.models.map(escapeControl).join(', ')}` : whose;
 }
 
 /**
@@ -22,11 +29,12 @@ export async function budgetLines(loaded: LoadedBudgets, ctx: Context): Promise<
   const [{ formatAmount, formatShare }, { styleFor }, { drawn }] = await Promise.all([import('./money.js'), import('./style.js'), import('./table.js')]);
   const style = await styleFor(ctx);
   const amount = (value: Decimal) => formatAmount(value, 'account', { currency: loaded.currency, exact: ctx.options.exact });
-  return loaded.budgets.map(({ name, budget, standing: s }) => {
+  return loaded.budgets.map(({ name, budget, standing: s, notMeasured }) => {
+    if (!s) return [name, drawn(`${amount(new Decimal(budget.amount))} of ${budgetWhose(budget)}: ${style.paint.yellow('not measured')}, ${escapeControl(notMeasured ?? '')}`)];
     const colour = s.state === 'over' ? style.paint.red : s.state === 'ahead of pace' ? style.paint.yellow : style.paint.green;
     const unit = budget.period === 'day' ? 'the day' : budget.period === 'week' ? 'the week' : 'the month';
     const text =
-      `${amount(s.spent)} of ${amount(s.amount)}  ${paceBar(s, style.unicode)}  ${formatShare(s.spent.toFixed(), s.amount.toFixed())} spent, ` +
+      `${amount(s.spent)} of ${amount(s.amount)} (${budgetScope(budget) === 'key' ? 'this key' : 'the account'}${budget.models ? `, ${budget.models.map(escapeControl).join(', ')}` : ''})  ${paceBar(s, style.unicode)}  ${formatShare(s.spent.toFixed(), s.amount.toFixed())} spent, ` +
       `${oneDecimal(s.elapsedPercent)}% of ${unit} gone · ${amount(s.projected)} projected · resets in ${oneDecimal(s.resetsInDays)} days: ${colour(s.state)}`;
     return [name, drawn(text)];
   });
@@ -44,8 +52,8 @@ function paceBar(s: BudgetStanding, unicode: boolean): string {
 /** `budget list`: the stored budgets, a row each. */
 export async function renderBudgetList(budgets: [string, StoredBudget][], ctx: Context): Promise<string> {
   const [{ renderTable }, { styleFor }] = await Promise.all([import('./table.js'), import('./style.js')]);
-  const rows = budgets.map(([name, b]) => [name, formatAmount(b.amount, 'account'), b.period, b.starts === undefined ? '—' : String(b.starts), b.zone]);
-  return renderTable({ columns: [{ header: 'budget' }, { header: 'amount', align: 'decimal' }, { header: 'period' }, { header: 'starts' }, { header: 'zone' }], rows }, await styleFor(ctx));
+  const rows = budgets.map(([name, b]) => [name, formatAmount(b.amount, 'account'), b.period, b.starts === undefined ? '—' : String(b.starts), b.zone, budgetScope(b) === 'key' ? 'this key' : 'the whole account (every key)', b.models?.map(escapeControl).join(', ') ?? 'every model']);
+  return renderTable({ columns: [{ header: 'budget' }, { header: 'amount', align: 'decimal' }, { header: 'period' }, { header: 'starts' }, { header: 'zone' }, { header: 'counts the spend of' }, { header: 'models' }], rows }, await styleFor(ctx));
 }
 
 /** `budget [NAME...]`: where each budget stands, its period and how the projection is made. */
@@ -53,7 +61,12 @@ export async function renderBudgets(loaded: LoadedBudgets, ctx: Context): Promis
   const [{ renderPanel }, { styleFor }, { fitLines }] = await Promise.all([import('./table.js'), import('./style.js'), import('./wrap.js')]);
   const style = await styleFor(ctx);
   const rows = await budgetLines(loaded, ctx);
-  const resets = loaded.budgets.map(({ name, budget, standing: s }) => `${name}: ${describeBudget(budget)}, this period ${isoInZone(s.period.start, parseZone(budget.zone)!).slice(0, 16)} → ${isoInZone(s.period.end, parseZone(budget.zone)!).slice(0, 16)}`);
-  const note = [...resets, 'projected = spent + the average daily spend of the last 7 complete days × the days left'].join('\n');
+  const resets = loaded.budgets.map(({ name, budget, period, measuredFrom }) => {
+    const zone = parseZone(budget.zone)!;
+    // Spend per model comes by the gateway's days: a count that begins before the period says where.
+    const from = measuredFrom === undefined ? '' : ` (counted from ${isoInZone(measuredFrom, zone).slice(0, 16)}, the start of the gateway's day that holds the period's start)`;
+    return `${name}: ${describeBudget(budget)}, this period ${isoInZone(period.start, zone).slice(0, 16)} → ${isoInZone(period.end, zone).slice(0, 16)}${from}`;
+  });
+  const note = [...resets, 'projected = spent + the average daily spend of the same spend over the last 7 complete days × the days left'].join('\n');
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }

@@ -14,13 +14,14 @@ export type { CheckResult, Level, Unit } from '../figures/check-gates.js';
 
 /** The words of gates' details, as every view writes amounts, windows and findings. */
 export async function gateWords(): Promise<GateWords> {
-  const [{ formatStatedAmount }, { describeWindow }, { findingMessage, findingWhen }] = await Promise.all([import('./money.js'), import('./window-text.js'), import('./anomalies.js')]);
+  const [{ formatStatedAmount }, { describeWindow }, { findingMessage, findingWhen }, { budgetWhose }] = await Promise.all([import('./money.js'), import('./window-text.js'), import('./anomalies.js'), import('./budgets.js')]);
   return {
     amount: (value, currency) => formatAmount(value, 'account', currency === undefined ? {} : { currency }),
     stated: (value, currency) => formatStatedAmount(value, currency),
     window: (window, zone, length) => describeWindow(window, zone, length),
     finding: (f, a) => findingMessage(f, a),
     findingWhen: (f, zone, bucket) => findingWhen(f, zone, bucket),
+    budgetWhose,
   };
 }
 

@@ -167,7 +167,7 @@ const FLEET_COLUMNS: { [C in keyof FleetDocuments]: FleetColumn<FleetDocuments[C
     { header: 'month projected', value: (r) => r.projected_month_end, amount: true, drop: 1 },
   ],
   budget: [
-    { header: 'budgets', value: (r) => r.budgets.map((b) => `${b.name} ${b.percent}% ${b.state}`).join(' · ') || 'none stored' },
+    { header: 'budgets', value: (r) => r.budgets.map((b) => `${b.name} (${b.scope === 'key' ? 'this key' : 'the account'}${b.models ? `, ${b.models.join(', ')}` : ''}) ${b.percent === null ? 'not measured' : `${b.percent}% ${b.state}`}`).join(' · ') || 'none stored' },
   ],
   check: [
     { header: 'result', value: (r) => (notMeasured(r) ? 'not measured' : r.ok ? 'pass' : 'FAIL') },

@@ -9,6 +9,7 @@ import { budgetJson } from '../figures/budgets.js';
 import { forecastJson } from '../figures/forecast.js';
 import type { Report } from '../figures/report.js';
 import { anomaliesJson, findingMessage, findingWhen } from './anomalies.js';
+import { budgetWhose } from './budgets.js';
 import { comparisonRowJson, percentCell, signed as signedAmount } from './comparison.js';
 import { escapeMarkdown } from './escape.js';
 import { notReadWhy } from './key-quota.js';
@@ -77,7 +78,12 @@ export function reportFacts(r: Report, exact = false) {
     days: r.daily.map((d) => ({ date: dateText(wallClock(d.start, zone)), amount: d.amount, complete: d.complete })),
     runwayDays: f.runwayDays === null ? 'not being used up' : `${f.runwayDays.toFixed()} days`,
     runwayTo: f.runwayDays === null || f.runsOutOn === null ? undefined : `to ${dateText(wallClock(f.runsOutOn, zone))}`,
-    budgets: (r.budgets?.budgets ?? []).map((b) => ({ name: b.name, text: `${amount(b.standing.spent)} of ${amount(b.standing.amount)}, ${b.standing.state}${r.complete ? ` (as it stood at the period's end, ${b.budget.period} from ${dateText(wallClock(b.standing.period.start, parseZone(b.budget.zone) ?? zone))})` : ' (so far)'}`, state: b.standing.state })),
+    budgets: (r.budgets?.budgets ?? []).map((b) => {
+      const when = r.complete ? ` (as it stood at the period's end, ${b.budget.period} from ${dateText(wallClock(b.period.start, parseZone(b.budget.zone) ?? zone))})` : ' (so far)';
+      const whose = budgetWhose(b.budget);
+      if (!b.standing) return { name: b.name, text: `${amount(new Decimal(b.budget.amount))} of ${whose}: not measured, ${b.notMeasured}${when}`, state: 'not measured' };
+      return { name: b.name, text: `${amount(b.standing.spent)} of ${amount(b.standing.amount)} of ${whose}, ${b.standing.state}${when}`, state: b.standing.state };
+    }),
     findings: r.anomalies.findings.map((finding) => ({ kind: finding.kind.replace('_', ' '), when: findingWhen(finding, r.anomalies.labelZone, r.anomalies.rule.bucket), text: findingMessage(finding, r.anomalies, exact) })),
     reconcile: r.otherKeys ? `this key ${amount(r.modelsTotal.current)} + other keys ${amount(r.otherKeys.current)} = the account's ${amount(r.spend.current)} (the spend above); this key is ${formatShare(r.modelsTotal.current.toFixed(), r.spend.current.toFixed())} of it` : undefined,
     top: r.models.filter((m) => !m.current.isZero()).sort((a, b) => b.current.comparedTo(a.current)).slice(0, 5),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AlertMemory, type CheckLevel, decideAlert } from '../../src/domain/alerts.js';
+import { type AlertMemory, type CheckLevel, decideAlert, droppedConditions } from '../../src/domain/alerts.js';
 
 /** Runs a sequence of check results through the rule: the messages sent. */
 function messages(levels: CheckLevel[], periods?: number[]) {
@@ -8,6 +8,7 @@ function messages(levels: CheckLevel[], periods?: number[]) {
   const sent: string[] = [];
   levels.forEach((level, i) => {
     const decision = decideAlert(memory, level, periods?.[i]);
+    if (decision.closes) sent.push('resolved (a new period began)');
     if (decision.send) sent.push(decision.send);
     memory = decision.next;
   });
@@ -20,10 +21,18 @@ describe('decideAlert', () => {
     expect(messages(['fail', 'fail', 'pass', 'fail'])).toEqual(['fail', 'resolved', 'fail']);
   });
 
-  it('starts afresh in a new period of a budget', () => {
-    expect(messages(['fail', 'fail', 'fail'], [1, 1, 2])).toEqual(['fail', 'fail']);
-    // A new period that passes: nothing was notified in it, so nothing resolves.
-    expect(messages(['warn', 'pass'], [1, 2])).toEqual(['warn']);
+  it('starts afresh in a new period of a budget, closing what the last one opened', () => {
+    expect(messages(['fail', 'fail', 'fail'], [1, 1, 2])).toEqual(['fail', 'resolved (a new period began)', 'fail']);
+    // A new period that passes: the last period's warning is closed, once.
+    expect(messages(['warn', 'pass', 'pass'], [1, 2, 2])).toEqual(['warn', 'resolved (a new period began)']);
+    expect(messages(['pass', 'warn', 'pass'], [1, 1, 2])).toEqual(['warn', 'resolved (a new period began)']);
+  });
+
+  it('resolves the findings of a check that ran and no longer found them, and nothing of checks it did not make', () => {
+    const remembered = ['anomalies:spike:2026-11-20:', 'anomalies:new_model:2026-11-02:gpt-5', 'warn-anomalies:zero_cost:2026-11-01:x', 'min-balance', 'budget:monthly'];
+    expect(droppedConditions(remembered, ['anomalies:spike:2026-11-20:', 'min-balance'])).toEqual(['anomalies:new_model:2026-11-02:gpt-5']);
+    expect(droppedConditions(remembered, ['anomalies'])).toEqual(['anomalies:spike:2026-11-20:', 'anomalies:new_model:2026-11-02:gpt-5']);
+    expect(droppedConditions(remembered, ['budget:monthly'])).toEqual([]);
   });
 
   it('sends exactly the messages the rule says, for any sequence of runs (property)', () => {

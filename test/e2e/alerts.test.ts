@@ -70,7 +70,10 @@ describe('tally notify', () => {
     const worse = received.map((r) => JSON.parse(r.body));
     expect(await levels()).toEqual(['fail']);
     expect(worse[0]).toMatchObject({ source: 'tally', profile: 'default', check: 'budget:monthly', level: 'fail', unit: 'CNY', limit: '2' });
-    expect(Object.keys(worse[0])).toEqual(['source', 'profile', 'check', 'level', 'actual', 'limit', 'unit', 'message', 'at']);
+    expect(Object.keys(worse[0])).toEqual(['source', 'profile', 'check', 'level', 'actual', 'limit', 'unit', 'message', 'at', 'scope', 'window']);
+    // Whose spend and which period: the body says so, and so does the message.
+    expect(worse[0]).toMatchObject({ scope: 'account', window: { start_iso: '2026-11-01T00:00:00+08:00', end_iso: '2026-12-01T00:00:00+08:00' } });
+    expect(worse[0].message).toContain("the whole account's spend (every key)");
     expect((await run(['--warn-budget', 'monthly:1%', '--budget', 'monthly:2%'])).code).toBe(5);
     expect(await levels()).toEqual([]);
     expect((await run(['--budget', 'monthly:900%'])).code).toBe(0);

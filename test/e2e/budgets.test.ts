@@ -13,14 +13,14 @@ const tally = (args: string[], extra: NodeJS.ProcessEnv = {}) => runTally(args, 
 
 describe('tally budget', () => {
   it('stores budgets per profile, with the zone in force when set, and lists and removes them', async () => {
-    expect((await tally(['budget', 'set', 'monthly', '--amount', '500', '--period', 'month', '--tz', 'Asia/Shanghai'])).stdout).toBe('Set budget "monthly" of profile "default": ¥500.00 a month from day 1, in Asia/Shanghai.\n');
+    expect((await tally(['budget', 'set', 'monthly', '--amount', '500', '--period', 'month', '--tz', 'Asia/Shanghai'])).stdout).toBe('Set budget "monthly" of profile "default": ¥500.00 a month from day 1, in Asia/Shanghai, of the whole account\'s spend (every key).\nIt counts the whole account\'s spend, every key\'s; --scope key counts this key\'s own.\n');
     expect((await tally(['budget', 'set', 'weekly', '--amount', '20', '--period', 'week', '--starts', 'wed'], { TZ: 'America/New_York' })).code).toBe(0);
     expect((await tally(['budget', 'set', 'daily', '--amount', '1.5', '--period', 'day'])).code).toBe(0);
     const stored = JSON.parse(readFileSync(`${state.path}/config.json`, 'utf8')).profiles.default.budgets;
     expect(stored).toEqual({
-      monthly: { amount: '500', period: 'month', zone: 'Asia/Shanghai', starts: 1 },
-      weekly: { amount: '20', period: 'week', zone: 'America/New_York', starts: 'wed' },
-      daily: { amount: '1.5', period: 'day', zone: 'UTC' },
+      monthly: { amount: '500', period: 'month', zone: 'Asia/Shanghai', starts: 1, scope: 'account' },
+      weekly: { amount: '20', period: 'week', zone: 'America/New_York', starts: 'wed', scope: 'account' },
+      daily: { amount: '1.5', period: 'day', zone: 'UTC', scope: 'account' },
     });
     expect(JSON.parse((await tally(['budget', 'list', '--json'])).stdout).budgets.map((b: { name: string }) => b.name)).toEqual(['monthly', 'weekly', 'daily']);
     expect((await tally(['budget', 'rm', 'daily'])).code).toBe(0);
@@ -49,7 +49,8 @@ describe('tally budget', () => {
     const result = await tally(['budget', '--json']);
     expect(result.code).toBe(0);
     const [monthly, weekly] = JSON.parse(result.stdout).budgets;
-    expect(Object.keys(monthly)).toEqual(['name', 'amount', 'currency', 'period', 'zone', 'start', 'end', 'start_iso', 'end_iso', 'spent', 'percent', 'elapsed_percent', 'projected', 'resets_in_days', 'state']);
+    expect(Object.keys(monthly)).toEqual(['name', 'amount', 'currency', 'period', 'zone', 'scope', 'start', 'end', 'start_iso', 'end_iso', 'spent', 'percent', 'elapsed_percent', 'projected', 'resets_in_days', 'state']);
+    expect(monthly.scope).toBe('account');
     expect([monthly.start_iso, monthly.end_iso]).toEqual(['2026-11-01T00:00:00+08:00', '2026-12-01T00:00:00+08:00']);
     expect([weekly.start_iso, weekly.end_iso]).toEqual(['2026-11-18T00:00:00-05:00', '2026-11-25T00:00:00-05:00']);
     // The month's spend is the usage since 2026-11-01 00:00 in Shanghai, hour by hour.
@@ -63,7 +64,7 @@ describe('tally budget', () => {
     const daysLeft = new Decimal(Date.UTC(2026, 10, 30, 16) - NOW).div(86_400_000);
     expect(monthly.projected).toBe(new Decimal(monthly.spent).plus(new Decimal(forecast.basis.spend).div(forecast.basis.days).mul(daysLeft)).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed());
     const table = await tally(['budget']);
-    expect(table.stdout).toMatch(/^monthly +¥[\d,.]+ of ¥500\.00 +[#.|]{20} +\d+\.\d% spent, 65\.8% of the month gone · ¥[\d,.]+ projected · resets in 10\.3 days: (on track|ahead of pace|over)$/m);
+    expect(table.stdout).toMatch(/^monthly +¥[\d,.]+ of ¥500\.00 \(the account\) +[#.|]{20} +\d+\.\d% spent, 65\.8% of the month gone · ¥[\d,.]+ projected · resets in 10\.3 days: (on track|ahead of pace|over)$/m);
   });
 
   it('gates check on a budget: --budget NAME[:PERCENT%], --warn-budget, --budget-projected', async () => {

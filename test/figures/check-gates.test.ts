@@ -14,6 +14,7 @@ const words: GateWords = {
   window: (w) => `[${w.start}, ${w.end})`,
   finding: (f) => f.kind,
   findingWhen: (f) => String(f.start),
+  budgetWhose: (b) => `${b.scope ?? 'account'}${b.models ? ` of ${b.models.join(',')}` : ''}`,
 };
 
 const balance = (key: Record<string, unknown> | null) => readBalance({ currency: 'CNY', balance: '100.00', lifetime_spend: '5.00', plan: { has_active_plan: false }, api_key: key });
