@@ -49,8 +49,14 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   ctx.options.patient = true;
   if (!fleet && !ctx.options.timeoutGiven) ctx.withoutDeadline();
   const partial: string[] = [];
-  const exportOne = async (profileCtx: Context, name: string): Promise<Ledger> => {
-    const [settings, gateway] = await Promise.all([profileCtx.settings(), profileCtx.gatewayIdentity()]);
+  const exportOne = async (profileCtx: Context, name: string): Promise<Ledger | undefined> => {
+    const settings = await profileCtx.settings();
+    // A device token reads the balance only: it has no usage to put in a ledger, which the others still get.
+    if (fleet && settings.credential?.kind === 'device-token') {
+      ctx.note(`profile "${name}" is signed in with a device token, which reads no usage: it is left out of the ledger (\`tally --profile ${name} login --with-token\` gives it an API key)`);
+      return undefined;
+    }
+    const gateway = await profileCtx.gatewayIdentity();
     const held = ledgerFile && appending!.heldDates(ledgerFile.held, ledgerFile.file, settings.profile, gateway.href);
     if (held) partial.push(...held.partial.map((d) => `${d}${fleet ? ` (${settings.profile})` : ''}`));
     try {
@@ -62,9 +68,13 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     }
   };
   // One profile after another: a ledger is complete or not written at all.
-  const ledgers = fleet
-    ? (await acrossProfiles(ctx, exportOne, { sequential: true, failFast: true })).map((r) => (r as { value: Ledger }).value)
-    : [await exportOne(ctx, (await ctx.settings()).profile)];
+  const results = fleet ? (await acrossProfiles(ctx, exportOne, { sequential: true, failFast: true })).map((r) => ({ profile: r.profile, ledger: (r as { value: Ledger | undefined }).value })) : [{ profile: undefined, ledger: await exportOne(ctx, (await ctx.settings()).profile) }];
+  const exported = results.filter((r): r is { profile: string | undefined; ledger: Ledger } => r.ledger !== undefined);
+  const ledgers = exported.map((r) => r.ledger);
+  // Whose spend each profile's rows are, on stderr (the file stays clean), as for one profile.
+  const sayScopes = async () => {
+    for (const { profile, ledger } of exported) await sayScope(ctx, ledger, profile);
+  };
   const rows = ledgers.flatMap((l) => l.rows);
   if (ledgers.some((l) => l.incomplete)) ctx.warn('a period had more records than tally fetched: its rows are partial');
   if (ledgerFile) {
@@ -75,11 +85,11 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     if (skipped) parts.push(`${skipped} period${skipped === 1 ? ' was' : 's were'} there already`);
     if (running.length) parts.push(`left ${running.join(', ')} for a later run (not ended yet)`);
     ctx.note(parts.join('; '));
-    if (!fleet) await sayScope(ctx, ledgers[0]);
+    await sayScopes();
     if (partial.length) ctx.warn(`${options.append} holds ${partial.join(', ')} as a period that had not ended (complete=false): those rows are not final, and the period is not added again; remove its rows and run again to add it whole`);
     return;
   }
-  if (!fleet) await sayScope(ctx, ledgers[0]);
+  await sayScopes();
   const table = { header: [...LEDGER_COLUMNS], rows: rows.map((r) => ledgerCells(r)) };
   if (options.ndjson) {
     ctx.io.out(ledgerText(rows, 'ndjson'));
@@ -98,12 +108,13 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 }
 
 /** Whose spend the rows are, on stderr (the CSV stays clean): a key's ledger is not the account's, and says how much of it it is. */
-async function sayScope(ctx: Context, ledger: Ledger | undefined): Promise<void> {
+async function sayScope(ctx: Context, ledger: Ledger | undefined, profile?: string): Promise<void> {
   if (ledger?.scope !== 'key') return;
-  const way = '--all-profiles exports every stored key';
-  if (ledger.accountSpend === undefined) return ctx.note(`these rows are this key's spend, not the whole account's (${way})`);
+  const these = profile === undefined ? 'these rows are' : `profile "${profile}": its rows are`;
+  const way = profile === undefined ? ' (--all-profiles exports every stored key)' : '';
+  if (ledger.accountSpend === undefined) return ctx.note(`${these} this key's spend, not the whole account's${way}`);
   const [{ shareNote }, { Decimal }] = await Promise.all([import('../output/usage-by-model.js'), import('../domain/money.js')]);
-  const key = ledger.rows.reduce((a, r) => a.plus(r.amount), new Decimal(0)).toFixed();
-  for (const line of await shareNote({ key, account: ledger.accountSpend })) ctx.note(`these rows are ${line.replace(/^this key: /, 'this key\'s spend: ')}; the rest is other keys' (${way})`);
+  const key = ledger.rows.filter((r) => profile === undefined || r.profile === profile).reduce((a, r) => a.plus(r.amount), new Decimal(0)).toFixed();
+  for (const line of await shareNote({ key, account: ledger.accountSpend })) ctx.note(`${these} ${line.replace(/^this key: /, 'this key\'s spend: ')}; the rest is other keys'${way}`);
 }
 

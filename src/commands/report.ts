@@ -110,7 +110,11 @@ async function fleetReports(ctx: Context, options: ReportOptions): Promise<{ ite
   });
   const items = results.flatMap((r) => ('value' in r ? [r.value] : []));
   const failed = results.flatMap((r): FailedProfile[] => ('skipped' in r ? [{ profile: r.profile, error: { kind: 'skipped', message: `skipped: ${r.skipped}` }, exitCode: 0 }] : 'error' in r ? [r] : []));
-  if (items.length === 0) throw new UsageError(`no profile could be reported on: ${failed.map((o) => `${o.profile} (${o.error.message})`).join('; ')}`);
+  // Nothing to report: the run ends as its first failed profile did (a device token is exit 3), as every fleet does.
+  if (items.length === 0) {
+    const { FleetFailed } = await import('../fleet.js');
+    throw new FleetFailed(`no profile could be reported on: ${failed.map((o) => `${o.profile} (${o.error.message})`).join('; ')}`, failed.find((o) => o.exitCode !== 0)?.exitCode ?? 2);
+  }
   return { items, failed };
 }
 

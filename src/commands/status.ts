@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchBalance } from '../api/balance.js';
 import { addWatchOption, watchOrRun } from '../cli/watch.js';
-import { loadStatus, statusJson } from '../figures/status.js';
+import { deviceStatusJson, loadStatus, statusJson } from '../figures/status.js';
 import { renderDeviceStatus, renderStatus } from '../output/status.js';
 
 export function configure(command: Command): void {
@@ -30,12 +30,11 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 
 /** What a device token can see (the balance), and what needs an API key, instead of exit 3. */
 async function deviceStatus(ctx: Context, raw: Record<string, unknown>): Promise<void> {
-  const needsKey = ['usage', 'top_models', 'forecast'];
   const hint = 'usage, top models and the forecast need an API key (`tally login --with-token`, or TALLY_API_KEY): a device token sees the balance only';
   await watchOrRun(ctx, raw, 'tally status', async () => {
     const balance = await fetchBalance(await ctx.client());
     return {
-      json: () => ({ balance: balance.raw, usage: null, top_models: null, forecast: null, needs_api_key: needsKey }),
+      json: () => deviceStatusJson(balance),
       human: () => renderDeviceStatus(balance, hint, ctx),
     };
   });

@@ -78,6 +78,14 @@ export function statusJson(data: StatusData) {
   };
 }
 
+/** What `status` is for a device token, which reads the balance only: the rest is null, and what needs an API key named. */
+export function deviceStatusJson(balance: import('../api/balance.js').Balance) {
+  return { balance: balanceDocument(balance), usage: null, top_models: null, forecast: null, needs_api_key: ['usage', 'top_models', 'forecast'] };
+}
+
+/** The status document: an API key's, or a device token's (balance only). */
+export type StatusDocument = ReturnType<typeof statusJson> | ReturnType<typeof deviceStatusJson>;
+
 /** The usage document of the last `days` days (today included) from a longer day series, totals added exactly. */
 export async function lastDays(series: UsageSeries, days: number): Promise<UsageSeries> {
   const from = Math.max(0, series.buckets.length - days);

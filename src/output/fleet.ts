@@ -9,7 +9,7 @@ import type { BalanceDocument } from '../api/balance.js';
 import type { CheckResult } from '../figures/check-gates.js';
 import type { budgetJson } from '../figures/budgets.js';
 import type { forecastJson } from '../figures/forecast.js';
-import type { statusJson } from '../figures/status.js';
+import type { StatusDocument } from '../figures/status.js';
 import type { usageJson } from '../figures/usage-series.js';
 import type { BillingDocument } from './billing.js';
 
@@ -112,8 +112,8 @@ interface FleetColumn<D> {
  * --json document and the fleet parses it.
  */
 interface FleetDocuments {
-  balance: BalanceDocument;
-  status: Parsed<ReturnType<typeof statusJson>>;
+  balance: BalanceDocument & { key_quota?: { remaining: string; currency?: string } };
+  status: Parsed<StatusDocument>;
   forecast: Parsed<ReturnType<typeof forecastJson>>;
   budget: Parsed<ReturnType<typeof budgetJson>>;
   check: Parsed<{ ok: boolean; checks: CheckResult[] }>;
@@ -153,12 +153,16 @@ const FLEET_COLUMNS: { [C in keyof FleetDocuments]: FleetColumn<FleetDocuments[C
     { header: 'lifetime spend', value: (r) => r.lifetime_spend, amount: true, drop: 2 },
     { header: 'today', value: (r) => r.api_key?.daily_cost_used ?? undefined, amount: true, drop: 1, scope: 'key' },
     { header: 'daily limit', value: (r) => r.api_key?.daily_cost_limit ?? undefined, amount: true, total: false, drop: 3 },
+    // What the key's own quota leaves, for a key that has one (— for the others).
+    // A quota that states no unit (or another) is not shown as an amount in the balance's.
+    { header: 'key left', value: (r) => (r.key_quota?.currency === r.currency ? r.key_quota.remaining : undefined), amount: true, drop: 4, scope: 'key' },
   ],
   status: [
     { header: 'balance', value: (r) => r.balance.balance, amount: true },
-    { header: 'this month', value: (r) => r.forecast.month_to_date, amount: true, drop: 2 },
-    { header: 'avg a day', value: (r) => r.forecast.average_daily_spend, amount: true, drop: 3 },
-    { header: 'runway days', value: (r) => runwayCell(r.forecast.runway_days, r.forecast.runway_basis), drop: 1, align: 'right' },
+    // A device token reads the balance only: the rest of its row is — (the status document says what needs an API key).
+    { header: 'this month', value: (r) => r.forecast?.month_to_date, amount: true, drop: 2 },
+    { header: 'avg a day', value: (r) => r.forecast?.average_daily_spend, amount: true, drop: 3 },
+    { header: 'runway days', value: (r) => (r.forecast ? runwayCell(r.forecast.runway_days, r.forecast.runway_basis) : undefined), drop: 1, align: 'right' },
   ],
   forecast: [
     { header: 'balance', value: (r) => r.balance, amount: true },

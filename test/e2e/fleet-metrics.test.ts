@@ -41,9 +41,10 @@ describe('--all-profiles', () => {
     const result = await tally(['--all-profiles', 'balance']);
     const rows = result.stdout.split('\n');
     // A failed and a skipped profile say why in a column of their own, never in a figure's.
-    expect(rows[0]).toMatch(/^profile +balance +lifetime spend +today +daily limit +error$/);
-    expect(rows.find((r) => r.startsWith('alpha'))).toMatch(/^alpha +¥[\d,]+\.\d\d +¥[\d,]+\.\d\d +¥[\d,.]+ +¥50\.00$/);
-    expect(rows.find((r) => r.startsWith('beta'))).toMatch(/ ¥5\.00$/);
+    expect(rows[0]).toMatch(/^profile +balance +lifetime spend +today +daily limit +key left +error$/);
+    // What a key's own quota leaves, beside the balance: — for a key without one.
+    expect(rows.find((r) => r.startsWith('alpha'))).toMatch(/^alpha +¥[\d,]+\.\d\d +¥[\d,]+\.\d\d +¥[\d,.]+ +¥50\.00 +—$/);
+    expect(rows.find((r) => r.startsWith('beta'))).toMatch(/ ¥5\.00 +¥[\d,]+\.\d\d$/);
     expect(rows.find((r) => r.startsWith('down'))).toContain('error: cannot connect to 127.0.0.1:9');
     expect(rows.find((r) => r.startsWith('empty'))).toContain('skipped: no credential');
     expect(rows.find((r) => r.startsWith('total'))).toMatch(/^total +¥[\d,]+\.\d\d /);
