@@ -51,6 +51,18 @@ export function formatAmount(amount: Decimal | string, kind: AmountKind, options
   return withSymbol(rounded, symbol) + suffix;
 }
 
+/**
+ * A whole and one part of it, and the rest, as a line shows them so that they add up on the page
+ * (`¥2.54 + ¥11.78 = ¥14.32`): the whole and the part rounded as `kind` shows amounts, the rest
+ * what is left between them; with `exact`, every digit, which adds up as it is.
+ */
+export function partsOnThePage(whole: Decimal, part: Decimal, kind: AmountKind, exact = false): { whole: Decimal; part: Decimal; rest: Decimal } {
+  if (exact) return { whole, part, rest: whole.minus(part) };
+  // 4 is Decimal.ROUND_HALF_UP (decimal.js is not loaded by this module: the statusline reads it).
+  const shown = (value: Decimal) => value.toDecimalPlaces(AMOUNT_DECIMALS[kind], 4);
+  return { whole: shown(whole), part: shown(part), rest: shown(whole).minus(shown(part)) };
+}
+
 /** `-1234.5` as `-¥1,234.5`: the sign first, digits grouped, the fraction as it is, no leading zeros. */
 function withSymbol(text: string, symbol: string): string {
   const negative = text.startsWith('-');

@@ -13,7 +13,8 @@ import { budgetWhose } from './budgets.js';
 import { comparisonRowJson, percentCell, signed as signedAmount } from './comparison.js';
 import { escapeMarkdown } from './escape.js';
 import { notReadWhy } from './key-quota.js';
-import { formatAmount, formatShare } from './money.js';
+import { formatAmount, formatShare, partsOnThePage } from './money.js';
+import { groupDigits } from '../domain/decimal-text.js';
 import { windowJson } from './window-text.js';
 
 /** A window's days as a person reads them, both included: `2026-11-16 \u2013 2026-11-22` (JSON keeps start and end half-open). */
@@ -60,7 +61,7 @@ export function reportFacts(r: Report, exact = false) {
   const signed = (value: Decimal) => signedAmount(value, amount);
   const percent = percentCell;
   const f = r.forecast.forecast;
-  const runway = f.runwayDays === null ? 'not being used up' : `${f.runwayDays.toFixed()} days${f.runsOutOn === null ? '' : ` (to ${dateText(wallClock(f.runsOutOn, zone))})`}`;
+  const runway = f.runwayDays === null ? 'not being used up' : `${groupDigits(f.runwayDays.toFixed())} days${f.runsOutOn === null ? '' : ` (to ${dateText(wallClock(f.runsOutOn, zone))})`}`;
   const quota = r.forecast.keyQuota.state === 'quota' ? r.forecast.keyQuota.quota : undefined;
   return {
     label: periodLabel(r),
@@ -76,7 +77,7 @@ export function reportFacts(r: Report, exact = false) {
     spendScope: scopeText(r.spendScope),
     modelsScope: scopeText(r.modelsScope),
     days: r.daily.map((d) => ({ date: dateText(wallClock(d.start, zone)), amount: d.amount, complete: d.complete })),
-    runwayDays: f.runwayDays === null ? 'not being used up' : `${f.runwayDays.toFixed()} days`,
+    runwayDays: f.runwayDays === null ? 'not being used up' : `${groupDigits(f.runwayDays.toFixed())} days`,
     runwayTo: f.runwayDays === null || f.runsOutOn === null ? undefined : `to ${dateText(wallClock(f.runsOutOn, zone))}`,
     budgets: (r.budgets?.budgets ?? []).map((b) => {
       const when = r.complete ? ` (as it stood at the period's end, ${b.budget.period} from ${dateText(wallClock(b.period.start, parseZone(b.budget.zone) ?? zone))})` : ' (so far)';
@@ -85,9 +86,19 @@ export function reportFacts(r: Report, exact = false) {
       return { name: b.name, text: `${amount(b.standing.spent)} of ${amount(b.standing.amount)} of ${whose}, ${b.standing.state}${when}`, state: b.standing.state };
     }),
     findings: r.anomalies.findings.map((finding) => ({ kind: finding.kind.replace('_', ' '), when: findingWhen(finding, r.anomalies.labelZone, r.anomalies.rule.bucket), text: findingMessage(finding, r.anomalies, exact) })),
-    reconcile: r.otherKeys ? `this key ${amount(r.modelsTotal.current)} + other keys ${amount(r.otherKeys.current)} = the account's ${amount(r.spend.current)} (the spend above); this key is ${formatShare(r.modelsTotal.current.toFixed(), r.spend.current.toFixed())} of it` : undefined,
+    // The parts add up on the page: the other keys are what is left between the shown whole and the shown key.
+    reconcile: r.otherKeys ? ((p) => `this key ${amount(p.part)} + other keys ${amount(p.rest)} = the account's ${amount(p.whole)} (the spend above); this key is ${formatShare(r.modelsTotal.current.toFixed(), r.spend.current.toFixed())} of it`)(partsOnThePage(r.spend.current, r.modelsTotal.current, 'account', exact)) : undefined,
     top: r.models.filter((m) => !m.current.isZero()).sort((a, b) => b.current.comparedTo(a.current)).slice(0, 5),
+    // The other keys' row of a models table, so that this key + other keys = the account in each column on the page.
+    otherKeys: r.otherKeys ? otherKeysShown(r, exact) : undefined,
   };
+}
+
+/** The other keys' previous, current and change, as shown: what is left between the shown account and the shown key. */
+function otherKeysShown(r: Report, exact: boolean): { previous: Decimal; current: Decimal; change: Decimal } {
+  const previous = partsOnThePage(r.spend.previous, r.modelsTotal.previous, 'account', exact).rest;
+  const current = partsOnThePage(r.spend.current, r.modelsTotal.current, 'account', exact).rest;
+  return { previous, current, change: current.minus(previous) };
 }
 
 /** ▁▂▃▄▅▆▇█ per day, scaled to the largest (a shape; the amounts beside it are exact). */
@@ -110,7 +121,7 @@ export function reportMarkdown(r: Report, profile: string, exact = false): strin
     lines.push('| model | previous | current | change | change % |', '| --- | ---: | ---: | ---: | ---: |');
     for (const m of r.models) lines.push(`| ${cell(m.model ?? '')} | ${cell(x.amount(m.previous))} | ${cell(x.amount(m.current))} | ${cell(x.signed(m.change))} | ${cell(x.percent(m))} |`);
     lines.push(`| **${r.otherKeys ? 'this key' : 'total'}** | ${cell(x.amount(r.modelsTotal.previous))} | ${cell(x.amount(r.modelsTotal.current))} | ${cell(x.signed(r.modelsTotal.change))} | ${cell(x.percent(r.modelsTotal))} |`);
-    if (r.otherKeys) lines.push(`| other keys | ${cell(x.amount(r.otherKeys.previous))} | ${cell(x.amount(r.otherKeys.current))} | ${cell(x.signed(r.otherKeys.change))} | ${cell(x.percent(r.otherKeys))} |`, `| **the account** | ${cell(x.amount(r.spend.previous))} | ${cell(x.amount(r.spend.current))} | ${cell(x.signed(r.spend.change))} | ${cell(x.percent(r.spend))} |`);
+    if (r.otherKeys && x.otherKeys) lines.push(`| other keys | ${cell(x.amount(x.otherKeys.previous))} | ${cell(x.amount(x.otherKeys.current))} | ${cell(x.signed(x.otherKeys.change))} | ${cell(x.percent(r.otherKeys))} |`, `| **the account** | ${cell(x.amount(r.spend.previous))} | ${cell(x.amount(r.spend.current))} | ${cell(x.signed(r.spend.change))} | ${cell(x.percent(r.spend))} |`);
     lines.push('');
     if (x.modelsScope) lines.push(`_${cell(x.modelsScope)}_`, '');
   }

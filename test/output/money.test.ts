@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Decimal } from '../../src/domain/money.js';
-import { formatAmount, formatCount, formatPercent, groupDigits, roundHalfUp } from '../../src/output/money.js';
+import { formatAmount, formatCount, formatPercent, groupDigits, partsOnThePage, roundHalfUp } from '../../src/output/money.js';
 
 describe('the number policy', () => {
   it.each([
@@ -73,5 +73,25 @@ describe('the number policy', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('parts of a whole on the page', () => {
+  it('add up as shown: the part and the whole rounded, the rest what is left between them (property)', () => {
+    const amount = fc.bigInt({ min: 0n, max: 10n ** 14n }).map((n) => new Decimal(n.toString()).div(1e8));
+    fc.assert(
+      fc.property(amount, amount, fc.boolean(), (a, b, exact) => {
+        const [part, whole] = a.lte(b) ? [a, b] : [b, a];
+        const shown = partsOnThePage(whole, part, 'account', exact);
+        expect(shown.part.plus(shown.rest).eq(shown.whole)).toBe(true);
+        if (exact) expect([shown.whole.eq(whole), shown.part.eq(part)]).toEqual([true, true]);
+        else expect(shown.whole.decimalPlaces() <= 2 && shown.part.decimalPlaces() <= 2 && shown.rest.decimalPlaces() <= 2).toBe(true);
+        // Never more than half a fen from the exact rest.
+        expect(shown.rest.minus(whole.minus(part)).abs().lte('0.01')).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+    const example = partsOnThePage(new Decimal('14.31649'), new Decimal('2.54499'), 'account');
+    expect([example.part.toFixed(2), example.rest.toFixed(2), example.whole.toFixed(2)]).toEqual(['2.54', '11.78', '14.32']);
   });
 });
