@@ -123,7 +123,9 @@ export async function growthGates(ctx: Context, request: import('./comparison.js
   const [{ loadComparison }, { fixedZone }] = await Promise.all([import('./comparison.js'), import('../domain/zone.js')]);
   const c = await loadComparison(ctx, request);
   const zone = fixedZone(c.grid.offset);
-  const detail = `${words.amount(c.totals.current)} over ${words.window(c.current, zone)} against ${words.amount(c.totals.previous)} over ${words.window(c.previous, zone)}`;
+  // A window whose last day is still running is a part of a period set against a whole one: said, as usage --compare marks it (part).
+  const running = c.currentComplete ? '' : ' (part: its last day is still running)';
+  const detail = `${words.amount(c.totals.current)} over ${words.window(c.current, zone)}${running} against ${words.amount(c.totals.previous)} over ${words.window(c.previous, zone)}`;
   return gates.map((g) => {
     const base = { name: g.name, limit: decimalText(g.percent), unit: 'percent' };
     const change = c.totals.changePercent;
