@@ -63,6 +63,20 @@ export class HttpClient {
     return this.#request(request, known);
   }
 
+  #requestsMade = 0;
+
+  /**
+   * How a rate-limited request gave up, in words: after how many attempts, how many requests the
+   * run made of the gateway, and, where the window reopens after --timeout, that a larger one waits it out.
+   */
+  #gaveUp(attempt: number, delayMs: number, outOfTime: boolean): string {
+    const tries = `after ${attempt === 1 ? '1 attempt' : `${attempt} attempts`} (${this.#requestsMade} request${this.#requestsMade === 1 ? '' : 's'} to it this run)`;
+    if (!outOfTime) return tries;
+    const seconds = Math.ceil(delayMs / 1000);
+    const enough = Math.ceil((this.#options.timeoutSeconds + seconds) / 10) * 10;
+    return `${tries}; its window reopens in ${seconds}s, after --timeout ${this.#options.timeoutSeconds}s runs out: a larger --timeout (--timeout ${enough}) waits it out`;
+  }
+
   async #request(request: JsonRequest, known: Uint8Array | undefined): Promise<JsonResponse | UnchangedResponse> {
     this.#checkCredential(request);
     let url = this.#url(request);
@@ -88,6 +102,7 @@ export class HttpClient {
       slow?.unref();
       // Without a deadline for the whole run (a long export without --timeout), each request keeps a bound of its own.
       const own = Number.isFinite(this.#options.deadline) ? undefined : AbortSignal.timeout(this.#options.timeoutSeconds * 1000);
+      this.#requestsMade++;
       try {
         response = await this.#options.transport({
           method: request.method ?? 'GET',
@@ -151,18 +166,12 @@ export class HttpClient {
       const body = 'value' in parsed ? parsed : undefined;
 
       if (status === 429) {
-        const error = rateLimited(this.#voice, headers, body, text, request.retryRateLimit === false ? `for ${request.path} (not retried: its limit is strict)` : `after ${this.#pacer.retry.attempts} attempts`);
-        if (request.retryRateLimit === false) throw error;
-        if (patient) {
-          // A long export waits for the window to reopen, as often as the gateway's limit asks (within --timeout when given).
-          const delay = this.#pacer.retryAfter(headers) ?? this.#pacer.windowReopensIn();
-          if (attempt >= PATIENT_ATTEMPTS || !this.#pacer.fitsDeadline(delay)) throw error;
-          await this.#wait(delay, request, `rate limit: waiting for the gateway's window to reopen (${attempt}/${PATIENT_ATTEMPTS})`);
-          continue;
-        }
-        const delay = this.#pacer.retryAfter(headers) ?? this.#pacer.backoff(this.#pacer.retry.rateLimitBaseMs, attempt);
-        if (attempt >= this.#pacer.retry.attempts || !this.#pacer.fitsDeadline(delay)) throw error;
-        await this.#wait(delay, request, `rate limited, retrying (${attempt + 1}/${this.#pacer.retry.attempts})`);
+        if (request.retryRateLimit === false) throw rateLimited(this.#voice, headers, body, text, `for ${request.path} (not retried: its limit is strict)`);
+        // A long export (and a digest, a fleet) waits for the window to reopen, as often as the gateway's limit asks; a run of a few requests retries a few times.
+        const delay = patient ? this.#pacer.windowReopensIn() : (this.#pacer.retryAfter(headers) ?? this.#pacer.backoff(this.#pacer.retry.rateLimitBaseMs, attempt));
+        const attempts = patient ? PATIENT_ATTEMPTS : this.#pacer.retry.attempts;
+        if (attempt >= attempts || !this.#pacer.fitsDeadline(delay)) throw rateLimited(this.#voice, headers, body, text, this.#gaveUp(attempt, delay, attempt < attempts));
+        await this.#wait(delay, request, patient ? `rate limit: waiting for the gateway's window to reopen (${attempt}/${attempts})` : `rate limited, retrying (${attempt + 1}/${attempts})`);
         continue;
       }
       if (status === 503 && isDraining(body)) {

@@ -59,7 +59,8 @@ export class Pacer {
     if (Number.isSafeInteger(limit) && limit > 0 && limit <= 1_000_000) this.#rateLimit = limit;
     // The first request of a window (one used of the limit) says when the window opened: it reopens a minute later.
     if (this.#rateLimit !== undefined && remaining === this.#rateLimit - 1) this.#windowOpenedAt = sentAt;
-    const after = this.retryAfter(headers);
+    // When the window reopens, as the gateway says it (a patient run waits that long, up to a window's length).
+    const after = this.retryAfter(headers, RATE_WINDOW_MS);
     if (after !== undefined) this.#reopensAt = this.#now() + after;
   }
 
@@ -83,12 +84,12 @@ export class Pacer {
   }
 
   /** A Retry-After worth waiting for: positive and at most the cap; a zero, negative or unreadable one leaves the backoff to tally. */
-  retryAfter(headers: Record<string, string | undefined>): number | undefined {
+  retryAfter(headers: Record<string, string | undefined>, cap = this.retry.maxRetryAfterMs): number | undefined {
     const value = headers['retry-after']?.trim();
     if (value === undefined || value === '') return undefined;
     const ms = /^-?\d+(?:\.\d+)?$/.test(value) ? Number(value) * 1000 : Date.parse(value) - this.#now();
     if (!Number.isFinite(ms) || ms <= 0) return undefined;
-    return Math.min(ms, this.retry.maxRetryAfterMs);
+    return Math.min(ms, cap);
   }
 
   /** Exponential backoff with jitter between half and the whole step. */

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError, Interrupted, NetworkError, RateLimitError, ServiceError, TimeoutError } from '../../src/errors.js';
 import { isLosslessNumber } from '../../src/domain/json.js';
-import { GW, KEY, fakeSleep, mockGateway, testClient } from '../helpers.js';
+import { FAST_RETRY, GW, KEY, fakeSleep, mockGateway, testClient } from '../helpers.js';
+import { HttpClient } from '../../src/api/http.js';
+import type { Transport } from '../../src/api/transport.js';
 
 const balancePath = '/v1/open/balance';
 const native = { path: balancePath, family: 'native', auth: 'any' } as const;
@@ -154,11 +156,27 @@ describe('HttpClient', () => {
     const error = await testClient(gw.transport, { sleep }).requestJson({ path: '/v1/models', family: 'models', auth: 'api-key' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).exitCode).toBe(4);
-    expect((error as Error).message).toBe('rate limited by gw.test (limit 240 requests per minute) after 4 attempts: rate limit exceeded');
+    expect((error as Error).message).toBe('rate limited by gw.test (limit 240 requests per minute) after 4 attempts (4 requests to it this run): rate limit exceeded');
     // Each retry first waits out the exhausted window, then backs off: all bounded.
     expect(waits.length).toBeGreaterThanOrEqual(3);
     expect(Math.max(...waits)).toBeLessThanOrEqual(8000);
     gw.done();
+  });
+
+  it('waits for a window that reopens within --timeout when patient (a digest, a fleet), and says how to wait one out that reopens after it', async () => {
+    const patientClient = (transport: Transport, sleep: (ms: number, s: AbortSignal) => Promise<void>) =>
+      new HttpClient({ baseUrl: new URL(GW), credential: { kind: 'api-key', secret: KEY }, transport, signal: new AbortController().signal, deadline: Date.now() + 30_000, timeoutSeconds: 30, patient: true, sleep, random: () => 0.5, now: Date.now, retry: FAST_RETRY });
+    const soon = mockGateway();
+    soon.pool.intercept({ path: '/v1/open/usage' }).reply(429, { error: { message: 'rate limit exceeded' } }, { headers: { 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '0', 'retry-after': '5' } });
+    soon.pool.intercept({ path: '/v1/open/usage' }).reply(200, { buckets: [], totals: {} });
+    const waited = fakeSleep();
+    expect((await patientClient(soon.transport, waited.sleep).requestJson({ path: '/v1/open/usage', family: 'native', auth: 'api-key' })).status).toBe(200);
+    expect(waited.waits.some((ms) => ms >= 5000)).toBe(true);
+    const late = mockGateway();
+    late.pool.intercept({ path: '/v1/open/usage' }).reply(429, { error: { message: 'rate limit exceeded' } }, { headers: { 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '0', 'retry-after': '52' } });
+    const error = await patientClient(late.transport, fakeSleep().sleep).requestJson({ path: '/v1/open/usage', family: 'native', auth: 'api-key' }).catch((e: unknown) => e);
+    // 52 seconds as the gateway says, and a second's margin.
+    expect((error as Error).message).toBe('rate limited by gw.test (limit 3 requests per minute) after 1 attempt (1 request to it this run); its window reopens in 53s, after --timeout 30s runs out: a larger --timeout (--timeout 90) waits it out: rate limit exceeded');
   });
 
   it('honours a Retry-After up to its cap, and gives up when it would pass the deadline', async () => {

@@ -298,7 +298,7 @@ describe('tally models', () => {
     gw.pool.intercept({ path: '/v1/models' }).reply(429, '{"error": "rate limit exceeded", "scope": "user"}', { headers: { 'x-ratelimit-limit': '240', 'x-ratelimit-remaining': '-3' } }).times(4);
     const result = await runCommand(['models'], { transport: gw.transport, env: env() });
     expect(result.code).toBe(4);
-    expect(result.stderr).toBe('tally: rate limited by gw.test (limit 240 requests per minute) after 4 attempts: rate limit exceeded\n');
+    expect(result.stderr).toBe('tally: rate limited by gw.test (limit 240 requests per minute) after 4 attempts (4 requests to it this run): rate limit exceeded\n');
     gw.done();
   });
 });
