@@ -3,6 +3,7 @@
 // the registry when there is none), plus the stored profile names for --profile, read straight
 // from config.json. Output: one `value<TAB>description` per line, then `:<directive>`.
 import { PROFILE_NAME } from '../settings/profile-name.js';
+import { workspaceProfile } from '../settings/workspace.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateDirFor } from '../settings/state-dir.js';
@@ -55,16 +56,23 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
       else command.argument(argument.name, argument.choices.length ? offer(argument.choices) : undefined, argument.variadic);
     }
   }
+  // `--swap MODEL=<Tab>`: tab reads a word holding `=` as `--option=value`, so the pairs are offered here.
+  const typed = words.at(-1) ?? '';
+  if (words.at(-2) === '--swap' && typed.includes('=')) {
+    for (const value of swapValues(typed, extra.models ?? [])) if (value.startsWith(typed)) console.log(value);
+    console.log(':4');
+    return;
+  }
   // Profile names are read only when a Tab asks for them (reading them may load env-paths).
   const commandWords = wordsOf(words);
   const wantsProfiles = words.slice(-2).some((word) => word === '--profile' || word.startsWith('--profile=')) || (commandWords[0] === 'auth' && commandWords[1] === 'switch');
   const names = wantsProfiles ? await profileNames() : [];
   const field = commandWords[0] === 'budget' ? 'budgets' : commandWords[0] === 'notify' && commandWords.length > 2 ? 'notify' : undefined;
-  const storedNames = field ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), field)) : [];
+  const storedNames = field ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env, dir), field)) : [];
   const wantsBudgets = words.slice(-2).some((word) => BUDGET_OPTIONS.has(word.replace(/^--/, '').split('=')[0]!));
-  const budgetNames = wantsBudgets ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), 'budgets')) : [];
+  const budgetNames = wantsBudgets ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env, dir), 'budgets')) : [];
   const wantsDestinations = words.slice(-2).some((word) => DESTINATION_OPTIONS.has(word.replace(/^--/, '').split('=')[0]!));
-  const destinationNames = wantsDestinations ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env), 'notify')) : [];
+  const destinationNames = wantsDestinations ? await stateDirFor(env).then((dir) => namesIn(dir, profileOf(words, env, dir), 'notify')) : [];
   // A value without a description is written without the tab before it: zsh's _describe lists
   // values that share a description on one line ending in `-- DESCRIPTION`, so an empty one
   // showed a bare `--` among the values of --bucket.
@@ -77,10 +85,12 @@ export async function answerCompletion(words: string[], env: NodeJS.ProcessEnv, 
   }
 }
 
-/** MODEL, or once `MODEL=` is typed, every other model (shells complete the part after `=` as a word of its own). */
+/** MODEL, or once `MODEL=` is typed, MODEL=OTHER for every other model (the bash script trims what readline keeps before the `=`). */
 function swapValues(typed: string, models: string[]): string[] {
   const at = typed.indexOf('=');
-  return at < 0 ? models : models.filter((m) => m !== typed.slice(0, at));
+  if (at < 0) return models;
+  const from = typed.slice(0, at);
+  return models.filter((m) => m !== from).map((m) => `${from}=${m}`);
 }
 
 /** Options that name a stored notify destination. */
@@ -124,11 +134,23 @@ function wordsOf(words: string[]): string[] {
   return out;
 }
 
-/** The profile a command line names (--profile, TALLY_PROFILE, else default). */
-function profileOf(words: string[], env: NodeJS.ProcessEnv): string {
+/**
+ * The profile a command line uses, as a run chooses it: --profile, TALLY_PROFILE, the folder's
+ * .tally.json, the active profile (`tally auth switch`), else default.
+ */
+export function profileOf(words: string[], env: NodeJS.ProcessEnv, dir: string, cwd = process.cwd()): string {
   const at = words.findIndex((word) => word === '--profile' || word.startsWith('--profile='));
   if (at >= 0) return words[at]!.includes('=') ? words[at]!.split('=')[1]! : (words[at + 1] ?? 'default');
-  return env.TALLY_PROFILE || 'default';
+  if (env.TALLY_PROFILE) return env.TALLY_PROFILE;
+  const workspace = workspaceProfile(cwd);
+  if (workspace && 'profile' in workspace) return workspace.profile;
+  try {
+    const active = (JSON.parse(readStateFile(join(dir, 'config.json'), 4 * 1024 * 1024).toString('utf8')) as { active?: unknown }).active;
+    if (typeof active === 'string' && PROFILE_NAME.test(active)) return active;
+  } catch {
+    // No readable settings: the default profile.
+  }
+  return 'default';
 }
 
 /** The names of a profile's budgets or destinations (none when there is no readable file). */

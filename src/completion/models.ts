@@ -16,10 +16,9 @@ export async function cachedModelNames(words: string[], env: NodeJS.ProcessEnv):
     const dir = await stateDirFor(env);
     let base = env.TALLY_BASE_URL;
     if (!base) {
-      const config = JSON.parse(readStateFile(join(dir, 'config.json'), 4 * 1024 * 1024).toString('utf8')) as { active?: string; profiles?: Record<string, { base_url?: string }> };
-      const at = words.findIndex((w) => w === '--profile' || w.startsWith('--profile='));
-      const named = at < 0 ? undefined : words[at]!.includes('=') ? words[at]!.split('=')[1] : words[at + 1];
-      const profile = named ?? env.TALLY_PROFILE ?? config.active ?? 'default';
+      const config = JSON.parse(readStateFile(join(dir, 'config.json'), 4 * 1024 * 1024).toString('utf8')) as { profiles?: Record<string, { base_url?: string }> };
+      const { profileOf } = await import('./complete.js');
+      const profile = profileOf(words, env, dir);
       base = config.profiles && Object.hasOwn(config.profiles, profile) ? config.profiles[profile]!.base_url : undefined;
     }
     if (!base) return [];

@@ -13,9 +13,20 @@ __tally_complete() {
     if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
         _get_comp_words_by_ref -n "=:" cur words cword
     else
-        words=("\${COMP_WORDS[@]}")
-        cword=\${COMP_CWORD:-0}
-        cur=\${COMP_WORDS[cword]:-}
+        # Without bash-completion: readline splits words at = and : (COMP_WORDBREAKS); glue them back,
+        # so --swap MODEL=OTHER is one word, as it is to tally.
+        words=()
+        local i w
+        for (( i = 0; i <= \${COMP_CWORD:-0}; i++ )); do
+            w=\${COMP_WORDS[i]:-}
+            if (( \${#words[@]} > 1 )) && [[ "$w" == [=:] || "\${COMP_WORDS[i-1]}" == [=:] ]]; then
+                words[\${#words[@]}-1]+=$w
+            else
+                words+=("$w")
+            fi
+        done
+        cword=$(( \${#words[@]} - 1 ))
+        cur=\${words[cword]}
     fi
     # The words up to the cursor, the one being completed last (empty after a space).
     local -a args=("\${words[@]:1:cword}")
@@ -37,6 +48,11 @@ __tally_complete() {
         value=\${line%%$'\\t'*}
         [[ "$value" == "$cur"* ]] && COMPREPLY+=("$value")
     done <<< "$out"
+    # readline breaks words at = (COMP_WORDBREAKS): a value after one (--swap MODEL=OTHER) replaces only what follows it.
+    if [[ "$cur" == *=* && "$COMP_WORDBREAKS" == *=* ]]; then
+        local head=\${cur%"\${cur##*=}"} i
+        for i in "\${!COMPREPLY[@]}"; do COMPREPLY[i]=\${COMPREPLY[i]#"$head"}; done
+    fi
     return 0
 }
 complete -F __tally_complete tally

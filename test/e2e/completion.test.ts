@@ -2,7 +2,7 @@
 // function is asked what it offers, the way bash asks it on Tab. zsh and fish are tried when the
 // machine has them.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, hasCommand, runTally, tempDir } from '../helpers.js';
@@ -171,6 +171,60 @@ describe('whatif --swap', () => {
       const offered = (await runTally(['complete', '--', 'whatif', '--swap', 'gpt-5'], { env })).stdout.split('\n').filter((l) => l && !l.startsWith(':')).map((l) => l.split('\t')[0]);
       expect(offered).toEqual(['gpt-5', 'gpt-5-codex', 'gpt-5-mini', 'gpt-5-nano']);
       expect(sandbox.requests.length).toBe(asked);
+    } finally {
+      own.remove();
+      await sandbox.close();
+    }
+  });
+});
+
+describe('completion follows the profile in use, and the pairs of --swap', () => {
+  /** What bash offers, its words split as readline splits them (at = too), in a state folder of the test's own. */
+  function offeredIn(dir: string, line: string, cwd?: string): string[] {
+    const words = line.split(' ').flatMap((word) => word.split(/(=)/).filter((part, i, all) => part !== '' || i === all.length - 1));
+    const script = `
+      source <(tally completion bash) 2>/dev/null
+      COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})
+      COMP_CWORD=${words.length - 1}
+      COMP_LINE='${line}'
+      COMP_POINT=${line.length}
+      __tally_complete 2>/dev/null
+      printf '%s\\n' "\${COMPREPLY[@]}"
+    `;
+    const out = execFileSync('bash', ['-c', script], { cwd, env: { PATH: `${bin.path}:${process.env.PATH}`, TALLY_CONFIG_DIR: dir, HOME: dir } }).toString();
+    return out.split('\n').filter(Boolean).sort();
+  }
+
+  it("offers the budgets and destinations of the active profile, or of the folder's .tally.json", () => {
+    const own = tempDir();
+    try {
+      writeFileSync(join(own.path, 'config.json'), JSON.stringify({ active: 'work', profiles: { default: { budgets: { monthly: {} } }, work: { budgets: { other: {} }, notify: { pager: {} } }, team: { budgets: { shared: {} } } } }), { mode: 0o600 });
+      expect(offeredIn(own.path, 'tally budget rm ')).toEqual(['other']);
+      expect(offeredIn(own.path, 'tally check --notify ')).toEqual(['pager']);
+      expect(offeredIn(own.path, 'tally --profile default budget rm ')).toEqual(['monthly']);
+      const project = join(own.path, 'project');
+      mkdirSync(project);
+      writeFileSync(join(project, '.tally.json'), '{"profile": "team"}');
+      expect(offeredIn(own.path, 'tally budget rm ', project)).toEqual(['shared']);
+    } finally {
+      own.remove();
+    }
+  });
+
+  it('offers MODEL=OTHER after --swap MODEL=, as readline splits the word', async () => {
+    const { clockStartingAt, startSandbox } = await import('../../src/sandbox/server.js');
+    const sandbox = await startSandbox({ now: clockStartingAt(Date.UTC(2026, 10, 20)) });
+    const own = tempDir();
+    try {
+      expect((await runTally(['pricing'], { env: { TALLY_CONFIG_DIR: own.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey } })).code).toBe(0);
+      writeFileSync(join(own.path, 'config.json'), JSON.stringify({ profiles: { default: { base_url: sandbox.baseUrl } } }), { mode: 0o600 });
+      // readline replaces the part after the = : bash is given what follows it.
+      expect(offeredIn(own.path, 'tally whatif --swap claude-sonnet-4.5=deep')).toEqual(['deepseek-chat', 'deepseek-reasoner']);
+      expect(offeredIn(own.path, 'tally whatif --swap claude-sonnet-4.5=')).toContain('gpt-5-mini');
+      expect(offeredIn(own.path, 'tally whatif --swap claude-sonnet-4.5=')).not.toContain('claude-sonnet-4.5');
+      // zsh and fish take whole words: the program offers the pairs.
+      const pairs = (await runTally(['complete', '--', 'whatif', '--swap', 'claude-sonnet-4.5=deep'], { env: { TALLY_CONFIG_DIR: own.path } })).stdout;
+      expect(pairs).toBe('claude-sonnet-4.5=deepseek-chat\nclaude-sonnet-4.5=deepseek-reasoner\n:4\n');
     } finally {
       own.remove();
       await sandbox.close();
