@@ -33,14 +33,19 @@ export async function renderCatalogDiff(diff: CatalogDiff, ctx: Context): Promis
   }
   const heading = `catalog ${version(baseline.pricingVersion)}${baseline.fetchedAt ? ` (fetched ${describeAge(ctx.now() - baseline.fetchedAt)})` : ''} → ${version(current.pricingVersion)}${options.offline ? ' (cached)' : ''}`;
   if (changes.length === 0) return `No changes: ${heading}.\n`;
-  const [{ renderTable }, { styleFor }, { formatAmount }] = await Promise.all([import('./table.js'), import('./style.js'), import('./money.js')]);
+  const [{ renderTable }, { styleFor }, { formatAmount }, { changePercent }, { percentCell }, { Decimal }] = await Promise.all([import('./table.js'), import('./style.js'), import('./money.js'), import('../domain/anomalies.js'), import('./comparison.js'), import('../domain/money.js')]);
+  // How much a price moved, as every comparison says it (`+25.0%`); nothing where there was no price before.
+  const moved = (a: string | null, b: string | null) => {
+    const percent = a === null || b === null ? null : changePercent(new Decimal(a), new Decimal(b));
+    return percent === null ? '' : ` (${percentCell({ changePercent: percent })})`;
+  };
   const exact = ctx.options.exact;
   const price = (field: string, value: string | null) =>
     value === null ? 'none' : field.endsWith('_unit_price') || field === 'cache_read_input_price' ? `${formatAmount(per1M(value), 'unit-price', { exact })}/1M` : formatAmount(value, 'unit-price', { exact });
   const rows = changes.map((c) => [
     c.model,
     c.kind,
-    Object.entries(c.prices ?? {}).map(([field, [a, b]]) => `${field} ${price(field, a)} → ${price(field, b)}`).join('; '),
+    Object.entries(c.prices ?? {}).map(([field, [a, b]]) => `${field} ${price(field, a)} → ${price(field, b)}${moved(a, b)}`).join('; '),
   ]);
   const style = await styleFor(ctx);
   const table = `${await renderTable({ columns: [{ header: 'model' }, { header: 'change' }, { header: 'details' }], rows }, style)}${style.paint.dim(heading)}\n`;

@@ -206,8 +206,8 @@ describe('tally pricing', () => {
     const changed = catalog('v2', '0.00700000').replace(/,\s*\{"model_name": "qwen-image-edit".*\}\s*\]/s, ']');
     const table = [
       'model            change    details',
-      '---------------  --------  ----------------------------------------',
-      'gpt-5            repriced  input_unit_price ¥8.7500/1M → ¥7.0000/1M',
+      '---------------  --------  -------------------------------------------------',
+      'gpt-5            repriced  input_unit_price ¥8.7500/1M → ¥7.0000/1M (-20.0%)',
       'qwen-image-edit  removed',
     ];
     const diff = await runCommand(['pricing', '--diff'], { transport: pricingGateway(changed).transport, env, now: () => T + 60_000 });
