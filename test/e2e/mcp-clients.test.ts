@@ -16,6 +16,7 @@ const INSPECTOR = `${ROOT}/@modelcontextprotocol/inspector/clients/launcher/buil
 const CONFORMANCE = `${ROOT}/@modelcontextprotocol/conformance/dist/index.js`;
 const installed = existsSync(NODE22) && existsSync(INSPECTOR) && existsSync(CONFORMANCE);
 if (!installed && process.env.CI) throw new Error('scripts/mcp-clients is not installed: .ci/run runs npm ci --prefix scripts/mcp-clients');
+if (!installed) console.warn('mcp-clients: the MCP clients these tests run (the Inspector, the conformance suite, the AI SDK and OpenAI Agents clients, with their Node 22) are not installed: skipped. Run `npm ci --prefix scripts/mcp-clients` to include them.');
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
 const state = tempDir();
