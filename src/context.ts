@@ -246,9 +246,17 @@ export class Context extends Notices<GlobalOptions> {
   }
 
   /** The profile this run uses (--profile, TALLY_PROFILE, the active one, else default), for commands that only store. */
+  #workspace?: string;
+
+  /** Where a `.tally.json` is looked for (and above), when not the process's folder: an agent session's project. */
+  workspaceFrom(dir: string): void {
+    if (this.#settings) throw new Error('workspaceFrom() must come before settings are resolved');
+    this.#workspace = dir;
+  }
+
   async profileChoice(): Promise<{ profile: string; profileSource: Source; workspaceFile?: string }> {
     if (this.options.demo) return profileName({ flags: this.options, env: this.env });
-    return chosenProfile({ flags: this.options, env: this.env, openStore: () => this.store(), warn: (line) => this.warnOnce(line) });
+    return chosenProfile({ flags: this.options, env: this.env, openStore: () => this.store(), warn: (line) => this.warnOnce(line), cwd: this.#workspace });
   }
 
   settings(): Promise<ResolvedSettings> {
@@ -263,7 +271,7 @@ export class Context extends Notices<GlobalOptions> {
           record: undefined,
         } satisfies ResolvedSettings;
       }
-      const settings = await resolveSettings({ flags: this.options, env: this.env, openStore: () => this.store(), warn: (line) => this.warnOnce(line) });
+      const settings = await resolveSettings({ flags: this.options, env: this.env, openStore: () => this.store(), warn: (line) => this.warnOnce(line), cwd: this.#workspace });
       this.secrets.add(settings.credential?.secret);
       this.secrets.add(settings.credential?.device?.refresh_token);
       // A stored credential others may read is worth a word, every time it is used.

@@ -46,6 +46,8 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const stateDir = await ctx.stateDir();
   // An agent's status line hands its session over on stdin (the background refresh has none).
   const session = options.refresh ? undefined : await sessionFromStdin();
+  // Its project's .tally.json chooses the profile, as it would in a shell there.
+  if (session?.project) ctx.workspaceFrom(session.project);
   const asked = sessionAsked(options, session, ctx.now());
   if (options.check) {
     const fetched = await fetchFigures(ctx, asked);

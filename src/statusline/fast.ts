@@ -24,9 +24,11 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
     else return false;
   }
   const stateDir = await stateDirFor(env);
-  // Neither --profile nor TALLY_PROFILE: the active profile (tally auth switch), as the full command chooses.
+  // Inside an agent, the session names its project: its .tally.json chooses the profile, as in a shell there.
+  const session = await sessionFromStdin();
+  // Neither --profile nor TALLY_PROFILE: the folder's .tally.json, the active profile (tally auth switch), as the full command chooses.
   if (profile === undefined) {
-    const workspace = workspaceProfile(process.cwd());
+    const workspace = workspaceProfile(session?.project ?? process.cwd());
     // A .tally.json that cannot be used: the full command says so (with --check).
     if (workspace && 'error' in workspace) return false;
     // One another user owns is passed over, as the full command does.
@@ -38,7 +40,7 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
   if (!who) return false;
   const figures = readFigures(stateDir, who);
   if (!figures) return false;
-  write(lineFromCache(stateDir, who, figures, { format, maxAge, now: Date.now(), session: await sessionFromStdin() }));
+  write(lineFromCache(stateDir, who, figures, { format, maxAge, now: Date.now(), session }));
   return true;
 }
 

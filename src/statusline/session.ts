@@ -16,6 +16,8 @@ export interface AgentSession {
   model?: string;
   /** The folder the session works in (workspace.current_dir, else cwd). */
   dir?: string;
+  /** The project's folder (workspace.project_dir, else the session's folder): where its .tally.json is looked for. */
+  project?: string;
   id?: string;
   transcript?: string;
 }
@@ -62,10 +64,13 @@ export function parseSession(text: string | undefined): AgentSession | undefined
   const session: AgentSession = {};
   const model = text_(field(d.model, 'display_name')) ?? text_(field(d.model, 'id')) ?? text_(d.model);
   const dir = text_(field(d.workspace, 'current_dir')) ?? text_(d.cwd);
+  const project = text_(field(d.workspace, 'project_dir')) ?? dir;
   const id = text_(d.session_id);
   const transcript = text_(d.transcript_path);
   if (model) session.model = model;
   if (dir) session.dir = dir;
+  // Only an absolute folder: a relative one would be read from wherever the status line runs.
+  if (project?.startsWith('/')) session.project = project;
   if (id && SESSION_ID.test(id)) session.id = id;
   if (transcript) session.transcript = transcript;
   return Object.keys(session).length > 0 ? session : undefined;

@@ -44,6 +44,11 @@ describe('.tally.json', () => {
       expect((await tally(['statusline'], deep)).stdout).toMatch(/¥5\.00/);
       expect((await tally(['statusline'], dir.path)).stdout).toMatch(/¥50\.00/);
       expect((await tally(['statusline', '--max-age', '100000'], deep)).stdout).toMatch(/¥5\.00/);
+      // Inside an agent the status line runs wherever the agent runs it: the session's project names the folder.
+      const session = (project_dir: string) => JSON.stringify({ session_id: 'a1', model: { display_name: 'Opus' }, workspace: { current_dir: join(project_dir, 'src'), project_dir }, cwd: project_dir });
+      expect((await tally(['statusline', '--max-age', '100000', '--format', '{limit}'], dir.path, {}, session(project))).stdout).toBe('¥5.00\n');
+      expect((await tally(['statusline', '--check', '--format', '{limit}'], dir.path, {}, session(project))).stdout).toBe('¥5.00\n');
+      expect((await tally(['statusline', '--max-age', '100000', '--format', '{limit}'], dir.path, {}, session(dir.path))).stdout).toBe('¥50.00\n');
 
       writeFileSync(join(project, '.tally.json'), '{"profile": "nobody"}');
       const missing = await tally(['balance'], deep);
