@@ -27,6 +27,7 @@ export function configure(command: Command): void {
     .option('--seed <n>', 'another seeded history of the same world (default 0, the one the README shows)')
     .option('--log-size <n>', 'serve this many generated log entries (over the last six days) instead of the seeded calls')
     .option('--account-limit <n>', 'requests a minute on account endpoints before 429 (default 120, as the spec)')
+    .option('--live [seconds]', 'make a call every few seconds (default 3) at the seeded mix of models, so the log grows (logs --follow, tally run); POST /v1/chat/completions always spends')
     .addOption(faultOption());
 }
 
@@ -45,6 +46,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   const logSize = options.logSize === undefined ? undefined : wholeNumber(options.logSize, '--log-size', 0, 10_000_000);
   const repriceAfter = options.repriceAfter === undefined ? undefined : wholeNumber(options.repriceAfter, '--reprice-after', 0, 1_000_000);
   const seed = options.seed === undefined ? undefined : wholeNumber(options.seed, '--seed', 0, 1_000_000);
+  const liveEveryMs = options.live === undefined ? undefined : options.live === true ? 3000 : wholeNumber(options.live, '--live', 1, 3600) * 1000;
   const faults = ((options.fault as string[] | undefined) ?? []).map(parseFault);
   const now = options.now === undefined ? undefined : parseNow(String(options.now));
   const { startSandbox, clockStartingAt } = await import('../sandbox/server.js');
@@ -65,6 +67,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     seed,
     accountLimit,
     tls,
+    liveEveryMs,
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') throw new UsageError(`port ${port} on 127.0.0.1 is already in use; pick another with --port N (--port 0 takes a free one)`);
     if (error.code === 'EACCES') throw new UsageError(`port ${port} on 127.0.0.1 may not be opened by this user; pick one above 1023 with --port N`);
@@ -90,6 +93,8 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
       'Its world: two accounts, each with several keys (use any as TALLY_API_KEY, or log in a profile per key):\n' +
       sandbox.keys.map((k) => `  ${k.account}  ${k.name.padEnd(10)}  ${k.secret}  ${describeKey(k)}\n`).join('') +
       `Device logins are approved at ${sandbox.baseUrl}/device\n` +
+      (liveEveryMs === undefined ? '' : `Live: a call every ${liveEveryMs / 1000} s (the log grows; try \`tally logs --follow\`).\n`) +
+      `POST ${sandbox.baseUrl}/v1/chat/completions answers and bills the key that asks (a script that spends).\n` +
       'Press Ctrl-C to stop.\n',
   });
   await new Promise<void>((resolve) => {

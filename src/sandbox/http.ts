@@ -10,10 +10,15 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   send(res, status, JSON.stringify(body), 'application/json', headers);
 }
 
-export async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+/** A request's body as text (a form, or the JSON of the generation stand-in), at most a megabyte. */
+export async function readText(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size <= 1024 * 1024) chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export function intParam(url: URL, name: string): number | undefined {

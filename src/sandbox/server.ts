@@ -10,7 +10,8 @@ import { CompatFamily, type CompatWrap } from './compat.js';
 import { DeviceFlow } from './device.js';
 import { type Fault, applyFault } from './faults.js';
 import { familyError, familyOf } from './families.js';
-import { readForm, send, sendJson } from './http.js';
+import { readText, send, sendJson } from './http.js';
+import { LiveCalls, completion } from './live.js';
 import { guarded, hardenServer, requestUrl } from '../serving.js';
 import { RateLimits } from './limits.js';
 import { type BucketNaming, NativeFamily } from './native.js';
@@ -56,6 +57,8 @@ export interface SandboxOptions {
   logSize?: number;
   /** Serve HTTPS with this key and certificate (PEM), as `tally sandbox --tls` does. */
   tls?: { key: string; cert: string };
+  /** Make a call every this many milliseconds of the clock (`tally sandbox --live`): the log grows. */
+  liveEveryMs?: number;
 }
 
 /** A clock that shows `startMs` now and runs on from there (`tally sandbox --now`, tests). */
@@ -104,6 +107,7 @@ export class Sandbox {
   #catalogRequests = 0;
   #previousCatalogBytes?: Buffer;
   #calls?: Call[];
+  readonly #live: LiveCalls;
   #baseUrl = '';
   /** The catalog's bytes, built once: like a real gateway's cached catalog, it is served without re-encoding 3 MB per request. */
   #catalogBytes?: Buffer;
@@ -115,6 +119,7 @@ export class Sandbox {
     this.#limits = new RateLimits({ account: options.accountLimit ?? 120, models: options.modelsLimit ?? 240 }, options.rateWindowMs ?? 60_000, this.now);
     // The history is seeded on first use, up to the clock's now at that moment.
     const calls = () => (this.#calls ??= seedCalls(Math.floor(this.now() / 1000), dayOffsetMinutes, options.seed ?? 0));
+    this.#live = new LiveCalls(calls, { now: this.now, everyMs: options.liveEveryMs, seed: options.seed });
     this.#native = new NativeFamily({ now: this.now, naming: options.naming ?? 'compact', dayOffsetMinutes, cacheMs: options.cacheMs ?? 30_000, logSize: options.logSize }, calls);
     this.#compat = new CompatFamily(
       { wrap: options.compatWrap ?? 'code-true', units: options.compatUnits ?? 'stated', tokenEndpoint: !options.compatNoToken },
@@ -181,28 +186,32 @@ export class Sandbox {
     // Every answer follows the gateway's clock, its Date header included (--now moves both).
     res.setHeader('Date', new Date(this.now()).toUTCString());
     this.requests.push(logged);
-    const form = req.method === 'POST' ? await readForm(req) : new URLSearchParams();
+    const text = req.method === 'POST' ? await readText(req) : '';
+    const form = new URLSearchParams(path.startsWith('/oauth/') ? text : '');
     if (req.method === 'POST') logged.form = Object.fromEntries(form);
     try {
+      // Live calls due by the clock are in the log before anything is answered.
+      this.#live.advance();
       if (await applyFault(this.faults, path, res, this.#limits.limits)) return;
       const override = this.overrides.get(path);
       if (override) {
         const { status = 200, body, headers } = override();
         return send(res, status, body, 'application/json', headers);
       }
-      await this.#route(req, res, url, form);
+      await this.#route(req, res, url, form, text);
     } catch (error) {
       const { status, body } = familyError(familyOf(path), `sandbox failure: ${(error as Error).message}`);
       sendJson(res, status, body);
     }
   }
 
-  async #route(req: IncomingMessage, res: ServerResponse, url: URL, form: URLSearchParams): Promise<void> {
+  async #route(req: IncomingMessage, res: ServerResponse, url: URL, form: URLSearchParams, text: string): Promise<void> {
     const path = url.pathname;
     const method = req.method ?? 'GET';
     if (method === 'POST' && path === '/oauth/device/code') return this.device.deviceCode(res, form);
     if (method === 'POST' && path === '/oauth/token') return this.device.token(res, form);
-    if (path === '/device') return this.device.page(res, url, method === 'POST' ? form : undefined);
+    if (path === '/device') return this.device.page(res, url, method === 'POST' ? new URLSearchParams(text) : undefined);
+    if (method === 'POST' && path === '/v1/chat/completions') return this.#complete(req, res, text);
     if (method !== 'GET') return sendJson(res, 405, { error: { type: 'invalid_request_error', message: `${method} is not allowed here` } });
     if (path === '/api/pricing') return this.#pricing(res);
     if (path === '/api/usage/token') {
@@ -241,6 +250,20 @@ export class Sandbox {
       }
       default: return sendJson(res, 404, { error: { type: 'not_found', message: `no route for ${path}` } });
     }
+  }
+
+  /** The generation stand-in: a call billed to the key that asks, in its log at once. */
+  #complete(req: IncomingMessage, res: ServerResponse, text: string): void {
+    const principal = this.#authenticate(req);
+    if (!principal?.key) return sendJson(res, 401, { error: { type: 'authentication_error', code: 'invalid_api_key', message: 'invalid or missing API key' } });
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return sendJson(res, 400, { error: { type: 'invalid_request_error', code: 'invalid_json', message: 'the body is not JSON' } });
+    }
+    const answer = completion(this.#live, principal.key, body);
+    sendJson(res, answer.status, answer.body);
   }
 
   #pricing(res: ServerResponse): void {

@@ -89,3 +89,31 @@ describe('tally logs --follow (built binary)', () => {
     expect(result.stdout).toMatch(/stopped following the log: \d+ calls/);
   });
 });
+
+describe('tally logs --follow against `tally sandbox --live`', () => {
+  it('prints the calls as the gateway makes them, each once, in order', async () => {
+    const own = tempDir();
+    const gateway = spawn(process.execPath, binaryArgs(['sandbox', '--live', '1', '--json', '--port', '0']), { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: own.path }, stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const started = await new Promise<{ base_url: string; api_key: string }>((resolve, reject) => {
+        let text = '';
+        gateway.stdout!.on('data', (d) => {
+          text += d;
+          if (text.includes('}')) resolve(JSON.parse(text.slice(0, text.lastIndexOf('}') + 1)));
+        });
+        gateway.on('close', () => reject(new Error(text)));
+      });
+      // Live calls are billed to the main account's keys by their shares: the demo key sees most of them.
+      const follower = spawn(process.execPath, binaryArgs(['logs', '--follow', '--interval', '1']), { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: own.path, TALLY_BASE_URL: started.base_url, TALLY_API_KEY: started.api_key, TZ: 'UTC' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const result = await interruptWhen(follower, /(live_\w+[\s\S]*){3}/);
+      expect(result.code).toBe(130);
+      const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; created_at: number });
+      expect(lines.every((l) => l.id.startsWith('live_'))).toBe(true);
+      expect(new Set(lines.map((l) => l.id)).size).toBe(lines.length);
+      expect(lines.map((l) => l.created_at)).toEqual([...lines.map((l) => l.created_at)].sort((a, b) => a - b));
+    } finally {
+      gateway.kill('SIGINT');
+      own.remove();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,85 @@
+// Calls that happen while the sandbox runs. `tally sandbox --live` makes one every few seconds of
+// its clock, at the seeded mix of models and keys of the main account, so the per-call log, the
+// usage, the balance and the key's daily spend grow as a real gateway's do (logs --follow, the
+// status line's session, tally run). The generation stand-in (POST /v1/chat/completions) records
+// a call for the key that asks, priced from the catalog, so a test's script can spend money.
+// Calls are made when a request comes (the clock decides which are due): a moved clock moves them.
+import { Decimal } from '../domain/money.js';
+import { ACCOUNTS, CATALOG, type Call, type CatalogModel, KEYS, type SandboxKey, randomSource } from './seed.js';
+
+const LIVE_MODELS = ['gpt-5-mini', 'claude-sonnet-4.5', 'deepseek-chat', 'gpt-4.1-mini', 'qwen3-coder-plus'];
+
+export class LiveCalls {
+  readonly #calls: () => Call[];
+  readonly #now: () => number;
+  readonly #everyMs: number | undefined;
+  readonly #random: () => number;
+  /** The clock's time (ms) up to which live calls were made. */
+  #madeUntil: number | undefined;
+  #serial = 0;
+
+  constructor(calls: () => Call[], options: { now: () => number; everyMs?: number; seed?: number }) {
+    this.#calls = calls;
+    this.#now = options.now;
+    this.#everyMs = options.everyMs;
+    this.#random = randomSource(0x11fe + (options.seed ?? 0) * 1000);
+  }
+
+  /** Makes the live calls due by now (none without --live), in time order after what the log holds. */
+  advance(): void {
+    if (this.#everyMs === undefined) return;
+    const now = this.#now();
+    this.#madeUntil ??= now;
+    const keys = KEYS.filter((k) => k.account === ACCOUNTS[0]!.id && k.share > 0);
+    for (let at = this.#madeUntil + this.#everyMs; at <= now; at += this.#everyMs) {
+      this.#madeUntil = at;
+      let draw = this.#random();
+      const key = keys.find((k) => (draw -= k.share) < 0) ?? keys[0]!;
+      const name = LIVE_MODELS[Math.floor(this.#random() * LIVE_MODELS.length)];
+      const model = CATALOG.find((m) => m.name === name)!;
+      this.#push(key, model, 300 + Math.floor(this.#random() * 6000), 50 + Math.floor(this.#random() * 1500), Math.floor(at / 1000), 'live');
+    }
+  }
+
+  /** A call the generation stand-in answered for `key`: priced from the catalog, in the log at once. */
+  record(key: SandboxKey, model: CatalogModel, promptTokens: number, completionTokens: number): Call {
+    this.advance();
+    return this.#push(key, model, promptTokens, completionTokens, Math.floor(this.#now() / 1000), 'gen');
+  }
+
+  #push(key: SandboxKey, model: CatalogModel, promptTokens: number, completionTokens: number, at: number, tag: string): Call {
+    const completion = model.kind === 'embedding' ? 0 : completionTokens;
+    const cost = new Decimal(model.input).mul(promptTokens).plus(new Decimal(model.output).mul(completion)).div(1000).toDecimalPlaces(8);
+    const call: Call = { id: `${tag}_${(++this.#serial).toString(36).padStart(6, '0')}`, at, model: model.name, key: key.secret, promptTokens, completionTokens: completion, cost, latencyMs: 400 + Math.floor(this.#random() * 4000), account: key.account };
+    this.#calls().push(call);
+    return call;
+  }
+}
+
+/**
+ * The answer to POST /v1/chat/completions: the model asked for, if the key may call it, answers
+ * with a fixed text and the usage it was billed for (the prompt's length in tokens, about four
+ * characters each, and `max_tokens` or 256 out).
+ */
+export function completion(live: LiveCalls, key: SandboxKey, body: unknown): { status: number; body: unknown } {
+  const request = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const envelope = (status: number, type: string, code: string, message: string) => ({ status, body: { error: { type, code, message, request_id: 'sbx-req' }, request_id: 'sbx-req' } });
+  const model = CATALOG.find((m) => m.name === request.model);
+  if (!model) return envelope(404, 'invalid_request_error', 'model_not_found', `the model ${JSON.stringify(request.model)} does not exist`);
+  if (!model.groups.some((g) => key.groups.includes(g))) return envelope(403, 'permission_error', 'model_not_allowed', `this key may not call ${model.name}`);
+  if (model.kind !== 'chat' && model.kind !== 'reasoning') return envelope(503, 'service_unavailable', 'endpoint_unsupported_by_providers', `${model.name} has no upstream for chat completions`);
+  const prompt = Math.max(1, Math.ceil(JSON.stringify(request.messages ?? '').length / 4));
+  const out = typeof request.max_tokens === 'number' && Number.isInteger(request.max_tokens) && request.max_tokens > 0 ? Math.min(request.max_tokens, model.maxOutput) : 256;
+  const call = live.record(key, model, prompt, out);
+  return {
+    status: 200,
+    body: {
+      id: `chatcmpl-${call.id}`,
+      object: 'chat.completion',
+      created: call.at,
+      model: model.name,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'This is the sandbox answering.' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: call.promptTokens, completion_tokens: call.completionTokens, total_tokens: call.promptTokens + call.completionTokens },
+    },
+  };
+}
