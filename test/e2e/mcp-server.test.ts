@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
 import { binaryArgs, hasCommand, runTally, tempDir } from '../helpers.js';
+import { EVERY_INPUT } from '../support/mcp-samples.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
 let gatewayA: Sandbox;
@@ -170,19 +171,7 @@ describe('every input a tool declares', () => {
     state?.remove();
   });
 
-  // A value each input takes, as its description says (numbers where an amount is meant).
-  const SAMPLE: Record<string, unknown> = { since: '7d', until: 'today', month: '2026-10', last: 'week', bucket: 'day', by: 'model', compare: 'last-year', days: 5, min_amount: 1, name: 'monthly', min_balance: 1, max_daily_used: '99%', max_spend: 100000, min_runway: 1, min_key_remaining: 0, budget: 'monthly:80%', require_model: 'gpt-5', model: 'gpt-5*', vendor: 'OpenAI', sort: 'input', swap: 'claude-sonnet-4.5=deepseek-chat', period: 'week' };
-  const BASE: Record<string, Record<string, unknown>> = { check_conditions: { min_balance: 1, max_spend: 100000 }, whatif_swap: { swap: ['claude-sonnet-4.5=deepseek-chat'] }, get_spend_by_model: {} };
-  const cases = TOOLS.flatMap((tool) => Object.keys(tool.inputs).map((input) => [tool.name, input] as const));
-
-  it.each(cases)('%s takes %s', async (name, input) => {
-    const tool = TOOLS.find((t) => t.name === name)!;
-    let value = SAMPLE[input];
-    if (name === 'get_spend_by_model' && input === 'by') value = 'week';
-    if (name === 'get_report' && input === 'since') value = '2026-11-10';
-    if (name === 'get_report' && input === 'until') value = '2026-11-20';
-    if (tool.inputs[input]!.choices && !tool.inputs[input]!.choices!.includes(String(value))) value = tool.inputs[input]!.choices!.at(-1);
-    const args = { ...BASE[name], [input]: value, ...(name === 'get_report' && input === 'until' ? { since: '2026-11-10' } : {}), ...(name === 'get_report' && input === 'since' ? { until: '2026-11-20' } : {}) };
+  it.each(EVERY_INPUT)('%s takes %s', async (name, _input, args) => {
     const result = await client.callTool({ name, arguments: args });
     expect(result.isError ?? false, `${name} ${JSON.stringify(args)}: ${text(result)}`).toBe(false);
   });
