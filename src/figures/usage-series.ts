@@ -9,7 +9,7 @@ import { type JsonObject, newRecord } from '../domain/json.js';
 import { Decimal } from '../domain/money.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import type { Scope } from '../domain/records.js';
-import { type Zone, fixedZone } from '../domain/zone.js';
+import { type Zone, fixedZone, isoInZone } from '../domain/zone.js';
 import { BUCKET_SECONDS, type BucketSize, MAX_WINDOW_SECONDS, type UsageWindow, alignedByService, namesGridDays, periodsOf, parseBucket, resolveWindow, splitWindow } from '../domain/window.js';
 import { type DayGrid, type TimeSettings, type WindowOptions, rememberInferredGrid, timeSettings } from './day-grid.js';
 import { windowJson } from '../domain/window.js';
@@ -40,6 +40,8 @@ export interface UsageSeries {
   requests: number;
   /** Whose usage this is, when every part says the same (the account's or the key's). */
   scope: Scope | undefined;
+  /** When it was read (Unix seconds): whether its last bucket has ended is said of this moment. */
+  readAt?: number;
 }
 
 export interface SeriesRequest extends WindowOptions {
@@ -118,6 +120,7 @@ export async function loadOnGrid(ctx: Context, options: SeriesRequest, time: Tim
     cache: combineCache(pages.map((page) => page.cache)),
     requests: parts.length,
     scope: pages.every((page) => page.scope === pages[0]?.scope) ? pages[0]?.scope : undefined,
+    readAt: now,
   };
   if (bucket === 'hour' || bucket === 'day' || !shape) return series;
   // Weeks and months: add the days up, period by period.
@@ -269,7 +272,16 @@ export function usageJson(series: UsageSeries) {
     scope: series.scope ?? null,
     // Weeks or months cut to a calendar window (their starts, within it).
     ...(series.partial?.length ? { partial_buckets: series.partial } : {}),
+    // Whether the window has ended; if not, the bucket still running (its figures will grow).
+    ...(series.readAt === undefined ? {} : runningJson(series, series.readAt)),
   };
+}
+
+/** `complete`, and the start of the bucket still running when the window has not ended. */
+function runningJson(series: UsageSeries, now: number): { complete: boolean; running_from?: number; running_from_iso?: string } {
+  if (series.window.end <= now) return { complete: true };
+  const running = series.slots.filter((slot) => slot <= now).at(-1);
+  return { complete: false, ...(running === undefined ? {} : { running_from: running, running_from_iso: isoInZone(running, series.labelZone) }) };
 }
 
 /**

@@ -30,7 +30,9 @@ describe('tally usage', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const out = JSON.parse(result.stdout);
-    expect(Object.keys(out)).toEqual(['bucket', 'start', 'end', 'start_iso', 'end_iso', 'buckets', 'totals', 'cache', 'scope']);
+    expect(Object.keys(out)).toEqual(['bucket', 'start', 'end', 'start_iso', 'end_iso', 'buckets', 'totals', 'cache', 'scope', 'complete', 'running_from', 'running_from_iso']);
+    // The window ends with today: it has not ended, and says which bucket runs on.
+    expect([out.complete, out.running_from]).toEqual([false, out.buckets.at(-1).start ?? out.running_from]);
     // The gateway did not say whose usage this is.
     expect(out.scope).toBeNull();
     expect([out.bucket, out.start, out.end, out.start_iso, out.end_iso, out.cache]).toEqual(['day', DAY0, DAY0 + 7 * D, '2026-11-15T00:00:00+00:00', '2026-11-22T00:00:00+00:00', 'MISS']);

@@ -33,8 +33,11 @@ describe('callFields', () => {
 
 describe('parseSession (an agent status line\'s stdin)', () => {
   it('takes the display name, else the id; the workspace folder, else cwd; a session id only of safe characters', () => {
-    expect(parseSession('{"model":{"id":"claude-opus-4-1","display_name":"Opus"},"workspace":{"current_dir":"/a"},"cwd":"/b","session_id":"s-1"}')).toEqual({ model: 'Opus', dir: '/a', id: 's-1' });
-    expect(parseSession('{"model":{"id":"m"},"cwd":"/b","session_id":"../../etc"}')).toEqual({ model: 'm', dir: '/b' });
+    expect(parseSession('{"model":{"id":"claude-opus-4-1","display_name":"Opus"},"workspace":{"current_dir":"/a"},"cwd":"/b","session_id":"s-1"}')).toEqual({ model: 'Opus', dir: '/a', project: '/a', id: 's-1' });
+    expect(parseSession('{"model":{"id":"m"},"cwd":"/b","session_id":"../../etc"}')).toEqual({ model: 'm', dir: '/b', project: '/b' });
+    // The project's folder, where its .tally.json is: an absolute one only.
+    expect(parseSession('{"workspace":{"current_dir":"/p/src","project_dir":"/p"}}')).toEqual({ dir: '/p/src', project: '/p' });
+    expect(parseSession('{"workspace":{"current_dir":"src","project_dir":"p"}}')).toEqual({ dir: 'src' });
     for (const text of [undefined, '', '  ', 'null', '[]', '"x"', '{"model":1}', '{not json']) expect(parseSession(text), String(text)).toBeUndefined();
   });
 });

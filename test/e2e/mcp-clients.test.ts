@@ -143,6 +143,32 @@ describe.skipIf(!installed)('the clients agents are built on, against tally mcp'
     if (client === 'openai-agents') expect(report.calls.some((c) => Object.values(c.sent ?? {}).includes(null))).toBe(true);
   }, 180_000);
 
+  it('through the AI SDK: a window into the future ends now and says its last day runs on, a period not begun is refused, an answer too large says how to ask for less, spend per model is a total per model first', async () => {
+    const report = await drive('ai-sdk', stdio(), [
+      ['get_usage', { since: '1d', until: '2030-01-01', bucket: 'hour' }],
+      ['get_report', { month: '2027-01' }],
+      ['get_usage', { since: '92d', bucket: 'hour' }],
+      ['get_spend_by_model', { since: '7d' }],
+      ['whatif_swap', { swap: 'claude-sonnet-4.5=deepseek-chat' }],
+    ]);
+    const [future, notBegun, large, perModel, swap] = report.calls.map((c) => ({ ...c, document: c.text ? documentOf(c.text) : undefined }));
+    expect(future!.isError).toBe(false);
+    const usage = future!.document as { buckets: unknown[]; complete: boolean; running_from_iso: string; end: number };
+    expect(usage.buckets.length).toBeLessThanOrEqual(25);
+    expect(usage.end).toBeLessThanOrEqual(NOW / 1000 + 3600);
+    expect(usage.complete).toBe(false);
+    expect(usage.running_from_iso).toMatch(/^2026-11-25T09:00:00/);
+    expect(notBegun!.isError).toBe(true);
+    expect((notBegun!.document as { error: { message: string } }).error.message).toMatch(/month 2027-01 has not begun/);
+    expect(large!.isError).toBe(true);
+    expect((large!.document as { error: { kind: string; message: string } }).error).toMatchObject({ kind: 'too_large', message: expect.stringMatching(/narrow the question: ask for a shorter window .* or a coarser bucket/) });
+    expect(large!.text!.length).toBeLessThan(2000);
+    const models = (perModel!.document as { models: { model: string }[]; records: unknown[] }).models;
+    expect(new Set(models.map((m) => m.model)).size).toBe(models.length);
+    expect(Object.keys(perModel!.document!).indexOf('models')).toBeLessThan(Object.keys(perModel!.document!).indexOf('records'));
+    expect(swap!.isError).toBe(false);
+  }, 60_000);
+
   it.each(['ai-sdk', 'langchain'])('%s: a tool error reaches the model as the JSON error, naming the tool\'s own argument', async (client) => {
     const report = await drive(client, stdio(), [['get_usage', { since: 'yesterdy' }]]);
     const call = report.calls[0]!;
