@@ -1,28 +1,92 @@
-// Loads dist/main.cjs the way Node's require would, but through node:vm with the V8 code
-// cache that the build wrote beside it: compiling the bundle is then skipped (about 20 ms of a
-// ~110 ms run on the machine we measure on). A cache from another Node version is rejected
-// by V8 and the bundle compiles as usual.
+// Loads dist/main.cjs the way Node's require would, but through node:vm with a V8 code cache:
+// compiling the bundle is then skipped (a fifth of a run).
+// A code cache is only good for the Node that made it, so none is shipped: the first run on a
+// Node version and architecture makes one in tally's cache folder (the state folder's
+// cache/code/NODE-ARCH/), named by the bundle's content hash, and later runs read it. A cache
+// that is missing, rejected, unreadable or unwritable (a read-only folder) only costs time.
+//
+// Every file read here is opened as a regular file, without blocking, and of a bounded size: a
+// FIFO or a device in place of the bundle, a cache or the list of options never holds a run. A
+// damaged install (the fast answers' module missing or not a file, the option list not what the
+// build writes) falls back to the whole program; when that cannot load, one line says so and how
+// to mend it (the stack only with --debug).
 'use strict';
-const { readFileSync, writeFileSync, writeSync } = require('node:fs');
+const fs = require('node:fs');
 const { dirname, join } = require('node:path');
 const vm = require('node:vm');
 
 const dist = join(__dirname, '..', 'dist');
 /** The whole program: every command. */
 const bundle = join(dist, 'main.cjs');
+/** No bundle, cache or list of routes tally writes is near this: anything larger is not one. */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-function compile(file, cachedData) {
-  const source = readFileSync(file, 'utf8');
-  // The same wrapper as Node's CommonJS loader, so the cache matches from build to run.
-  const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+/** A regular file's bytes, opened without blocking; undefined for anything else (missing, a FIFO, a device, too large). */
+function readRegular(file, max = MAX_FILE_BYTES) {
+  let fd;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile() || stat.size > max) return undefined;
+    const bytes = Buffer.allocUnsafe(stat.size);
+    let done = 0;
+    while (done < stat.size) {
+      const n = fs.readSync(fd, bytes, done, stat.size - done, null);
+      if (n === 0) break;
+      done += n;
+    }
+    return done === stat.size ? bytes : bytes.subarray(0, done);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** The state folder, as tally chooses it: TALLY_CONFIG_DIR, else the per-OS config folder (env-paths' rule). */
+function stateDir(env = process.env) {
+  if (env.TALLY_CONFIG_DIR) return env.TALLY_CONFIG_DIR;
+  const home = require('node:os').homedir();
+  if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'tally');
+  if (process.platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'tally', 'Config');
+  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'tally');
+}
+
+/**
+ * Where a bundle's code cache for this Node is kept: by the Node version, the architecture, the
+ * bundle's content and the command it ran (a cache holds the functions its first run compiled:
+ * one per command, so each command finds its own code compiled).
+ */
+function cachePath(file, source, command) {
+  const hash = require('node:crypto').createHash('sha1').update(source).digest('hex').slice(0, 16);
+  return join(stateDir(), 'cache', 'code', `${process.version}-${process.arch}`, `${file.replace(/.*[\\/]/, '')}-${hash}-${command}.cache`);
+}
+
+/** The command word of a command line (its first word that is no option), for the name of its code cache. */
+function commandWord(argv, takesValue) {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      if (!word.includes('=') && takesValue.includes(word)) i++;
+      continue;
+    }
+    return /^[a-z][a-z-]{0,31}$/.test(word) ? word : 'other';
+  }
+  return 'none';
+}
+
+function compile(file, source, cachedData) {
+  // The same wrapper as Node's CommonJS loader.
+  const wrapper = `(function (exports, require, module, __filename, __dirname) {${source.toString('utf8')}\n})`;
   return new vm.Script(wrapper, { filename: file, cachedData });
 }
 
 // import() has no loader inside vm-compiled code (and the small bundles turn theirs into
 // require(), which cannot load an ES module): the bundles ask for this one instead.
-globalThis.__tallyImport = (specifier) => import(require.resolve(specifier, { paths: [dirname(bundle)] })).catch(() => import(specifier));
+globalThis.__tallyImport = (specifier) => import(require.resolve(specifier, { paths: [dist] })).catch(() => import(specifier));
 // Where such a package's file is, for code that loads it elsewhere (jq in a worker thread).
-globalThis.__tallyResolve = (specifier) => require.resolve(specifier, { paths: [dirname(bundle)] });
+globalThis.__tallyResolve = (specifier) => require.resolve(specifier, { paths: [dist] });
 // The package's own folder (schemas/ is shipped there).
 globalThis.__tallyRoot = join(__dirname, '..');
 
@@ -34,111 +98,78 @@ function run(script, file) {
   return module.exports;
 }
 
-/** A bundle's exports (the whole program's by default), compiled from its code cache when it fits. */
-exports.load = function load(file = bundle) {
-  let cachedData;
-  try {
-    cachedData = readFileSync(`${file}.cache`);
-  } catch {
-    // No cache (not built yet, or removed): compile normally.
-  }
-  return run(compile(file, cachedData), file);
-};
+/** Code caches to write once the run is done (they then hold the functions the run compiled too). */
+const pendingCaches = [];
 
 /**
- * The bundle of one command (dist/command-NAME.cjs), for the commands run every day and in CI:
- * it holds that command and what it uses, not the other thirty, so a run reads and deserialises
- * about half as much (its code cache too). The build lists them, with the global options that
- * take a value (dist/commands.json), so that the command word is found as the command line's
- * parser finds it; anything else (no command word, --help alone, another command) gets the whole
- * program. Undefined: the whole program.
+ * A bundle's exports (the whole program's by default), compiled from this Node's code cache when
+ * there is one that fits; without one (or with one V8 rejects), a new one is written after the run.
+ * Throws when the bundle is not there or does not compile.
  */
-exports.routeOf = function routeOf(argv, routes) {
-  if (!routes) return undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i];
-    if (word === '--') return undefined;
-    if (word.startsWith('-')) {
-      if (!word.includes('=') && routes.valueFlags.includes(word)) i++;
-      continue;
+exports.load = function load(file = bundle, command = 'none') {
+  const source = readRegular(file);
+  if (!source || source.length === 0) throw new Error(`${file} is missing or not a file tally wrote`);
+  let path;
+  try {
+    path = cachePath(file, source, command);
+  } catch {
+    // No home folder, no hash: the bundle runs without a cache.
+  }
+  const cachedData = path === undefined ? undefined : readRegular(path);
+  const script = compile(file, source, cachedData);
+  if (path !== undefined && (cachedData === undefined || script.cachedDataRejected)) pendingCaches.push({ script, path });
+  return run(script, file);
+};
+
+/** Writes the code caches this run made (atomically; a folder that cannot be written is no cache, never an error). */
+function saveCaches() {
+  for (const { script, path } of pendingCaches.splice(0)) {
+    try {
+      const folder = dirname(path);
+      fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+      // tally's own folders are never followed through a link.
+      for (let dir = folder, i = 0; i < 3; dir = dirname(dir), i++) if (fs.lstatSync(dir).isSymbolicLink()) return;
+      const temporary = `${path}.${process.pid}.tmp`;
+      fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600, flag: 'wx' });
+      fs.renameSync(temporary, path);
+    } catch {
+      // A read-only or full disk, a race with another run: the next run makes it.
     }
-    return routes.commands.includes(word) ? join(dist, `command-${word}.cjs`) : undefined;
-  }
-  return undefined;
-};
-
-function readRoutes() {
-  try {
-    return JSON.parse(readFileSync(join(dist, 'commands.json'), 'utf8'));
-  } catch {
-    return undefined; // not built: the whole program runs every command
   }
 }
 
-/** The first words of the command lines dist/fast.cjs may answer without the full program. */
-const FAST = new Set(['--version', '-V', 'statusline', 'complete']);
-
-/**
- * A fast answer, written straight to file descriptor 1: building process.stdout (its stream
- * classes) costs a tenth of a bare Node start, more than the answer. A closed pipe ends the
- * answer quietly, as it does the full program's output; a pipe that would block (non-blocking,
- * full) takes the rest through process.stdout, which waits for it. True when process.stdout
- * was used.
- */
-function writeDirect(text) {
-  let bytes = Buffer.from(text);
+/** The global options that take a value, as the build wrote them (to find the command word as the parser does); none when the file is not what it writes. */
+function valueFlags() {
   try {
-    while (bytes.length > 0) bytes = bytes.subarray(writeSync(1, bytes));
-    return false;
-  } catch (error) {
-    if (error.code === 'EPIPE') return false;
-    if (error.code !== 'EAGAIN') throw error;
-    process.stdout.write(bytes);
-    return true;
+    const launch = JSON.parse(readRegular(join(dist, 'commands.json'), 64 * 1024)?.toString('utf8') ?? 'null');
+    const list = launch?.valueFlags;
+    return Array.isArray(list) && list.every((item) => typeof item === 'string' && /^-{1,2}[a-z][a-z-]*$/.test(item)) ? list : [];
+  } catch {
+    return [];
   }
 }
 
-/**
- * Runs tally and ends the process with its exit code. `--version`, a cached statusline and
- * completion are tried first in dist/fast.cjs (a few kB, no code cache needed); the full bundle
- * loads only when they cannot answer. When nothing is left in the stdout and stderr buffers
- * (their writes were synchronous: files, terminals, pipes on Linux), exiting at once skips the
- * heap tear-down (about 4 ms); otherwise Node drains the streams first. An answer that never
- * touched the streams exits at once without building them to ask.
- */
-exports.run = function run(argv) {
-  const finish = (code, streams = true) => {
-    process.exitCode = code;
-    if (!streams || (process.stdout.writableLength === 0 && process.stderr.writableLength === 0)) process.exit(code);
-  };
-  const full = (triedFast) => exports.load(exports.routeOf(argv, readRoutes())).main(argv, { triedFast }).then(finish);
-  if (!FAST.has(argv[0])) return void full(false);
-  let fast;
+/** The fast answers' module, when it is a file the build wrote (not a FIFO, not missing). */
+function fastModule() {
+  const file = join(dist, 'fast.cjs');
+  if (!readRegular(file, 1024 * 1024)) return undefined;
   try {
-    fast = require(join(__dirname, '..', 'dist', 'fast.cjs'));
+    return require(file);
   } catch {
-    return void full(false); // not built: the full bundle answers these too
+    return undefined;
   }
-  let streams = false;
-  const write = (text) => {
-    if (streams) process.stdout.write(text);
-    else streams = writeDirect(text);
-  };
-  fast.answerFast(argv, join(__dirname, '..', 'dist', 'completion.json'), write).then(
-    (answered) => (answered ? finish(0, streams || answered === 'streams') : full(true)),
-    () => full(true), // the full program reports what went wrong, as one line
-  );
+}
+
+/** Where the program comes from: the package's dist/ (the single executable has its own assets, src/sea/entry.cjs). */
+const installed = {
+  name: bundle,
+  fast: fastModule,
+  program: (argv) => exports.load(bundle, commandWord(argv, valueFlags())),
+  saveCaches,
 };
 
-/**
- * Build step: compile and load the bundle once, let `exercise` run typical commands with it, then
- * save V8's code cache. The cache then holds the compiled code of what those commands ran
- * (the command line, the HTTP core, JSON and table output), which a run otherwise compiles
- * afresh; what they did not run is compiled when first used, as without a cache.
- */
-exports.writeCache = async function writeCache(exercise, file = bundle) {
-  const script = compile(file, undefined);
-  const bundleExports = run(script, file);
-  if (exercise) await exercise(bundleExports);
-  writeFileSync(`${file}.cache`, script.createCachedData());
-};
+/** Runs tally from the package's dist/ and ends the process with its exit code (bin/run.cjs). */
+exports.run = (argv) => require('./run.cjs').run(argv, installed);
+
+/** For the build: the state folder the caches go to (its own rule, tested against the program's). */
+exports.stateDir = stateDir;

@@ -20,11 +20,11 @@ const balanceReference = fileURLToPath(new URL('./balance-reference.cjs', import
 const rounds = Number(process.env.BENCH_ROUNDS ?? 21);
 const time = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
-/** One run: milliseconds, and peak resident memory in MB when /usr/bin/time can tell. */
-function runOnce(args, env) {
+/** One run (of this Node, or another program): milliseconds, and peak resident memory in MB when /usr/bin/time can tell. */
+function runOnce(args, env, program = process.execPath) {
   const started = process.hrtime.bigint();
   // Results go to /dev/null: what is measured is tally's work, not a pipe reader's.
-  const command = time ? [time, ['-f', '%M', process.execPath, ...args]] : [process.execPath, args];
+  const command = time ? [time, ['-f', '%M', program, ...args]] : [program, args];
   const result = spawnSync(command[0], command[1], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   const stderr = result.stderr.toString();
@@ -124,7 +124,6 @@ for (let round = 0; round < rounds; round++) {
     samples.get(c.name).rss.push(rss);
   }
 }
-for (const child of children) child.kill('SIGTERM'); // or their pipes keep this process alive
 
 const baseline = median(samples.get('node -e 0').ms);
 const report = [`median of ${rounds} runs each, interleaved; baseline node -e 0 = ${baseline.toFixed(1)} ms`];
@@ -181,6 +180,47 @@ if (process.env.BENCH_RATE === '1' || process.env.BENCH_ONLY?.includes('rate')) 
   report.push(`${'logs --all 200,000 at 120 requests a minute'.padEnd(44)}${ms.toFixed(0).padStart(10)}${(ms / floor).toFixed(2).padStart(8)}${'vs 60 s floor'.padStart(17)}`);
   limited.child.kill('SIGTERM');
 }
+// Every supported Node line, and the single executable: the same runs on each, interleaved, as
+// ratios to this Node (the pinned lines of scripts/nodes; the binary where npm run build:binary
+// made it, or BENCH_BINARY). Always without NODE_EXTRA_CA_CERTS: a constant added to every start
+// would flatter every ratio. Targets: 1.05x on Node 22 and 24, 1.0x for the binary.
+if (wanted('node lines')) {
+  const own = process.versions.node.split('.')[0];
+  const lines = [{ label: `node ${own} (this one)`, program: process.execPath, prefix: [bin] }];
+  for (const major of ['22', '24']) {
+    const node = fileURLToPath(new URL(`./nodes/node_modules/node${major}/bin/node`, import.meta.url));
+    if (major !== own && existsSync(node)) lines.push({ label: `node ${major}`, program: node, prefix: [bin], target: 1.05 });
+  }
+  const binary = process.env.BENCH_BINARY ?? fileURLToPath(new URL(`../build/sea/tally-${process.platform}-${process.arch}`, import.meta.url));
+  if (existsSync(binary)) lines.push({ label: 'single executable', program: binary, prefix: [], target: 1.0 });
+  const runs = [['balance --json', ['balance', '--json']], ['status', ['status']], ['--version', ['--version']]];
+  const env = { ...base, TALLY_CONFIG_DIR: folder('lines'), NODE_EXTRA_CA_CERTS: '' };
+  const measured = new Map();
+  for (const line of lines) for (const [, args] of runs) runOnce([...line.prefix, ...args], env, line.program); // code caches, file cache
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, args] of runs) {
+      for (const line of lines) {
+        const key = `${line.label}|${name}`;
+        if (!measured.has(key)) measured.set(key, []);
+        measured.get(key).push(runOnce([...line.prefix, ...args], env, line.program).ms);
+      }
+    }
+  }
+  report.push('', `each Node line and the single executable, against node ${own} (${process.version}), without NODE_EXTRA_CA_CERTS:`);
+  for (const [name] of runs) {
+    const reference = median(measured.get(`${lines[0].label}|${name}`));
+    for (const line of lines) {
+      const m = median(measured.get(`${line.label}|${name}`));
+      const ratio = m / reference;
+      // --version is shown, not held to a target: Node itself starts at different speeds.
+      const target = name === '--version' ? undefined : line.target;
+      const verdict = target === undefined ? '' : ratio <= target ? 'ok' : 'OVER';
+      if (verdict === 'OVER') failed++;
+      report.push(row(`${name}, ${line.label}`, m, ratio, target, Number.NaN, verdict));
+    }
+  }
+}
+for (const child of children) child.kill('SIGTERM'); // or their pipes keep this process alive
 console.log(report.join('\n'));
 if (process.env.BENCH_REPORT) writeFileSync(process.env.BENCH_REPORT, `${report.join('\n')}\n`);
 process.exitCode = failed ? 1 : 0;

@@ -11,7 +11,8 @@ export type ErrorKind =
   | 'check'
   | 'interrupted'
   | 'output'
-  | 'changes';
+  | 'changes'
+  | 'install';
 
 export abstract class TallyError extends Error {
   abstract readonly exitCode: number;
@@ -66,6 +67,15 @@ export class ChangesFound extends TallyError {
 export class OutputError extends TallyError {
   readonly exitCode = 1;
   readonly kind: ErrorKind = 'output';
+}
+
+/** A file tally ships (a schema) is missing or unreadable: the install is damaged (exit 1). */
+export class InstallError extends TallyError {
+  readonly exitCode = 1;
+  readonly kind: ErrorKind = 'install';
+  constructor(what: string) {
+    super(`the installed program is damaged (${what}); reinstall tally (npm install -g llm-tally, or the release binary)`);
+  }
 }
 
 /** No credential, a rejected one, or the wrong kind for the endpoint: exit 3. */

@@ -8,7 +8,7 @@
  * through process.stdout too (completion prints with console.log); false sends it to the full
  * program.
  */
-export async function answerFast(argv: string[], specFile: string | undefined, write: (text: string) => void): Promise<'write' | 'streams' | false> {
+export async function answerFast(argv: string[], savedSpec: boolean, write: (text: string) => void): Promise<'write' | 'streams' | false> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     write(`${__TALLY_VERSION__}\n`);
     return 'write';
@@ -20,9 +20,9 @@ export async function answerFast(argv: string[], specFile: string | undefined, w
   }
   // What the shell completion scripts ask at every Tab, from the spec the build saved.
   // (whatif --swap's models come from the catalog cache: the full program answers that one.)
-  if (argv[0] === 'complete' && argv[1] === '--' && specFile && argv[argv.length - 2] !== '--swap') {
-    const { answerCompletion, readSpecFile } = await import('./completion/complete.js');
-    const spec = readSpecFile(specFile);
+  if (argv[0] === 'complete' && argv[1] === '--' && savedSpec && argv[argv.length - 2] !== '--swap') {
+    const { answerCompletion, readSavedSpec } = await import('./completion/complete.js');
+    const spec = readSavedSpec();
     if (!spec) return false;
     await answerCompletion(argv.slice(2), process.env, spec);
     return 'streams';
@@ -30,5 +30,5 @@ export async function answerFast(argv: string[], specFile: string | undefined, w
   return false;
 }
 
-/** The completion spec the build saves beside the bundles. */
-export const savedSpecFile = typeof __dirname === 'string' ? `${__dirname}/completion.json` : undefined;
+/** Whether this runs as built (a bundle, with the completion spec the build saved beside it), not from the sources. */
+export const bundled = typeof __dirname === 'string';

@@ -1,16 +1,16 @@
 // Entry point of the full program (dist/main.cjs). The launcher (bin/load-bundle.cjs) has already
 // tried the fast answers of dist/fast.cjs (see fast.ts) when it calls main; main tries them too,
 // for callers without the launcher, and answers completion without a saved spec.
-import { answerFast, savedSpecFile } from './fast.js';
+import { answerFast, bundled } from './fast.js';
 
 export async function main(argv: string[], { triedFast = false } = {}): Promise<number> {
-  if (!triedFast && (await answerFast(argv, savedSpecFile, (text) => void process.stdout.write(text)))) return 0;
+  if (!triedFast && (await answerFast(argv, bundled, (text) => void process.stdout.write(text)))) return 0;
   if (argv[0] === 'complete' && argv[1] === '--') {
     // The saved spec, or (running from the sources) one worked out from the commands themselves;
     // whatif --swap's models from the cached catalog.
-    const [{ answerCompletion, readSpecFile }, { buildSpec }, models] = await Promise.all([import('./completion/complete.js'), import('./completion/spec.js'), import('./completion/models.js')]);
+    const [{ answerCompletion, readSavedSpec }, { buildSpec }, models] = await Promise.all([import('./completion/complete.js'), import('./completion/spec.js'), import('./completion/models.js')]);
     const words = argv.slice(2);
-    const spec = (savedSpecFile && readSpecFile(savedSpecFile)) || (await buildSpec());
+    const spec = (bundled && readSavedSpec()) || (await buildSpec());
     await answerCompletion(words, process.env, spec, models.wantsModelNames(words) ? { models: await models.cachedModelNames(words, process.env) } : {});
     return 0;
   }

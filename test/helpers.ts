@@ -2,7 +2,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MockAgent } from 'undici';
 import { afterEach } from 'vitest';
@@ -129,6 +129,8 @@ export function testContext(options: Partial<GlobalOptions> & { transport?: Tran
 }
 
 export const BIN = fileURLToPath(new URL('../bin/tally.js', import.meta.url));
+/** The Node the built binary's end-to-end tests run under: this one, or TALLY_TEST_NODE (.ci/run runs them on Node 22 and 24 too). */
+export const NODE = process.env.TALLY_TEST_NODE ? resolve(process.env.TALLY_TEST_NODE) : process.execPath;
 /** Preloaded to give the binary a fixed clock (see there). */
 export const FIXED_CLOCK = fileURLToPath(new URL('./support/fixed-clock.cjs', import.meta.url));
 
@@ -167,7 +169,7 @@ export function runProcess(command: string, args: string[], options: { env?: Nod
 /** Runs the built binary as a child process (at a fixed `now`, in ms, when given). */
 export function runTally(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; now?: number; cwd?: string } = {}): Promise<ProcessResult> {
   const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', NO_COLOR: '1', ...(options.now === undefined ? {} : { TALLY_TEST_NOW: String(options.now) }), ...options.env };
-  return runProcess(process.execPath, binaryArgs(args, options.now), { ...options, env });
+  return runProcess(NODE, binaryArgs(args, options.now), { ...options, env });
 }
 
 /** Whether a program is on the PATH (tests of a real shell or terminal run only where it is). */

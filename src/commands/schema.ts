@@ -3,7 +3,7 @@
 import { Argument, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { packageRoot } from '../external.js';
+import { shippedJson } from '../shipped.js';
 import { emit } from '../output/emit.js';
 
 /** Command (or document) name → schema file. */
@@ -46,8 +46,7 @@ export async function run(_raw: Record<string, unknown>, ctx: Context, args: str
     return;
   }
   if (!Object.hasOwn(SCHEMAS, name)) throw new UsageError(`there is no schema "${name}"`, { hint: `Schemas: ${Object.keys(SCHEMAS).join(', ')}.` });
-  const { readFileSync } = process.getBuiltinModule('node:fs');
-  const text = readFileSync(`${packageRoot()}/schemas/${SCHEMAS[name]}.schema.json`, 'utf8');
+  const { text, document } = shippedJson(`schemas/${SCHEMAS[name]}.schema.json`);
   // The schema is JSON already: --json and a plain run print the same document.
-  await emit(ctx, { json: JSON.parse(text) as unknown, human: () => text });
+  await emit(ctx, { json: document, human: () => text });
 }

@@ -4,7 +4,7 @@
 // from config.json. Output: one `value<TAB>description` per line, then `:<directive>`.
 import { PROFILE_NAME } from '../settings/profile-name.js';
 import { workspaceProfile } from '../settings/workspace.js';
-import { readFileSync } from 'node:fs';
+import { shippedText } from '../external.js';
 import { join } from 'node:path';
 import { stateDirFor } from '../settings/state-dir.js';
 import { readStateFile } from '../settings/read-file.js';
@@ -164,10 +164,11 @@ function namesIn(dir: string, profile: string, field: 'budgets' | 'notify'): str
   }
 }
 
-/** The spec the build saved (dist/completion.json); undefined when there is none to read. */
-export function readSpecFile(specFile: string): CompletionSpec | undefined {
+/** The spec the build saved (dist/completion.json, shipped with the bundle); undefined when there is none to read. */
+export function readSavedSpec(): CompletionSpec | undefined {
   try {
-    return JSON.parse(readFileSync(specFile, 'utf8')) as CompletionSpec;
+    const text = shippedText('dist/completion.json');
+    return text === undefined ? undefined : (JSON.parse(text) as CompletionSpec);
   } catch {
     return undefined;
   }

@@ -4,7 +4,8 @@
 // the command's --json document, validated against the schema `tally schema` publishes.
 // Schemas are compiled once per server, never per connection or request.
 import type { Context } from '../context.js';
-import { importExternal, packageRoot } from '../external.js';
+import { importExternal } from '../external.js';
+import { shippedJson } from '../shipped.js';
 import { isLoopback } from '../domain/loopback.js';
 import { DATA_NOTE, TOOLS, type ToolSpec, inputSchema } from './tools.js';
 import { ToolAnswers } from './answers.js';
@@ -80,8 +81,7 @@ export function outputSchema(tool: ToolSpec): Record<string, unknown> {
  * usage) embedded under $defs by their own $id: one compound document a client can resolve alone.
  */
 export function bundledSchema(name: string): Record<string, unknown> {
-  const { readFileSync } = process.getBuiltinModule('node:fs');
-  const read = (file: string) => JSON.parse(readFileSync(`${packageRoot()}/schemas/${file}`, 'utf8')) as Record<string, unknown>;
+  const read = (file: string) => shippedJson(`schemas/${file}`).document;
   const schema = read(`${name}.schema.json`);
   const text = JSON.stringify(schema);
   const referred = [...new Set([...text.matchAll(/"\$ref":"([\w-]+\.schema\.json)(?:#[^"]*)?"/g)].map((m) => m[1]!))].filter((file) => file !== `${name}.schema.json`);
@@ -102,18 +102,11 @@ export async function serveOverStdio(ctx: Context, factory: () => McpServerInsta
   const wire = new StdioWire(process.stdin, process.stdout, { note: (line) => ctx.warn(line.replace(/^tally mcp: /, '')), parse: parseJSONRPCMessage, versionKey: PROTOCOL_VERSION_META_KEY });
   if (ctx.io.stdinIsTTY) ctx.note('serving MCP on stdio: an agent starts this command itself (e.g. `claude mcp add tally -- tally mcp`, or "command": "tally", "args": ["mcp"] in a client\'s settings); Ctrl-C stops');
   const handle = serveStdio(factory, { transport: wire as never, onerror: (error) => ctx.debug(`mcp: ${error.message}`) });
-  let endOfInput = false;
-  await untilStopped(ctx.interrupt, (stop) => {
-    const ended = () => {
-      endOfInput = true;
-      stop();
-    };
-    process.stdin.once('end', ended);
-    process.stdin.once('close', ended);
-  });
+  // The client closing stdin ends the session once every request it sent is answered.
+  await untilStopped(ctx.interrupt, (stop) => void wire.done.then(stop));
   await handle.close().catch(() => undefined);
   // Ctrl-C is an interruption (exit 130), as for every command; the client closing stdin is the end of the work.
-  if (ctx.interrupt.aborted && !endOfInput) throw ctx.abortError();
+  if (ctx.interrupt.aborted && !wire.inputEnded) throw ctx.abortError();
 }
 
 /** Serves the Streamable HTTP transport at /mcp on `where` (loopback unless named), the Origin and Host checked against DNS rebinding. */

@@ -52,6 +52,19 @@ export class StdioWire implements WireTransport {
   #dropping: number | undefined;
   #initialized = false;
   #closed = false;
+  /** The requests read and not yet answered (by id: a string, or a number as JSON writes it). */
+  readonly #unanswered = new Set<string>();
+  /** stdin ended: the wire closes once every request read has its answer. */
+  #inputEnded = false;
+  #whenDone: () => void = () => undefined;
+  /** Whether the client closed stdin (the end of its work, not an interruption). */
+  get inputEnded(): boolean {
+    return this.#inputEnded;
+  }
+  /** Resolves when the input has ended and every request read from it is answered (or the wire closed). */
+  readonly done = new Promise<void>((resolve) => {
+    this.#whenDone = resolve;
+  });
 
   constructor(stdin: Readable, stdout: Writable, options: WireOptions) {
     this.#stdin = stdin;
@@ -68,7 +81,12 @@ export class StdioWire implements WireTransport {
   }
 
   #onError = (error: Error) => this.onerror?.(error);
-  #onEnd = () => void this.close();
+  // A client that writes its requests and closes stdin (a pipe, a script) still gets every answer.
+  #onEnd = () => {
+    this.#inputEnded = true;
+    this.#stdin.off('data', this.#onData);
+    if (this.#unanswered.size === 0) void this.close();
+  };
 
   #onData = (chunk: Buffer | string) => {
     let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -134,6 +152,9 @@ export class StdioWire implements WireTransport {
         return this.#answerError(message.id as string | number, NOT_INITIALIZED, `Server not initialized: send initialize before ${String(message.method)}`);
       }
     }
+    if (isRequest) this.#unanswered.add(JSON.stringify(message.id));
+    // A cancelled request is never answered (MCP): it is no longer waited for.
+    if (message.method === 'notifications/cancelled') this.#answered((message.params as { requestId?: unknown } | undefined)?.requestId);
     try {
       this.onmessage?.(message);
     } catch (error) {
@@ -145,12 +166,20 @@ export class StdioWire implements WireTransport {
     void this.send({ jsonrpc: '2.0', id, error: { code, message } }).catch((error: Error) => this.onerror?.(error));
   }
 
+  #answered(id: unknown): void {
+    if (id === undefined || !this.#unanswered.delete(JSON.stringify(id))) return;
+    if (this.#inputEnded && this.#unanswered.size === 0) void this.close();
+  }
+
   send(message: unknown): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the stdio transport is closed'));
-    return new Promise((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       const done = (error?: Error | null) => (error ? reject(error) : resolve());
       if (this.#stdout.write(`${JSON.stringify(message)}\n`)) resolve();
       else this.#stdout.once('drain', () => done());
+    }).finally(() => {
+      const answer = message as { id?: unknown; method?: unknown };
+      if (answer !== null && typeof answer === 'object' && answer.method === undefined) this.#answered(answer.id);
     });
   }
 
@@ -162,6 +191,7 @@ export class StdioWire implements WireTransport {
     this.#stdin.off('end', this.#onEnd);
     this.#stdin.off('close', this.#onEnd);
     this.#stdin.pause();
+    this.#whenDone();
     this.onclose?.();
   }
 

@@ -10,17 +10,23 @@
 import type { Context } from '../context.js';
 import { stringifyJson } from '../domain/json.js';
 import { UsageError } from '../errors.js';
-import { resolveExternal } from '../external.js';
+import { workerModule } from '../external.js';
 import { escapeControl } from './escape.js';
 
 /** jq's memory (WebAssembly grows outside V8's heap limits) may add at most this much to the process. */
 const MEMORY_CEILING_BYTES = 1024 * 1024 * 1024;
 const MEMORY_CHECK_MS = 50;
 
-// CommonJS, evaluated in the worker: load jq, run it once, post the result (or why it failed).
+// CommonJS, evaluated in the worker: load jq (its file, or in the single executable its source, an
+// asset of the binary), run it once, post the result (or why it failed).
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
-const { loadJq } = require(workerData.module);
+const place = workerData.module;
+const { loadJq } = place.file ? require(place.file) : (() => {
+  const module = { exports: {} };
+  new Function('module', 'exports', 'require', require('node:sea').getAsset(place.asset, 'utf8'))(module, module.exports, require);
+  return module.exports;
+})();
 loadJq().then((jq) => {
   try {
     parentPort.postMessage({ ok: true, result: jq.raw(workerData.input, workerData.expression, ['-r', '-c']) });
@@ -73,7 +79,7 @@ async function runJq(ctx: Context, input: string, expression: string): Promise<J
   ctx.checkDeadline();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { module: resolveExternal('jq-wasm'), input, expression },
+    workerData: { module: workerModule('jq-wasm'), input, expression },
     resourceLimits: { maxOldGenerationSizeMb: 512 },
     // Emscripten writes "Aborted()" on its own: what jq says arrives in the result instead.
     stdout: true,

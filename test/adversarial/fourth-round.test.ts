@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { afterEachTest } from '../support/cleanup.js';
 import { againstHostile, balanceBody } from './hostile-gateway.js';
 import { connect } from 'node:net';
-import { BIN } from '../helpers.js';
+import { BIN, NODE } from '../helpers.js';
 import { clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { cachePath } from '../../src/settings/cache-key.js';
 import { runTally } from '../helpers.js';
@@ -127,7 +127,7 @@ describe('servers tally runs', () => {
   it('metrics --serve answers every malformed request with a status and keeps serving /metrics', async () => {
     const sandbox = await startSandbox({ now: clockStartingAt(NOW) });
     const state = dir();
-    const exporter = spawn(process.execPath, [BIN, 'metrics', '--serve', '127.0.0.1:0'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: state, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exporter = spawn(NODE, [BIN, 'metrics', '--serve', '127.0.0.1:0'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: state, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const port = await new Promise<number>((resolve, reject) => {
         let err = '';

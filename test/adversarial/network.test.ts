@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runTally, tempDir } from '../helpers.js';
+import { NODE, runTally, tempDir } from '../helpers.js';
 
 let sandbox: Sandbox;
 const state = tempDir();
@@ -71,7 +71,7 @@ describe('adversarial: the network', () => {
 
   it('exits quietly when stdout is closed early (tally pricing | head -1)', async () => {
     await runTally(['pricing', '--refresh'], { env: env() });
-    const child = spawn(process.execPath, [BIN, 'pricing'], { env: { PATH: process.env.PATH, ...env() } });
+    const child = spawn(NODE, [BIN, 'pricing'], { env: { PATH: process.env.PATH, ...env() } });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.stdout.once('data', () => child.stdout.destroy());
@@ -85,7 +85,7 @@ describe('adversarial: the network', () => {
     ['paging through the logs', '/v1/open/logs', ['logs', '--since', '30d', '--all', '--param', 'limit=5']],
   ])('stops %s on Ctrl-C with exit 130 and no partial output', async (_name, path, args) => {
     sandbox.faults.push({ kind: 'slow', path, delayMs: 5000, times: 10 });
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env() } });
+    const child = spawn(NODE, [BIN, ...args], { env: { PATH: process.env.PATH, ...env() } });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     const exit = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));

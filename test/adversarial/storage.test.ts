@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runTally, tempDir } from '../helpers.js';
+import { NODE, runTally, tempDir } from '../helpers.js';
 
 let sandbox: Sandbox;
 const dirs: { path: string; remove: () => void }[] = [];
@@ -27,7 +27,7 @@ afterAll(async () => {
 /** Runs tally through sh so that the umask can be set first. */
 function withUmask(umask: string, args: string[], env: Record<string, string>, input: string): Promise<number | null> {
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', `umask ${umask}; exec "$0" "$@"`, process.execPath, BIN, ...args], { env: { PATH: process.env.PATH, ...env } });
+    const child = spawn('/bin/sh', ['-c', `umask ${umask}; exec "$0" "$@"`, NODE, BIN, ...args], { env: { PATH: process.env.PATH, ...env } });
     child.on('close', (code) => resolve(code));
     child.stdin.on('error', () => undefined);
     child.stdin.end(input);
@@ -93,7 +93,7 @@ describe('adversarial: the credential store', () => {
     const dir = state();
     await runTally(['login', '--profile', 'keep', '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { TALLY_CONFIG_DIR: dir }, input: sandbox.demoKey });
     for (let round = 0; round < 8; round++) {
-      const child = spawn(process.execPath, [BIN, 'login', '--profile', `p${round}`, '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir } });
+      const child = spawn(NODE, [BIN, 'login', '--profile', `p${round}`, '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir } });
       // Listen before the kill: a writer that finishes first has already closed by then.
       const closed = new Promise((resolve) => child.on('close', resolve));
       child.stdin.on('error', () => undefined);

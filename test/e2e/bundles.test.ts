@@ -1,73 +1,143 @@
-// The bundles of the everyday commands (dist/command-NAME.cjs): the launcher sends a command line
-// to one only when its command word is that command's, found as the command line's parser finds
-// it; and each prints exactly what the whole program prints, for a run and for its help.
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { FIXED_CLOCK, runProcess, tempDir, tempDirs } from '../helpers.js';
+// The launcher (bin/load-bundle.cjs): the code cache of each Node version is made on its first
+// run, in the state folder, per command, named by the bundle's content (a bundle changed in place,
+// even to the same length, gets a new one); a cache V8 rejects is made again; a folder that cannot
+// be written costs only time. A damaged install (the program cut, emptied or a FIFO, the files
+// beside it not what the build wrote, a cache that is a FIFO) never hangs and never prints a
+// stack trace without --debug: what can run runs, and what cannot says how to mend it.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NODE, runProcess, tempDir, tempDirs } from '../helpers.js';
 
-const launcher = createRequire(import.meta.url)('../../bin/load-bundle.cjs') as { routeOf(argv: string[], routes: unknown): string | undefined };
-const routes = JSON.parse(readFileSync('dist/commands.json', 'utf8')) as { commands: string[]; valueFlags: string[] };
-const NOW = Date.UTC(2026, 10, 25, 9, 30);
-const state = tempDir();
-const stateDirs = tempDirs();
-let sandbox: Sandbox;
-let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 100_000 });
-  env = { PATH: process.env.PATH, HOME: '/nonexistent-home', NO_COLOR: '1', TZ: 'UTC', TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TALLY_TEST_NOW: String(NOW) };
-});
-afterAll(async () => {
-  await sandbox.close();
-  state.remove();
-});
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const node22 = `${root}/scripts/nodes/node_modules/node22/bin/node`;
+const installs = tempDirs();
+const nodeVersion = execFileSync(NODE, ['--version']).toString().trim();
 
-const bundleOf = (argv: string[]) => launcher.routeOf(argv, routes)?.replace(/.*\/dist\//, '');
-
-describe('which bundle a command line runs in', () => {
-  it('finds the command word past the global options and their values', () => {
-    expect(bundleOf(['balance', '--json'])).toBe('command-balance.cjs');
-    expect(bundleOf(['--profile', 'usage', 'balance'])).toBe('command-balance.cjs');
-    expect(bundleOf(['--timeout', '5', '--json', 'status'])).toBe('command-status.cjs');
-    expect(bundleOf(['--tz=UTC', 'usage', '--bucket', 'hour'])).toBe('command-usage.cjs');
-    expect(bundleOf(['--jq', '.balance', 'balance'])).toBe('command-balance.cjs');
-  });
-
-  it('leaves everything else to the whole program', () => {
-    for (const argv of [[], ['--help'], ['help', 'balance'], ['demo'], ['mcp'], ['budget', 'list'], ['--', 'balance'], ['--profile', 'balance'], ['balanc']]) expect(bundleOf(argv), argv.join(' ')).toBeUndefined();
-    for (const name of routes.commands) expect(existsSync(`dist/command-${name}.cjs`), name).toBe(true);
-  });
-});
-
-/** What a bundle prints for a command line, run as the launcher runs it (the whole program when `file` is dist/main.cjs). */
-function runIn(file: string, argv: string[], stateDir: string) {
-  const script = `require(${JSON.stringify(`${process.cwd()}/bin/load-bundle.cjs`)}).load(${JSON.stringify(`${process.cwd()}/${file}`)}).main(${JSON.stringify(argv)}).then((code) => { process.exitCode = code; })`;
-  return runProcess(process.execPath, ['--require', FIXED_CLOCK, '-e', script], { env: { ...env, TALLY_CONFIG_DIR: stateDir } });
+/** A copy of what the package installs (bin, dist, schemas, package.json, its node_modules), to damage. */
+function installed(): string {
+  const dir = installs();
+  for (const part of ['bin', 'dist', 'schemas', 'package.json']) cpSync(join(root, part), join(dir, part), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
 }
 
-describe('each command bundle prints what the whole program prints', () => {
-  const lines: Record<string, string[][]> = {
-    balance: [['balance', '--json'], ['balance', '--help']],
-    usage: [['usage', '--json'], ['usage', '--bucket', 'hour', '--since', '6h']],
-    status: [['status', '--json']],
-    forecast: [['forecast']],
-    check: [['check', '--min-balance', '1', '--max-daily-used', '1%']],
-    logs: [['logs', '--since', '1d', '--json']],
-    models: [['models', '--json']],
-    pricing: [['pricing', '--model', 'gpt-5*']],
-  };
-  it('covers every command that has a bundle', () => {
-    expect(Object.keys(lines).sort()).toEqual([...routes.commands].sort());
+const state = tempDir();
+afterAll(() => state.remove());
+function tally(dir: string, args: string[], options: { node?: string; state?: string } = {}) {
+  return runProcess(options.node ?? NODE, [join(dir, 'bin', 'tally.js'), ...args], { env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: options.state ?? state.path, NO_COLOR: '1' }, timeoutMs: 20_000 });
+}
+const cacheFolder = (stateDir: string, version = nodeVersion) => join(stateDir, 'cache', 'code', `${version}-${process.arch}`);
+
+describe('code caches, made where they are used', () => {
+  it('are made by the first run of each command on each Node, read by the next, and made again when V8 rejects one', async () => {
+    const dir = installed();
+    const own = installs();
+    expect((await tally(dir, ['balance', '--demo', '--json'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['pricing', '--demo', '--json'], { state: own })).code).toBe(0);
+    const made = readdirSync(cacheFolder(own)).sort();
+    expect(made).toEqual([expect.stringMatching(/^main\.cjs-[0-9a-f]{16}-balance\.cache$/), expect.stringMatching(/^main\.cjs-[0-9a-f]{16}-pricing\.cache$/)]);
+    const balance = join(cacheFolder(own), made[0]!);
+    expect(statSync(balance).mode & 0o777).toBe(0o600);
+    const written = statSync(balance).mtimeMs;
+    // Read, not made again.
+    const again = await tally(dir, ['balance', '--demo', '--json'], { state: own });
+    expect(again.code).toBe(0);
+    expect(statSync(balance).mtimeMs).toBe(written);
+    // One V8 rejects (another Node's, or damaged): the run goes on, and the cache is made again.
+    writeFileSync(balance, Buffer.alloc(4096, 7));
+    expect((await tally(dir, ['balance', '--demo', '--json'], { state: own })).code).toBe(0);
+    expect(readFileSync(balance).equals(Buffer.alloc(4096, 7))).toBe(false);
+    // Another Node makes its own, beside.
+    expect((await tally(dir, ['balance', '--demo', '--json'], { state: own, node: node22 })).code).toBe(0);
+    const versions = readdirSync(join(own, 'cache', 'code')).sort();
+    expect(versions).toContain(`v22.23.3-${process.arch}`);
+  }, 60_000);
+
+  it('follow the bundle\'s content: changed in place to the same length, it gets a new cache and runs as it now is', async () => {
+    const dir = installed();
+    const own = installs();
+    const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string;
+    expect((await tally(dir, ['version'], { state: own })).stdout).toBe(`tally ${version}\n`);
+    const main = join(dir, 'dist', 'main.cjs');
+    const changed = version.replace(/\d/g, '9');
+    writeFileSync(main, readFileSync(main, 'utf8').split(JSON.stringify(version)).join(JSON.stringify(changed)));
+    expect((await tally(dir, ['version'], { state: own })).stdout).toBe(`tally ${changed}\n`);
+    expect(readdirSync(cacheFolder(own)).filter((f) => f.endsWith('-version.cache'))).toHaveLength(2);
   });
-  it.each(Object.entries(lines).flatMap(([name, argvs]) => argvs.map((argv) => [name, argv] as const)))('%s: %j', async (name, argv) => {
-    // Each in a state folder of its own: neither finds what the other cached.
-    const [own, whole] = await Promise.all([runIn(`dist/command-${name}.cjs`, argv, stateDirs()), runIn('dist/main.cjs', argv, stateDirs())]);
-    // The two runs ask the same gateway: whichever is second may be answered from its cache, and says so.
-    const same = (text: string) => text.replace(/"cache": "(HIT|MISS)"/g, '"cache": _').replace(/(fresh: computed by the gateway for this request|cached: the gateway answered from its cache \(polls within its cache period get the same window\))/g, '_');
-    expect(same(own.stderr)).toBe(same(whole.stderr));
-    expect(same(own.stdout)).toBe(same(whole.stdout));
-    expect(own.code).toBe(whole.code);
-    expect(own.stdout.length).toBeGreaterThan(20);
+
+  it('cost only time where the cache folder cannot be written or is not a folder', async () => {
+    const dir = installed();
+    const own = installs();
+    mkdirSync(join(own, 'cache'), { recursive: true });
+    writeFileSync(join(own, 'cache', 'code'), 'not a folder');
+    const plain = await tally(dir, ['balance', '--demo', '--json'], { state: own });
+    expect([plain.code, plain.stderr]).toEqual([0, '']);
+    const readOnly = installs();
+    mkdirSync(join(readOnly, 'cache'), { recursive: true });
+    chmodSync(join(readOnly, 'cache'), 0o500);
+    try {
+      const result = await tally(dir, ['balance', '--demo', '--json'], { state: readOnly });
+      expect([result.code, result.stderr]).toEqual([0, '']);
+    } finally {
+      chmodSync(join(readOnly, 'cache'), 0o700);
+    }
+  });
+});
+
+describe('a damaged install', () => {
+  const damagedProgram = /^tally: cannot start: the installed program is damaged \(.*\); reinstall tally \(npm install -g llm-tally, or the release binary\)\n$/;
+
+  it.each([
+    ['cut in half', (file: string) => writeFileSync(file, readFileSync(file).subarray(0, Math.floor(readFileSync(file).length / 2)))],
+    ['emptied', (file: string) => writeFileSync(file, '')],
+    ['removed', (file: string) => rmSync(file)],
+    ['a FIFO', (file: string) => (rmSync(file), execFileSync('mkfifo', [file]))],
+  ])('with its program %s says so in one line (the stack only with --debug), and never hangs', async (_what, damage) => {
+    const dir = installed();
+    damage(join(dir, 'dist', 'main.cjs'));
+    const result = await tally(dir, ['balance', '--demo']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(damagedProgram);
+    const debug = await tally(dir, ['balance', '--demo', '--debug']);
+    expect(debug.code).toBe(1);
+    expect(debug.stderr.split('\n').length).toBeGreaterThan(2);
+  });
+
+  it('runs as it should when the files beside the program are not what the build wrote: the option list {} or a FIFO, the fast answers a FIFO, a cache a FIFO', async () => {
+    const dir = installed();
+    const own = installs();
+    const expected = (await tally(dir, ['--profile', 'x', 'balance', '--demo', '--json'], { state: own })).stdout;
+    writeFileSync(join(dir, 'dist', 'commands.json'), '{}');
+    expect((await tally(dir, ['--profile', 'x', 'balance', '--demo', '--json'], { state: own })).stdout).toBe(expected);
+    rmSync(join(dir, 'dist', 'commands.json'));
+    execFileSync('mkfifo', [join(dir, 'dist', 'commands.json')]);
+    rmSync(join(dir, 'dist', 'fast.cjs'));
+    execFileSync('mkfifo', [join(dir, 'dist', 'fast.cjs')]);
+    const cache = readdirSync(cacheFolder(own)).find((f) => f.endsWith('.cache'))!;
+    rmSync(join(cacheFolder(own), cache));
+    execFileSync('mkfifo', [join(cacheFolder(own), cache)]);
+    const version = await tally(dir, ['--version'], { state: own });
+    expect([version.code, version.stdout, version.stderr]).toEqual([0, `${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`, '']);
+    const again = await tally(dir, ['--profile', 'x', 'balance', '--demo', '--json'], { state: own });
+    expect([again.code, again.stderr]).toEqual([0, '']);
+  });
+
+  it('says so when a file it ships is missing or a FIFO (a schema), and completes from the commands when the saved completion table is a FIFO', async () => {
+    const dir = installed();
+    rmSync(join(dir, 'schemas', 'usage.schema.json'));
+    const missing = await tally(dir, ['schema', 'usage']);
+    expect([missing.code, missing.stdout, missing.stderr]).toEqual([1, '', 'tally: the installed program is damaged (schemas/usage.schema.json is missing or not a file tally wrote); reinstall tally (npm install -g llm-tally, or the release binary)\n']);
+    execFileSync('mkfifo', [join(dir, 'schemas', 'usage.schema.json')]);
+    const fifo = await tally(dir, ['schema', 'usage']);
+    expect([fifo.code, fifo.stderr]).toEqual([1, 'tally: the installed program is damaged (schemas/usage.schema.json is missing or not a file tally wrote); reinstall tally (npm install -g llm-tally, or the release binary)\n']);
+    const expected = (await tally(installed(), ['complete', '--', 'bal'])).stdout;
+    expect(expected).toMatch(/^balance/m);
+    rmSync(join(dir, 'dist', 'completion.json'));
+    execFileSync('mkfifo', [join(dir, 'dist', 'completion.json')]);
+    const completed = await tally(dir, ['complete', '--', 'bal']);
+    expect([completed.code, completed.stdout, completed.stderr]).toEqual([0, expected, '']);
   });
 });

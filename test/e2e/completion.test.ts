@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, hasCommand, runTally, tempDir } from '../helpers.js';
+import { BIN, hasCommand, NODE, runTally, tempDir } from '../helpers.js';
 
 const bin = tempDir();
 const state = tempDir();
@@ -14,7 +14,7 @@ afterAll(() => {
   state.remove();
 });
 // `tally` on the PATH, as after `npm install -g`: the script calls it by that name.
-writeFileSync(join(bin.path, 'tally'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+writeFileSync(join(bin.path, 'tally'), `#!/bin/sh\nexec "${NODE}" "${BIN}" "$@"\n`);
 chmodSync(join(bin.path, 'tally'), 0o755);
 writeFileSync(join(state.path, 'config.json'), JSON.stringify({ profiles: { default: { budgets: { monthly: {}, weekly: {} }, notify: { team: {} } }, work: { budgets: { other: {} } }, 'ci.runner': {}, '--json': {} } }), { mode: 0o600 });
 

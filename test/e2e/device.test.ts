@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runTally, tempDir } from '../helpers.js';
+import { NODE, runTally, tempDir } from '../helpers.js';
 
 let sandbox: Sandbox;
 const dirs: { path: string; remove: () => void }[] = [];
@@ -27,7 +27,7 @@ function state() {
 
 /** Starts a device login and resolves with the child and the user code it shows. */
 function startLogin(dir: string) {
-  const child = spawn(process.execPath, [BIN, 'login', '--device', '--base-url', sandbox.baseUrl], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir } });
+  const child = spawn(NODE, [BIN, 'login', '--device', '--base-url', sandbox.baseUrl], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

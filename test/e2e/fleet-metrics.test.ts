@@ -6,7 +6,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { KEYS } from '../../src/sandbox/seed.js';
-import { BIN, runTally, tempDir } from '../helpers.js';
+import { BIN, NODE, runTally, tempDir } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -110,7 +110,7 @@ describe('tally metrics', () => {
   });
 
   it('serves /metrics, asking the gateway at most once a minute however often it is scraped, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, '--profile', 'alpha', 'metrics', '--serve', '127.0.0.1:0'], { env: { PATH: process.env.PATH, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [BIN, '--profile', 'alpha', 'metrics', '--serve', '127.0.0.1:0'], { env: { PATH: process.env.PATH, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const url = await servedUrl(child);
       const first = await fetch(url);
@@ -131,7 +131,7 @@ describe('tally metrics', () => {
 
   it.skipIf(!realParts)('is scraped by a real Prometheus, whose query API returns the balance', async () => {
     const dir = tempDir();
-    const exporter = spawn(process.execPath, [BIN, '--profile', 'alpha', 'metrics', '--serve', '127.0.0.1:0'], { env: { PATH: process.env.PATH, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exporter = spawn(NODE, [BIN, '--profile', 'alpha', 'metrics', '--serve', '127.0.0.1:0'], { env: { PATH: process.env.PATH, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
     let prometheus: ChildProcess | undefined;
     try {
       const target = new URL(await servedUrl(exporter)).host;

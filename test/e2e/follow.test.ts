@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { binaryArgs, hasCommand, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, hasCommand, NODE, runTally, tempDir } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
 const hasScript = hasCommand('script');
@@ -51,7 +51,7 @@ describe('tally logs --follow (built binary)', () => {
     const all = await runTally(['logs', '--since', '30h', '--all', '--ndjson'], { env, now: NOW });
     const expected = all.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
     expect(expected.length).toBeGreaterThan(5);
-    const child = spawn(process.execPath, binaryArgs(['logs', '--follow', '--since', '30h', '--interval', '1'], NOW), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, binaryArgs(['logs', '--follow', '--since', '30h', '--interval', '1'], NOW), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const result = await interruptWhen(child, /\n/);
     expect(result.code).toBe(130);
     const followed = result.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
@@ -62,7 +62,7 @@ describe('tally logs --follow (built binary)', () => {
 
   it.skipIf(!hasScript)('shows a live table in a terminal, every line within its width', async () => {
     const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
-    const command = `stty cols 72 rows 40; exec ${[process.execPath, ...binaryArgs(['logs', '--follow', '--since', '30h', '--interval', '1'], NOW)].map(quote).join(' ')}`;
+    const command = `stty cols 72 rows 40; exec ${[NODE, ...binaryArgs(['logs', '--follow', '--since', '30h', '--interval', '1'], NOW)].map(quote).join(' ')}`;
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env, TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });
     // Ctrl-C typed at the terminal: the line discipline sends SIGINT to tally.
     const result = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
@@ -93,7 +93,7 @@ describe('tally logs --follow (built binary)', () => {
 describe('tally logs --follow against `tally sandbox --live`', () => {
   it('prints the calls as the gateway makes them, each once, in order', async () => {
     const own = tempDir();
-    const gateway = spawn(process.execPath, binaryArgs(['sandbox', '--live', '1', '--json', '--port', '0']), { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: own.path }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const gateway = spawn(NODE, binaryArgs(['sandbox', '--live', '1', '--json', '--port', '0']), { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: own.path }, stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const started = await new Promise<{ base_url: string; api_key: string }>((resolve, reject) => {
         let text = '';
@@ -104,7 +104,7 @@ describe('tally logs --follow against `tally sandbox --live`', () => {
         gateway.on('close', () => reject(new Error(text)));
       });
       // Live calls are billed to the main account's keys by their shares: the demo key sees most of them.
-      const follower = spawn(process.execPath, binaryArgs(['logs', '--follow', '--interval', '1']), { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: own.path, TALLY_BASE_URL: started.base_url, TALLY_API_KEY: started.api_key, TZ: 'UTC' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const follower = spawn(NODE, binaryArgs(['logs', '--follow', '--interval', '1']), { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: own.path, TALLY_BASE_URL: started.base_url, TALLY_API_KEY: started.api_key, TZ: 'UTC' }, stdio: ['ignore', 'pipe', 'pipe'] });
       const result = await interruptWhen(follower, /(live_\w+[\s\S]*){3}/);
       expect(result.code).toBe(130);
       const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; created_at: number });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
-import { BIN, FIXED_CLOCK, runTally } from '../helpers.js';
+import { BIN, FIXED_CLOCK, NODE, runTally } from '../helpers.js';
 import { sandboxForFile } from '../support/sandbox-fixture.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
@@ -177,7 +177,7 @@ describe.each(Object.entries(worlds))('tally export, %s world', (_name, world) =
   /** The binary under a file size limit (bash's ulimit -f, in KiB): a write past it fails as on a full disk. */
   function runLimited(args: string[], kib: number): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn('bash', ['-c', 'ulimit -f "$1"; shift; exec "$@"', 'bash', String(kib), process.execPath, '--require', FIXED_CLOCK, BIN, ...args], {
+      const child = spawn('bash', ['-c', 'ulimit -f "$1"; shift; exec "$@"', 'bash', String(kib), NODE, '--require', FIXED_CLOCK, BIN, ...args], {
         env: { PATH: process.env.PATH, HOME: '/nonexistent-home', NO_COLOR: '1', TALLY_TEST_NOW: String(NOW), ...world.env },
         cwd: world.state.path,
       });

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
-import { binaryArgs, runProcess, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, NODE, runProcess, runTally, tempDir } from '../helpers.js';
 import { EVERY_INPUT } from '../support/mcp-samples.js';
 import { inputSchema } from '../../src/mcp/tools.js';
 
@@ -46,7 +46,7 @@ function run(args: string[]) {
 /** `inspector --cli` with tally mcp (under this Node, at the test's clock) as its stdio server. */
 function inspector(method: string[]) {
   const serverEnv = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  return run([INSPECTOR, '--cli', ...serverEnv, ...method, '--format', 'json', '--', process.execPath, ...binaryArgs(['mcp'], NOW)]);
+  return run([INSPECTOR, '--cli', ...serverEnv, ...method, '--format', 'json', '--', NODE, ...binaryArgs(['mcp'], NOW)]);
 }
 
 describe.skipIf(!installed)('the MCP Inspector CLI against tally mcp (stdio)', () => {
@@ -105,7 +105,7 @@ describe.skipIf(!installed)('the clients agents are built on, against tally mcp'
   let url: string;
   beforeAll(async () => {
     await runTally(['budget', 'set', 'monthly', '--amount', '500', '--period', 'month'], { env, now: NOW });
-    http = spawn(process.execPath, binaryArgs(['mcp', '--http', '127.0.0.1:0'], NOW), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    http = spawn(NODE, binaryArgs(['mcp', '--http', '127.0.0.1:0'], NOW), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     url = await new Promise<string>((resolve, reject) => {
       let err = '';
       http.stderr!.on('data', (d) => {
@@ -119,7 +119,7 @@ describe.skipIf(!installed)('the clients agents are built on, against tally mcp'
   afterAll(() => {
     http?.kill('SIGTERM');
   });
-  const stdio = () => ({ stdio: { command: process.execPath, args: binaryArgs(['mcp'], NOW), env } });
+  const stdio = () => ({ stdio: { command: NODE, args: binaryArgs(['mcp'], NOW), env } });
 
   it.each(['ai-sdk', 'openai-agents', 'langchain'].flatMap((client) => [[client, 'stdio'], [client, 'http']]))('%s over %s: every tool converted with its arguments, and called with every input it declares', async (client, transport) => {
     const report = await drive(client, transport === 'http' ? { http: url } : stdio(), EVERY_INPUT.map(([name, , args]) => [name, args]));
@@ -182,7 +182,7 @@ describe.skipIf(!installed)('the MCP conformance suite against tally mcp --http'
   let child: ChildProcess;
   let url: string;
   beforeAll(async () => {
-    child = spawn(process.execPath, binaryArgs(['mcp', '--http', '127.0.0.1:0'], NOW), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(NODE, binaryArgs(['mcp', '--http', '127.0.0.1:0'], NOW), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     url = await new Promise<string>((resolve, reject) => {
       let err = '';
       child.stderr!.on('data', (d) => {

@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
-import { binaryArgs, hasCommand, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, hasCommand, NODE, runTally, tempDir } from '../helpers.js';
 import { EVERY_INPUT } from '../support/mcp-samples.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
@@ -41,7 +41,7 @@ async function storedProfiles(profiles: Record<string, Sandbox>): Promise<{ path
 
 async function connect(args: string[], env: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'tally-test', version: '1.0.0' });
-  const [command, ...rest] = [process.execPath, ...binaryArgs(args, NOW)];
+  const [command, ...rest] = [NODE, ...binaryArgs(args, NOW)];
   await client.connect(new StdioClientTransport({ command: command!, args: rest, env: { ...env, TALLY_TEST_NOW: String(NOW) }, stderr: 'pipe' }));
   return client;
 }
@@ -228,7 +228,7 @@ async function respondingWith(answer: (req: IncomingMessage, res: ServerResponse
 
 /** tally mcp on stdio, spoken to line by line. */
 function rawServer(env: Record<string, string>, args: string[] = ['mcp']) {
-  const child = spawn(process.execPath, binaryArgs(args, NOW), { env: { ...env, TALLY_TEST_NOW: String(NOW) } }) as ChildProcessWithoutNullStreams;
+  const child = spawn(NODE, binaryArgs(args, NOW), { env: { ...env, TALLY_TEST_NOW: String(NOW) } }) as ChildProcessWithoutNullStreams;
   let out = '';
   let err = '';
   const waiters: (() => void)[] = [];
@@ -344,7 +344,7 @@ describe('the protocol on stdio', () => {
 describe('tally mcp --http on IPv6 loopback', () => {
   it('knows [::1] as loopback: checks the Host, and takes the Origin of its own page', async () => {
     const state = tempDir();
-    const child = spawn(process.execPath, binaryArgs(['mcp', '--http', '[::1]:0'], NOW), { env: { PATH: process.env.PATH!, TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: gatewayA.baseUrl, TALLY_API_KEY: gatewayA.demoKey, TALLY_TEST_NOW: String(NOW) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, binaryArgs(['mcp', '--http', '[::1]:0'], NOW), { env: { PATH: process.env.PATH!, TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: gatewayA.baseUrl, TALLY_API_KEY: gatewayA.demoKey, TALLY_TEST_NOW: String(NOW) }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let err = '';
@@ -377,7 +377,7 @@ describe('tally mcp --http under load', () => {
   it('keeps its memory flat: 20,000 requests, each a new session, in a 64 MB heap', async () => {
     const { Agent, request } = await import('undici');
     const state = tempDir();
-    const child = spawn(process.execPath, ['--max-old-space-size=64', ...binaryArgs(['mcp', '--http', '127.0.0.1:0'])], { env: { PATH: process.env.PATH!, TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: gatewayA.baseUrl, TALLY_API_KEY: gatewayA.demoKey }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, ['--max-old-space-size=64', ...binaryArgs(['mcp', '--http', '127.0.0.1:0'])], { env: { PATH: process.env.PATH!, TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: gatewayA.baseUrl, TALLY_API_KEY: gatewayA.demoKey }, stdio: ['ignore', 'pipe', 'pipe'] });
     const agent = new Agent({ connections: 8 });
     try {
       const url = await new Promise<string>((resolve, reject) => {
@@ -415,7 +415,7 @@ describe.skipIf(!hasCommand('script'))('tally mcp started in a terminal', () => 
   it('says it serves MCP on stdio and how a client starts it; Ctrl-C exits 130', async () => {
     const state = tempDir();
     const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
-    const command = `exec ${[process.execPath, ...binaryArgs(['mcp'], NOW)].map(quote).join(' ')}`;
+    const command = `exec ${[NODE, ...binaryArgs(['mcp'], NOW)].map(quote).join(' ')}`;
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH!, TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: gatewayA.baseUrl, TALLY_API_KEY: gatewayA.demoKey, TALLY_TEST_NOW: String(NOW), TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] });
     try {
       const result = await new Promise<{ code: number | null; screen: string }>((resolve) => {

@@ -10,7 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
-import { binaryArgs, tempDir } from '../helpers.js';
+import { binaryArgs, NODE, runProcess, tempDir } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
 const state = tempDir();
@@ -29,9 +29,9 @@ beforeAll(async () => {
   sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 100_000 });
   env = { PATH: process.env.PATH!, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TALLY_TEST_NOW: String(NOW), TZ: 'UTC' };
   // A budget, so that get_budgets and the report have one to show.
-  await new Promise((resolve) => spawn(process.execPath, binaryArgs(['budget', 'set', 'monthly', '--amount', '500', '--period', 'month'], NOW), { env, stdio: 'ignore' }).on('close', resolve));
+  await new Promise((resolve) => spawn(NODE, binaryArgs(['budget', 'set', 'monthly', '--amount', '500', '--period', 'month'], NOW), { env, stdio: 'ignore' }).on('close', resolve));
   client = new Client({ name: 'tally-test', version: '1.0.0' });
-  const [command, ...args] = [process.execPath, ...binaryArgs(['mcp'], NOW)];
+  const [command, ...args] = [NODE, ...binaryArgs(['mcp'], NOW)];
   await client.connect(new StdioClientTransport({ command: command!, args, env, stderr: 'pipe' }));
 });
 afterAll(async () => {
@@ -52,6 +52,20 @@ const ARGUMENTS: Record<string, Record<string, unknown>> = {
 };
 
 describe('tally mcp over stdio', () => {
+  it('answers every request of a client that writes them all and closes stdin (a pipe), then exits 0', async () => {
+    const session = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_status', arguments: {} } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+    ];
+    const result = await runProcess(NODE, binaryArgs(['mcp'], NOW), { env, input: session.map((m) => JSON.stringify(m)).join('\n') + '\n' });
+    expect(result.code, result.stderr).toBe(0);
+    const answers = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { content?: { text: string }[] } });
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
+    expect(JSON.parse(answers.find((a) => a.id === 2)!.result.content![0]!.text).balance.currency).toBe('CNY');
+  });
+
   it('lists every tool, read-only, with an output schema equal to the one tally schema publishes', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
@@ -121,7 +135,7 @@ describe('tally mcp over stdio', () => {
 
 describe('tally mcp --http', () => {
   it('serves the Streamable HTTP transport on loopback and refuses another origin', async () => {
-    const child = spawn(process.execPath, binaryArgs(['mcp', '--http', '127.0.0.1:0'], NOW), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, binaryArgs(['mcp', '--http', '127.0.0.1:0'], NOW), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let err = '';
@@ -161,7 +175,7 @@ describe("the README's MCP configuration", () => {
     expect(entry.command).toBe('tally');
     const other = new Client({ name: 'readme', version: '1.0.0' });
     // `tally` as installed: the built binary, with the arguments the block gives it.
-    await other.connect(new StdioClientTransport({ command: process.execPath, args: binaryArgs(entry.args, NOW), env, stderr: 'pipe' }));
+    await other.connect(new StdioClientTransport({ command: NODE, args: binaryArgs(entry.args, NOW), env, stderr: 'pipe' }));
     const { tools } = await other.listTools();
     expect(tools.length).toBe(TOOLS.length);
     await other.close();
@@ -189,7 +203,7 @@ describe('tally mcp keeps every digit', () => {
     const own = new Client({ name: 'tally-digits', version: '1.0.0' });
     const ownState = tempDir();
     try {
-      const [command, ...args] = [process.execPath, ...binaryArgs(['mcp'], NOW)];
+      const [command, ...args] = [NODE, ...binaryArgs(['mcp'], NOW)];
       const base = `http://127.0.0.1:${(gateway.address() as { port: number }).port}`;
       await own.connect(new StdioClientTransport({ command: command!, args, env: { ...env, TALLY_BASE_URL: base, TALLY_CONFIG_DIR: ownState.path }, stderr: 'pipe' }));
       const result = await own.callTool({ name: 'get_status', arguments: {} });

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { BIN, tempDir } from '../helpers.js';
+import { BIN, NODE, tempDir } from '../helpers.js';
 
 describe('tally sandbox', () => {
   it('dates every answer by its own clock (--now moves the Date header too)', async () => {
@@ -23,7 +23,7 @@ describe('tally sandbox', () => {
   it('runs past --timeout and stops on Ctrl-C as interrupted (130), never as timed out', async () => {
     const dir = tempDir();
     try {
-      const child = spawn(process.execPath, [BIN, '--timeout', '1', 'sandbox'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(NODE, [BIN, '--timeout', '1', 'sandbox'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
@@ -47,7 +47,7 @@ describe('tally sandbox', () => {
     const dir = tempDir();
     try {
       const port = new URL(sandbox.baseUrl).port;
-      const child = spawn(process.execPath, [BIN, 'sandbox', '--port', port], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(NODE, [BIN, 'sandbox', '--port', port], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -68,7 +68,7 @@ describe('output that did not arrive', () => {
       const full = openSync('/dev/full', 'w');
       const dir = tempDir();
       try {
-        const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', full, 'pipe'] });
+        const child = spawn(NODE, [BIN, ...args], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', full, 'pipe'] });
         let stderr = '';
         child.stderr!.on('data', (d) => (stderr += d));
         const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -88,7 +88,7 @@ describe('--jq that never yields', () => {
   const run = (args: string[], signalAfterMs?: number) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const dir = tempDir();
-      const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(NODE, [BIN, ...args], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { FIXED_CLOCK, binaryArgs, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, FIXED_CLOCK, NODE, runTally, tempDir } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
 const STARTED = NOW - 30 * 3600_000;
@@ -108,7 +108,7 @@ describe('tally statusline with Claude Code session JSON on stdin', () => {
   });
 
   it('does not wait on a pipe that never delivers', async () => {
-    const child = spawn(process.execPath, binaryArgs(['statusline'], NOW), { env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(NODE, binaryArgs(['statusline'], NOW), { env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { binaryArgs, hasCommand, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, hasCommand, NODE, runTally, tempDir } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
 const hasScript = hasCommand('script');
@@ -14,7 +14,7 @@ const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
 /** Runs tally in a pseudo-terminal `columns` wide; what the terminal received, as lines. */
 function inTerminal(args: string[], options: { columns: number; rows?: number; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; text: string; lines: string[] }> {
-  const command = `stty cols ${options.columns} rows ${options.rows ?? 60}; exec ${[process.execPath, ...binaryArgs(args, NOW)].map(quote).join(' ')}`;
+  const command = `stty cols ${options.columns} rows ${options.rows ?? 60}; exec ${[NODE, ...binaryArgs(args, NOW)].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       // No pager unless a test asks for one (less would wait for a key).

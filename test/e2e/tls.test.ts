@@ -5,7 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { sandboxTls } from '../../src/sandbox/tls.js';
-import { BIN, runTally, tempDir } from '../helpers.js';
+import { BIN, NODE, runTally, tempDir } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
 const state = tempDir();
@@ -47,7 +47,7 @@ describe('HTTPS against the TLS sandbox', () => {
   it('is what `tally sandbox --tls` serves, printing the TALLY_CA_FILE line that trusts it', async () => {
     const dir = tempDir();
     try {
-      const child = spawn(process.execPath, [BIN, 'sandbox', '--tls'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(NODE, [BIN, 'sandbox', '--tls'], { env: { PATH: process.env.PATH, TALLY_CONFIG_DIR: dir.path }, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       const closed = new Promise((resolve) => child.on('close', resolve));

@@ -94,4 +94,26 @@ describe('the stdio framing of tally mcp', () => {
     await tick();
     expect(w.closed()).toBe(true);
   });
+
+  it('answers every request read before stdin ended, then closes (a cancelled one is not waited for)', async () => {
+    const w = wire();
+    const call = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_status', arguments: {} } });
+    w.stdin.write(`${[initialize, call(2), call('three'), call(4)].map((m) => JSON.stringify(m)).join('\n')}\n`);
+    await tick();
+    await w.wire.send({ jsonrpc: '2.0', id: 1, result: {} });
+    w.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4 } })}\n`);
+    w.stdin.end();
+    await tick();
+    await tick();
+    expect(w.closed()).toBe(false);
+    await w.wire.send({ jsonrpc: '2.0', id: 'three', result: {} });
+    expect(w.closed()).toBe(false);
+    // A notification the server sends is no answer.
+    await w.wire.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    expect(w.closed()).toBe(false);
+    await w.wire.send({ jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'x' } });
+    expect(w.closed()).toBe(true);
+    await w.wire.done;
+    expect(w.answers().map((a: { id?: unknown }) => a.id)).toEqual([1, 'three', undefined, 2]);
+  });
 });

@@ -1,0 +1,39 @@
+// What the package's build (scripts/build.mjs) and the single executable's (scripts/build-binary.mjs)
+// bundle alike: esbuild's settings and the plugins both use.
+import { readFileSync } from 'node:fs';
+
+export const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+// commander requires node:child_process when it loads (with net, dgram and streams behind it,
+// ~2 ms of every run), yet uses it only to spawn executable subcommands, which tally has
+// none of. Its copy is a getter that loads the module on first use.
+export const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'lazy' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
+      contents: "module.exports = { get spawn() { return require('node:child_process').spawn; } };",
+      loader: 'js',
+    }));
+  },
+};
+
+/** The dependencies the package leaves in node_modules, loaded with import() only when a command needs them (src/external.ts). */
+export const EXTERNAL = ['undici', 'conf', 'jq-wasm', 'selfsigned', '@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio'];
+
+export const common = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: 'linked',
+  legalComments: 'none',
+  // import.meta.url is read only when running from source (external.ts); the bundle has the launcher's resolver.
+  define: { __TALLY_VERSION__: JSON.stringify(version), 'import.meta.url': 'undefined' },
+  external: EXTERNAL,
+  logLevel: 'warning',
+};

@@ -1,0 +1,53 @@
+// The single executable's launcher (its SEA main script; scripts/build-binary.mjs bundles it with
+// bin/run.cjs): the same run as `node bin/tally.js` (the fast answers first, then the whole
+// program, the same exit and flush), with the program and the fast answers taken from the binary's
+// assets instead of dist/, each compiled from the V8 code cache the same binary made at build time
+// (an asset too). Nothing is read from beside the binary, and nothing is written there.
+'use strict';
+const sea = require('node:sea');
+const vm = require('node:vm');
+const { run } = require('../../bin/run.cjs');
+
+/** The build's first pass asks this binary to write the code caches of its runs here (the final binary has them inside). */
+const cacheOut = process.env.TALLY_SEA_CACHE_OUT;
+/** Scripts compiled without a built-in cache, to write to cacheOut once a run ends well. */
+const uncached = [];
+
+function assetBytes(name) {
+  try {
+    return Buffer.from(sea.getAsset(name));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A bundle among the assets, compiled (from its code cache when the binary has one) and run as a CommonJS module. */
+function loadAsset(name) {
+  const source = sea.getAsset(name, 'utf8');
+  const cachedData = assetBytes(`${name}.cache`);
+  // The same wrapper as Node's CommonJS loader (and bin/load-bundle.cjs).
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: name, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected) uncached.push({ name, script });
+  const module = { exports: {} };
+  // The bundles hold every dependency: they require Node's built-ins only, which this require gives.
+  script.runInThisContext()(module.exports, require, module, name, '/tally');
+  return module.exports;
+}
+
+/** Each asset runs once; a dependency's bundle (deps/PACKAGE.cjs) when src/sea/external.ts first asks for it. */
+const loaded = new Map();
+globalThis.__tallyLoadAsset = (name) => {
+  if (!loaded.has(name)) loaded.set(name, loadAsset(name));
+  return loaded.get(name);
+};
+
+run(process.argv.slice(2), {
+  name: 'main.cjs',
+  fast: () => globalThis.__tallyLoadAsset('fast.cjs'),
+  program: () => globalThis.__tallyLoadAsset('main.cjs'),
+  saveCaches() {
+    if (!cacheOut) return;
+    const { writeFileSync } = require('node:fs');
+    for (const { name, script } of uncached.splice(0)) writeFileSync(`${cacheOut}/${name.replaceAll('/', '+')}.cache`, script.createCachedData());
+  },
+});
