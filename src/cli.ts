@@ -3,7 +3,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { COMMANDS } from './cli/registry.js';
 import { Context, type ContextInit, type GlobalOptions } from './context.js';
-import { Interrupted, OutputError, TallyError, UsageError } from './errors.js';
+import { Interrupted, OutputError, QuietExit, TallyError, UsageError } from './errors.js';
 import { didYouMean } from './domain/suggest.js';
 import { type IO, createProcessIO, redactingIO } from './io.js';
 import { SecretSet, environmentSecrets } from './domain/secrets.js';
@@ -23,7 +23,10 @@ export interface CliDeps extends Partial<Omit<ContextInit, 'options' | 'io'>> {
 export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number> {
   const interrupt = new AbortController();
   const standalone = deps.io === undefined;
+  let ctx: Context | undefined;
   const onSigint = () => {
+    // A command that runs another (`tally run`) passes Ctrl-C on to it and ends when it ends.
+    if (ctx?.signalsHeld) return;
     if (interrupt.signal.aborted) process.exit(130);
     interrupt.abort(new Interrupted('interrupted'));
   };
@@ -35,7 +38,6 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
   for (const secret of environmentSecrets(env)) secrets.add(secret);
   const raw = deps.io ?? createProcessIO({ noColorFlag: argv.includes('--no-color') });
   const io = redactingIO(raw, secrets);
-  let ctx: Context | undefined;
   const wantsJson = argv.includes('--json') || argv.includes('--jq');
   const wantsDebug = argv.includes('--debug');
   try {
@@ -55,7 +57,9 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
     await outputWritten(raw);
     return 0;
   } catch (error) {
-    return report(error, io, { json: wantsJson, debug: wantsDebug, secrets });
+    const code = report(error, io, { json: wantsJson, debug: wantsDebug, secrets });
+    // To an agent, a hook's exit 2 is a block: tally guard's own mistakes (a flag it does not know) exit 1.
+    return code === 2 && !(error instanceof QuietExit) && commandPath(argv)[0] === 'guard' ? 1 : code;
   } finally {
     await ctx?.dispose();
     if (standalone) process.off('SIGINT', onSigint);
@@ -69,7 +73,7 @@ async function loadCommand(name: string) {
   return entry.load();
 }
 
-const EXIT_CODES = 'Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check failed, 130 interrupted.';
+const EXIT_CODES = "Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check failed (run: stopped past the limit), 130 interrupted; tally run otherwise exits with its command's code.";
 
 async function buildProgram(argv: string[], io: IO, makeContext: (options: GlobalOptions) => Context): Promise<Command> {
   const helpWidth = io.stdoutIsTTY ? io.width : 80;
@@ -307,6 +311,8 @@ function fromCommander(error: CommanderError & { commandPath?: string; extra?: s
 }
 
 function report(error: unknown, io: IO, how: { json: boolean; debug: boolean; secrets: SecretSet }): number {
+  // The command said all there is to say (`tally run`: the command's own exit code).
+  if (error instanceof QuietExit) return error.exitCode;
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     if (error.code === 'commander.executeSubCommandAsync') return 0;

@@ -69,6 +69,8 @@ export class Context extends Notices<GlobalOptions> {
   readonly interrupt: AbortSignal;
   /** Every secret of the run; whatever leaves the process is scrubbed of them. */
   readonly secrets: SecretSet;
+  /** Set by a command that runs another (`tally run`): Ctrl-C is that command's to answer, not an interrupt of tally. */
+  signalsHeld = false;
   readonly #init: ContextInit;
   readonly #disposers: (() => Promise<void> | void)[] = [];
   #stateDir?: Promise<string>;

@@ -12,7 +12,9 @@ export type ErrorKind =
   | 'interrupted'
   | 'output'
   | 'changes'
-  | 'install';
+  | 'install'
+  | 'unwatched'
+  | 'exit';
 
 export abstract class TallyError extends Error {
   abstract readonly exitCode: number;
@@ -94,6 +96,25 @@ export class RateLimitError extends TallyError {
 export class CheckFailed extends TallyError {
   readonly exitCode = 5;
   readonly kind: ErrorKind = 'check';
+}
+
+/**
+ * `tally run --fail-closed`: the spend could not be read, so the command was stopped (or not
+ * started): exit 4, as when the rate limit held.
+ */
+export class NotWatched extends TallyError {
+  readonly exitCode = 4;
+  readonly kind: ErrorKind = 'unwatched';
+}
+
+/** The command has said everything already; the run ends with this exit code (`tally run`: its command's). */
+export class QuietExit extends TallyError {
+  readonly exitCode: number;
+  readonly kind: ErrorKind = 'exit';
+  constructor(exitCode: number, message = `exit ${exitCode}`) {
+    super(message);
+    this.exitCode = exitCode;
+  }
 }
 
 /** Ctrl-C: exit 130. */

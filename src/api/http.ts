@@ -39,6 +39,11 @@ export class HttpClient {
     return this.baseUrl.host;
   }
 
+  /** How far the gateway's clock is ahead of this machine's (ms; the Pacer reads its Date headers). */
+  get clockOffsetMs(): number | undefined {
+    return this.#pacer.clockOffsetMs;
+  }
+
   /** Requests a minute the gateway allows, as its X-RateLimit-Limit said (undefined until it says). */
   get rateLimit(): number | undefined {
     return this.#pacer.rateLimit;

@@ -51,6 +51,17 @@ export class Pacer {
     return this.#rateLimit;
   }
 
+  #clockOffsetMs: number | undefined;
+
+  /**
+   * How far the gateway's clock is ahead of this machine's (ms, negative: behind), from the Date
+   * header of its latest answer (whole seconds: within a second and a half either way is in step,
+   * 0); undefined until an answer carries a Date header.
+   */
+  get clockOffsetMs(): number | undefined {
+    return this.#clockOffsetMs;
+  }
+
   /** What a response's rate-limit headers say, for the requests after it. */
   note(headers: Record<string, string | undefined>, sentAt: number): void {
     const remaining = Number(headers['x-ratelimit-remaining']);
@@ -62,6 +73,12 @@ export class Pacer {
     // When the window reopens, as the gateway says it (a patient run waits that long, up to a window's length).
     const after = this.retryAfter(headers, RATE_WINDOW_MS);
     if (after !== undefined) this.#reopensAt = this.#now() + after;
+    const said = Date.parse(headers.date ?? '');
+    // The header drops the milliseconds: the gateway's time lies in [said, said + 1 s).
+    if (Number.isFinite(said)) {
+      const offset = said + 500 - this.#now();
+      this.#clockOffsetMs = Math.abs(offset) <= 1500 ? 0 : offset;
+    }
   }
 
   /** How long until the gateway's rate-limit window (a minute) reopens: from the first request seen in it, else a whole window. */

@@ -26,6 +26,7 @@ const SCHEMAS: Record<string, string> = {
   doctor: 'doctor',
   budget: 'budget',
   mark: 'mark',
+  run: 'run',
   config: 'config',
 };
 

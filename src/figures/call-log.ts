@@ -98,16 +98,20 @@ export class CallFollower {
   #saidCapped = false;
   #unfinished: UnfinishedPoll | undefined;
 
-  constructor(since: number, query: Record<string, string> = {}) {
+  /** The gateway's time now (ms): this machine's, or moved by how far the gateway's clock is off (a run's stop must not wait for the clocks to agree). */
+  readonly #clock: ((ctx: Context) => number) | undefined;
+
+  constructor(since: number, query: Record<string, string> = {}, clock?: (ctx: Context) => number) {
     this.#from = since;
     this.#query = query;
+    this.#clock = clock;
   }
 
   async poll(ctx: Context): Promise<LandedCalls> {
     // A poll the rate limit cut goes on from the page it stopped at, with what it had read: a log
     // that takes more pages than a minute of the limit allows is still read to its end.
     const unfinished = this.#unfinished;
-    const now = unfinished?.now ?? Math.floor(ctx.now() / 1000);
+    const now = unfinished?.now ?? Math.floor((this.#clock?.(ctx) ?? ctx.now()) / 1000);
     const end = now + 1;
     const query = unfinished?.query ?? { ...this.#query, start: String(this.#from), end: String(end) };
     const found = await fetchAllPages(ctx, await ctx.client(), LOGS_PATH, query, { all: true, maxPages: FOLLOW_MAX_PAGES, noun: 'log entries', keepPartial: true, ...(unfinished ? { resume: unfinished.resume } : {}) });

@@ -53,6 +53,8 @@ export interface SandboxOptions {
   compatUnits?: 'stated' | 'raw';
   /** Answer 404 on /api/usage/token/, as an older gateway of the family does. */
   compatNoToken?: boolean;
+  /** Answer 404 on /v1/open/logs: a gateway without a per-call log (tally run follows the counters). */
+  noCallLog?: boolean;
   /** Serve this many generated log entries instead of the seeded calls (for load tests). */
   logSize?: number;
   /** Serve HTTPS with this key and certificate (PEM), as `tally sandbox --tls` does. */
@@ -104,6 +106,7 @@ export class Sandbox {
   readonly #catalogSize: number;
   readonly #catalogChurn: boolean;
   readonly #repriceAfter: number;
+  readonly #noCallLog: boolean;
   #catalogRequests = 0;
   #previousCatalogBytes?: Buffer;
   #calls?: Call[];
@@ -115,6 +118,7 @@ export class Sandbox {
 
   constructor(options: SandboxOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.#noCallLog = options.noCallLog === true;
     const dayOffsetMinutes = options.dayOffsetMinutes ?? 0;
     this.#limits = new RateLimits({ account: options.accountLimit ?? 120, models: options.modelsLimit ?? 240 }, options.rateWindowMs ?? 60_000, this.now);
     // The history is seeded on first use, up to the clock's now at that moment.
@@ -236,7 +240,9 @@ export class Sandbox {
       case '/v1/open/balance': return sendJson(res, 200, this.#native.balance(principal.account, key));
       case '/v1/open/usage': return this.#native.usage(res, url, key!);
       case '/v1/open/usage/models': return this.#native.usageByModel(res, url, key!);
-      case '/v1/open/logs': return this.#native.logs(res, url, key!);
+      case '/v1/open/logs':
+        if (this.#noCallLog) return sendJson(res, 404, { error: { type: 'not_found_error', code: 'not_found', message: 'no such endpoint' } });
+        return this.#native.logs(res, url, key!);
       case '/v1/models': return sendJson(res, 200, modelList(key!));
       case '/alt/v1/models': return sendJson(res, 200, altModelList(key!));
       case '/dashboard/billing/subscription':

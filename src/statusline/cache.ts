@@ -53,8 +53,11 @@ export const DEFAULT_MAX_AGE = 60;
 /** A refresh that has held the lock this long has died. */
 const LOCK_STALE_MS = 60_000;
 
-export function statuslinePath(stateDir: string, who: StatuslineIdentity): string {
-  return cachePath(stateDir, `statusline-${who.profile}`, who.baseUrl, who.secret);
+/** Whose cache: the status line's, or the guard's (each with its own lock and remembered failure). */
+export type CacheKind = 'statusline' | 'guard';
+
+export function statuslinePath(stateDir: string, who: StatuslineIdentity, kind: CacheKind = 'statusline'): string {
+  return cachePath(stateDir, `${kind}-${who.profile}`, who.baseUrl, who.secret);
 }
 
 /** The cache is a few hundred bytes; anything much larger is not one tally wrote. */
@@ -142,14 +145,14 @@ export function isFresh(at: string, now: number, maxAge: number): boolean {
 /** What a prompt shows when the gateway failed or hung and there is nothing cached: a few characters. */
 export const OFFLINE_MARKER = 'offline';
 
-function failurePath(stateDir: string, who: StatuslineIdentity): string {
-  return `${statuslinePath(stateDir, who)}.failed`;
+function failurePath(stateDir: string, who: StatuslineIdentity, kind: CacheKind): string {
+  return `${statuslinePath(stateDir, who, kind)}.failed`;
 }
 
 /** Remembers that asking the gateway failed (or hung) now: a prompt does not wait on it again within --max-age. */
-export function rememberFailure(stateDir: string, who: StatuslineIdentity, now: number): void {
+export function rememberFailure(stateDir: string, who: StatuslineIdentity, now: number, kind: CacheKind = 'statusline'): void {
   try {
-    const path = failurePath(stateDir, who);
+    const path = failurePath(stateDir, who, kind);
     process.getBuiltinModule('node:fs').mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true, mode: 0o700 });
     const fd = openSync(path, 'w', 0o600);
     writeSync(fd, JSON.stringify({ failed_at: new Date(now).toISOString(), base_url: who.baseUrl.href, credential_id: credentialId(who.secret) }));
@@ -160,9 +163,9 @@ export function rememberFailure(stateDir: string, who: StatuslineIdentity, now: 
 }
 
 /** Whether asking this gateway failed within the last `maxAgeSeconds`. */
-export function failedRecently(stateDir: string, who: StatuslineIdentity, now: number, maxAgeSeconds: number): boolean {
+export function failedRecently(stateDir: string, who: StatuslineIdentity, now: number, maxAgeSeconds: number, kind: CacheKind = 'statusline'): boolean {
   try {
-    const file = JSON.parse(readStateFile(failurePath(stateDir, who), 4096).toString('utf8')) as Record<string, unknown>;
+    const file = JSON.parse(readStateFile(failurePath(stateDir, who, kind), 4096).toString('utf8')) as Record<string, unknown>;
     return file.base_url === who.baseUrl.href && file.credential_id === credentialId(who.secret) && typeof file.failed_at === 'string' && isFresh(file.failed_at, now, maxAgeSeconds);
   } catch {
     return false;
@@ -170,37 +173,46 @@ export function failedRecently(stateDir: string, who: StatuslineIdentity, now: n
 }
 
 /** A success forgets the failure. */
-export function forgetFailure(stateDir: string, who: StatuslineIdentity): void {
+export function forgetFailure(stateDir: string, who: StatuslineIdentity, kind: CacheKind = 'statusline'): void {
   try {
-    unlinkSync(failurePath(stateDir, who));
+    unlinkSync(failurePath(stateDir, who, kind));
   } catch {
     // None.
   }
 }
 
 /** Takes the refresh lock; false when another refresh holds it (and is not dead). */
-export function takeRefreshLock(stateDir: string, who: StatuslineIdentity, now: number): boolean {
-  const path = `${statuslinePath(stateDir, who)}.lock`;
+export function takeRefreshLock(stateDir: string, who: StatuslineIdentity, now: number, kind: CacheKind = 'statusline', retried = false): boolean {
+  const path = `${statuslinePath(stateDir, who, kind)}.lock`;
   try {
     const fd = openSync(path, 'wx', 0o600);
     writeSync(fd, String(process.pid));
     closeSync(fd);
     return true;
   } catch (error) {
+    // A first run: the cache folder is made (private, as every state folder) and the lock taken there.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !retried) {
+      try {
+        process.getBuiltinModule('node:fs').mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true, mode: 0o700 });
+      } catch {
+        return false;
+      }
+      return takeRefreshLock(stateDir, who, now, kind, true);
+    }
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
     try {
       if (now - statSync(path).mtimeMs < LOCK_STALE_MS) return false;
       unlinkSync(path);
-      return takeRefreshLock(stateDir, who, now);
+      return takeRefreshLock(stateDir, who, now, kind);
     } catch {
       return false;
     }
   }
 }
 
-export function releaseRefreshLock(stateDir: string, who: StatuslineIdentity): void {
+export function releaseRefreshLock(stateDir: string, who: StatuslineIdentity, kind: CacheKind = 'statusline'): void {
   try {
-    unlinkSync(`${statuslinePath(stateDir, who)}.lock`);
+    unlinkSync(`${statuslinePath(stateDir, who, kind)}.lock`);
   } catch {
     // Gone already.
   }

@@ -6,7 +6,7 @@ import { workspaceProfile } from '../settings/workspace.js';
 import { PROFILE_NAME } from '../settings/profile-name.js';
 import { readStateFile } from '../settings/read-file.js';
 import { stateDirFor } from '../settings/state-dir.js';
-import { AGENT_FORMAT, DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineFigures, type StatuslineIdentity, formatStatusline, isFresh, readFigures, takeRefreshLock } from './cache.js';
+import { AGENT_FORMAT, type CacheKind, DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineFigures, type StatuslineIdentity, formatStatusline, isFresh, readFigures, releaseRefreshLock, takeRefreshLock } from './cache.js';
 import { type AgentSession, readSessions, sessionFromStdin, transcriptStart } from './session.js';
 
 /** True when the line was printed from the cache (a stale one also starts a refresh). */
@@ -122,18 +122,20 @@ function activeProfile(stateDir: string): string | undefined {
   }
 }
 
-/** Starts `tally statusline --refresh` detached (at most one at a time) and does not wait for it. */
-export function refreshInBackground(stateDir: string, who: StatuslineIdentity, now: number, extra: string[] = []): void {
-  if (!takeRefreshLock(stateDir, who, now)) return;
+/** Starts `tally statusline --refresh` (or `tally guard --refresh`) detached, at most one at a time, and does not wait for it. */
+export function refreshInBackground(stateDir: string, who: StatuslineIdentity, now: number, extra: string[] = [], kind: CacheKind = 'statusline'): void {
+  if (!takeRefreshLock(stateDir, who, now, kind)) return;
   const bin = process.argv[1];
   if (!bin) return;
   try {
     // node:child_process costs a few ms to load: only a stale cache needs it.
     const { spawn } = process.getBuiltinModule('node:child_process');
-    const child = spawn(process.execPath, [bin, '--profile', who.profile, 'statusline', '--refresh', ...extra], { detached: true, stdio: 'ignore', env: { ...process.env, TALLY_CONFIG_DIR: stateDir } });
-    child.on('error', () => undefined);
+    // The same Node options as this run (a preloaded module, a heap size), then the program.
+    const child = spawn(process.execPath, [...process.execArgv, bin, '--profile', who.profile, kind, '--refresh', ...extra], { detached: true, stdio: 'ignore', env: { ...process.env, TALLY_CONFIG_DIR: stateDir } });
+    child.on('error', () => releaseRefreshLock(stateDir, who, kind));
     child.unref();
   } catch {
     // A prompt never shows an error: the next run tries again.
+    releaseRefreshLock(stateDir, who, kind);
   }
 }

@@ -81,7 +81,7 @@ export function parseSession(text: string | undefined): AgentSession | undefined
  * writes the document at once and closes it); never waits on a terminal or a device, nor long on
  * a pipe nothing writes to: a status line never hangs on its input.
  */
-async function readStdin(): Promise<string | undefined> {
+export async function readStdin(): Promise<string | undefined> {
   let stat;
   try {
     stat = fstatSync(0);

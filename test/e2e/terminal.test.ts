@@ -233,7 +233,7 @@ describe.skipIf(!hasScript)('in a terminal', () => {
     const { text } = await inTerminal(['check', '--help'], { columns: 80, env });
     expect(plain(text)).toContain('Global Options:');
     expect(plain(text)).toMatch(/--timeout <seconds>/);
-    expect(plain(text)).toMatch(/Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check\s+failed, 130 interrupted\./);
+    expect(plain(text)).toMatch(/Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check\s+failed \(run: stopped\s+past\s+the\s+limit\),\s+130\s+interrupted;\s+tally\s+run\s+otherwise\s+exits\s+with\s+its\s+command's\s+code\./);
   });
 });
 

@@ -1,0 +1,226 @@
+// tally guard: a Claude Code hook command (PreToolUse, UserPromptSubmit). It reads the event's
+// JSON on stdin and blocks the agent (exit 2, the reason on stderr, as Claude Code's hooks
+// reference says) when a limit is crossed: a stored budget spent, the session's spend past
+// --max-session-spend, the key's spend today past --max-daily-used. Otherwise it exits 0 with no
+// output. It answers from what was last fetched (the status line's cache, the sessions' file, its
+// own cache) while that is younger than --max-age; older, it asks the gateway for at most
+// GUARD_WAIT_MS and then goes on with what it has while a refresh finishes in the background. A
+// limit it cannot check never blocks (a line on stderr, exit 0) unless --fail-closed. Its own
+// mistakes exit 1, never 2: to the agent, 2 would be a block.
+import { type Command, Option } from 'commander';
+import type { Context } from '../context.js';
+import { QuietExit, TallyError, UsageError } from '../errors.js';
+import { parseAmount, parseThreshold } from '../cli/amount-flags.js';
+import { wholeNumber } from '../cli/flag-values.js';
+import { fetchBalance } from '../api/balance.js';
+import { type StatuslineIdentity, failedRecently, forgetFailure, readFigures, releaseRefreshLock, rememberFailure } from '../statusline/cache.js';
+import { type AgentSession, SESSION_ID, type SessionSpend, parseSession, readSessions, readStdin, sessionsPath, withSession } from '../statusline/session.js';
+import { refreshInBackground, sessionStart } from '../statusline/fast.js';
+import { type BudgetFigure, type GuardCache, type GuardFigures, type GuardLimits, dailyFromStatusline, decide, fresher, readGuardCache, staleParts, writeGuardCache } from '../statusline/guard.js';
+import { blockText, unreadText } from '../output/guard.js';
+import { writeFileAtomic } from '../settings/files.js';
+
+/** How long a hook waits on the gateway before it decides with what it has. */
+const GUARD_WAIT_MS = 300;
+
+interface GuardOptions {
+  budget?: string[];
+  maxSessionSpend?: string;
+  maxDailyUsed?: string;
+  failClosed?: boolean;
+  maxAge: string;
+  refresh?: boolean;
+  sessionId?: string;
+  sessionStart?: string;
+}
+
+export function configure(command: Command): void {
+  command
+    .option('--budget <name...>', 'block when this stored budget (tally budget set) is spent')
+    .option('--max-session-spend <amount>', "block when the session's spend (this key's calls since it began) is past this")
+    .option('--max-daily-used <amount|percent%>', "block when the key's spend today is past this amount or share of its daily limit")
+    .option('--fail-closed', 'block when a limit cannot be checked (by default the agent goes on, with a line on stderr)')
+    .option('--max-age <seconds>', 'use figures fetched within this many seconds without asking the gateway', '60')
+    // What the background refresh runs: fetch what the limits need and keep it, print nothing.
+    .addOption(new Option('--refresh').hideHelp())
+    .addOption(new Option('--session-id <id>').hideHelp())
+    .addOption(new Option('--session-start <seconds>').hideHelp());
+}
+
+/** What a fetch brought back (each part only when asked). */
+interface Fetched {
+  daily?: GuardFigures['daily'];
+  session?: SessionSpend;
+  budgets?: BudgetFigure[];
+}
+
+export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
+  const options = raw as unknown as GuardOptions;
+  for (const flag of ['jq', 'json', 'csv', 'markdown'] as const) {
+    if ((ctx.options as unknown as Record<string, unknown>)[flag]) throw new UsageError(`--${flag} does not apply to guard: a hook answers with its exit code (0 goes on, 2 blocks) and the reason on stderr`);
+  }
+  const limits: GuardLimits = {
+    ...(options.maxDailyUsed === undefined ? {} : { maxDaily: parseThreshold(options.maxDailyUsed, '--max-daily-used') }),
+    ...(options.maxSessionSpend === undefined ? {} : { maxSession: parseAmount(options.maxSessionSpend, '--max-session-spend') }),
+    budgets: [...new Set(options.budget ?? [])],
+  };
+  if (!limits.maxDaily && !limits.maxSession && limits.budgets.length === 0) throw new UsageError('name a limit: --budget NAME, --max-session-spend AMOUNT or --max-daily-used SHARE (tally guard --max-session-spend 10)');
+  const maxAge = wholeNumber(options.maxAge, '--max-age', 0);
+  const failClosed = options.failClosed === true;
+  const stateDir = await ctx.stateDir();
+  const now = ctx.now();
+
+  // The event: the session (id, transcript, folder). Input that is not an event leaves the session unknown.
+  let session: AgentSession | undefined;
+  let ask: { id: string; start: number } | undefined;
+  if (options.refresh) {
+    if (options.sessionId !== undefined) {
+      if (!SESSION_ID.test(options.sessionId)) throw new UsageError('--session-id is not a session id');
+      ask = { id: options.sessionId, start: wholeNumber(options.sessionStart, '--session-start', 0) };
+    }
+  } else {
+    session = parseSession(await readStdin());
+    if (session?.project) ctx.workspaceFrom(session.project);
+  }
+
+  const fail = (unread: string[], why?: string): never => {
+    ctx.io.err(`${unreadText(unread, failClosed, why && ctx.secrets.scrubMessage(why))}\n`);
+    throw new QuietExit(failClosed ? 2 : 0);
+  };
+  let who: StatuslineIdentity;
+  try {
+    const settings = await ctx.settings();
+    if (!settings.baseUrl || !settings.credential) return fail(['every limit'], 'no gateway or credential is set up: tally login');
+    who = { profile: settings.profile, baseUrl: settings.baseUrl, secret: settings.credential.secret };
+  } catch (error) {
+    if (!(error instanceof TallyError) || error.kind === 'interrupted') throw error;
+    return fail(['every limit'], error.message);
+  }
+
+  // A budget that is not stored is the hook's mistake (exit 1), not a limit left unchecked.
+  if (limits.budgets.length > 0) {
+    const { storedBudgets, budgetsHint } = await import('../figures/budgets.js');
+    const stored = await storedBudgets(ctx);
+    for (const name of limits.budgets) if (!stored.some(([n]) => n === name)) throw new UsageError(`there is no budget "${name}"`, { hint: budgetsHint(stored, name) });
+  }
+  const cache = readGuardCache(stateDir, who);
+  const kept = readSessions(stateDir, who);
+  if (session?.id !== undefined) ask = { id: session.id, start: kept.find((s) => s.id === session.id)?.started ?? sessionStart(session, now) };
+  const figures: GuardFigures = {
+    daily: fresher(dailyFromStatusline(readFigures(stateDir, who)), cache.daily),
+    ...(ask ? { session: kept.find((s) => s.id === ask.id) } : {}),
+    budgets: new Map(cache.budgets.map((b) => [b.name, b])),
+  };
+  const stale = staleParts(limits, figures, now, options.refresh ? 0 : maxAge, ask !== undefined);
+  const needsFetch = stale.daily || stale.session || stale.budgets.length > 0;
+
+  if (options.refresh) {
+    try {
+      if (needsFetch) keep(stateDir, who, cache, kept, await fetchParts(ctx, stale, ask));
+    } catch {
+      rememberFailure(stateDir, who, ctx.now(), 'guard');
+    } finally {
+      releaseRefreshLock(stateDir, who, 'guard');
+    }
+    return;
+  }
+
+  let why: string | undefined;
+  if (needsFetch) {
+    if (failedRecently(stateDir, who, now, maxAge, 'guard')) why = 'the gateway did not answer moments ago';
+    else {
+      const fetching = fetchParts(ctx, stale, ask);
+      fetching.catch(() => undefined);
+      const timer = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), GUARD_WAIT_MS).unref());
+      try {
+        const got = await Promise.race([fetching, timer]);
+        if (got === 'late') {
+          why = `the gateway did not answer within ${GUARD_WAIT_MS} ms; asked again in the background`;
+          refreshLater(stateDir, who, options, ask, ctx.now());
+        } else {
+          keep(stateDir, who, cache, kept, got);
+          merge(figures, got);
+        }
+      } catch (error) {
+        if (error instanceof TallyError && error.kind === 'interrupted') throw error;
+        rememberFailure(stateDir, who, ctx.now(), 'guard');
+        why = (error as Error).message;
+      }
+    }
+  }
+
+  const decision = decide(limits, figures, ctx.now(), ask !== undefined);
+  if (decision.crossed.length > 0) {
+    const fetched = decision.crossed.map((c) => Date.parse(c.kind === 'session' ? c.spend.fetched_at : c.figure.fetched_at));
+    ctx.io.err(`${ctx.secrets.scrub(blockText(decision.crossed, Math.max(0, Math.round((ctx.now() - Math.min(...fetched)) / 1000))))}\n`);
+    throw new QuietExit(2);
+  }
+  if (decision.unread.length > 0) fail(decision.unread, why);
+}
+
+/** Fetches what is stale: the balance (today's spend and the currency), the session's spend from the log, the budgets. */
+async function fetchParts(ctx: Context, stale: { daily: boolean; session: boolean; budgets: string[] }, ask: { id: string; start: number } | undefined): Promise<Fetched> {
+  const client = await ctx.client();
+  const at = () => new Date(ctx.now()).toISOString();
+  const balance = stale.daily || stale.session ? fetchBalance(client) : undefined;
+  const spending = stale.session && ask ? import('../figures/call-log.js').then(({ spendSince }) => spendSince(ctx, ask.start)) : undefined;
+  const budgets = stale.budgets.length ? import('../figures/budgets.js').then(({ loadBudgets, budgetJson }) => loadBudgets(ctx, stale.budgets).then(budgetJson)) : undefined;
+  for (const p of [balance, spending, budgets]) p?.catch(() => undefined);
+  const got: Fetched = {};
+  if (balance) {
+    const b = await balance;
+    const key = b.apiKey;
+    got.daily = key === null ? null : key.dailyUsed === undefined ? undefined : { used: key.dailyUsed.toFixed(), limit: key.dailyLimit?.toFixed() ?? null, currency: b.currency, fetched_at: at() };
+    if (spending && ask) {
+      const s = await spending;
+      got.session = { id: ask.id, started: ask.start, spent: s.spent.toFixed(), currency: b.currency, complete: s.complete, fetched_at: at() };
+    }
+  }
+  if (budgets) {
+    got.budgets = (await budgets).budgets.map((j) => ({
+      name: j.name,
+      amount: j.amount,
+      currency: j.currency,
+      period: j.period,
+      scope: j.scope,
+      ...(j.models ? { models: j.models } : {}),
+      spent: j.spent,
+      percent: j.percent,
+      state: j.state,
+      ...(j.not_measured ? { not_measured: j.not_measured } : {}),
+      end_iso: j.end_iso,
+      fetched_at: at(),
+    }));
+  }
+  return got;
+}
+
+function merge(figures: GuardFigures, got: Fetched): void {
+  if (got.daily !== undefined) figures.daily = got.daily;
+  if (got.session) figures.session = got.session;
+  for (const b of got.budgets ?? []) figures.budgets.set(b.name, b);
+}
+
+/** Keeps what was fetched: the guard's cache, and the session's spend beside the status line's. */
+function keep(stateDir: string, who: StatuslineIdentity, cache: GuardCache, kept: SessionSpend[], got: Fetched): void {
+  try {
+    const budgets = new Map(cache.budgets.map((b) => [b.name, b]));
+    for (const b of got.budgets ?? []) budgets.set(b.name, b);
+    writeGuardCache(stateDir, who, { ...cache, ...(got.daily !== undefined ? { daily: got.daily } : {}), budgets: [...budgets.values()].slice(-32) });
+    if (got.session) writeFileAtomic(sessionsPath(stateDir, who), [withSession(who, kept, got.session)]);
+    forgetFailure(stateDir, who, 'guard');
+  } catch {
+    // An unwritable cache costs the next hook a fetch, nothing more.
+  }
+}
+
+/** `tally guard --refresh` with the same limits and session, in the background. */
+function refreshLater(stateDir: string, who: StatuslineIdentity, options: GuardOptions, ask: { id: string; start: number } | undefined, now: number): void {
+  const flags = [
+    ...(options.budget ?? []).flatMap((name) => ['--budget', name]),
+    ...(options.maxSessionSpend === undefined ? [] : ['--max-session-spend', options.maxSessionSpend]),
+    ...(options.maxDailyUsed === undefined ? [] : ['--max-daily-used', options.maxDailyUsed]),
+    ...(ask ? ['--session-id', ask.id, '--session-start', String(ask.start)] : []),
+  ];
+  refreshInBackground(stateDir, who, now, flags, 'guard');
+}

@@ -1,0 +1,250 @@
+// tally run --max-spend AMOUNT -- CMD [ARGS…]: runs CMD under a spending limit. A mark is taken
+// first; CMD runs with its stdin, stdout, stderr and environment untouched while tally reads
+// what the run has spent (the per-call log as calls land, else the counters) every --poll
+// seconds, within the gateway's rate limit. Past --max-spend: SIGTERM to CMD and what it started,
+// SIGKILL after --grace, exit 5. Otherwise tally exits with CMD's own code. Every word tally says
+// goes to stderr, the end's summary also to the GitHub step summary and --json-summary FILE.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { NotWatched, QuietExit, TallyError, UsageError, isUnreachable } from '../errors.js';
+import { isoInZone } from '../domain/zone.js';
+import { didYouMean } from '../domain/suggest.js';
+import { parseAmount } from '../cli/amount-flags.js';
+import { wholeNumber } from '../cli/flag-values.js';
+import { backoffSeconds, pollSeconds } from '../cli/follow.js';
+import { type RunReading, type RunScope, RunSpendWatch, startRun, unreadStart } from '../figures/run-watch.js';
+import { type RunLimits, type RunSummary, callFacts, crossingCalls, endText, lateText, readingText, startText, stopText, summaryMarkdown, unreadText, warnText } from '../output/run.js';
+import { NotStarted, Supervised, exitCodeOf } from '../supervise.js';
+
+const SCOPES: readonly RunScope[] = ['key', 'account'];
+
+export function configure(command: Command): void {
+  command
+    .argument('<command...>', 'the command to run and its arguments, after -- (tally run --max-spend 5 -- npm test)')
+    .requiredOption('--max-spend <amount>', 'stop the command when the run has spent more than this (yuan)')
+    .option('--warn-spend <amount>', 'say so (and alert with --notify) when the run has spent more than this')
+    .option('--scope <whose>', "whose spend counts: key (this key's own; the default for an API key) or account (every key's)")
+    .option('--poll <seconds>', 'read the spend this often (no faster than the rate limit allows)', '5')
+    .option('--grace <seconds>', 'after SIGTERM, how long the command has to end before SIGKILL', '10')
+    .option('--fail-closed', 'stop the command (exit 4) when the spend cannot be read; by default it runs on, unwatched, with a warning')
+    .option('--notify <name...>', 'alert these destinations (tally notify) once at --warn-spend and once at the stop')
+    .option('--json-summary <file>', 'write the run summary as JSON (tally schema run) to this file');
+}
+
+interface RunOptions {
+  maxSpend: string;
+  warnSpend?: string;
+  scope?: string;
+  poll: string;
+  grace: string;
+  failClosed?: boolean;
+  notify?: string[];
+  jsonSummary?: string;
+}
+
+export async function run(raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
+  const options = raw as unknown as RunOptions;
+  if (ctx.options.json || ctx.options.jq !== undefined) throw new UsageError('stdout is the command\'s own under tally run: --json-summary FILE writes the run summary as JSON');
+  const max = parseAmount(options.maxSpend, '--max-spend');
+  const warn = options.warnSpend === undefined ? undefined : parseAmount(options.warnSpend, '--warn-spend');
+  if (warn && warn.gte(max)) throw new UsageError(`--warn-spend ${options.warnSpend} is not below --max-spend ${options.maxSpend}: the warning would come with the stop`);
+  if (options.scope !== undefined && !(SCOPES as readonly string[]).includes(options.scope)) {
+    const hint = didYouMean(options.scope, SCOPES);
+    throw new UsageError(`--scope "${options.scope}" is not key (this key's own spend) or account (every key's)`, hint ? { hint } : {});
+  }
+  const poll = wholeNumber(options.poll, '--poll', 1, 3600);
+  const grace = wholeNumber(options.grace, '--grace', 0, 3600);
+  const [program, ...programArgs] = args;
+  if (program === undefined || program === '') throw new UsageError('name the command to run after --: tally run --max-spend 5 -- npm test');
+
+  const [settings, client, gateway] = await Promise.all([ctx.settings(), ctx.client(), ctx.gatewayIdentity()]);
+  const scope = (options.scope as RunScope | undefined) ?? (client.credential?.kind === 'api-key' ? 'key' : 'account');
+  const destinations = options.notify?.length ? await (await import('../notify/destinations.js')).destinationsNamed(ctx, options.notify) : [];
+  const limits: RunLimits = { command: program.replace(/.*[\\/]/, ''), scope, max, warn, pollSeconds: poll, graceSeconds: grace };
+  // The run lasts as long as its command: --timeout bounds each reading, not the run; Ctrl-C is the command's.
+  ctx.runUntilInterrupted();
+  ctx.signalsHeld = true;
+
+  const startedAt = Math.floor(ctx.now() / 1000);
+  let start;
+  try {
+    ctx.renewDeadline();
+    start = await startRun(ctx, scope);
+  } catch (error) {
+    if (!(error instanceof TallyError) || !isUnreachable(error)) throw error;
+    const why = ctx.secrets.scrubMessage(error.message);
+    if (options.failClosed) throw new NotWatched(`the spend cannot be read (${why}); --fail-closed: ${limits.command} was not started`);
+    ctx.note(`tally run: the spend cannot be read at the start (${why}): ${limits.command} runs, and the run's spend is counted from when the gateway answers`);
+    start = unreadStart(ctx, scope);
+  }
+  const watch = new RunSpendWatch(start);
+  ctx.note(startText(limits, start.currency));
+
+  let child: Supervised;
+  try {
+    child = await Supervised.start(program, programArgs, { mode: ctx.io.stdinIsTTY ? 'tree' : 'group', env: ctx.env });
+  } catch (error) {
+    if (!(error instanceof NotStarted)) throw error;
+    ctx.note(`tally run: ${error.message}`);
+    throw new QuietExit(error.exitCode, error.message);
+  }
+  child.forwardSignals((signal) => ctx.debug(`tally run: ${signal} ${child.mode === 'group' || !['SIGINT', 'SIGQUIT'].includes(signal) ? 'passed on to' : 'reached'} ${limits.command}`));
+
+  let last: RunReading | undefined;
+  let readings = 0;
+  let failed = 0;
+  let failures = 0;
+  let warned = false;
+  let outcome: RunSummary['outcome'] = 'finished';
+  let crossedAt: number | null = null;
+  let stoppedBy: RunSummary['stopped_by'] = null;
+  let crossing: RunSummary['crossing_calls'] = [];
+  const alert = async (level: 'warn' | 'fail', message: string) => {
+    if (destinations.length === 0 || !last) return;
+    const { deliver } = await import('../notify/send.js');
+    const now = Math.floor(ctx.now() / 1000);
+    const limit = level === 'fail' ? max : warn!;
+    for (const destination of destinations) {
+      await deliver(ctx, destination, { profile: settings.profile, check: level === 'fail' ? 'run:max-spend' : 'run:warn-spend', level, actual: last.spent.toFixed(), limit: limit.toFixed(), unit: last.currency ?? 'CNY', message, at: isoInZone(now, ctx.zone), scope }).catch((error: Error) =>
+        ctx.warn(`the alert to ${destination.kind} "${destination.name}" was not delivered (${error.message})`),
+      );
+    }
+  };
+
+  const ended = new AbortController();
+  void child.exited.then(() => ended.abort());
+  let wait = 0;
+  while (child.running) {
+    if (wait > 0) await ctx.sleep(wait * 1000, ended.signal).catch(() => undefined);
+    if (!child.running) break;
+    let reading: RunReading;
+    try {
+      ctx.renewDeadline();
+      reading = await watch.read(ctx);
+    } catch (error) {
+      if (error instanceof TallyError && (error.kind === 'usage' || error.kind === 'auth' || error.kind === 'config') && !options.failClosed) {
+        // A credential refused now will not be accepted later: said once, the command runs on unwatched.
+        ctx.note(unreadText(ctx.secrets.scrubMessage(error.message), 0, false).replace(/; reading again in 0s$/, ''));
+        break;
+      }
+      failed++;
+      failures++;
+      const message = ctx.secrets.scrubMessage((error as Error).message);
+      wait = backoffSeconds(poll, failures);
+      ctx.note(unreadText(message, wait, options.failClosed === true));
+      if (options.failClosed) {
+        outcome = 'stopped_unwatched';
+        stoppedBy = (await child.stop(grace * 1000, (ms) => ctx.sleep(ms).catch(() => undefined))) === 'killed' ? 'SIGKILL' : 'SIGTERM';
+        break;
+      }
+      continue;
+    }
+    if (failures > 0) ctx.note('tally run: the spend can be read again');
+    failures = 0;
+    readings++;
+    last = reading;
+    if (readings === 1 && watch.passedOver) ctx.debug(`tally run: ${watch.passedOver}: following ${reading.source === 'key counter' ? "the key's daily counter" : "the account's lifetime spend"}`);
+    ctx.debug(readingText(reading, ctx.zone));
+    if (reading.spent.gt(max)) {
+      crossedAt = Math.floor(ctx.now() / 1000);
+      crossing = crossingCalls(reading, max).slice(0, 20).map((call) => callFacts(call, reading));
+      const line = stopText(reading, limits, ctx.zone, child.mode === 'group');
+      ctx.note(line);
+      outcome = 'stopped';
+      const [how] = await Promise.all([child.stop(grace * 1000, (ms) => ctx.sleep(ms).catch(() => undefined)), alert('fail', line)]);
+      stoppedBy = how === 'killed' ? 'SIGKILL' : 'SIGTERM';
+      break;
+    }
+    if (warn && !warned && reading.spent.gt(warn)) {
+      warned = true;
+      const line = warnText(reading, limits);
+      ctx.note(line);
+      await alert('warn', line);
+    }
+    wait = pollSeconds(poll, client.rateLimit, reading.requests);
+  }
+  const outcomeOfChild = await child.exited;
+  child.release();
+
+  // The calls of the command's last moments: one more reading, where the run ended on its own.
+  if (outcome === 'finished' && failures === 0 && (last || readings === 0)) {
+    try {
+      ctx.renewDeadline();
+      last = await watch.read(ctx);
+      readings++;
+      ctx.debug(readingText(last, ctx.zone));
+    } catch {
+      failed++;
+    }
+    // What the last calls earned is said (and alerted) as any other, once: a warning, or the limit
+    // passed after the command ended on its own (the end's line says so too).
+    if (last?.spent.gt(max)) {
+      warned = warn !== undefined;
+      await alert('fail', lateText(last, limits));
+    } else if (last && warn && !warned && last.spent.gt(warn)) {
+      warned = true;
+      const line = warnText(last, limits);
+      ctx.note(line);
+      await alert('warn', line);
+    }
+  }
+  const endedAt = Math.floor(ctx.now() / 1000);
+  const tallyExit = outcome === 'stopped' ? 5 : outcome === 'stopped_unwatched' ? 4 : exitCodeOf(outcomeOfChild);
+  const summary: RunSummary = {
+    command: limits.command,
+    outcome,
+    exit_code: outcomeOfChild.code,
+    signal: outcomeOfChild.signal,
+    tally_exit_code: tallyExit,
+    currency: last?.currency ?? start.currency ?? null,
+    spent: last ? last.spent.toFixed() : null,
+    max_spend: max.toFixed(),
+    warn_spend: warn ? warn.toFixed() : null,
+    warned,
+    past_max_spend: outcome === 'stopped' || (last?.spent.gt(max) ?? false),
+    scope,
+    source: last?.source ?? watch.source ?? null,
+    calls: last?.calls ?? null,
+    unpriced_calls: last?.unpriced ?? null,
+    floor: last ? last.floor || failures > 0 : false,
+    started_at: startedAt,
+    started_at_iso: isoInZone(startedAt, ctx.zone),
+    ended_at: endedAt,
+    ended_at_iso: isoInZone(endedAt, ctx.zone),
+    duration_seconds: endedAt - startedAt,
+    counted_from: last?.countedFrom ?? null,
+    readings,
+    failed_readings: failed,
+    crossed_at: crossedAt,
+    stopped_by: stoppedBy,
+    crossing_calls: crossing,
+    profile: settings.profile,
+    gateway: gateway.href,
+  };
+  await writeSummaries(ctx, summary, options.jsonSummary);
+  if (summary.outcome === 'stopped_unwatched') throw new NotWatched(`${limits.command} was stopped: the spend could not be read (--fail-closed)`);
+  throw new QuietExit(tallyExit);
+}
+
+/** The end: one line on stderr, the GitHub step summary under Actions, and the JSON file when asked. */
+async function writeSummaries(ctx: Context, summary: RunSummary, jsonFile: string | undefined): Promise<void> {
+  ctx.note(endText(summary));
+  const stepSummary = ctx.env.GITHUB_STEP_SUMMARY;
+  if (stepSummary) {
+    const { appendToFile } = await import('../settings/files.js');
+    try {
+      appendToFile(stepSummary, ctx.secrets.scrub(`${summaryMarkdown(summary)}\n`));
+    } catch (error) {
+      ctx.warn(`could not append to $GITHUB_STEP_SUMMARY (${(error as Error).message})`);
+    }
+  }
+  if (jsonFile !== undefined) {
+    const { writeReportFile } = await import('../settings/report-file.js');
+    try {
+      writeReportFile(jsonFile, `${JSON.stringify(summary, null, 2)}\n`, { flag: '--json-summary', mode: 0o644, scrub: (text) => ctx.secrets.scrub(text) });
+    } catch (error) {
+      // The command has run: its exit code stands; the file that could not be written is said.
+      ctx.warn((error as Error).message);
+    }
+  }
+}

@@ -1,0 +1,169 @@
+// What `tally run` says on stderr (it never writes to stdout: that is its command's), what it adds
+// to the GitHub step summary, and its --json-summary document (schemas/run.schema.json).
+import type { Decimal } from '../domain/money.js';
+import type { JsonObject } from '../domain/json.js';
+import { timeSeconds } from '../domain/records.js';
+import type { Zone } from '../domain/zone.js';
+import type { LandedCall, RunReading, RunScope, RunSource } from '../figures/run-watch.js';
+import { escapeControl } from './escape.js';
+import { formatAmount } from './money.js';
+import { spanText } from './follow.js';
+import { wallText } from './window-text.js';
+
+export interface RunLimits {
+  /** The command's name (its first word; its arguments may hold secrets and are never written). */
+  command: string;
+  scope: RunScope;
+  max: Decimal;
+  warn: Decimal | undefined;
+  pollSeconds: number;
+  graceSeconds: number;
+}
+
+/** How a run ended. */
+export type RunOutcome = 'finished' | 'stopped' | 'stopped_unwatched';
+
+export interface RunSummary {
+  command: string;
+  outcome: RunOutcome;
+  /** The command's own exit code, or the signal that ended it. */
+  exit_code: number | null;
+  signal: string | null;
+  /** tally's exit code: the command's, 5 when the limit stopped it, 4 when the spend could not be read under --fail-closed. */
+  tally_exit_code: number;
+  currency: string | null;
+  /** What the run spent as last read (null: never read). */
+  spent: string | null;
+  max_spend: string;
+  warn_spend: string | null;
+  warned: boolean;
+  /** Whether the spend went past --max-spend: the stop, or the last reading after the command ended on its own. */
+  past_max_spend: boolean;
+  scope: RunScope;
+  source: RunSource | null;
+  /** Calls counted from the per-call log (the log source only), and those without a cost tally can read. */
+  calls: number | null;
+  unpriced_calls: number | null;
+  /** Whether the spend may be more than read (counted from later than the start, a day of the key's counter unseen, readings that failed at the end). */
+  floor: boolean;
+  started_at: number;
+  started_at_iso: string;
+  ended_at: number;
+  ended_at_iso: string;
+  duration_seconds: number;
+  counted_from: number | null;
+  readings: number;
+  failed_readings: number;
+  /** When the limit was found crossed, and how the command was stopped. */
+  crossed_at: number | null;
+  stopped_by: 'SIGTERM' | 'SIGKILL' | null;
+  /** The calls that took the spend past the limit (the log source only). */
+  crossing_calls: { at: number | null; model: string | null; cost: string | null }[];
+  profile: string;
+  gateway: string;
+}
+
+export function whose(scope: RunScope): string {
+  return scope === 'key' ? "this key's spend" : "the whole account's spend (every key)";
+}
+
+function sourceText(source: RunSource | undefined | null): string {
+  if (source === 'log') return 'its per-call log';
+  if (source === 'key counter') return "the key's daily counter";
+  if (source === 'account counter') return "the account's lifetime spend";
+  return 'the gateway';
+}
+
+const money = (amount: Decimal | string, currency: string | undefined | null) => formatAmount(amount, 'account', { currency: currency ?? 'CNY' });
+
+/** The first line: what is watched, how often, and how late a stop can come. */
+export function startText(limits: RunLimits, currency: string | undefined): string {
+  const warn = limits.warn ? `, warns past ${money(limits.warn, currency)}` : '';
+  return `tally run: ${escapeControl(limits.command)} runs with --max-spend ${money(limits.max, currency)} on ${whose(limits.scope)}${warn}, read every ${limits.pollSeconds}s; a stop comes within one reading plus the gateway's own lag (its figures can trail by seconds to minutes)`;
+}
+
+/** --debug: one reading. */
+export function readingText(reading: RunReading, zone: Zone): string {
+  const calls = reading.calls === undefined ? '' : `, ${reading.calls} calls (${reading.landed.length} new${reading.unpriced ? `, ${reading.unpriced} without a cost` : ''})`;
+  return `tally run: reading: ${money(reading.spent, reading.currency)} spent since ${wallText(reading.countedFrom, zone)}, from ${sourceText(reading.source)}${calls}${reading.floor ? ' (at least)' : ''}`;
+}
+
+export function warnText(reading: RunReading, limits: RunLimits): string {
+  return `tally run: ${whose(limits.scope)} since the start is ${money(reading.spent, reading.currency)}, past --warn-spend ${money(limits.warn!, reading.currency)} (the limit is ${money(limits.max, reading.currency)})`;
+}
+
+/** The calls that took the spend from below `max` to past it, and those after them in the same reading. */
+export function crossingCalls(reading: RunReading, max: Decimal): LandedCall[] {
+  let before = reading.spent;
+  for (const call of reading.landed) if (call.cost !== undefined) before = before.minus(call.cost);
+  for (const [index, call] of reading.landed.entries()) {
+    if (call.cost !== undefined) before = before.plus(call.cost);
+    if (before.gt(max)) return reading.landed.slice(index);
+  }
+  return [];
+}
+
+/** A call as a stop line names it: its time, model and cost, where the log states them. */
+export function callFacts(call: LandedCall, reading: RunReading): { at: number | null; model: string | null; cost: string | null } {
+  const entry: JsonObject = call.entry;
+  const time = reading.fields?.time === undefined ? undefined : timeSeconds(entry[reading.fields.time]);
+  const modelField = Object.keys(entry).find((name) => /^model(_?name)?$/i.test(name) && typeof entry[name] === 'string');
+  return { at: time ?? null, model: modelField ? String(entry[modelField]) : null, cost: call.cost ?? null };
+}
+
+export function stopText(reading: RunReading, limits: RunLimits, zone: Zone, groupWide: boolean): string {
+  const calls = crossingCalls(reading, limits.max);
+  const named = calls.slice(0, 3).map((call) => {
+    const f = callFacts(call, reading);
+    return [f.at === null ? undefined : wallText(f.at, zone).slice(11), f.model === null ? undefined : escapeControl(f.model).slice(0, 60), f.cost === null ? 'no cost stated' : formatAmount(f.cost, 'per-call', { currency: reading.currency ?? 'CNY' })].filter(Boolean).join(' ');
+  });
+  const more = calls.length > 3 ? ` and ${calls.length - 3} more` : '';
+  const which = reading.source === 'log' ? (named.length ? `; the calls that crossed it: ${named.join(', ')}${more}` : '') : ` (from ${sourceText(reading.source)}: no per-call detail)`;
+  return `tally run: ${whose(limits.scope)} since the start is ${money(reading.spent, reading.currency)}, past --max-spend ${money(limits.max, reading.currency)}${which}. Stopping ${escapeControl(limits.command)}: SIGTERM to ${groupWide ? 'its process group' : 'it and the processes it started'}, SIGKILL after ${limits.graceSeconds}s`;
+}
+
+/** The limit passed in the reading after the command ended on its own (an alert's message). */
+export function lateText(reading: RunReading, limits: RunLimits): string {
+  return `tally run: ${escapeControl(limits.command)} ended on its own; the reading after it finds ${whose(limits.scope)} since the start at ${money(reading.spent, reading.currency)}, past --max-spend ${money(limits.max, reading.currency)}`;
+}
+
+export function unreadText(message: string, retrySeconds: number, failClosed: boolean): string {
+  return failClosed
+    ? `tally run: the spend cannot be read (${message}); --fail-closed: stopping the command`
+    : `tally run: the spend cannot be read (${message}); the limit is not watched until it can be; reading again in ${retrySeconds}s`;
+}
+
+/** The last line: how the command ended and what the run spent. */
+export function endText(summary: RunSummary): string {
+  const how =
+    summary.outcome === 'stopped'
+      ? `was stopped past --max-spend (${summary.stopped_by === 'SIGKILL' ? 'killed after the grace' : 'ended on SIGTERM'})`
+      : summary.outcome === 'stopped_unwatched'
+        ? 'was stopped: the spend could not be read (--fail-closed)'
+        : summary.signal
+          ? `ended on ${summary.signal}`
+          : `exited ${summary.exit_code}`;
+  const spent =
+    summary.spent === null
+      ? 'its spend could not be read'
+      : `${whose(summary.scope)} since the start: ${summary.floor ? 'at least ' : ''}${money(summary.spent, summary.currency)}${summary.calls === null ? '' : ` (${summary.calls} ${summary.calls === 1 ? 'call' : 'calls'})`} against --max-spend ${money(summary.max_spend, summary.currency)}, read from ${sourceText(summary.source)}`;
+  // The gateway's figures lag: calls of the command's last moments can take the spend past the
+  // limit after it ended on its own; said, never hidden (its exit code stands).
+  const late = summary.outcome === 'finished' && summary.past_max_spend ? ' — past the limit, found in the reading after it ended (the gateway had not yet counted those calls while it ran)' : '';
+  return `tally run: ${escapeControl(summary.command)} ${how} after ${spanText(summary.duration_seconds / 60)}; ${spent}${late}`;
+}
+
+/** What the GitHub step summary gets. */
+export function summaryMarkdown(summary: RunSummary): string {
+  const cell = (text: string) => escapeControl(text).replace(/\|/g, '\\|');
+  const rows = [
+    ['command', `\`${cell(summary.command)}\``],
+    ['ended', summary.outcome === 'finished' ? (summary.signal ? `on ${summary.signal}` : `exit ${summary.exit_code}`) : summary.outcome === 'stopped' ? '**stopped**: past the limit' : '**stopped**: spend unreadable (--fail-closed)'],
+    ['spent', summary.spent === null ? 'could not be read' : `${summary.floor ? 'at least ' : ''}${money(summary.spent, summary.currency)}${summary.calls === null ? '' : ` (${summary.calls} calls)`}`],
+    ['limit', `${money(summary.max_spend, summary.currency)}${summary.warn_spend ? ` (warns at ${money(summary.warn_spend, summary.currency)})` : ''}${summary.outcome === 'finished' && summary.past_max_spend ? ' — **passed** in the last reading, after the command ended' : ''}`],
+    ['whose', whose(summary.scope)],
+    ['read from', `${sourceText(summary.source)}, ${summary.readings} readings${summary.failed_readings ? ` (${summary.failed_readings} failed)` : ''}`],
+    ['time', `${summary.started_at_iso} → ${summary.ended_at_iso}`],
+  ];
+  return `### tally run\n\n| | |\n|---|---|\n${rows.map(([k, v]) => `| ${k} | ${v} |`).join('\n')}\n`;
+}
