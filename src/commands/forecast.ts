@@ -7,17 +7,29 @@ import { emit } from '../output/emit.js';
 import { DEFAULT_BASIS_DAYS, type ForecastOptions, forecastJson, loadForecast } from '../figures/forecast.js';
 import { renderForecast } from '../output/forecast.js';
 import { wholeNumber } from '../cli/flag-values.js';
+import { UsageError } from '../errors.js';
 
 export function configure(command: Command): void {
   command
     .option('--days <n>', `the complete days the pace is taken from (default ${DEFAULT_BASIS_DAYS})`)
     .option('--metric <name>', 'the usage field holding money (default: discovered)')
-    .option('--utc-offset <+HH:MM>', "the gateway's day grid (default: inferred from usage)");
+    .option('--utc-offset <+HH:MM>', "the gateway's day grid (default: inferred from usage)")
+    .option('--backtest', "how the forecast's method did over past weeks: its projection at each week's start against what the week cost")
+    .option('--weeks <n>', 'with --backtest: how many past weeks (default 8, at most 52)');
 }
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as Omit<ForecastOptions, 'days'> & { days?: string };
-  const loaded = await loadForecast(ctx, { ...options, days: options.days === undefined ? undefined : wholeNumber(options.days, '--days', 1, 365) });
+  const options = raw as Omit<ForecastOptions, 'days'> & { days?: string; backtest?: boolean; weeks?: string };
+  const days = options.days === undefined ? undefined : wholeNumber(options.days, '--days', 1, 365);
+  if (options.weeks !== undefined && !options.backtest) throw new UsageError('--weeks goes with --backtest (tally forecast --backtest --weeks 12)');
+  if (options.backtest) {
+    const weeks = options.weeks === undefined ? 8 : wholeNumber(options.weeks, '--weeks', 1, 52);
+    const { backtestJson, loadBacktest } = await import('../figures/forecast.js');
+    const loaded = await loadBacktest(ctx, { ...options, days, weeks });
+    await emit(ctx, { json: () => backtestJson(loaded), human: async () => (await import('../output/forecast.js')).renderBacktest(loaded, ctx) });
+    return;
+  }
+  const loaded = await loadForecast(ctx, { ...options, days });
   await emit(ctx, { json: () => forecastJson(loaded), human: () => renderForecast(loaded, ctx) });
 }
 

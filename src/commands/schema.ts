@@ -21,6 +21,7 @@ const SCHEMAS: Record<string, string> = {
   'pricing-diff': 'pricing-diff',
   billing: 'billing',
   forecast: 'forecast',
+  'forecast-backtest': 'forecast-backtest',
   status: 'status',
   check: 'check',
   doctor: 'doctor',

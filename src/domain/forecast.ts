@@ -11,6 +11,7 @@
 import { Decimal, ZERO } from './money.js';
 import { bucketStart, nextBucketStart } from './window.js';
 import { LAST_CALENDAR_SECOND } from './zone.js';
+import { RANGE_COVERAGE, type SpendRange, daysBetween, spendRange } from './forecast-range.js';
 
 /** Decimal places of derived amounts (the ledger's). */
 export const FORECAST_DECIMALS = 8;
@@ -58,6 +59,8 @@ export interface Forecast {
   keyPace?: { pace: KeyPace; daily: Decimal };
   monthToDate: Decimal;
   projectedMonthEnd: Decimal;
+  /** What the month may end at (month to date + the range of the days left), with its coverage; null with fewer than two days of history. */
+  monthRange: (SpendRange & { coverage: string }) | null;
   today: { used: Decimal | null; limit: Decimal | null; projected: Decimal | null; limitReachedAt: number | null } | null;
 }
 
@@ -93,6 +96,12 @@ export function forecast(input: ForecastInput): Forecast {
   }
   const daysLeft = new Decimal(monthEnd - now).div(DAY);
   const projectedMonthEnd = monthToDate.plus(average.mul(daysLeft));
+  // The range: the complete days the series holds (at most 91 before today; days missing spent
+  // nothing, as for the average), and the days left of the month, today's share of it first.
+  const earliest = Math.min(basisStart, ...input.days.map((d) => d.day).filter((day) => day >= todayStart - 91 * DAY));
+  const horizon = [{ day: todayStart, weight: new Decimal(todayStart + DAY - now).div(DAY) }];
+  for (let day = todayStart + DAY; day < monthEnd; day = nextBucketStart(day, 'day', dayOffset)) horizon.push({ day, weight: new Decimal(Math.min(DAY, monthEnd - day)).div(DAY) });
+  const range = spendRange(daysBetween(input.days, earliest, todayStart), input.basisDays, horizon, dayOffset);
   return {
     basis: { days: input.basisDays, start: basisStart, end: todayStart, spend: basisSpend },
     averageDailySpend: average,
@@ -102,6 +111,7 @@ export function forecast(input: ForecastInput): Forecast {
     ...(keyPace ? { keyPace } : {}),
     monthToDate,
     projectedMonthEnd,
+    monthRange: range ? { ...range, expected: monthToDate.plus(range.expected), low: monthToDate.plus(range.low), high: monthToDate.plus(range.high), coverage: RANGE_COVERAGE } : null,
     today: input.today ? todayForecast(input.today, now, todayStart) : null,
   };
 }

@@ -9,6 +9,7 @@ import type { HttpClient } from '../api/http.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { LosslessNumber, isJsonObject } from '../domain/json.js';
 import { type DailySpend, type Forecast, forecast, ledgerText } from '../domain/forecast.js';
+import { type Backtest, PATTERN_DAYS, RANGE_COVERAGE, backtest } from '../domain/forecast-range.js';
 import { Decimal } from '../domain/money.js';
 import { bucketStart } from '../domain/window.js';
 import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
@@ -153,6 +154,14 @@ export function forecastJson(loaded: LoadedForecast) {
     key_quota: keyQuotaJson(loaded.keyQuota),
     month_to_date: f.monthToDate.toFixed(),
     projected_month_end: ledgerText(f.projectedMonthEnd),
+    projected_month_end_range: f.monthRange && {
+      low: ledgerText(f.monthRange.low),
+      high: ledgerText(f.monthRange.high),
+      middle: ledgerText(f.monthRange.expected),
+      coverage: f.monthRange.coverage,
+      method: f.monthRange.method,
+      days: f.monthRange.days,
+    },
     today: today && {
       // What the service sent, as it sent it.
       used: sentAmount(balance, 'daily_cost_used'),
@@ -168,4 +177,58 @@ function sentAmount(balance: Balance, field: string): string | null {
   const key = balance.raw.api_key;
   const value = isJsonObject(key) ? key[field] : undefined;
   return typeof value === 'string' ? value : null;
+}
+
+/** `forecast --backtest`: the day series over the weeks and the four weeks before them, and how the method did. */
+export interface LoadedBacktest {
+  currency: string;
+  series: UsageSeries;
+  metric: string | undefined;
+  basisDays: number;
+  result: Backtest;
+}
+
+export async function loadBacktest(ctx: Context, options: ForecastOptions & { weeks: number }): Promise<LoadedBacktest> {
+  const days = options.days ?? DEFAULT_BASIS_DAYS;
+  const client = await ctx.client();
+  const history = Math.max(days, PATTERN_DAYS);
+  const [balance, series] = await Promise.all([fetchBalance(client), loadUsageSeries(ctx, { bucket: 'day', since: `${options.weeks * 7 + history + 1}d`, utcOffset: options.utcOffset })]);
+  const metric = spendMetric(series, options.metric);
+  const spend: DailySpend[] = [];
+  if (metric !== undefined) {
+    series.buckets.forEach((bucket, i) => {
+      const value = bucket[metric];
+      if (isDecimalString(value)) spend.push({ day: series.slots[i]!, spend: new Decimal(value) });
+    });
+  }
+  const todayStart = bucketStart(Math.floor(ctx.now() / 1000), 'day', series.dayGrid.offset);
+  return { currency: balance.currency, series, metric, basisDays: days, result: backtest(spend, todayStart, options.weeks, days, history, series.dayGrid.offset) };
+}
+
+/** The backtest document: each week's projection, range and outcome; the mean absolute percentage error and how often the outcome fell inside. */
+export function backtestJson(loaded: LoadedBacktest) {
+  const zone = fixedZone(loaded.series.dayGrid.offset);
+  const { result } = loaded;
+  const percent = (value: Decimal | undefined) => (value === undefined ? null : value.toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2));
+  return {
+    currency: loaded.currency,
+    basis_days: loaded.basisDays,
+    coverage: RANGE_COVERAGE,
+    weeks: result.weeks.map((w) => ({
+      start: w.start,
+      end: w.end,
+      start_iso: isoInZone(w.start, zone),
+      end_iso: isoInZone(w.end, zone),
+      projected: ledgerText(w.projected),
+      low: w.range ? ledgerText(w.range.low) : null,
+      high: w.range ? ledgerText(w.range.high) : null,
+      method: w.range?.method ?? null,
+      actual: w.actual.toFixed(),
+      error_percent: percent(w.errorPercent),
+      inside: w.inside ?? null,
+    })),
+    mape_percent: percent(result.mape),
+    inside: result.inside,
+    ranged: result.ranged,
+  };
 }

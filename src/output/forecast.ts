@@ -1,8 +1,9 @@
 // How the forecast reads in a panel: the pace, the runway, the month, and today against the limit.
 import type { Context } from '../context.js';
-import type { Decimal } from '../domain/money.js';
+import { Decimal } from '../domain/money.js';
 import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
-import type { LoadedForecast } from '../figures/forecast.js';
+import type { LoadedBacktest, LoadedForecast } from '../figures/forecast.js';
+import { RANGE_COVERAGE } from '../domain/forecast-range.js';
 import { groupDigits } from './money.js';
 import { keyQuotaRows } from './key-quota.js';
 import { describeGrid } from './usage.js';
@@ -19,7 +20,7 @@ export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promis
   const rows: [string, string][] = [
     ['Average daily spend', `${amount(f.averageDailySpend)}  (${loaded.series.scope === 'account' ? "the whole account's, " : loaded.series.scope === 'key' ? "this key's, " : ''}the last ${f.basis.days} complete day${f.basis.days === 1 ? '' : 's'}, ${date(f.basis.start)} to ${date(f.basis.end - 1)}: ${amount(f.basis.spend)})`],
     ['Runway', f.runwayDays === null ? `no spend in that time: ${what} is not being used up` : `${wholeDays(f.runwayDays)}: ${what} runs out ${runsOut} at ${f.runwayBasis === 'key_quota' && f.keyPace ? keyPaceWords(f.keyPace, amount) : 'this pace'}${loaded.keyQuota.state === 'unknown' ? " (the key's quota was not read: it may run out first)" : ''}`],
-    ['This month', `${amount(f.monthToDate)} so far; ${amount(f.projectedMonthEnd)} projected by the month's end`],
+    ['This month', `${amount(f.monthToDate)} so far; ${amount(f.projectedMonthEnd)} projected by the month's end${f.monthRange ? ` (${groupDigits(new Decimal(f.monthRange.coverage).mul(100).toFixed())}% range ${amount(f.monthRange.low)} to ${amount(f.monthRange.high)}${f.monthRange.method === 'weekday' ? ', with the weekday pattern' : ''})` : ''}`],
   ];
   const today = f.today;
   if (today === null) rows.push(['Today', 'signed in with a device token: no key-level daily limit']);
@@ -56,4 +57,27 @@ export async function renderForecast(loaded: LoadedForecast, ctx: Context): Prom
   const rows: [string, string][] = [['Balance', formatAmount(loaded.balance.balance, 'account', { currency: loaded.balance.currency, exact: ctx.options.exact })], ...keyQuotaRows(loaded.keyQuota, ctx.options.exact), ...(await forecastRows(loaded, ctx))];
   const note = `${describeGrid(loaded.series)}; spend from usage field "${loaded.metric ?? 'none (no usage in 92 days)'}"`;
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
+}
+
+/** `forecast --backtest`: a row per week, then how far the method can be trusted. */
+export async function renderBacktest(loaded: LoadedBacktest, ctx: Context): Promise<string> {
+  const [{ renderTable }, { formatAmount }, { styleFor }, { fitLines }] = await Promise.all([import('./table.js'), import('./money.js'), import('./style.js'), import('./wrap.js')]);
+  const style = await styleFor(ctx);
+  const zone = fixedZone(loaded.series.dayGrid.offset);
+  const amount = (value: Decimal) => formatAmount(value, 'account', { currency: loaded.currency, exact: ctx.options.exact });
+  const { result } = loaded;
+  const coverage = `${new Decimal(RANGE_COVERAGE).mul(100).toFixed()}%`;
+  const rows = result.weeks.map((w) => [
+    dateText(wallClock(w.start, zone)),
+    amount(w.projected),
+    w.range ? `${amount(w.range.low)} to ${amount(w.range.high)}` : '—',
+    amount(w.actual),
+    w.errorPercent === undefined ? '—' : `${w.errorPercent.gt(0) ? '+' : ''}${w.errorPercent.toDecimalPlaces(1, Decimal.ROUND_HALF_UP).toFixed(1)}%`,
+    w.inside === undefined ? '—' : w.inside ? 'inside' : 'outside',
+  ]);
+  const table = await renderTable({ columns: [{ header: 'week of' }, { header: 'projected', align: 'decimal' }, { header: `range (${coverage})` }, { header: 'actual', align: 'decimal' }, { header: 'error', align: 'right' }, { header: 'outcome' }], rows }, style);
+  const mape = result.mape === undefined ? 'no week spent anything, so no error can be measured' : `mean absolute percentage error ${result.mape.toDecimalPlaces(1, Decimal.ROUND_HALF_UP).toFixed(1)}% over ${result.weeks.filter((w) => w.errorPercent !== undefined).length} weeks${result.mape.lte(12) ? ' (within 12%: what the FinOps Foundation calls a mature forecast)' : ' (more than the 12% the FinOps Foundation calls mature)'}`;
+  const inside = result.ranged === 0 ? '' : `; the outcome fell inside the ${coverage} range ${result.inside} of ${result.ranged} times`;
+  const method = `The forecast's method at each week's start: the average of the ${loaded.basisDays} complete days before it × 7; the range from the day-to-day variation of the days before it (each weekday with its own factor once four weeks are known).`;
+  return `${table}${await fitLines(`${mape[0]!.toUpperCase()}${mape.slice(1)}${inside}.`, style.width)}\n${style.paint.dim(await fitLines(method, style.width))}\n`;
 }

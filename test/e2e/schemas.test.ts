@@ -43,6 +43,8 @@ const CASES: [string, string[]][] = [
   ['pricing-diff.schema.json', ['pricing', '--diff', '--json']],
   ['billing.schema.json', ['billing', '--json']],
   ['forecast.schema.json', ['forecast', '--json']],
+  ['forecast-backtest.schema.json', ['forecast', '--backtest', '--json']],
+  ['forecast-backtest.schema.json', ['forecast', '--backtest', '--weeks', '3', '--days', '14', '--json']],
   ['status.schema.json', ['status', '--json']],
   ['check.schema.json', ['check', '--min-balance', '1', '--max-daily-used', '80%', '--max-spend', '1', '--require-model', 'gpt-5', '--budget', 'monthly', '--json']],
   ['doctor.schema.json', ['doctor', '--json']],
