@@ -67,7 +67,9 @@ export function spendRange(history: DayAmount[], basisDays: number, horizon: Hor
   const expected = sum(horizon.map((h) => pace.mul(factor(h.day)).mul(h.weight)));
   const variance = spread.mul(weights.plus(weights.mul(weights).div(basis.length)));
   const half = Z_80.mul(variance.sqrt());
-  return { expected, low: Decimal.max(ZERO, expected.minus(half)), high: expected.plus(half), method: pattern ? 'weekday' : 'flat', days: history.length };
+  // Derived amounts: the ledger's 8 places (half up), the low end never below zero.
+  const places = (value: Decimal) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP);
+  return { expected: places(expected), low: places(Decimal.max(ZERO, expected.minus(half))), high: places(expected.plus(half)), method: pattern ? 'weekday' : 'flat', days: history.length };
 }
 
 /** Each weekday's mean against the overall mean, over whole weeks; undefined when nothing was spent. */

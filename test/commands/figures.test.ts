@@ -47,7 +47,8 @@ describe('tally forecast: figures of any size, as sent', () => {
         'Balance              ¥100.00000000',
         'Average daily spend  ¥1  (the last 7 complete days, 2026-11-14 to 2026-11-20: ¥7)',
         'Runway               100 days: the balance runs out on 2027-03-01 at this pace',
-        "This month           ¥7 so far; ¥16.25 projected by the month's end",
+        // Seven days spent 1 each, the series' other days nothing: a wide range, its ends to 8 places.
+        "This month           ¥7 so far; ¥16.25 projected by the month's end (80% range ¥13.69531166 to ¥18.80468834, with the weekday pattern)",
         "Today                ¥2.00000000 spent by this key; ¥2.66666667 projected by the day's end; the ¥50.00000000 limit is not reached at this pace",
         'the gateway\'s day grid, inferred from the data; spend from usage field "cost"',
         '',
