@@ -14,6 +14,7 @@ export type ErrorKind =
   | 'changes'
   | 'install'
   | 'unwatched'
+  | 'unaudited'
   | 'exit';
 
 export abstract class TallyError extends Error {
@@ -105,6 +106,12 @@ export class CheckFailed extends TallyError {
 export class NotWatched extends TallyError {
   readonly exitCode = 4;
   readonly kind: ErrorKind = 'unwatched';
+}
+
+/** `tally audit`: the charges or the prices could not be read, so nothing was audited: exit 4 (never "clean"). */
+export class NotAudited extends TallyError {
+  readonly exitCode = 4;
+  readonly kind: ErrorKind = 'unaudited';
 }
 
 /** The command has said everything already; the run ends with this exit code (`tally run`: its command's). */

@@ -24,6 +24,7 @@ export function configure(command: Command): void {
     .addOption(new Option('--compat-units <units>', 'the token record\'s amounts: credits with a currency, or raw quota units with none (and the unlimited marker), as open-source gateways send them').choices(['stated', 'raw']).default('stated'))
     .option('--compat-no-token', 'answer 404 on /api/usage/token/, as an older gateway of the family does')
     .option('--no-call-log', 'answer 404 on /v1/open/logs: a gateway without a per-call log')
+    .option('--off-catalog', 'charge some calls of the last two weeks off the catalog (one model at another output price, failed calls charged): what tally audit finds')
     .option('--tls', 'serve HTTPS with a self-signed certificate made for this state folder (prints the TALLY_CA_FILE that trusts it)')
     .option('--seed <n>', 'another seeded history of the same world (default 0, the one the README shows)')
     .option('--log-size <n>', 'serve this many generated log entries (over the last six days) instead of the seeded calls')
@@ -65,6 +66,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     compatUnits: options.compatUnits as 'stated' | 'raw',
     compatNoToken: options.compatNoToken === true,
     noCallLog: options.callLog === false,
+    offCatalog: options.offCatalog === true,
     logSize,
     seed,
     accountLimit,

@@ -24,6 +24,7 @@ const SCHEMAS: Record<string, string> = {
   'forecast-backtest': 'forecast-backtest',
   status: 'status',
   check: 'check',
+  audit: 'audit',
   doctor: 'doctor',
   budget: 'budget',
   mark: 'mark',

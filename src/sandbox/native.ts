@@ -185,7 +185,7 @@ export class NativeFamily {
       length: calls.length,
       entry: (i) => {
         const c = calls[i]!;
-        return { id: c.id, created_at: c.at, model: c.model, prompt_tokens: c.promptTokens, completion_tokens: c.completionTokens, cost: c.cost.toFixed(8), latency_ms: c.latencyMs, status: 'success' };
+        return { id: c.id, created_at: c.at, model: c.model, prompt_tokens: c.promptTokens, completion_tokens: c.completionTokens, cost: c.cost.toFixed(8), latency_ms: c.latencyMs, status: c.status ?? 'success' };
       },
     };
   }

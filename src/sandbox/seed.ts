@@ -156,6 +156,8 @@ export interface Call {
   latencyMs: number;
   /** The account it was billed to. */
   account: string;
+  /** How the call ended, as the log says (default success). */
+  status?: 'success' | 'failed';
 }
 
 export const HISTORY_DAYS = 130;
@@ -168,8 +170,27 @@ const BUSY_MODELS = ['gpt-5-mini', 'claude-sonnet-4.5', 'deepseek-chat', 'gpt-4.
  * given UTC offset (a team working days in that zone); weekends are quiet and one week in the
  * middle has no calls at all, so both hourly and daily series have real gaps.
  */
-export function seedCalls(now: number, offsetMinutes: number, seed = 0): Call[] {
-  return [...ACCOUNTS.flatMap((account) => seedAccountCalls(account, now, offsetMinutes, seed)), ...storyCalls(now, offsetMinutes, seed)].sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
+export function seedCalls(now: number, offsetMinutes: number, seed = 0, offCatalog = false): Call[] {
+  const calls = [...ACCOUNTS.flatMap((account) => seedAccountCalls(account, now, offsetMinutes, seed)), ...storyCalls(now, offsetMinutes, seed)].sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
+  return offCatalog ? calls.map((call, i) => chargedOffCatalog(call, i, now)) : calls;
+}
+
+/**
+ * What `tally sandbox --off-catalog` charges differently from its catalog, in the last two weeks
+ * (what `tally audit` finds): gpt-4.1-mini at 1.2 times its output price; every 5th
+ * deepseek-chat call failed and was charged anyway.
+ */
+export const OFF_CATALOG = { wrongRatioModel: 'gpt-4.1-mini', outputFactor: '1.2', failedModel: 'deepseek-chat', failedEvery: 5, days: 14 } as const;
+
+function chargedOffCatalog(call: Call, index: number, now: number): Call {
+  if (call.at < now - OFF_CATALOG.days * 86_400) return call;
+  const model = CATALOG.find((m) => m.name === call.model)!;
+  if (call.model === OFF_CATALOG.wrongRatioModel) {
+    const cost = new Decimal(model.input).mul(call.promptTokens).plus(new Decimal(model.output).mul(OFF_CATALOG.outputFactor).mul(call.completionTokens)).div(1000).toDecimalPlaces(8);
+    return { ...call, cost };
+  }
+  if (call.model === OFF_CATALOG.failedModel && index % OFF_CATALOG.failedEvery === 0) return { ...call, status: 'failed' };
+  return call;
 }
 
 /**

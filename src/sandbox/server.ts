@@ -55,6 +55,8 @@ export interface SandboxOptions {
   compatNoToken?: boolean;
   /** Answer 404 on /v1/open/logs: a gateway without a per-call log (tally run follows the counters). */
   noCallLog?: boolean;
+  /** Charge some calls off the catalog (what `tally audit` finds): see OFF_CATALOG in seed.ts. */
+  offCatalog?: boolean;
   /** Serve this many generated log entries instead of the seeded calls (for load tests). */
   logSize?: number;
   /** Serve HTTPS with this key and certificate (PEM), as `tally sandbox --tls` does. */
@@ -122,7 +124,7 @@ export class Sandbox {
     const dayOffsetMinutes = options.dayOffsetMinutes ?? 0;
     this.#limits = new RateLimits({ account: options.accountLimit ?? 120, models: options.modelsLimit ?? 240 }, options.rateWindowMs ?? 60_000, this.now);
     // The history is seeded on first use, up to the clock's now at that moment.
-    const calls = () => (this.#calls ??= seedCalls(Math.floor(this.now() / 1000), dayOffsetMinutes, options.seed ?? 0));
+    const calls = () => (this.#calls ??= seedCalls(Math.floor(this.now() / 1000), dayOffsetMinutes, options.seed ?? 0, options.offCatalog === true));
     this.#live = new LiveCalls(calls, { now: this.now, everyMs: options.liveEveryMs, seed: options.seed });
     this.#native = new NativeFamily({ now: this.now, naming: options.naming ?? 'compact', dayOffsetMinutes, cacheMs: options.cacheMs ?? 30_000, logSize: options.logSize }, calls);
     this.#compat = new CompatFamily(

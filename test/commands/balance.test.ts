@@ -120,7 +120,7 @@ describe('tally balance', () => {
     const result = await runCommand(['balance', '--csv'], { transport: gw.transport, env });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('tally: --csv is for the commands that list records (usage, logs, models, pricing, export); balance prints no table of records\n');
+    expect(result.stderr).toBe('tally: --csv is for the commands that list records (usage, logs, models, pricing, export, audit); balance prints no table of records\n');
   });
 
   it('exits 2 without a base URL and 3 without a credential', async () => {

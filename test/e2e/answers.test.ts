@@ -28,7 +28,7 @@ describe('tally forecast', () => {
     const result = await tally(['forecast', '--json']);
     expect(result.code).toBe(0);
     const out = JSON.parse(result.stdout);
-    expect(Object.keys(out)).toEqual(['currency', 'balance', 'basis', 'average_daily_spend', 'runway_days', 'runs_out_on', 'runway_basis', 'key_quota', 'month_to_date', 'projected_month_end', 'today']);
+    expect(Object.keys(out)).toEqual(['currency', 'balance', 'basis', 'average_daily_spend', 'runway_days', 'runs_out_on', 'runway_basis', 'key_quota', 'month_to_date', 'projected_month_end', 'projected_month_end_range', 'today']);
     // The demo key has no quota of its own: the balance is what runs out.
     expect(out.runway_basis).toBe('balance');
     expect(out.key_quota).toBeNull();

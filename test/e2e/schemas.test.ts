@@ -43,6 +43,8 @@ const CASES: [string, string[]][] = [
   ['pricing-diff.schema.json', ['pricing', '--diff', '--json']],
   ['billing.schema.json', ['billing', '--json']],
   ['forecast.schema.json', ['forecast', '--json']],
+  ['audit.schema.json', ['audit', '--json']],
+  ['audit.schema.json', ['audit', '--since', '3d', '--tolerance', '2%', '--json']],
   ['forecast-backtest.schema.json', ['forecast', '--backtest', '--json']],
   ['forecast-backtest.schema.json', ['forecast', '--backtest', '--weeks', '3', '--days', '14', '--json']],
   ['status.schema.json', ['status', '--json']],
@@ -60,7 +62,8 @@ for (const [naming, options] of [['compact', {}], ['detailed', { naming: 'detail
     let env: NodeJS.ProcessEnv;
     const check = validator();
     beforeAll(async () => {
-      sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, ...options });
+      // Every document of every command against one gateway: more than a minute of the spec's 120 requests (an audit reads every day and page).
+      sandbox = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 1000, ...options });
       env = { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC' };
       await runTally(['budget', 'set', 'monthly', '--amount', '500', '--period', 'month'], { env, now: NOW });
     });

@@ -1,0 +1,44 @@
+// tally audit: the charges of a window against the catalog's prices, per model and day (the
+// usage by model) and per call (the log). Exit 0 when everything is explained within the
+// tolerance; with --fail, 5 when a charge is above the prices or a failed call was charged;
+// 4 when the charges or the prices could not be read.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { TallyError, UsageError } from '../errors.js';
+import { addWindowOptions } from '../cli/options.js';
+import { parseThreshold } from '../cli/amount-flags.js';
+import { DEFAULT_TOLERANCE, type Tolerance } from '../domain/audit.js';
+import { emit } from '../output/emit.js';
+import type { WindowOptions } from '../figures/day-grid.js';
+
+export function configure(command: Command): void {
+  addWindowOptions(command, 'the last 7 days, today included')
+    .option('--tolerance <share%|amount>', 'how far a charge may be from the prices before it departs: a share (0.5%) or an amount (0.0001); the other keeps its default (0.5% and ¥0.0001)', (value: string, all: string[] = []) => [...all, value])
+    .option('--fail', 'exit 5 when a charge is not explained (above the prices, or a failed call charged): a CI or cron gate')
+    .option('--markdown', 'print the Markdown summary (for a step summary or a pull-request comment)');
+}
+
+export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
+  const options = raw as WindowOptions & { tolerance?: string[]; fail?: boolean; markdown?: boolean };
+  if (options.markdown && (ctx.options.json || ctx.options.csv)) throw new UsageError('--markdown prints the summary as Markdown; --json and --csv print the whole audit: choose one');
+  const tolerance: Tolerance = { ...DEFAULT_TOLERANCE };
+  for (const text of options.tolerance ?? []) {
+    const t = parseThreshold(text, '--tolerance');
+    if (t.kind === 'percent') tolerance.percent = t.value;
+    else tolerance.amount = t.value;
+  }
+  const [{ loadAudit, unexplained }, view] = await Promise.all([import('../figures/audit.js'), import('../output/audit.js')]);
+  let audit;
+  try {
+    audit = await loadAudit(ctx, { ...options, tolerance });
+  } catch (error) {
+    // The charges or the prices could not be read: nothing is audited (exit 4), never "clean".
+    if (error instanceof TallyError && (error.kind === 'service' || error.kind === 'network' || error.kind === 'timeout')) throw new (await import('../errors.js')).NotAudited(`the audit could not be done: ${error.message}`);
+    throw error;
+  }
+  await emit(ctx, { json: () => view.auditJson(audit), csv: () => view.auditCsv(audit), human: () => (options.markdown ? view.auditMarkdown(audit) : view.renderAudit(audit, ctx)) });
+  if (options.fail && unexplained(audit) > 0) {
+    const { QuietExit } = await import('../errors.js');
+    throw new QuietExit(5);
+  }
+}

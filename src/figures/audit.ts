@@ -1,0 +1,146 @@
+// tally audit's figures: the charges of a window set against the catalog's prices. Per model and
+// day, what the usage says was charged against what the prices give for its tokens (or calls);
+// then per call from the log where it has the fields: charges that depart beyond the tolerance,
+// calls the log marks failed that were charged, calls with tokens and no charge. Names of the
+// records' fields are discovered (tokens, calls, cost, status), never assumed.
+import type { Context } from '../context.js';
+import { ServiceError } from '../errors.js';
+import type { JsonObject } from '../domain/json.js';
+import { Decimal } from '../domain/money.js';
+import { type UsageWindow } from '../domain/window.js';
+import { type PriceRow } from '../domain/catalog.js';
+import { type Scope, timeSeconds } from '../domain/records.js';
+import { type CallFields, callCost, callFields } from '../domain/calls.js';
+import { callsField, tokenFields, usagePerModel } from '../domain/repricing.js';
+import { type Expected, type Tolerance, type Verdict, expectedCharge, verdictOf } from '../domain/audit.js';
+import { type ModelUsageByPeriod, loadModelUsage, spendFieldsOf } from './usage-by-model.js';
+import { LOGS_PATH } from './call-log.js';
+import { fetchAllPages } from './records.js';
+import type { WindowOptions } from './day-grid.js';
+
+export interface AuditRow {
+  day: number;
+  model: string;
+  charged: Decimal;
+  expected: Expected;
+  verdict: Verdict | 'unknown';
+}
+
+export type CallFindingKind = 'above' | 'below' | 'failed_charged' | 'not_charged';
+
+export interface CallFinding {
+  kind: CallFindingKind;
+  at: number | null;
+  id: string | null;
+  model: string;
+  charged: Decimal;
+  expected: Decimal | null;
+}
+
+export interface CallAudit {
+  /** Calls read, and whether the log was read to its end. */
+  read: number;
+  complete: boolean;
+  /** Calls whose charge tally could set against the prices. */
+  priced: number;
+  findings: CallFinding[];
+  /** Why the calls were not audited (no log, no fields to read). */
+  unread?: string;
+}
+
+export interface LoadedAudit {
+  window: UsageWindow;
+  offset: number;
+  scope: Scope | undefined;
+  pricingVersion: string | undefined;
+  tolerance: Tolerance;
+  rows: AuditRow[];
+  calls: CallAudit;
+}
+
+const MODEL_FIELD = /^model(_?name)?$/i;
+
+export async function loadAudit(ctx: Context, options: WindowOptions & { tolerance: Tolerance }): Promise<LoadedAudit> {
+  const { loadCatalog } = await import('./price-listing.js');
+  const [usage, catalog] = await Promise.all([
+    loadModelUsage(ctx, { ...options, since: options.since ?? (options.month || options.last ? undefined : '7d'), bucket: 'day', all: true }) as Promise<ModelUsageByPeriod>,
+    loadCatalog(ctx, {}, { whole: false }),
+  ]);
+  const prices = new Map(catalog.rows.map((row) => [row.name, row]));
+  const rows = usage.periods.flatMap((period) => auditPeriod(period.start, period.found.records, prices, options.tolerance));
+  const calls = await auditCalls(ctx, usage.window, prices, options.tolerance);
+  return { window: usage.window, offset: usage.grid.offset, scope: usage.scope, pricingVersion: catalog.pricingVersion, tolerance: options.tolerance, rows, calls };
+}
+
+function auditPeriod(day: number, records: JsonObject[], prices: Map<string, PriceRow>, tolerance: Tolerance): AuditRow[] {
+  if (records.length === 0) return [];
+  const fields = spendFieldsOf(records);
+  if (!fields) throw new ServiceError('the usage by model names no model and amount tally can read, so its charges cannot be audited');
+  return [...usagePerModel(records, fields)].map(([model, usage]) => {
+    const charged = usage.amount ?? new Decimal(0);
+    const expected = expectedCharge({ ...(usage.input ? { input: usage.input } : {}), ...(usage.output ? { output: usage.output } : {}), ...(usage.calls ? { calls: usage.calls } : {}) }, prices.get(model), model);
+    return { day, model, charged, expected, verdict: expected.basis === 'unknown' ? 'unknown' : verdictOf(charged, expected.amount, tolerance) };
+  });
+}
+
+/** Each call of the log against the prices; a gateway without a log, or one whose entries lack the fields, is said, never audited clean. */
+async function auditCalls(ctx: Context, window: UsageWindow, prices: Map<string, PriceRow>, tolerance: Tolerance): Promise<CallAudit> {
+  let found;
+  try {
+    found = await fetchAllPages(ctx, await ctx.client(), LOGS_PATH, { start: String(window.start), end: String(window.end) }, { all: true, maxPages: 1000, noun: 'log entries', keepPartial: true });
+  } catch (error) {
+    if (error instanceof ServiceError && [404, 405, 410, 501].includes(error.status ?? 0)) return { read: 0, complete: false, priced: 0, findings: [], unread: 'the gateway has no per-call log' };
+    throw error;
+  }
+  const records = found.records;
+  const fields: CallFields = callFields(records);
+  const tokens = tokenFields(records);
+  const callsName = callsField(records);
+  const modelName = [...new Set(records.flatMap((r) => Object.keys(r)))].find((n) => MODEL_FIELD.test(n));
+  const statusName = [...new Set(records.flatMap((r) => Object.keys(r)))].find((n) => /^(status|state|result|success|ok)$/i.test(n));
+  const base = { read: records.length, complete: !found.stopped };
+  if (records.length > 0 && (fields.cost === undefined || modelName === undefined)) {
+    return { ...base, priced: 0, findings: [], unread: `the log's entries name no ${fields.cost === undefined ? 'cost' : 'model'} tally can read` };
+  }
+  const whole = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? new Decimal(value) : typeof value === 'string' && /^\d{1,20}$/.test(value) ? new Decimal(value) : undefined);
+  const findings: CallFinding[] = [];
+  let priced = 0;
+  for (const entry of records) {
+    const at = fields.time === undefined ? undefined : timeSeconds(entry[fields.time]);
+    if (at !== undefined && (at < window.start || at >= window.end)) continue;
+    const cost = callCost(entry, fields);
+    if (cost === undefined) continue;
+    const charged = new Decimal(cost);
+    const model = String(entry[modelName!] ?? '');
+    const input = tokens.input ? whole(entry[tokens.input]) : undefined;
+    const output = tokens.output ? whole(entry[tokens.output]) : undefined;
+    const counted = { ...(input ? { input } : {}), ...(output ? { output } : {}), calls: callsName ? (whole(entry[callsName]) ?? new Decimal(1)) : new Decimal(1) };
+    const expected = expectedCharge(counted, prices.get(model), model);
+    const id = fields.id === undefined ? null : String(entry[fields.id]);
+    const finding = (kind: CallFindingKind) => findings.push({ kind, at: at ?? null, id, model, charged, expected: expected.basis === 'unknown' ? null : expected.amount });
+    if (statusName !== undefined && failed(entry[statusName]) && charged.gt(0)) {
+      finding('failed_charged');
+      continue;
+    }
+    if (expected.basis === 'unknown') continue;
+    priced++;
+    if (charged.isZero() && expected.amount.gt(0)) finding('not_charged');
+    else {
+      const verdict = verdictOf(charged, expected.amount, tolerance);
+      if (verdict !== 'match') finding(verdict);
+    }
+  }
+  return { ...base, priced, findings };
+}
+
+/** Whether a log's status says the call failed: a word of failure, or false. */
+function failed(value: unknown): boolean {
+  if (value === false) return true;
+  return typeof value === 'string' && /fail|error|timeout|cancel/i.test(value);
+}
+
+/** Whether everything is explained: no charge above the prices (by day or call), no failed call charged. */
+export function unexplained(audit: LoadedAudit): number {
+  return audit.rows.filter((r) => r.verdict === 'above').length + audit.calls.findings.filter((f) => f.kind === 'above' || f.kind === 'failed_charged').length;
+}
+
