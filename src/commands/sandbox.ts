@@ -24,6 +24,7 @@ export function configure(command: Command): void {
     .addOption(new Option('--compat-units <units>', 'the token record\'s amounts: credits with a currency, or raw quota units with none (and the unlimited marker), as open-source gateways send them').choices(['stated', 'raw']).default('stated'))
     .option('--compat-no-token', 'answer 404 on /api/usage/token/, as an older gateway of the family does')
     .option('--no-call-log', 'answer 404 on /v1/open/logs: a gateway without a per-call log')
+    .option('--token-classes', 'report cache-read and reasoning tokens in usage by model and the log (cache reads billed at the cache price)')
     .option('--off-catalog', 'charge some calls of the last two weeks off the catalog (one model at another output price, failed calls charged): what tally audit finds')
     .option('--tls', 'serve HTTPS with a self-signed certificate made for this state folder (prints the TALLY_CA_FILE that trusts it)')
     .option('--seed <n>', 'another seeded history of the same world (default 0, the one the README shows)')
@@ -67,6 +68,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     compatNoToken: options.compatNoToken === true,
     noCallLog: options.callLog === false,
     offCatalog: options.offCatalog === true,
+    tokenClasses: options.tokenClasses === true,
     logSize,
     seed,
     accountLimit,

@@ -99,19 +99,24 @@ async function runModelUsage(ctx: Context, options: ModelUsageRequest & { top?: 
   const [{ loadModelUsage, modelUsageJson }, view, { recordsCsvOf, renderRecords }] = await Promise.all([import('../figures/usage-by-model.js'), import('../output/usage-by-model.js'), import('../output/records.js')]);
   const usage = await loadModelUsage(ctx, options);
   const gridZone = fixedZone(usage.grid.offset);
+  // The token classes the records report (and what the cache saved, at the catalog's prices).
+  const { loadTokenClasses, tokenClassesJson } = await import('../figures/token-classes.js');
+  const classes = await loadTokenClasses(ctx, usage.kind === 'window' ? usage.found.records : usage.periods.flatMap((p) => p.found.records));
+  const withClasses = () => ({ ...modelUsageJson(usage), ...(classes ? { token_classes: tokenClassesJson(classes) } : {}) });
+  const classNotes = classes ? view.classNotes(classes) : [];
   if (usage.kind === 'window') {
     const days = Math.round((usage.window.end - usage.window.start) / 86_400);
     return emit(ctx, {
-      json: () => modelUsageJson(usage),
+      json: withClasses,
       csv: () => recordsCsvOf(ctx, usage.found),
       human: async () =>
-        renderRecords(usage.found.records, ctx, { amounts: 'account', zone: usage.time.zone, more: usage.found.more, scope: usage.found.scope, notes: [`${describeWindow(usage.window, gridZone, plural(days, 'day'))}, ${describeGrid({ dayGrid: usage.grid })}`], afterScope: await view.shareNote(usage.share) }),
+        renderRecords(usage.found.records, ctx, { amounts: 'account', zone: usage.time.zone, more: usage.found.more, scope: usage.found.scope, notes: [`${describeWindow(usage.window, gridZone, plural(days, 'day'))}, ${describeGrid({ dayGrid: usage.grid })}`, ...classNotes], afterScope: await view.shareNote(usage.share) }),
     });
   }
   await emit(ctx, {
-    json: () => modelUsageJson(usage),
+    json: withClasses,
     csv: () => view.periodsCsv(usage.periods, usage.grid),
-    human: async () => view.renderPeriods(ctx, usage.periods, { bucket: usage.bucket, grid: usage.grid, window: usage.window, top, topGiven: options.top !== undefined, scope: usage.scope, shareNotes: await view.shareNote(usage.share) }),
+    human: async () => view.renderPeriods(ctx, usage.periods, { bucket: usage.bucket, grid: usage.grid, window: usage.window, top, topGiven: options.top !== undefined, scope: usage.scope, shareNotes: [...(await view.shareNote(usage.share)), ...classNotes] }),
   });
 }
 

@@ -17,9 +17,15 @@ export interface Counted {
   input?: Decimal;
   output?: Decimal;
   calls?: Decimal;
+  /** Prompt tokens read from the cache, where the usage reports them. */
+  cacheRead?: Decimal;
 }
 
-export type Expected = { basis: 'tokens' | 'calls'; amount: Decimal } | { basis: 'unknown'; why: string };
+/**
+ * `alternative`: with cache reads, whether the input count holds them is not published; the
+ * amount is priced with them inside it (the OpenAI convention), the alternative beside it.
+ */
+export type Expected = { basis: 'tokens' | 'calls'; amount: Decimal; alternative?: Decimal } | { basis: 'unknown'; why: string };
 
 /** The amount the catalog's prices give for what was counted. */
 export function expectedCharge(counted: Counted, row: PriceRow | undefined, model: string): Expected {
@@ -29,6 +35,14 @@ export function expectedCharge(counted: Counted, row: PriceRow | undefined, mode
     const missing = [counted.input.gt(0) && row.input === '' && 'input', counted.output.gt(0) && row.output === '' && 'output'].filter(Boolean);
     if (missing.length) return { basis: 'unknown', why: `the catalog states no ${missing.join(' or ')} price for ${model}` };
     const part = (tokens: Decimal, price: string) => (tokens.isZero() ? new Decimal(0) : tokens.mul(price));
+    const cached = counted.cacheRead;
+    if (cached !== undefined && cached.gt(0)) {
+      if (row.cacheRead === '') return { basis: 'unknown', why: `the catalog states no cache-read price for ${model}` };
+      const out = part(counted.output, row.output);
+      const inside = part(Decimal.max(counted.input.minus(cached), 0), row.input).plus(part(cached, row.cacheRead)).plus(out).div(1000);
+      const beside = part(counted.input, row.input).plus(part(cached, row.cacheRead)).plus(out).div(1000);
+      return { basis: 'tokens', amount: inside, alternative: beside };
+    }
     return { basis: 'tokens', amount: part(counted.input, row.input).plus(part(counted.output, row.output)).div(1000) };
   }
   // Billed otherwise: a price per call is the one tally can count (seconds and images are not in the usage).
@@ -47,6 +61,13 @@ export function verdictOf(charged: Decimal, expected: Decimal, tolerance: Tolera
   const beyondShare = expected.isZero() ? !difference.isZero() : difference.abs().div(expected).mul(100).gt(tolerance.percent);
   if (!beyondAmount || !beyondShare) return 'match';
   return difference.gt(0) ? 'above' : 'below';
+}
+
+/** The expected amount a charge is set against: the one priced with cache reads inside the input count, or the other where only that one explains the charge. */
+export function settle(charged: Decimal, expected: Expected & { basis: 'tokens' | 'calls' }, tolerance: Tolerance): { amount: Decimal; verdict: Verdict } {
+  const first = verdictOf(charged, expected.amount, tolerance);
+  if (first !== 'match' && expected.alternative !== undefined && verdictOf(charged, expected.alternative, tolerance) === 'match') return { amount: expected.alternative, verdict: 'match' };
+  return { amount: expected.amount, verdict: first };
 }
 
 /** difference / expected in percent; null where nothing was expected. */

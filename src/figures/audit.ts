@@ -12,7 +12,8 @@ import { type PriceRow } from '../domain/catalog.js';
 import { type Scope, timeSeconds } from '../domain/records.js';
 import { type CallFields, callCost, callFields } from '../domain/calls.js';
 import { callsField, tokenFields, usagePerModel } from '../domain/repricing.js';
-import { type Expected, type Tolerance, type Verdict, expectedCharge, verdictOf } from '../domain/audit.js';
+import { type Expected, type Tolerance, type Verdict, expectedCharge, settle } from '../domain/audit.js';
+import { classFields, classTotals, wholeText } from '../domain/token-classes.js';
 import { type ModelUsageByPeriod, loadModelUsage, spendFieldsOf } from './usage-by-model.js';
 import { LOGS_PATH } from './call-log.js';
 import { fetchAllPages } from './records.js';
@@ -76,10 +77,14 @@ function auditPeriod(day: number, records: JsonObject[], prices: Map<string, Pri
   if (records.length === 0) return [];
   const fields = spendFieldsOf(records);
   if (!fields) throw new ServiceError('the usage by model names no model and amount tally can read, so its charges cannot be audited');
+  const classes = classFields(records);
   return [...usagePerModel(records, fields)].map(([model, usage]) => {
     const charged = usage.amount ?? new Decimal(0);
-    const expected = expectedCharge({ ...(usage.input ? { input: usage.input } : {}), ...(usage.output ? { output: usage.output } : {}), ...(usage.calls ? { calls: usage.calls } : {}) }, prices.get(model), model);
-    return { day, model, charged, expected, verdict: expected.basis === 'unknown' ? 'unknown' : verdictOf(charged, expected.amount, tolerance) };
+    const cached = classes.cache_read === undefined ? null : classTotals(records.filter((r) => String(r[fields.model] ?? '') === model), classes).cache_read;
+    const expected = expectedCharge({ ...(usage.input ? { input: usage.input } : {}), ...(usage.output ? { output: usage.output } : {}), ...(usage.calls ? { calls: usage.calls } : {}), ...(cached ? { cacheRead: cached } : {}) }, prices.get(model), model);
+    if (expected.basis === 'unknown') return { day, model, charged, expected, verdict: 'unknown' };
+    const settled = settle(charged, expected, tolerance);
+    return { day, model, charged, expected: { basis: expected.basis, amount: settled.amount }, verdict: settled.verdict };
   });
 }
 
@@ -95,6 +100,7 @@ async function auditCalls(ctx: Context, window: UsageWindow, prices: Map<string,
   const records = found.records;
   const fields: CallFields = callFields(records);
   const tokens = tokenFields(records);
+  const cacheField = classFields(records).cache_read;
   const callsName = callsField(records);
   const modelName = [...new Set(records.flatMap((r) => Object.keys(r)))].find((n) => MODEL_FIELD.test(n));
   const statusName = [...new Set(records.flatMap((r) => Object.keys(r)))].find((n) => /^(status|state|result|success|ok)$/i.test(n));
@@ -114,7 +120,8 @@ async function auditCalls(ctx: Context, window: UsageWindow, prices: Map<string,
     const model = String(entry[modelName!] ?? '');
     const input = tokens.input ? whole(entry[tokens.input]) : undefined;
     const output = tokens.output ? whole(entry[tokens.output]) : undefined;
-    const counted = { ...(input ? { input } : {}), ...(output ? { output } : {}), calls: callsName ? (whole(entry[callsName]) ?? new Decimal(1)) : new Decimal(1) };
+    const cachedText = cacheField === undefined ? undefined : wholeText(entry[cacheField]);
+    const counted = { ...(input ? { input } : {}), ...(output ? { output } : {}), ...(cachedText ? { cacheRead: new Decimal(cachedText) } : {}), calls: callsName ? (whole(entry[callsName]) ?? new Decimal(1)) : new Decimal(1) };
     const expected = expectedCharge(counted, prices.get(model), model);
     const id = fields.id === undefined ? null : String(entry[fields.id]);
     const finding = (kind: CallFindingKind) => findings.push({ kind, at: at ?? null, id, model, charged, expected: expected.basis === 'unknown' ? null : expected.amount });
@@ -126,7 +133,7 @@ async function auditCalls(ctx: Context, window: UsageWindow, prices: Map<string,
     priced++;
     if (charged.isZero() && expected.amount.gt(0)) finding('not_charged');
     else {
-      const verdict = verdictOf(charged, expected.amount, tolerance);
+      const { verdict } = settle(charged, expected, tolerance);
       if (verdict !== 'match') finding(verdict);
     }
   }

@@ -11,6 +11,7 @@ import { type KeyShare, type ModelPeriod, modelAndSpend } from '../figures/usage
 import type { PagedRecords } from '../figures/records.js';
 import { describeWindow, plural } from './window-text.js';
 import { bucketLabeller, describeGrid } from './usage.js';
+import { formatAmount, groupDigits } from './money.js';
 
 export async function shareNote(share: KeyShare | undefined): Promise<string[]> {
   if (!share) return [];
@@ -116,4 +117,19 @@ export async function renderPeriods(
     : `the top ${count} of ${ranked.length} as columns, the other ${ranked.length - count} added up in "other" (--top N for more)`;
   notes.unshift(`models by spend (${fields.spend}); ${columnsNote}`);
   return `${table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
+}
+
+/** What the token classes add below spend per model: which classes the gateway reports, and what the cache saved. */
+export function classNotes(classes: import('../figures/token-classes.js').TokenClasses): string[] {
+  const words: Record<string, string> = { input: 'input', output: 'output', cache_read: 'cache read', cache_write: 'cache write', reasoning: 'reasoning' };
+  const all = ['input', 'output', 'cache_read', 'cache_write', 'reasoning'] as const;
+  const missing = all.filter((c) => !classes.reported.includes(c));
+  const lines = [`token classes reported: ${classes.reported.map((c) => words[c]).join(', ')}${missing.length ? `; not reported: ${missing.map((c) => words[c]).join(', ')}` : ''}`];
+  const read = classes.total.tokens.cache_read;
+  if (read !== null) {
+    const share = classes.total.share === null ? '' : ` (${classes.total.share.toDecimalPlaces(1, 4).toFixed(1)}% of input)`;
+    const saved = classes.total.saved === null ? `what it saved cannot be computed (${classes.models.find((m) => m.why)?.why ?? 'a price is missing'})` : `saved ${formatAmount(classes.total.saved, 'account', { currency: 'CNY' })} at the catalog's prices (cache-read tokens × (input price − cache-read price))`;
+    lines.push(`cache: ${groupDigits(read.toFixed())} tokens read from the prompt cache${share}; ${saved}`);
+  }
+  return lines;
 }

@@ -17,6 +17,8 @@ export interface NativeOptions {
   cacheMs: number;
   /** Serve this many generated log entries (over the last six days) instead of the seeded calls. */
   logSize: number | undefined;
+  /** Report cache-read and reasoning tokens in usage by model and the log. */
+  tokenClasses?: boolean;
 }
 
 const DAY = 86_400;
@@ -26,6 +28,8 @@ interface Sum {
   requests: number;
   prompt: number;
   completion: number;
+  cacheRead: number;
+  reasoning: number;
   cost: Decimal;
 }
 
@@ -156,9 +160,19 @@ export class NativeFamily {
         end,
         models: [...byModel.entries()]
           .sort(([, a], [, b]) => b.cost.comparedTo(a.cost))
-          .map(([model, sum]) => ({ model, requests: sum.requests, prompt_tokens: sum.prompt, completion_tokens: sum.completion, cost: sum.cost.toFixed(8) })),
+          .map(([model, sum]) => ({ model, requests: sum.requests, prompt_tokens: sum.prompt, completion_tokens: sum.completion, ...this.#classes(sum.cacheRead, sum.reasoning), cost: sum.cost.toFixed(8) })),
       };
     });
+  }
+
+  /** With --token-classes, the classes beyond in and out under the naming's own names (every record: a class reported is reported as 0 too). */
+  #classes(cacheRead: number, reasoning: number): Record<string, number> {
+    if (!this.options.tokenClasses) return {};
+    switch (this.options.naming) {
+      case 'compact': return { cache_read_tokens: cacheRead, reasoning_tokens: reasoning };
+      case 'detailed': return { cached_tokens: cacheRead, reasoning_tokens: reasoning };
+      case 'iso': return { cache_read_input_tokens: cacheRead, reasoning_output_tokens: reasoning };
+    }
   }
 
   logs(res: ServerResponse, url: URL, key: SandboxKey): void {
@@ -185,7 +199,7 @@ export class NativeFamily {
       length: calls.length,
       entry: (i) => {
         const c = calls[i]!;
-        return { id: c.id, created_at: c.at, model: c.model, prompt_tokens: c.promptTokens, completion_tokens: c.completionTokens, cost: c.cost.toFixed(8), latency_ms: c.latencyMs, status: c.status ?? 'success' };
+        return { id: c.id, created_at: c.at, model: c.model, prompt_tokens: c.promptTokens, completion_tokens: c.completionTokens, ...this.#classes(c.cacheReadTokens ?? 0, c.reasoningTokens ?? 0), cost: c.cost.toFixed(8), latency_ms: c.latencyMs, status: c.status ?? 'success' };
       },
     };
   }
@@ -238,13 +252,15 @@ function fromLedgerUnits(units: number): string {
 }
 
 function emptySum(): Sum {
-  return { requests: 0, prompt: 0, completion: 0, cost: ZERO };
+  return { requests: 0, prompt: 0, completion: 0, cacheRead: 0, reasoning: 0, cost: ZERO };
 }
 
 function addCall(sum: Sum, call: Call): void {
   sum.requests++;
   sum.prompt += call.promptTokens;
   sum.completion += call.completionTokens;
+  sum.cacheRead += call.cacheReadTokens ?? 0;
+  sum.reasoning += call.reasoningTokens ?? 0;
   sum.cost = sum.cost.plus(call.cost);
 }
 
@@ -252,6 +268,8 @@ function mergeSum(into: Sum, sum: Sum): void {
   into.requests += sum.requests;
   into.prompt += sum.prompt;
   into.completion += sum.completion;
+  into.cacheRead += sum.cacheRead;
+  into.reasoning += sum.reasoning;
   into.cost = into.cost.plus(sum.cost);
 }
 

@@ -158,6 +158,9 @@ export interface Call {
   account: string;
   /** How the call ended, as the log says (default success). */
   status?: 'success' | 'failed';
+  /** Token classes beyond in and out (`tally sandbox --token-classes`): prompt tokens read from the cache (part of promptTokens), reasoning tokens (part of completionTokens). */
+  cacheReadTokens?: number;
+  reasoningTokens?: number;
 }
 
 export const HISTORY_DAYS = 130;
@@ -170,9 +173,30 @@ const BUSY_MODELS = ['gpt-5-mini', 'claude-sonnet-4.5', 'deepseek-chat', 'gpt-4.
  * given UTC offset (a team working days in that zone); weekends are quiet and one week in the
  * middle has no calls at all, so both hourly and daily series have real gaps.
  */
-export function seedCalls(now: number, offsetMinutes: number, seed = 0, offCatalog = false): Call[] {
-  const calls = [...ACCOUNTS.flatMap((account) => seedAccountCalls(account, now, offsetMinutes, seed)), ...storyCalls(now, offsetMinutes, seed)].sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
-  return offCatalog ? calls.map((call, i) => chargedOffCatalog(call, i, now)) : calls;
+export function seedCalls(now: number, offsetMinutes: number, seed = 0, modes: { offCatalog?: boolean; tokenClasses?: boolean } = {}): Call[] {
+  let calls = [...ACCOUNTS.flatMap((account) => seedAccountCalls(account, now, offsetMinutes, seed)), ...storyCalls(now, offsetMinutes, seed)].sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
+  if (modes.tokenClasses) calls = calls.map(withTokenClasses);
+  return modes.offCatalog ? calls.map((call, i) => chargedOffCatalog(call, i, now)) : calls;
+}
+
+/**
+ * `tally sandbox --token-classes`: the models with a prompt cache read part of their prompt from
+ * it (claude-*: 60%, gpt-5-mini and deepseek-chat: 30%), billed at the cache price; the reasoning
+ * models think (o3: 40% of the completion, gpt-5-mini: 20%), billed as output. Costs follow the
+ * catalog exactly: (prompt − cached) × input + cached × cache read + completion × output.
+ */
+export const TOKEN_CLASSES = { cacheShare: { 'claude-': 0.6, 'gpt-5-mini': 0.3, 'deepseek-chat': 0.3 }, reasoningShare: { o3: 0.4, 'gpt-5-mini': 0.2 } } as const;
+
+function withTokenClasses(call: Call): Call {
+  const share = (table: Record<string, number>) => Object.entries(table).find(([prefix]) => call.model.startsWith(prefix))?.[1] ?? 0;
+  const cached = Math.floor(call.promptTokens * share(TOKEN_CLASSES.cacheShare));
+  const reasoning = Math.floor(call.completionTokens * share(TOKEN_CLASSES.reasoningShare));
+  if (cached === 0 && reasoning === 0) return call;
+  const m = CATALOG.find((c) => c.name === call.model)!;
+  const cost = call.cost.isZero()
+    ? call.cost
+    : new Decimal(m.input).mul(call.promptTokens - cached).plus(new Decimal(m.cacheRead).mul(cached)).plus(new Decimal(m.output).mul(call.completionTokens)).div(1000).toDecimalPlaces(8);
+  return { ...call, cost, ...(cached ? { cacheReadTokens: cached } : {}), ...(reasoning ? { reasoningTokens: reasoning } : {}) };
 }
 
 /**

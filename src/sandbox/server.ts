@@ -57,6 +57,8 @@ export interface SandboxOptions {
   noCallLog?: boolean;
   /** Charge some calls off the catalog (what `tally audit` finds): see OFF_CATALOG in seed.ts. */
   offCatalog?: boolean;
+  /** Report cache-read and reasoning tokens (and bill cache reads at the cache price): see TOKEN_CLASSES in seed.ts. */
+  tokenClasses?: boolean;
   /** Serve this many generated log entries instead of the seeded calls (for load tests). */
   logSize?: number;
   /** Serve HTTPS with this key and certificate (PEM), as `tally sandbox --tls` does. */
@@ -124,9 +126,9 @@ export class Sandbox {
     const dayOffsetMinutes = options.dayOffsetMinutes ?? 0;
     this.#limits = new RateLimits({ account: options.accountLimit ?? 120, models: options.modelsLimit ?? 240 }, options.rateWindowMs ?? 60_000, this.now);
     // The history is seeded on first use, up to the clock's now at that moment.
-    const calls = () => (this.#calls ??= seedCalls(Math.floor(this.now() / 1000), dayOffsetMinutes, options.seed ?? 0, options.offCatalog === true));
+    const calls = () => (this.#calls ??= seedCalls(Math.floor(this.now() / 1000), dayOffsetMinutes, options.seed ?? 0, { offCatalog: options.offCatalog === true, tokenClasses: options.tokenClasses === true }));
     this.#live = new LiveCalls(calls, { now: this.now, everyMs: options.liveEveryMs, seed: options.seed });
-    this.#native = new NativeFamily({ now: this.now, naming: options.naming ?? 'compact', dayOffsetMinutes, cacheMs: options.cacheMs ?? 30_000, logSize: options.logSize }, calls);
+    this.#native = new NativeFamily({ now: this.now, naming: options.naming ?? 'compact', dayOffsetMinutes, cacheMs: options.cacheMs ?? 30_000, logSize: options.logSize, tokenClasses: options.tokenClasses === true }, calls);
     this.#compat = new CompatFamily(
       { wrap: options.compatWrap ?? 'code-true', units: options.compatUnits ?? 'stated', tokenEndpoint: !options.compatNoToken },
       (account, secret) => this.#native.spend(secret === undefined ? (c) => c.account === account.id : (c) => c.key === secret),
