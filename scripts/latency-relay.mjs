@@ -16,6 +16,9 @@ export function startRelay(target, rttMs = 100) {
     connections++;
     const upstream = connect(target.port, target.host);
     for (const socket of [client, upstream]) {
+      // A wire, not an endpoint: no Nagle delay of its own (with the kernel's delayed ACK it held
+      // back each small write after the first by ~40 ms, which a link does not do).
+      socket.setNoDelay(true);
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => {

@@ -370,7 +370,7 @@ export class Context extends Notices<GlobalOptions> {
    * neither. One pool for the whole run (keep-alive), closed when the command ends.
    */
   #lazyTransport(): Transport {
-    this.#pool ??= import('./api/transport.js').then(({ defaultTransport }) => defaultTransport(this.env)).then((pool) => {
+    this.#pool ??= Promise.all([import('./api/transport.js'), import('./settings/protocols.js')]).then(([{ defaultTransport }, { protocolMemory }]) => defaultTransport(this.env, protocolMemory(() => this.stateDir(), this.now))).then((pool) => {
       this.onDispose(() => pool.close());
       return pool;
     });

@@ -30,7 +30,7 @@ export class RequestLog {
     if (!this.#sink) return;
     const shown = loggedHeaders(response.headers);
     const auth = credentialSent ? ' [authorization: Bearer ****]' : '';
-    const connection = response.reused === undefined ? '' : response.reused ? ', connection reused' : ', new connection';
+    const connection = `${response.reused === undefined ? '' : response.reused ? ', connection reused' : ', new connection'}${response.protocol === 'h2' ? ', HTTP/2' : response.protocol === 'http/1.1' && url.protocol === 'https:' ? ', HTTP/1.1' : ''}`;
     this.log(`${request.method ?? 'GET'} ${url.href}${auth} -> ${response.status} in ${this.#now() - started} ms${connection}${shown.length ? ` (${shown.join(', ')})` : ''}`);
   }
 }

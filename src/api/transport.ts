@@ -24,6 +24,8 @@ export interface TransportResponse {
   discard(): void;
   /** Whether the request went over a connection an earlier request opened (keep-alive); undefined when unknown. */
   reused?: boolean;
+  /** The protocol it went over, where the transport knows it. */
+  protocol?: 'h2' | 'http/1.1';
 }
 
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
@@ -50,7 +52,10 @@ export interface Pool {
  * requests to one origin share their connections (one TCP and TLS handshake, not one each), at
  * most MAX_CONNECTIONS_PER_ORIGIN at a time. `ca` adds certificate authorities (TALLY_CA_FILE).
  */
-export function nodePool(options: { ca?: string } = {}): Pool {
+export function nodePool(options: { ca?: string; memory?: import('../settings/protocols.js').ProtocolMemory } = {}): Pool {
+  // HTTP/2 where an https origin offers it (h2.ts); its module loads with the first https request.
+  let h2: Promise<import('./h2.js').H2Pool> | undefined;
+  const h2For = () => (h2 ??= import('./h2.js').then(({ h2Pool }) => h2Pool(options)));
   // The agents are made once, as promises: requests sent together must share one agent (each
   // `await` would otherwise let a second agent be made before the first is stored).
   let http: Promise<import('node:http').Agent> | undefined;
@@ -63,9 +68,17 @@ export function nodePool(options: { ca?: string } = {}): Pool {
       return http;
     }
     // node:https pulls in TLS and crypto: loaded only for https URLs.
-    https ??= Promise.all([importExternal<typeof import('node:https')>('node:https'), importExternal<typeof import('node:tls')>('node:tls')]).then(([{ Agent }, { rootCertificates }]) =>
-      remember(new Agent({ ...settings, ...(options.ca ? { ca: [...rootCertificates, options.ca] } : {}) })),
-    );
+    https ??= Promise.all([importExternal<typeof import('node:https')>('node:https'), importExternal<typeof import('node:tls')>('node:tls'), h2For()]).then(([{ Agent }, { rootCertificates }, pool]) => {
+      const agent = new Agent({ ...settings, ...(options.ca ? { ca: [...rootCertificates, options.ca] } : {}) });
+      // The connection the HTTP/2 probe opened, where the origin chose HTTP/1.1, is used first.
+      const open = agent.createConnection.bind(agent);
+      agent.createConnection = ((connectOptions: { host?: string; port?: number | string }, callback: unknown) => {
+        const host = String(connectOptions.host ?? 'localhost');
+        const origin = new URL(`https://${host.includes(':') ? `[${host}]` : host}:${connectOptions.port ?? 443}`).origin;
+        return pool.takeSpare(origin) ?? (open as (o: unknown, c: unknown) => unknown)(connectOptions, callback);
+      }) as typeof agent.createConnection;
+      return remember(agent);
+    });
     return https;
   };
   // The sockets that have carried a request: what --debug says of a connection. Node marks a
@@ -78,6 +91,10 @@ export function nodePool(options: { ca?: string } = {}): Pool {
   };
   const transport: Transport = async (request) => {
     const secure = request.url.protocol === 'https:';
+    if (secure) {
+      const answered = await (await h2For()).request(request);
+      if (answered) return answered;
+    }
     const [{ request: send }, agent] = await Promise.all([
       secure ? importExternal<typeof import('node:https')>('node:https') : importExternal<typeof import('node:http')>('node:http'),
       agentFor(secure),
@@ -91,6 +108,7 @@ export function nodePool(options: { ca?: string } = {}): Pool {
           body: res,
           discard: () => res.destroy(),
           reused,
+          protocol: 'http/1.1',
         });
       });
       req.once('socket', (socket) => {
@@ -105,6 +123,7 @@ export function nodePool(options: { ca?: string } = {}): Pool {
     transport,
     close: () => {
       for (const agent of made) agent.destroy();
+      void h2?.then((pool) => pool.close());
     },
   };
 }
@@ -151,9 +170,9 @@ export function readCaFile(env: NodeJS.ProcessEnv): string | undefined {
  * HTTPS_PROXY/HTTP_PROXY is set (it honours NO_PROXY), loaded only then; loopback hosts are
  * always reached directly. TALLY_CA_FILE's authorities are trusted on either path.
  */
-export async function defaultTransport(env: NodeJS.ProcessEnv): Promise<Pool> {
+export async function defaultTransport(env: NodeJS.ProcessEnv, memory?: import('../settings/protocols.js').ProtocolMemory): Promise<Pool> {
   const ca = readCaFile(env);
-  const direct = nodePool({ ca });
+  const direct = nodePool({ ca, ...(memory ? { memory } : {}) });
   const proxy = env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy;
   if (!proxy) return direct;
   let viaProxy: Transport | undefined;

@@ -26,7 +26,8 @@ export function configure(command: Command): void {
     .option('--no-call-log', 'answer 404 on /v1/open/logs: a gateway without a per-call log')
     .option('--token-classes', 'report cache-read and reasoning tokens in usage by model and the log (cache reads billed at the cache price)')
     .option('--off-catalog', 'charge some calls of the last two weeks off the catalog (one model at another output price, failed calls charged): what tally audit finds')
-    .option('--tls', 'serve HTTPS with a self-signed certificate made for this state folder (prints the TALLY_CA_FILE that trusts it)')
+    .option('--tls', 'serve HTTPS (HTTP/2 and HTTP/1.1, the client\'s choice) with a self-signed certificate made for this state folder (prints the TALLY_CA_FILE that trusts it)')
+    .option('--http1-only', 'with --tls: offer HTTP/1.1 only, as a front end that does not speak HTTP/2')
     .option('--seed <n>', 'another seeded history of the same world (default 0, the one the README shows)')
     .option('--log-size <n>', 'serve this many generated log entries (over the last six days) instead of the seeded calls')
     .option('--account-limit <n>', 'requests a minute on account endpoints before 429 (default 120, as the spec)')
@@ -69,6 +70,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     noCallLog: options.callLog === false,
     offCatalog: options.offCatalog === true,
     tokenClasses: options.tokenClasses === true,
+    http1Only: options.http1Only === true,
     logSize,
     seed,
     accountLimit,

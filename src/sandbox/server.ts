@@ -61,8 +61,10 @@ export interface SandboxOptions {
   tokenClasses?: boolean;
   /** Serve this many generated log entries instead of the seeded calls (for load tests). */
   logSize?: number;
-  /** Serve HTTPS with this key and certificate (PEM), as `tally sandbox --tls` does. */
+  /** Serve HTTPS with this key and certificate (PEM), as `tally sandbox --tls` does: HTTP/2 and HTTP/1.1, the client's choice (ALPN). */
   tls?: { key: string; cert: string };
+  /** With tls: offer HTTP/1.1 only (a front end that does not speak HTTP/2). */
+  http1Only?: boolean;
   /** Make a call every this many milliseconds of the clock (`tally sandbox --live`): the log grows. */
   liveEveryMs?: number;
 }
@@ -147,10 +149,16 @@ export class Sandbox {
     // Any request, however malformed, gets a status code and the sandbox keeps serving.
     const handle = guarded((req: IncomingMessage, res: ServerResponse) => this.#handle(req, res));
     this.#scheme = options.tls ? 'https' : 'http';
-    // node:https (with TLS behind it) loads only for a TLS sandbox.
-    this.#server = options.tls ? (process.getBuiltinModule('node:https').createServer({ key: options.tls.key, cert: options.tls.cert }, handle) as unknown as Server) : createServer(handle);
+    // node:https or node:http2 (with TLS behind them) load only for a TLS sandbox: HTTP/2 and HTTP/1.1 offered, the client's choice.
+    this.#server = !options.tls
+      ? createServer(handle)
+      : options.http1Only
+        ? (process.getBuiltinModule('node:https').createServer({ key: options.tls.key, cert: options.tls.cert }, handle) as unknown as Server)
+        : (process.getBuiltinModule('node:http2').createSecureServer({ key: options.tls.key, cert: options.tls.cert, allowHTTP1: true }, handle as never) as unknown as Server);
     hardenServer(this.#server);
     this.#server.on('connection', (socket) => {
+      // As a real front end does: small frames go out at once (no Nagle delay behind an unacknowledged one).
+      socket.setNoDelay?.(true);
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
     });

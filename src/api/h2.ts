@@ -1,0 +1,198 @@
+// HTTP/2 where an https origin offers it (ALPN): one TLS connection per origin carries every
+// request of a command at once, up to the server's SETTINGS_MAX_CONCURRENT_STREAMS (more wait
+// for a stream to end). The first request to an origin opens a TLS connection offering h2 and
+// http/1.1; when the server picks http/1.1 that same connection is handed to the HTTP/1.1 pool
+// (no handshake wasted) and the origin is spoken to over HTTP/1.1 for the rest of the run. A
+// session the server ends (GOAWAY, a reset connection) is dropped and the next request opens a
+// new one; a request the server refused before answering (REFUSED_STREAM, GOAWAY past its
+// stream) is sent once more on a new session. node:http2 loads only for an https origin.
+import type { ClientHttp2Session } from 'node:http2';
+import type { TLSSocket } from 'node:tls';
+import { importExternal } from '../external.js';
+
+/** What transport.ts sends and gets back (its types, spelled here so that the modules do not import each other). */
+interface TransportRequest {
+  method: 'GET' | 'POST';
+  url: URL;
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal;
+}
+
+interface TransportResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: AsyncIterable<Uint8Array>;
+  discard(): void;
+  reused?: boolean;
+  protocol?: 'h2' | 'http/1.1';
+}
+
+/** Headers HTTP/2 forbids (connection-specific): never sent on a stream. */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
+
+interface Session {
+  session: ClientHttp2Session;
+  /** Streams open now, and those waiting for one to end. */
+  active: number;
+  waiting: (() => void)[];
+  /** Whether the session has carried a stream (what --debug says of a connection). */
+  used: boolean;
+}
+
+/** What a connection offering both protocols turned out to speak. */
+type Opened = { kind: 'h2'; entry: Session } | { kind: 'http/1.1' };
+
+const WINDOW = 16 * 1024 * 1024;
+
+/** Connections opened at once to an origin whose protocol is not known yet (HTTP/1.1's own limit). */
+const MAX_PROBES = 4;
+
+export interface H2Pool {
+  /** The answer over HTTP/2, or undefined when the origin speaks HTTP/1.1 (the caller's pool sends it, on the connection left for it). */
+  request(request: TransportRequest): Promise<TransportResponse | undefined>;
+  /** A connection the ALPN probe opened and HTTP/1.1 was chosen on, for the HTTP/1.1 pool to use first. */
+  takeSpare(origin: string): TLSSocket | undefined;
+  close(): void;
+}
+
+export function h2Pool(options: { ca?: string; memory?: import('../settings/protocols.js').ProtocolMemory }): H2Pool {
+  /** What each origin speaks, once a connection said so: the session every request shares, or HTTP/1.1. */
+  const known = new Map<string, Session | 'http/1.1'>();
+  /** Connections being opened to origins not known yet. */
+  const probes = new Map<string, Set<Promise<Opened>>>();
+  const spare = new Map<string, TLSSocket[]>();
+  const sessions = new Set<ClientHttp2Session>();
+
+  const connect = async (url: URL): Promise<Opened> => {
+    const [tls, http2] = await Promise.all([importExternal<typeof import('node:tls')>('node:tls'), importExternal<typeof import('node:http2')>('node:http2')]);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const socket = await new Promise<TLSSocket>((resolve, reject) => {
+      const s = tls.connect({
+        host,
+        port: Number(url.port || 443),
+        ALPNProtocols: ['h2', 'http/1.1'],
+        ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }),
+        ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+      });
+      s.once('secureConnect', () => resolve(s));
+      s.once('error', reject);
+    });
+    socket.removeAllListeners('error');
+    // Small frames go out at once (no Nagle delay waiting for an ACK), as node:http's own sockets do.
+    socket.setNoDelay(true);
+    if (socket.alpnProtocol !== 'h2') {
+      spare.set(url.origin, [...(spare.get(url.origin) ?? []), socket]);
+      known.set(url.origin, 'http/1.1');
+      options.memory?.set(url.origin, 'http/1.1');
+      return { kind: 'http/1.1' };
+    }
+    // Windows of 16 MB (stream and connection): HTTP/2's default 64 kB would hold the server back
+    // a round trip for a window update every 64 kB (a catalog, pages of a log one after another).
+    const session = http2.connect(url.origin, { createConnection: () => socket, settings: { initialWindowSize: WINDOW } });
+    session.once('connect', () => session.setLocalWindowSize(WINDOW));
+    sessions.add(session);
+    const entry: Session = { session, active: 0, waiting: [], used: false };
+    if (!known.has(url.origin)) known.set(url.origin, entry);
+    options.memory?.set(url.origin, 'h2');
+    const forget = () => {
+      sessions.delete(session);
+      // The next request opens a new session (and learns the protocol again).
+      if (known.get(url.origin) === entry) known.delete(url.origin);
+    };
+    session.on('error', forget);
+    session.on('close', forget);
+    session.on('goaway', forget);
+    session.unref();
+    return { kind: 'h2', entry };
+  };
+
+  /**
+   * The session a request goes on, or 'http/1.1'. While an origin's protocol is not known, the
+   * requests sent together each open a connection offering both (up to MAX_PROBES, as HTTP/1.1
+   * would), so that an HTTP/1.1 server costs no round trip more than before; once one says h2,
+   * every later request shares the first session.
+   */
+  const sessionFor = async (url: URL): Promise<Session | 'http/1.1'> => {
+    await options.memory?.load();
+    // What an earlier run learned: HTTP/1.1 straight away; HTTP/2 on one connection shared from the start.
+    const remembered = options.memory?.get(url.origin);
+    if (remembered === 'http/1.1' && !known.has(url.origin)) known.set(url.origin, 'http/1.1');
+    for (;;) {
+      const said = known.get(url.origin);
+      if (said) return said;
+      const open = probes.get(url.origin) ?? new Set<Promise<Opened>>();
+      probes.set(url.origin, open);
+      if (open.size >= (remembered === 'h2' ? 1 : MAX_PROBES)) {
+        await Promise.race([...open]).catch(() => undefined);
+        continue;
+      }
+      const probe = connect(url);
+      open.add(probe);
+      try {
+        const opened = await probe;
+        return opened.kind === 'h2' ? opened.entry : 'http/1.1';
+      } finally {
+        open.delete(probe);
+      }
+    }
+  };
+
+  const send = async (entry: Session, request: TransportRequest): Promise<TransportResponse> => {
+    const limit = Math.min(entry.session.remoteSettings?.maxConcurrentStreams ?? 100, 1000);
+    while (entry.active >= limit) await new Promise<void>((resolve) => entry.waiting.push(resolve));
+    entry.active++;
+    entry.session.ref();
+    const reused = entry.used;
+    entry.used = true;
+    const done = () => {
+      entry.active--;
+      entry.waiting.shift()?.();
+      if (entry.active === 0) entry.session.unref();
+    };
+    const headers: Record<string, string> = { ':method': request.method, ':path': `${request.url.pathname}${request.url.search}` };
+    for (const [name, value] of Object.entries(request.headers)) if (!CONNECTION_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+    return new Promise((resolve, reject) => {
+      let stream;
+      try {
+        stream = entry.session.request(headers, { signal: request.signal, endStream: request.body === undefined });
+      } catch (error) {
+        done();
+        reject(error);
+        return;
+      }
+      stream.once('close', done);
+      stream.once('error', reject);
+      stream.once('response', (raw) => {
+        const flat: Record<string, string | undefined> = {};
+        for (const [name, value] of Object.entries(raw)) if (!name.startsWith(':')) flat[name] = Array.isArray(value) ? value.join(', ') : value === undefined ? undefined : String(value);
+        resolve({ status: Number(raw[':status'] ?? 0), headers: flat, body: stream, discard: () => stream.close(), reused, protocol: 'h2' });
+      });
+      if (request.body !== undefined) stream.end(request.body);
+    });
+  };
+
+  return {
+    async request(request) {
+      for (let attempt = 1; ; attempt++) {
+        const entry = await sessionFor(request.url);
+        if (entry === 'http/1.1') return undefined;
+        try {
+          return await send(entry, request);
+        } catch (error) {
+          // Refused before any answer (a GOAWAY past this stream, REFUSED_STREAM, a session ended): once more on a new session.
+          const code = (error as NodeJS.ErrnoException).code ?? '';
+          if (attempt > 1 || request.signal.aborted || !/GOAWAY|REFUSED|INVALID_SESSION|SESSION_ERROR|STREAM_CANCEL/.test(`${code} ${(error as Error).message}`)) throw error;
+          if (known.get(request.url.origin) === entry) known.delete(request.url.origin);
+        }
+      }
+    },
+    takeSpare(origin) {
+      return spare.get(origin)?.shift();
+    },
+    close() {
+      for (const session of sessions) session.destroy();
+      for (const sockets of spare.values()) for (const socket of sockets) socket.destroy();
+    },
+  };
+}
