@@ -43,6 +43,8 @@ export interface Report {
   spend: ComparisonRow;
   spendScope: Scope | undefined;
   /** The key's spend per model, the largest change first. */
+  /** The token classes of the period's spend per model and what the cache saved (undefined: no tokens counted). */
+  tokenClasses: import('./token-classes.js').TokenClasses | undefined;
   models: ComparisonRow[];
   modelsTotal: ComparisonRow;
   modelsScope: Scope | undefined;
@@ -90,6 +92,9 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
     // Models judged against the report's own previous period: one rule (comparedWindow) for every section.
     loadAnomalies(ctx, { since: String(w.current.start), until: String(w.current.end), utcOffset: request.utcOffset, spendOver, previous: w.previous }),
   ]);
+  // The token classes of the period's spend per model (asked above), and what the cache saved.
+  const { loadTokenClasses } = await import('./token-classes.js');
+  const tokenClasses = await loadTokenClasses(ctx, (await spendOver(w.current)).records);
   const [now_, before] = totals.series;
   const metric = totals.metric;
   const amounts = bucketAmounts(now_.buckets, metric);
@@ -109,6 +114,7 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
     budgets,
     anomalies,
     incomplete: models.incomplete,
+    tokenClasses,
     complete: now_.window.end <= Math.floor(ctx.now() / 1000),
   };
 }

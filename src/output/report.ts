@@ -16,6 +16,8 @@ import { notReadWhy } from './key-quota.js';
 import { formatAmount, formatShare, partsOnThePage } from './money.js';
 import { groupDigits } from '../domain/decimal-text.js';
 import { windowJson } from './window-text.js';
+import { tokenClassesJson } from '../figures/token-classes.js';
+import { classNotes } from './usage-by-model.js';
 
 /** A window's days as a person reads them, both included: `2026-11-16 \u2013 2026-11-22` (JSON keeps start and end half-open). */
 export function inclusiveDays(window: { start: number; end: number }, zone: ReturnType<typeof fixedZone>): string {
@@ -49,6 +51,7 @@ export function reportJson(r: Report, profile: string) {
     daily: r.daily.map((d) => ({ date: dateText(wallClock(d.start, zone)), start: d.start, amount: d.amount.toFixed(), ...(d.complete ? {} : { complete: false }) })),
     budgets: r.budgets ? budgetJson(r.budgets).budgets : [],
     anomalies: anomaliesJson(r.anomalies).findings,
+    ...(r.tokenClasses ? { token_classes: tokenClassesJson(r.tokenClasses) } : {}),
     ...(r.incomplete ? { incomplete: true } : {}),
   };
 }
@@ -88,6 +91,8 @@ export function reportFacts(r: Report, exact = false) {
     findings: r.anomalies.findings.map((finding) => ({ kind: finding.kind.replace('_', ' '), when: findingWhen(finding, r.anomalies.labelZone, r.anomalies.rule.bucket), text: findingMessage(finding, r.anomalies, exact) })),
     // The parts add up on the page: the other keys are what is left between the shown whole and the shown key.
     reconcile: r.otherKeys ? ((p) => `this key ${amount(p.part)} + other keys ${amount(p.rest)} = the account's ${amount(p.whole)} (the spend above); this key is ${formatShare(r.modelsTotal.current.toFixed(), r.spend.current.toFixed())} of it`)(partsOnThePage(r.spend.current, r.modelsTotal.current, 'account', exact)) : undefined,
+    // What the prompt cache saved, where the gateway reports cache reads (the same words as usage --by model).
+    cache: r.tokenClasses && r.tokenClasses.total.tokens.cache_read !== null ? classNotes(r.tokenClasses).at(-1) : undefined,
     top: r.models.filter((m) => !m.current.isZero()).sort((a, b) => b.current.comparedTo(a.current)).slice(0, 5),
     // The other keys' row of a models table, so that this key + other keys = the account in each column on the page.
     otherKeys: r.otherKeys ? otherKeysShown(r, exact) : undefined,
@@ -124,6 +129,7 @@ export function reportMarkdown(r: Report, profile: string, exact = false): strin
     if (r.otherKeys && x.otherKeys) lines.push(`| other keys | ${cell(x.amount(x.otherKeys.previous))} | ${cell(x.amount(x.otherKeys.current))} | ${cell(x.signed(x.otherKeys.change))} | ${cell(x.percent(r.otherKeys))} |`, `| **the account** | ${cell(x.amount(r.spend.previous))} | ${cell(x.amount(r.spend.current))} | ${cell(x.signed(r.spend.change))} | ${cell(x.percent(r.spend))} |`);
     lines.push('');
     if (x.modelsScope) lines.push(`_${cell(x.modelsScope)}_`, '');
+    if (x.cache) lines.push(cell(x.cache), '');
   }
   if (x.budgets.length) lines.push('### Budgets', '', ...x.budgets.map((b) => `- **${cell(b.name)}**: ${cell(b.text)}`), '');
   lines.push('### Anomalies', '', ...(x.findings.length ? x.findings.map((f) => `- **${cell(f.kind)}** ${cell(f.when)}: ${cell(f.text)}`) : ['Nothing unusual.']), '');
@@ -158,6 +164,7 @@ export async function renderReport(r: Report, profile: string, ctx: Context): Pr
   }
   const notes = [`previous period ${x.previousRange}`];
   if (x.reconcile) notes.push(x.reconcile);
+  if (x.cache) notes.push(x.cache);
   if (x.spendScope) notes.push(`spend: ${x.spendScope}`);
   if (x.modelsScope) notes.push(`models: ${x.modelsScope}`);
   notes.push(...(x.findings.length ? x.findings.map((f) => `anomaly (${f.kind}, ${f.when}): ${f.text}`) : ['anomalies: nothing unusual']));

@@ -65,6 +65,20 @@ describe('token classes and what the cache saved', () => {
     expect(audit.ok).toBe(true);
   });
 
+  it("the report says what the cache saved in the period, as usage --by model does over the same window", async () => {
+    const env = await gateway({ tokenClasses: true });
+    const report = await runTally(['report', '--period', 'week', '--json'], { env, now: NOW });
+    expect(report.code, report.stderr).toBe(0);
+    const doc = JSON.parse(report.stdout) as { period: { start: number; end: number }; token_classes: Classes };
+    expect(Number(doc.token_classes.total.cache_saved)).toBeGreaterThan(0);
+    const usage = JSON.parse((await runTally(['usage', '--by', 'model', '--since', String(doc.period.start), '--until', String(doc.period.end), '--json'], { env, now: NOW })).stdout) as { token_classes: Classes };
+    expect(doc.token_classes.total).toEqual(usage.token_classes.total);
+    const text = await runTally(['report', '--period', 'week'], { env, now: NOW });
+    expect(text.stdout).toMatch(/cache: [\d,]+ tokens read from the prompt cache/);
+    const markdown = await runTally(['report', '--period', 'week', '--markdown'], { env, now: NOW });
+    expect(markdown.stdout).toMatch(/cache: [\d,]+ tokens read from the prompt cache/);
+  });
+
   it('a gateway that reports input and output only: the other classes are not reported (null), and no saving is made up', async () => {
     const env = await gateway({});
     const doc = JSON.parse((await runTally(['usage', '--by', 'model', '--since', '7d', '--json'], { env, now: NOW })).stdout) as { token_classes: Classes };
