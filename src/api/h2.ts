@@ -10,23 +10,7 @@ import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { importExternal } from '../external.js';
 
-/** What transport.ts sends and gets back (its types, spelled here so that the modules do not import each other). */
-interface TransportRequest {
-  method: 'GET' | 'POST';
-  url: URL;
-  headers: Record<string, string>;
-  body?: string;
-  signal: AbortSignal;
-}
-
-interface TransportResponse {
-  status: number;
-  headers: Record<string, string | undefined>;
-  body: AsyncIterable<Uint8Array>;
-  discard(): void;
-  reused?: boolean;
-  protocol?: 'h2' | 'http/1.1';
-}
+import type { TransportRequest, TransportResponse } from './transport-types.js';
 
 /** Headers HTTP/2 forbids (connection-specific): never sent on a stream. */
 const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);

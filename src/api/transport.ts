@@ -7,26 +7,9 @@ import { isLoopback } from '../domain/loopback.js';
 import { UsageError } from '../errors.js';
 import { UnreadableFile, readStateFile } from '../settings/read-file.js';
 
-export interface TransportRequest {
-  method: 'GET' | 'POST';
-  url: URL;
-  headers: Record<string, string>;
-  body?: string;
-  signal: AbortSignal;
-}
+import type { TransportRequest, TransportResponse } from './transport-types.js';
 
-export interface TransportResponse {
-  status: number;
-  /** Lower-case header names. */
-  headers: Record<string, string | undefined>;
-  body: AsyncIterable<Uint8Array>;
-  /** Stops reading the body and frees the connection. */
-  discard(): void;
-  /** Whether the request went over a connection an earlier request opened (keep-alive); undefined when unknown. */
-  reused?: boolean;
-  /** The protocol it went over, where the transport knows it. */
-  protocol?: 'h2' | 'http/1.1';
-}
+export type { TransportRequest, TransportResponse } from './transport-types.js';
 
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
 

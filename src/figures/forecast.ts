@@ -67,13 +67,7 @@ export async function loadForecast(ctx: Context, options: ForecastOptions, asked
   ]);
   if (keyQuota.state === 'unknown') ctx.debug(keyQuota.reason);
   const metric = spendMetric(series, options.metric);
-  const spend: DailySpend[] = [];
-  if (metric !== undefined) {
-    series.buckets.forEach((bucket, i) => {
-      const value = bucket[metric];
-      if (isDecimalString(value)) spend.push({ day: series.slots[i]!, spend: new Decimal(value) });
-    });
-  }
+  const spend = dailySpendOf(series, metric);
   const key = balance.apiKey;
   const comparable = comparableKeyQuota(keyQuota, balance.currency);
   const now = Math.floor(ctx.now() / 1000);
@@ -179,6 +173,17 @@ function sentAmount(balance: Balance, field: string): string | null {
   return typeof value === 'string' ? value : null;
 }
 
+/** The spend of each day of a day series, from its money field (days without a readable amount are left out: they spent nothing). */
+function dailySpendOf(series: UsageSeries, metric: string | undefined): DailySpend[] {
+  const spend: DailySpend[] = [];
+  if (metric === undefined) return spend;
+  series.buckets.forEach((bucket, i) => {
+    const value = bucket[metric];
+    if (isDecimalString(value)) spend.push({ day: series.slots[i]!, spend: new Decimal(value) });
+  });
+  return spend;
+}
+
 /** `forecast --backtest`: the day series over the weeks and the four weeks before them, and how the method did. */
 export interface LoadedBacktest {
   currency: string;
@@ -194,13 +199,7 @@ export async function loadBacktest(ctx: Context, options: ForecastOptions & { we
   const history = Math.max(days, PATTERN_DAYS);
   const [balance, series] = await Promise.all([fetchBalance(client), loadUsageSeries(ctx, { bucket: 'day', since: `${options.weeks * 7 + history + 1}d`, utcOffset: options.utcOffset })]);
   const metric = spendMetric(series, options.metric);
-  const spend: DailySpend[] = [];
-  if (metric !== undefined) {
-    series.buckets.forEach((bucket, i) => {
-      const value = bucket[metric];
-      if (isDecimalString(value)) spend.push({ day: series.slots[i]!, spend: new Decimal(value) });
-    });
-  }
+  const spend = dailySpendOf(series, metric);
   const todayStart = bucketStart(Math.floor(ctx.now() / 1000), 'day', series.dayGrid.offset);
   return { currency: balance.currency, series, metric, basisDays: days, result: backtest(spend, todayStart, options.weeks, days, history, series.dayGrid.offset) };
 }
