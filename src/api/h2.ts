@@ -145,9 +145,15 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
         reject(error);
         return;
       }
-      stream.once('close', done);
+      let answered = false;
+      stream.once('close', () => {
+        done();
+        // Closed (reset) before an answer: a failure, never a request left hanging (nothing else would keep the run waiting for it).
+        if (!answered) reject(Object.assign(new Error(`the server closed the HTTP/2 stream without an answer (${stream.rstCode === 7 ? 'REFUSED_STREAM' : `code ${stream.rstCode ?? 'none'}`})`), { code: 'ECONNRESET' }));
+      });
       stream.once('error', reject);
       stream.once('response', (raw) => {
+        answered = true;
         const flat: Record<string, string | undefined> = {};
         for (const [name, value] of Object.entries(raw)) if (!name.startsWith(':')) flat[name] = Array.isArray(value) ? value.join(', ') : value === undefined ? undefined : String(value);
         resolve({ status: Number(raw[':status'] ?? 0), headers: flat, body: stream, discard: () => stream.close(), reused, protocol: 'h2' });

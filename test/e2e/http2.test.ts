@@ -64,6 +64,19 @@ describe('HTTP/2 where the gateway offers it', () => {
     expect(h1.requests.length).toBeGreaterThan(0);
   });
 
+  it.each(['reset', 'truncated', 'stall', 'hang'] as const)('a %s over HTTP/2 is a failure said (exit 1), never a silent exit 0 or a hang past --timeout', async (kind) => {
+    const faulty = await startSandbox({ now: clockStartingAt(NOW), tls });
+    try {
+      faulty.faults.push({ kind, times: Infinity });
+      const run = await runTally(['balance', '--timeout', '3'], { env: envOf(faulty, `fault-${kind}`), now: NOW, timeoutMs: 20_000 });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^tally: /);
+    } finally {
+      await faulty.close();
+    }
+  });
+
   it('reconnects when the server ends the session between requests (GOAWAY) or the connection closes', async () => {
     // A front end that sends GOAWAY after every second stream, and closes the connection then.
     const server = http2.createSecureServer({ key: tls.key, cert: tls.cert });
