@@ -122,16 +122,31 @@ function activeProfile(stateDir: string): string | undefined {
   }
 }
 
+/**
+ * What runs this program again, after the executable: as a single executable, nothing (the
+ * executable is the program; its argv[1] repeats its own path, and its Node options are its own);
+ * under Node, the same Node options (a preloaded module, a heap size) and the script.
+ */
+function thisProgram(): string[] | undefined {
+  let sea = false;
+  try {
+    sea = (process.getBuiltinModule('node:sea') as { isSea?: () => boolean } | undefined)?.isSea?.() === true;
+  } catch {
+    // A Node without node:sea runs no single executable.
+  }
+  if (sea) return [];
+  const bin = process.argv[1];
+  return bin ? [...process.execArgv, bin] : undefined;
+}
+
 /** Starts `tally statusline --refresh` (or `tally guard --refresh`) detached, at most one at a time, and does not wait for it. */
 export function refreshInBackground(stateDir: string, who: StatuslineIdentity, now: number, extra: string[] = [], kind: CacheKind = 'statusline'): void {
-  if (!takeRefreshLock(stateDir, who, now, kind)) return;
-  const bin = process.argv[1];
-  if (!bin) return;
+  const program = thisProgram();
+  if (!program || !takeRefreshLock(stateDir, who, now, kind)) return;
   try {
     // node:child_process costs a few ms to load: only a stale cache needs it.
     const { spawn } = process.getBuiltinModule('node:child_process');
-    // The same Node options as this run (a preloaded module, a heap size), then the program.
-    const child = spawn(process.execPath, [...process.execArgv, bin, '--profile', who.profile, kind, '--refresh', ...extra], { detached: true, stdio: 'ignore', env: { ...process.env, TALLY_CONFIG_DIR: stateDir } });
+    const child = spawn(process.execPath, [...program, '--profile', who.profile, kind, '--refresh', ...extra], { detached: true, stdio: 'ignore', env: { ...process.env, TALLY_CONFIG_DIR: stateDir } });
     child.on('error', () => releaseRefreshLock(stateDir, who, kind));
     child.unref();
   } catch {

@@ -104,6 +104,24 @@ describe.skipIf(!given)('the single executable', () => {
     expect(fromBinary.stdout).toContain('¥');
   });
 
+  it("starts its background refresh as itself (a single executable's argv[1] repeats its own path): a guard that could not wait for a slow gateway leaves the figures for the next", async () => {
+    const slow = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 100_000 });
+    const folder = tempDir();
+    try {
+      slow.faults.push({ kind: 'slow', delayMs: 2000, times: Infinity });
+      const own = { ...env, TALLY_CONFIG_DIR: folder.path, TALLY_BASE_URL: slow.baseUrl, NODE_OPTIONS: `--require ${FIXED_CLOCK}` };
+      const first = await runProcess(binary, ['guard', '--max-daily-used', '0.01'], { env: own, input: '{"session_id":"s1","hook_event_name":"PreToolUse"}', cwd: away.path, timeoutMs: 30_000 });
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toMatch(/asked again in the background/);
+      const written = () => existsSync(join(folder.path, 'cache')) && readdirSync(join(folder.path, 'cache')).some((name) => name.startsWith('guard-') && name.endsWith('.json'));
+      for (let i = 0; i < 150 && !written(); i++) await new Promise((r) => setTimeout(r, 200));
+      expect(written()).toBe(true);
+    } finally {
+      await slow.close();
+      folder.remove();
+    }
+  }, 60_000);
+
   it('writes nothing beside itself: its folder holds the binary alone', () => {
     expect(readdirSync(away.path)).toEqual(['tally']);
     expect(existsSync(join(state.path, 'cache', 'code'))).toBe(true); // the package's runs made their code caches here
