@@ -8,6 +8,7 @@ import { type JsonObject, isJsonNumber, numberText } from './json.js';
 import { isDecimalString } from './decimal-text.js';
 import { Decimal } from './money.js';
 import type { PriceRow } from './catalog.js';
+import { classFields } from './token-classes.js';
 
 export interface ModelUsage {
   /** What the usage says was spent (undefined when it gives no amount). */
@@ -78,16 +79,10 @@ export function commonRatio(from: PriceRow, to: PriceRow): Decimal | undefined {
   return ratio;
 }
 
-/** Which record fields count input and output tokens (names not published: discovered). */
+/** Which record fields count input and output tokens (names not published: discovered, by the token classes' one rule). */
 export function tokenFields(records: JsonObject[]): { input: string | undefined; output: string | undefined } {
-  const names = new Set(records.flatMap((r) => Object.keys(r)));
-  const counted = [...names].filter((n) => /token/i.test(n) && !/cache|price|cost|ratio|limit|total/i.test(n) && records.some((r) => isWhole(r[n])));
-  return { input: counted.find((n) => /prompt|input/i.test(n)), output: counted.find((n) => /completion|output/i.test(n)) };
-}
-
-function isWhole(value: unknown): boolean {
-  const text = isJsonNumber(value) ? numberText(value) : typeof value === 'number' ? String(value) : undefined;
-  return text !== undefined && /^\d{1,20}$/.test(text);
+  const fields = classFields(records);
+  return { input: fields.input, output: fields.output };
 }
 
 /** Which record field counts calls (requests), if any. */

@@ -11,7 +11,7 @@ import { type UsageWindow } from '../domain/window.js';
 import { type PriceRow } from '../domain/catalog.js';
 import { type Scope, timeSeconds } from '../domain/records.js';
 import { type CallFields, callCost, callFields } from '../domain/calls.js';
-import { callsField, tokenFields, usagePerModel } from '../domain/repricing.js';
+import { callsField, usagePerModel } from '../domain/repricing.js';
 import { type Expected, type Tolerance, type Verdict, expectedCharge, settle } from '../domain/audit.js';
 import { classFields, classTotals, wholeText } from '../domain/token-classes.js';
 import { type ModelUsageByPeriod, loadModelUsage, spendFieldsOf } from './usage-by-model.js';
@@ -99,8 +99,8 @@ async function auditCalls(ctx: Context, window: UsageWindow, prices: Map<string,
   }
   const records = found.records;
   const fields: CallFields = callFields(records);
-  const tokens = tokenFields(records);
-  const cacheField = classFields(records).cache_read;
+  const tokens = classFields(records);
+  const cacheField = tokens.cache_read;
   const callsName = callsField(records);
   const modelName = [...new Set(records.flatMap((r) => Object.keys(r)))].find((n) => MODEL_FIELD.test(n));
   const statusName = [...new Set(records.flatMap((r) => Object.keys(r)))].find((n) => /^(status|state|result|success|ok)$/i.test(n));

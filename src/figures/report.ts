@@ -83,6 +83,9 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
   const forecast = loadForecast(ctx, { utcOffset: request.utcOffset }, asked);
   forecast.catch(() => undefined);
   const hasBudgets = (await storedBudgets(ctx)).length > 0;
+  // The token classes of the period's spend per model (the window compareModels asks) and what the cache saved, alongside.
+  const classes = spendOver(w.current).then(async (over) => (await import('./token-classes.js')).loadTokenClasses(ctx, over.records));
+  classes.catch(() => undefined);
   const [loaded, totals, models, budgets, anomalies] = await Promise.all([
     forecast,
     compareTotals(ctx, w),
@@ -92,9 +95,7 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
     // Models judged against the report's own previous period: one rule (comparedWindow) for every section.
     loadAnomalies(ctx, { since: String(w.current.start), until: String(w.current.end), utcOffset: request.utcOffset, spendOver, previous: w.previous }),
   ]);
-  // The token classes of the period's spend per model (asked above), and what the cache saved.
-  const { loadTokenClasses } = await import('./token-classes.js');
-  const tokenClasses = await loadTokenClasses(ctx, (await spendOver(w.current)).records);
+  const tokenClasses = await classes;
   const [now_, before] = totals.series;
   const metric = totals.metric;
   const amounts = bucketAmounts(now_.buckets, metric);

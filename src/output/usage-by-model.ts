@@ -12,6 +12,7 @@ import type { PagedRecords } from '../figures/records.js';
 import { describeWindow, plural } from './window-text.js';
 import { bucketLabeller, describeGrid } from './usage.js';
 import { formatAmount, groupDigits } from './money.js';
+import { TOKEN_CLASSES } from '../domain/token-classes.js';
 
 export async function shareNote(share: KeyShare | undefined): Promise<string[]> {
   if (!share) return [];
@@ -121,10 +122,9 @@ export async function renderPeriods(
 
 /** What the token classes add below spend per model: which classes the gateway reports, and what the cache saved. */
 export function classNotes(classes: import('../figures/token-classes.js').TokenClasses): string[] {
-  const words: Record<string, string> = { input: 'input', output: 'output', cache_read: 'cache read', cache_write: 'cache write', reasoning: 'reasoning' };
-  const all = ['input', 'output', 'cache_read', 'cache_write', 'reasoning'] as const;
-  const missing = all.filter((c) => !classes.reported.includes(c));
-  const lines = [`token classes reported: ${classes.reported.map((c) => words[c]).join(', ')}${missing.length ? `; not reported: ${missing.map((c) => words[c]).join(', ')}` : ''}`];
+  const word = (c: string) => c.replace('_', ' ');
+  const missing = TOKEN_CLASSES.filter((c) => !classes.reported.includes(c));
+  const lines = [`token classes reported: ${classes.reported.map(word).join(', ')}${missing.length ? `; not reported: ${missing.map(word).join(', ')}` : ''}`];
   const read = classes.total.tokens.cache_read;
   if (read !== null) {
     const share = classes.total.share === null ? '' : ` (${classes.total.share.toDecimalPlaces(1, 4).toFixed(1)}% of input)`;
