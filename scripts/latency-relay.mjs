@@ -7,11 +7,12 @@ import { connect, createServer } from 'node:net';
 
 /**
  * Starts the relay in front of `target` ({ host, port }); `rttMs` is the round-trip time.
- * Returns { port, connections: () => number, close() }.
+ * Returns { port, connections: () => number, lateness: () => ms, close() }.
  */
 export function startRelay(target, rttMs = 100) {
   let connections = 0;
   const sockets = new Set();
+  const late = { ms: 0, chunks: 0 };
   const server = createServer((client) => {
     connections++;
     const upstream = connect(target.port, target.host);
@@ -26,14 +27,16 @@ export function startRelay(target, rttMs = 100) {
         upstream.destroy();
       });
     }
-    pipeWithDelay(client, upstream, rttMs / 2, rttMs);
-    pipeWithDelay(upstream, client, rttMs / 2, 0);
+    pipeWithDelay(client, upstream, rttMs / 2, rttMs, late);
+    pipeWithDelay(upstream, client, rttMs / 2, 0, late);
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       resolve({
         port: server.address().port,
         connections: () => connections,
+        /** The mean time a chunk waited past its due time (timers fire late): each way of a round trip adds it. */
+        lateness: () => (late.chunks ? late.ms / late.chunks : 0),
         close: () =>
           new Promise((done) => {
             for (const socket of sockets) socket.destroy();
@@ -44,16 +47,36 @@ export function startRelay(target, rttMs = 100) {
   });
 }
 
-/** Forwards `from` to `to`, each chunk `delayMs` later, the first `firstExtraMs` later still. */
-function pipeWithDelay(from, to, delayMs, firstExtraMs) {
-  let last = 0;
+/**
+ * Forwards `from` to `to`, each chunk `delayMs` later, the first `firstExtraMs` later still. One
+ * queue and one timer per direction: timers set for the same instant by different delays may
+ * fire in either order, and a TLS stream whose records swap is broken (bad record mac).
+ */
+function pipeWithDelay(from, to, delayMs, firstExtraMs, late) {
+  const queue = [];
   let first = true;
-  const at = () => {
-    const due = Math.max(last, Date.now() + delayMs + (first ? firstExtraMs : 0));
-    first = false;
-    last = due;
-    return due - Date.now();
+  let timer;
+  let ended = false;
+  const drain = () => {
+    timer = undefined;
+    const now = performance.now();
+    while (queue.length && queue[0].due <= now) {
+      const { chunk, due } = queue.shift();
+      // How much later than asked the timer let the chunk go: the link's real delay is this much longer.
+      late.ms += now - due;
+      late.chunks++;
+      if (to.writable) to.write(chunk);
+    }
+    if (queue.length) timer = setTimeout(drain, Math.max(0, queue[0].due - now));
+    else if (ended) to.end();
   };
-  from.on('data', (chunk) => setTimeout(() => to.writable && to.write(chunk), at()));
-  from.on('end', () => setTimeout(() => to.end(), Math.max(0, last - Date.now())));
+  from.on('data', (chunk) => {
+    queue.push({ chunk, due: performance.now() + delayMs + (first ? firstExtraMs : 0) });
+    first = false;
+    timer ??= setTimeout(drain, Math.max(0, queue[0].due - performance.now()));
+  });
+  from.on('end', () => {
+    ended = true;
+    if (!queue.length && timer === undefined) to.end();
+  });
 }

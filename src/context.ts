@@ -1,15 +1,16 @@
 // What a command gets: its streams, its settings and credential, and an API client, each
 // built only when first asked for, so `--help` touches no config and no network.
-import { ConfigError, Interrupted, TimeoutError, UsageError } from './errors.js';
+import { ConfigError, Interrupted, TimeoutError } from './errors.js';
 import type { IO } from './io.js';
 // Settings and the HTTP core are imported statically: every command that runs needs them.
 // The transport (node:http), conf, undici and the tables load only when used.
-import { HttpClient, type RetryPolicy } from './api/http.js';
-import type { Transport } from './api/transport.js';
-import { type ResolvedSettings, type Source, chosenProfile, profileName, resolveSettings } from './settings/resolve.js';
+import type { HttpClient, RetryPolicy } from './api/http.js';
+import { RunStore } from './run-store.js';
+import { MAX_CONNECTIONS_PER_ORIGIN, type Transport } from './api/transport-types.js';
+import { type ResolvedSettings, type Source, chosenProfile, profileName, requireBaseUrl, resolveSettings } from './settings/resolve.js';
 import { stateDirFor } from './settings/state-dir.js';
 import type { ProfileRecord, SettingsStore } from './settings/store.js';
-import { type Zone, notAZone, parseZone, zoneFromEnv } from './domain/zone.js';
+import { type Zone, parseZone, throwNotAZone, zoneFromEnv } from './domain/zone.js';
 import { Notices } from './notices.js';
 import { SecretSet } from './domain/secrets.js';
 import { abortableSleep } from './abortable.js';
@@ -76,7 +77,8 @@ export class Context extends Notices<GlobalOptions> {
   #stateDir?: Promise<string>;
   #store?: Promise<SettingsStore>;
   #settings?: Promise<ResolvedSettings>;
-  #clients = new Map<string, Promise<HttpClient>>();
+  /** This computation's clients and figures (see run-store.ts): a new deadline starts another. */
+  #run = new RunStore();
   #demo?: Promise<DemoGateway>;
   #pool?: Promise<import('./api/transport.js').Pool>;
   #rawTransport?: Transport;
@@ -102,7 +104,7 @@ export class Context extends Notices<GlobalOptions> {
    */
   renewDeadline(): void {
     this.#endAt(this.now() + this.options.timeout * 1000, this.interrupt);
-    this.#clients.clear();
+    this.#run = new RunStore();
   }
 
   /** Ends this context's work at `deadline` (ms since the epoch), or when `also` aborts (Ctrl-C, a parent). */
@@ -134,7 +136,7 @@ export class Context extends Notices<GlobalOptions> {
     clearTimeout(this.#deadlineTimer);
     this.deadline = Number.POSITIVE_INFINITY;
     this.signal = this.interrupt;
-    this.#clients.clear();
+    this.#run = new RunStore();
   }
 
   /** Another command, to run within this one (`tally demo`); only the CLI can hand it out. */
@@ -169,17 +171,12 @@ export class Context extends Notices<GlobalOptions> {
    */
   endBefore(parent: Context, marginMs: number): void {
     this.#endAt(parent.deadline - marginMs, parent.signal);
-    this.#clients.clear();
+    this.#run = new RunStore();
   }
 
   /** The zone of labels and of times written without an offset: --tz, else the environment's TZ. */
   get zone(): Zone {
-    if (this.#zone) return this.#zone;
-    if (this.options.tz !== undefined) {
-      const zone = parseZone(this.options.tz);
-      if (!zone) throw notAZone('--tz', this.options.tz);
-      this.#zone = zone;
-    } else this.#zone = zoneFromEnv(this.env);
+    this.#zone ??= this.options.tz === undefined ? zoneFromEnv(this.env) : (parseZone(this.options.tz) ?? throwNotAZone('--tz', this.options.tz));
     return this.#zone;
   }
 
@@ -247,7 +244,6 @@ export class Context extends Notices<GlobalOptions> {
     return (await this.client()).baseUrl;
   }
 
-  /** The profile this run uses (--profile, TALLY_PROFILE, the active one, else default), for commands that only store. */
   #workspace?: string;
 
   /** Where a `.tally.json` is looked for (and above), when not the process's folder: an agent session's project. */
@@ -256,6 +252,7 @@ export class Context extends Notices<GlobalOptions> {
     this.#workspace = dir;
   }
 
+  /** The profile this run uses (--profile, TALLY_PROFILE, the active one, else default), for commands that only store. */
   async profileChoice(): Promise<{ profile: string; profileSource: Source; workspaceFile?: string }> {
     if (this.options.demo) return profileName({ flags: this.options, env: this.env });
     return chosenProfile({ flags: this.options, env: this.env, openStore: () => this.store(), warn: (line) => this.warnOnce(line), cwd: this.#workspace });
@@ -338,31 +335,28 @@ export class Context extends Notices<GlobalOptions> {
   }
 
   #client(key: string, target: () => Promise<{ baseUrl: URL; credential: ResolvedSettings['credential'] }>): Promise<HttpClient> {
-    let client = this.#clients.get(key);
-    if (!client) {
-      client = (async () => {
-        const { baseUrl, credential } = await target();
-        return new HttpClient({
-          baseUrl,
-          credential: credential && { kind: credential.kind, secret: credential.secret },
-          transport: this.#init.transport ?? this.#lazyTransport(),
-          signal: this.signal,
-          deadline: this.deadline,
-          timeoutSeconds: this.options.timeout,
-          patient: this.options.patient,
-          log: this.options.debug ? (line) => this.debug(line) : undefined,
-          sleep: this.sleep,
-          random: this.random,
-          now: this.now,
-          retry: this.#init.retry,
-          userAgent: `tally/${typeof __TALLY_VERSION__ === 'string' ? __TALLY_VERSION__ : 'dev'}`,
-          // A wait (rate limited, the gateway draining) is said at once on a terminal: never a silent pause.
-          onWait: (reason) => this.progress(reason, { now: true }),
-        });
-      })();
-      this.#clients.set(key, client);
-    }
-    return client;
+    return this.#run.client(key, async () => {
+      const { baseUrl, credential } = await target();
+      return {
+        baseUrl,
+        credential: credential && { kind: credential.kind, secret: credential.secret },
+        transport: this.#init.transport ?? this.#lazyTransport(),
+        ...{ signal: this.signal, deadline: this.deadline, timeoutSeconds: this.options.timeout, patient: this.options.patient, retry: this.#init.retry },
+        ...{ sleep: this.sleep, random: this.random, now: this.now },
+        ...{ log: this.options.debug ? (line: string) => this.debug(line) : undefined, userAgent: `tally/${typeof __TALLY_VERSION__ === 'string' ? __TALLY_VERSION__ : 'dev'}` },
+        // A wait (rate limited, the gateway draining) is said at once on a terminal: never a silent pause.
+        onWait: (reason) => this.progress(reason, { now: true }),
+      };
+    });
+  }
+
+  /** A figure of this computation, computed once whoever asks (see RunStore.figure). */
+  figure<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    return this.#run.figure(key, compute);
+  }
+  /** A figure of this computation where it has come, else undefined (nothing is asked). */
+  settledFigure<T>(key: string): T | undefined {
+    return this.#run.settled<T>(key);
   }
 
   /**
@@ -375,7 +369,9 @@ export class Context extends Notices<GlobalOptions> {
       return pool;
     });
     const pool = this.#pool;
-    return async (request) => (await pool).transport(request);
+    const transport: Transport = async (request) => (await pool).transport(request);
+    transport.together = async (origin) => (await (await pool).transport.together?.(origin)) ?? MAX_CONNECTIONS_PER_ORIGIN;
+    return transport;
   }
 
   onDispose(dispose: () => Promise<void> | void): void {
@@ -398,11 +394,4 @@ export class Context extends Notices<GlobalOptions> {
     })();
     return this.#demo;
   }
-}
-
-function requireBaseUrl(settings: ResolvedSettings): URL {
-  if (settings.baseUrl) return settings.baseUrl;
-  throw new UsageError(
-    `no base URL for profile "${settings.profile}": pass --base-url URL, set TALLY_BASE_URL, or run \`tally login --base-url URL\` (try --demo for the built-in sandbox)`,
-  );
 }

@@ -176,3 +176,12 @@ export function runTally(args: string[], options: { env?: NodeJS.ProcessEnv; inp
 export function hasCommand(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 }
+
+/**
+ * Whether a test that needs a tool (or a part the machine provides: a binary, a tmpfs) skips here:
+ * where it is missing, except under CI=true, where .ci/run installed everything and a missing
+ * tool is a failure, never a skip that passes unseen.
+ */
+export function skipWithout(present: unknown): boolean {
+  return !present && process.env.CI !== 'true';
+}

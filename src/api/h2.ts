@@ -10,7 +10,7 @@ import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { importExternal } from '../external.js';
 
-import type { TransportRequest, TransportResponse } from './transport-types.js';
+import { MAX_STREAMS_TOGETHER, type TransportRequest, type TransportResponse } from './transport-types.js';
 
 /** Headers HTTP/2 forbids (connection-specific): never sent on a stream. */
 const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
@@ -22,6 +22,8 @@ interface Session {
   waiting: (() => void)[];
   /** Whether the session has carried a stream (what --debug says of a connection). */
   used: boolean;
+  /** Settles when the server's SETTINGS came (its stream limit with them), or the session ended. */
+  settled: Promise<void>;
 }
 
 /** What a connection offering both protocols turned out to speak. */
@@ -29,12 +31,24 @@ type Opened = { kind: 'h2'; entry: Session } | { kind: 'http/1.1' };
 
 const WINDOW = 16 * 1024 * 1024;
 
+/** How long `together` waits for the server's SETTINGS after its handshake. */
+const SETTINGS_WAIT_MS = 250;
+
 /** Connections opened at once to an origin whose protocol is not known yet (HTTP/1.1's own limit). */
 const MAX_PROBES = 4;
 
 export interface H2Pool {
   /** The answer over HTTP/2, or undefined when the origin speaks HTTP/1.1 (the caller's pool sends it, on the connection left for it). */
   request(request: TransportRequest): Promise<TransportResponse | undefined>;
+  /**
+   * How many requests to `origin` go out at once over HTTP/2 (its session's stream limit, at most
+   * MAX_STREAMS_TOGETHER), or undefined where it speaks HTTP/1.1 or nothing says yet. While the
+   * first connection's handshake is under way, its answer (ALPN) is waited for: a round trip
+   * before the first response, so a first run's requests that wait on it still go out in round one.
+   */
+  together(origin: URL): Promise<number | undefined>;
+  /** The TLS context every connection uses where TALLY_CA_FILE adds authorities (undefined: the system's). */
+  secureContext(): Promise<import('node:tls').SecureContext | undefined>;
   /** A connection the ALPN probe opened and HTTP/1.1 was chosen on, for the HTTP/1.1 pool to use first. */
   takeSpare(origin: string): TLSSocket | undefined;
   close(): void;
@@ -48,6 +62,13 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
   const spare = new Map<string, TLSSocket[]>();
   const sessions = new Set<ClientHttp2Session>();
 
+  // TALLY_CA_FILE's authorities beside the system's: one TLS context for every connection. The
+  // context starts from Node's own root store (its certificates parsed once) and adds the file's:
+  // handing the roots over as text (`ca: [...rootCertificates, file]`) parses some 150
+  // certificates again, 40-100 ms of every run, and again for each connection given its own.
+  let context: import('node:tls').SecureContext | undefined;
+  const trusted = (tls: typeof import('node:tls')) => (context ??= withAuthorities(tls, options.ca!));
+
   const connect = async (url: URL): Promise<Opened> => {
     const [tls, http2] = await Promise.all([importExternal<typeof import('node:tls')>('node:tls'), importExternal<typeof import('node:http2')>('node:http2')]);
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -57,7 +78,7 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
         port: Number(url.port || 443),
         ALPNProtocols: ['h2', 'http/1.1'],
         ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }),
-        ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+        ...(options.ca ? { secureContext: trusted(tls) } : {}),
       });
       s.once('secureConnect', () => resolve(s));
       s.once('error', reject);
@@ -76,7 +97,11 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
     const session = http2.connect(url.origin, { createConnection: () => socket, settings: { initialWindowSize: WINDOW } });
     session.once('connect', () => session.setLocalWindowSize(WINDOW));
     sessions.add(session);
-    const entry: Session = { session, active: 0, waiting: [], used: false };
+    const settled = new Promise<void>((resolve) => {
+      session.once('remoteSettings', () => resolve());
+      session.once('close', () => resolve());
+    });
+    const entry: Session = { session, active: 0, waiting: [], used: false, settled };
     if (!known.has(url.origin)) known.set(url.origin, entry);
     options.memory?.set(url.origin, 'h2');
     const forget = () => {
@@ -177,6 +202,29 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
         }
       }
     },
+    async together(origin) {
+      await options.memory?.load();
+      for (;;) {
+        const said = known.get(origin.origin);
+        if (said === 'http/1.1') return undefined;
+        if (said) {
+          // The server's SETTINGS follow its handshake at once (they carry its stream limit); a
+          // server that has not sent them within a moment is taken at HTTP/1.1's word (never a wait).
+          let timer: NodeJS.Timeout | undefined;
+          const came = await Promise.race([said.settled.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, SETTINGS_WAIT_MS, false)))]);
+          clearTimeout(timer);
+          if (!came || said.session.destroyed) return undefined;
+          return Math.max(1, Math.min(said.session.remoteSettings?.maxConcurrentStreams ?? MAX_STREAMS_TOGETHER, MAX_STREAMS_TOGETHER));
+        }
+        const open = probes.get(origin.origin);
+        // Nothing asked yet: what an earlier run learned (a request opens the session when it goes).
+        if (!open?.size) return options.memory?.get(origin.origin) === 'h2' ? MAX_STREAMS_TOGETHER : undefined;
+        await Promise.race([...open]).catch(() => undefined);
+      }
+    },
+    async secureContext() {
+      return options.ca ? trusted(await importExternal<typeof import('node:tls')>('node:tls')) : undefined;
+    },
     takeSpare(origin) {
       return spare.get(origin)?.shift();
     },
@@ -185,4 +233,17 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
       for (const sockets of spare.values()) for (const socket of sockets) socket.destroy();
     },
   };
+}
+
+/**
+ * A TLS context trusting Node's root certificates and `pem`'s (a PEM bundle): the root store's
+ * copy takes the file's certificates (the native context's addCACert, what `ca` itself calls);
+ * where that is not offered, the roots and the file as `ca`.
+ */
+export function withAuthorities(tls: typeof import('node:tls'), pem: string): import('node:tls').SecureContext {
+  const context = tls.createSecureContext();
+  const native = (context as { context?: { addCACert?: (pem: string) => void } }).context;
+  if (typeof native?.addCACert !== 'function') return tls.createSecureContext({ ca: [...tls.rootCertificates, pem] });
+  native.addCACert(pem);
+  return context;
 }

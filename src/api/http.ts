@@ -8,12 +8,11 @@ import { type GatewayVoice, abortError, checkBodyError, excerpt, httpError, isCo
 import { PATIENT_ATTEMPTS, Pacer } from './pacing.js';
 import { RequestLog } from './redaction.js';
 import type { Credential, HttpClientOptions, JsonRequest, JsonResponse, UnchangedResponse } from './request.js';
-import type { TransportResponse } from './transport.js';
+import { MAX_CONNECTIONS_PER_ORIGIN, type TransportResponse } from './transport-types.js';
 
 export type { Credential, CredentialKind, Family, HttpClientOptions, JsonRequest, JsonResponse, UnchangedResponse } from './request.js';
 export { DEFAULT_RETRY, type RetryPolicy } from './pacing.js';
 export { serviceMessage } from './error-texts.js';
-
 const MAX_REDIRECTS = 5;
 /** A request without an answer for this long is said on a terminal (waiting for HOST…). */
 const SLOW_REQUEST_MS = 1000;
@@ -47,6 +46,11 @@ export class HttpClient {
   /** Requests a minute the gateway allows, as its X-RateLimit-Limit said (undefined until it says). */
   get rateLimit(): number | undefined {
     return this.#pacer.rateLimit;
+  }
+
+  /** How many requests to the gateway go out at once: the transport's (Transport.together), within the rate limit (Pacer.together). */
+  async together(): Promise<number> {
+    return this.#pacer.together((await this.#options.transport.together?.(this.baseUrl)) ?? MAX_CONNECTIONS_PER_ORIGIN);
   }
 
   /** An error for a response whose shape is not what the interface promises. */

@@ -2,6 +2,8 @@
 // is left, when the window reopens), Retry-After within a cap, and exponential backoff with
 // jitter. One Pacer per client: what one response says holds for the next request.
 
+import { MAX_CONNECTIONS_PER_ORIGIN } from './transport-types.js';
+
 /** The gateway's rate-limit window (the spec: so many requests per 60 seconds), and a margin past its end. */
 const RATE_WINDOW_MS = 60_000;
 const WINDOW_MARGIN_MS = 500;
@@ -38,6 +40,7 @@ export class Pacer {
   /** The last response showed X-RateLimit-Remaining <= 0: the next request waits. */
   exhausted = false;
   #rateLimit: number | undefined;
+  #remaining: number | undefined;
 
   constructor(options: { retry?: RetryPolicy; now: () => number; random: () => number; deadline: number }) {
     this.retry = options.retry ?? DEFAULT_RETRY;
@@ -49,6 +52,16 @@ export class Pacer {
   /** Requests a minute the gateway allows, as its X-RateLimit-Limit said (undefined until it says). */
   get rateLimit(): number | undefined {
     return this.#rateLimit;
+  }
+
+  /**
+   * Of `open` requests the transport would send at once (HTTP/2's streams, HTTP/1.1's
+   * connections): where the gateway states what is left of its rate limit (X-RateLimit-Remaining),
+   * at most half of that beyond HTTP/1.1's four, so a burst never spends the window on its own.
+   */
+  together(open: number): number {
+    const left = this.#remaining;
+    return left === undefined ? open : Math.min(open, Math.max(MAX_CONNECTIONS_PER_ORIGIN, Math.floor(left / 2)));
   }
 
   #clockOffsetMs: number | undefined;
@@ -66,6 +79,7 @@ export class Pacer {
   note(headers: Record<string, string | undefined>, sentAt: number): void {
     const remaining = Number(headers['x-ratelimit-remaining']);
     this.exhausted = headers['x-ratelimit-remaining'] !== undefined && Number.isFinite(remaining) && remaining <= 0;
+    if (headers['x-ratelimit-remaining'] !== undefined && Number.isSafeInteger(remaining)) this.#remaining = Math.max(0, remaining);
     const limit = Number(headers['x-ratelimit-limit']);
     if (Number.isSafeInteger(limit) && limit > 0 && limit <= 1_000_000) this.#rateLimit = limit;
     // The first request of a window (one used of the limit) says when the window opened: it reopens a minute later.

@@ -1,6 +1,6 @@
 // What a request to the gateway is, and what comes back: the types every endpoint module uses.
 import type { JsonValue } from '../domain/json.js';
-import type { Transport } from './transport.js';
+import type { Transport } from './transport-types.js';
 import type { RetryPolicy } from './pacing.js';
 
 export type CredentialKind = 'api-key' | 'device-token';

@@ -21,3 +21,19 @@ export interface TransportResponse {
   /** The protocol it went over, where the transport knows it. */
   protocol?: 'h2' | 'http/1.1';
 }
+
+/** Requests to one origin that go out together over HTTP/1.1, at most (more wait for a free connection). */
+export const MAX_CONNECTIONS_PER_ORIGIN = 4;
+
+/** Requests to one origin that go out together over HTTP/2, at most (below the server's own stream limit, where it says one). */
+export const MAX_STREAMS_TOGETHER = 64;
+
+export interface Transport {
+  (request: TransportRequest): Promise<TransportResponse>;
+  /**
+   * How many requests to `origin` go out at once: HTTP/2's streams once a connection said h2 (the
+   * first run learns it with its first TLS handshake, before any answer), else HTTP/1.1's
+   * connections. Absent: MAX_CONNECTIONS_PER_ORIGIN.
+   */
+  together?(origin: URL): Promise<number>;
+}

@@ -7,11 +7,9 @@ import { isLoopback } from '../domain/loopback.js';
 import { UsageError } from '../errors.js';
 import { UnreadableFile, readStateFile } from '../settings/read-file.js';
 
-import type { TransportRequest, TransportResponse } from './transport-types.js';
+import { MAX_CONNECTIONS_PER_ORIGIN, type Transport } from './transport-types.js';
 
-export type { TransportRequest, TransportResponse } from './transport-types.js';
-
-export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
+export { MAX_CONNECTIONS_PER_ORIGIN, type Transport, type TransportRequest, type TransportResponse } from './transport-types.js';
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
@@ -21,10 +19,8 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return headers;
 }
 
-/** Requests to one origin that go out together, at most (more wait for a free connection). */
-export const MAX_CONNECTIONS_PER_ORIGIN = 4;
-
 export interface Pool {
+  /** Sends a request; its `together` says how many go out at once to an origin. */
   transport: Transport;
   /** Closes every idle connection: a finished command then exits at once. */
   close(): void;
@@ -51,8 +47,9 @@ export function nodePool(options: { ca?: string; memory?: import('../settings/pr
       return http;
     }
     // node:https pulls in TLS and crypto: loaded only for https URLs.
-    https ??= Promise.all([importExternal<typeof import('node:https')>('node:https'), importExternal<typeof import('node:tls')>('node:tls'), h2For()]).then(([{ Agent }, { rootCertificates }, pool]) => {
-      const agent = new Agent({ ...settings, ...(options.ca ? { ca: [...rootCertificates, options.ca] } : {}) });
+    https ??= Promise.all([importExternal<typeof import('node:https')>('node:https'), h2For()]).then(async ([{ Agent }, pool]) => {
+      const secureContext = await pool.secureContext();
+      const agent = new Agent({ ...settings, ...(secureContext ? { secureContext } : {}) });
       // The connection the HTTP/2 probe opened, where the origin chose HTTP/1.1, is used first.
       const open = agent.createConnection.bind(agent);
       agent.createConnection = ((connectOptions: { host?: string; port?: number | string }, callback: unknown) => {
@@ -102,6 +99,8 @@ export function nodePool(options: { ca?: string; memory?: import('../settings/pr
       req.end(request.body);
     });
   };
+  // HTTP/2's streams where an https origin speaks it (known from its first handshake), else HTTP/1.1's connections.
+  transport.together = async (origin) => (origin.protocol === 'https:' ? ((await (await h2For()).together(origin)) ?? MAX_CONNECTIONS_PER_ORIGIN) : MAX_CONNECTIONS_PER_ORIGIN);
   return {
     transport,
     close: () => {
@@ -160,33 +159,36 @@ export async function defaultTransport(env: NodeJS.ProcessEnv, memory?: import('
   if (!proxy) return direct;
   let viaProxy: Transport | undefined;
   let agent: import('undici').Dispatcher | undefined;
+  const transport: Transport = async (request) => {
+    if (isLoopback(request.url.hostname)) return direct.transport(request);
+    if (!viaProxy) {
+      const { EnvHttpProxyAgent } = await importExternal<typeof import('undici')>('undici');
+      // The proxies of this run's environment (not necessarily process.env), and its NO_PROXY.
+      agent = new EnvHttpProxyAgent({
+        httpProxy: env.HTTP_PROXY ?? env.http_proxy ?? proxy,
+        httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? proxy,
+        noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
+        ...(ca ? { requestTls: { ca: [...(await importExternal<typeof import('node:tls')>('node:tls')).rootCertificates, ca] } } : {}),
+      });
+      viaProxy = undiciTransport(agent);
+    }
+    try {
+      return await viaProxy(request);
+    } catch (error) {
+      // Through a proxy, tally connects to the proxy only: a failure to connect is the proxy's,
+      // and is said so (never blamed on the gateway). Its address, never its credentials.
+      if (error && typeof error === 'object') Object.assign(error, { proxy: proxyAddress(proxy) });
+      throw error;
+    }
+  };
+  // Through the proxy: its agent's connections (HTTP/1.1); loopback goes direct, as its requests do.
+  transport.together = async (origin) => (isLoopback(origin.hostname) ? direct.transport.together!(origin) : MAX_CONNECTIONS_PER_ORIGIN);
   return {
     close: () => {
       direct.close();
       void agent?.destroy();
     },
-    transport: async (request) => {
-      if (isLoopback(request.url.hostname)) return direct.transport(request);
-      if (!viaProxy) {
-        const { EnvHttpProxyAgent } = await importExternal<typeof import('undici')>('undici');
-        // The proxies of this run's environment (not necessarily process.env), and its NO_PROXY.
-        agent = new EnvHttpProxyAgent({
-          httpProxy: env.HTTP_PROXY ?? env.http_proxy ?? proxy,
-          httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? proxy,
-          noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
-          ...(ca ? { requestTls: { ca: [...(await importExternal<typeof import('node:tls')>('node:tls')).rootCertificates, ca] } } : {}),
-        });
-        viaProxy = undiciTransport(agent);
-      }
-      try {
-        return await viaProxy(request);
-      } catch (error) {
-        // Through a proxy, tally connects to the proxy only: a failure to connect is the proxy's,
-        // and is said so (never blamed on the gateway). Its address, never its credentials.
-        if (error && typeof error === 'object') Object.assign(error, { proxy: proxyAddress(proxy) });
-        throw error;
-      }
-    },
+    transport,
   };
 }
 

@@ -101,6 +101,11 @@ export function zoneNameOfLink(target: string): string | undefined {
 }
 
 /** The error for a value that names no zone, with the zone most likely meant (`Asia/Shangai`: Asia/Shanghai). */
+/** Throws notAZone (for an expression that must give a zone). */
+export function throwNotAZone(flag: string, text: string): never {
+  throw notAZone(flag, text);
+}
+
 export function notAZone(flag: string, text: string): UsageError {
   const names = ['UTC', ...Intl.supportedValuesOf('timeZone')];
   const hint = didYouMean(text, names);

@@ -14,7 +14,7 @@ import { BUCKET_SECONDS, type UsageWindow, periodsOf } from '../domain/window.js
 import { type Zone, fixedZone } from '../domain/zone.js';
 import { type DayGrid, type WindowOptions } from './day-grid.js';
 import { spendMetric } from './forecast.js';
-import { type ModelSpendOver, rememberedSpendOver } from './usage-by-model.js';
+import { type ModelSpendOver, spendPerModel } from './usage-by-model.js';
 import { usagePerModel } from '../domain/repricing.js';
 import { bucketAmounts, loadOnGrid, startAhead, windowOnGrid } from './usage-series.js';
 import { MAX_CONNECTIONS_PER_ORIGIN } from '../api/transport.js';
@@ -87,7 +87,6 @@ export interface AnomalyRequest extends WindowOptions {
   metric?: string;
   rule?: Partial<AnomalyRule>;
   /** Spend per model over a window, when a caller asking for the same windows shares its requests (report). */
-  spendOver?: (window: UsageWindow) => Promise<ModelSpendOver>;
   /** The period the models are set against (the report's, by the one rule of comparedWindow); else that rule's for this window. */
   previous?: UsageWindow;
 }
@@ -115,7 +114,7 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
     ...Object.fromEntries(Object.entries(request.rule ?? {}).filter(([, v]) => v !== undefined)),
   };
   const since = request.since ?? (request.month === undefined && request.last === undefined ? '30d' : undefined);
-  const spendOver = request.spendOver ?? rememberedSpendOver(ctx);
+  const spendOver = (w: UsageWindow) => spendPerModel(ctx, w);
   const previousOf = (current: UsageWindow, dayOffset: number, now: number, zone: Zone) => request.previous ?? comparedWindow({ current, spec: 'previous', month: request.month, last: request.last, dayOffset, now, zone });
   // On a first run the models of both windows are asked for while the grid is learned (used when it is UTC's days, as guessed).
   const { window, grid, time, now } = await windowOnGrid(ctx, { ...request, since }, bucket, undefined, (guess) => {
@@ -143,9 +142,11 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
   }
   const changes = modelChanges(current, before, rule.minAmount);
   const free = zeroCost(current);
-  // The spikes' models are asked beside the first round of dating: together, one round's worth of requests.
-  const dating = Math.max(1, MAX_CONNECTIONS_PER_ORIGIN - findings.length);
-  await Promise.all([datedByEvent(spendOver, window, previous, grid.offset, [...changes, ...free], dating), ...findings.map((f) => namedModels(spendOver, f))]);
+  // The spikes' models are asked beside the first round of dating: together, one round's worth of
+  // requests (HTTP/1.1's four connections; over HTTP/2 enough streams that most windows date in one round).
+  const together = await (await ctx.client()).together();
+  const dating = Math.max(1, together - findings.length);
+  await Promise.all([datedByEvent(spendOver, window, previous, grid.offset, [...changes, ...free], dating, together), ...findings.map((f) => namedModels(spendOver, f))]);
   findings.push(...changes, ...free);
   const growth = steadyGrowth(values.slice(Math.max(0, first)).filter((_, i) => complete[Math.max(0, first) + i]), series.slots.slice(Math.max(0, first)), rule, size);
   if (growth) findings.push(growth);
@@ -176,10 +177,10 @@ async function namedModels(spendOver: (window: UsageWindow) => Promise<ModelSpen
  * narrowing in on the day with windows that grow from the window's start (or shrink to its end).
  * A window answers for every model, so findings whose days are still as uncertain share their
  * windows; each round asks as many windows as go out at once (`budget` the first round, beside
- * the spikes' own), given to whichever days are the most uncertain, so no round waits behind
- * another of its own.
+ * the spikes' own, `perRound` after it), given to whichever days are the most uncertain, so no
+ * round waits behind another of its own.
  */
-export async function datedByEvent(spendOver: (window: UsageWindow) => Promise<ModelSpendOver>, window: UsageWindow, previous: UsageWindow, dayOffset: number, found: Finding[], budget: number): Promise<void> {
+export async function datedByEvent(spendOver: (window: UsageWindow) => Promise<ModelSpendOver>, window: UsageWindow, previous: UsageWindow, dayOffset: number, found: Finding[], budget: number, perRound = MAX_CONNECTIONS_PER_ORIGIN): Promise<void> {
   const targets = found.map((f) => {
     const last = f.kind === 'stopped_model';
     const within = last ? previous : window;
@@ -195,7 +196,7 @@ export async function datedByEvent(spendOver: (window: UsageWindow) => Promise<M
     // The days still open, one entry per direction and range however many findings share it.
     const open = new Map<string, { t: Target; cuts: number }>();
     for (const t of targets) if (t.lo < t.hi) open.set(`${t.last}:${t.lo}:${t.hi}`, { t, cuts: 0 });
-    for (let given = 0; given < (round === 0 ? budget : MAX_CONNECTIONS_PER_ORIGIN); given++) {
+    for (let given = 0; given < (round === 0 ? budget : perRound); given++) {
       let widest: { t: Target; cuts: number } | undefined;
       for (const range of open.values()) {
         const days = range.t.hi - range.t.lo + 1;

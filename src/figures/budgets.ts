@@ -7,7 +7,7 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { type BudgetStanding, type StoredBudget, budgetPeriod, budgetScope, checkBudget, countsPerModel, standing } from '../domain/budget.js';
 import { type Period, elapsedOf } from '../domain/period.js';
 import { globMatcher } from '../domain/glob.js';
-import { type ModelSpendOver, rememberedSpendOver } from './usage-by-model.js';
+import { type ModelSpendOver, spendPerModel } from './usage-by-model.js';
 import { Decimal } from '../domain/money.js';
 import { type UsageWindow, bucketStart } from '../domain/window.js';
 import { isoInZone, parseZone } from '../domain/zone.js';
@@ -71,7 +71,7 @@ export async function loadBudgets(ctx: Context, names: string[], forecast?: Prom
   const hoursRequest = seriesAt.length
     ? loadUsageSeries(ctx, { bucket: 'hour', since: String(Math.floor(Math.min(...seriesAt.map((a) => a.period.start)) / 3600) * 3600), ...(options.within === undefined ? {} : { until: String(Math.ceil(Math.max(...seriesAt.map((a) => a.measured)) / 3600) * 3600) }) })
     : undefined;
-  const spendOver = rememberedSpendOver(ctx);
+  const spendOver = (w: UsageWindow) => spendPerModel(ctx, w);
   const [loaded, hours] = await Promise.all([loading, hoursRequest]);
   const metric = hours && spendMetric(hours, undefined);
   const basis = loaded.forecast.basis;

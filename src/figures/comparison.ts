@@ -7,12 +7,13 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { type ComparisonRow, compareByModel, comparedWindow, comparisonRow, totalRow } from '../domain/comparison.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
-import type { UsageWindow } from '../domain/window.js';
+import { MAX_WINDOW_SECONDS, type UsageWindow } from '../domain/window.js';
+import { holdDays } from './day-pages.js';
 import type { Zone } from '../domain/zone.js';
 import { spendMetric } from './forecast.js';
 import { type DayGrid, type TimeSettings, type WindowOptions } from './day-grid.js';
 import { type UsageSeries, windowOnGrid, loadOnGrid } from './usage-series.js';
-import { type ModelSpendOver, modelSpendOver } from './usage-by-model.js';
+import { type ModelSpendOver, spendPerModel } from './usage-by-model.js';
 
 export interface ComparisonRequest extends WindowOptions {
   /** `previous`, `YYYY-MM` or `DATE..DATE`. */
@@ -62,10 +63,12 @@ export interface ComparedWindows {
   time: TimeSettings;
 }
 
-export async function comparedWindows(ctx: Context, request: WindowOptions & { compare: string }): Promise<ComparedWindows> {
+export async function comparedWindows(ctx: Context, request: WindowOptions & { compare: string }, ahead?: (guess: { current: UsageWindow; previous: UsageWindow }) => void): Promise<ComparedWindows> {
   // The period compared with is checked with the window, before the gateway is asked anything.
   const check = (provisional: UsageWindow, now: number, zone: Zone) => void comparedWindow({ current: provisional, spec: request.compare, month: request.month, last: request.last, dayOffset: 0, now, zone });
-  const { window: current, grid, time, now } = await windowOnGrid(ctx, request, 'day', check);
+  // On a first run, both windows as they would be on UTC's days, while the grid is learned (see windowOnGrid).
+  const guessed = ahead && ((guess: { window: UsageWindow; dayOffset: number; now: number; zone: Zone }) => ahead({ current: guess.window, previous: comparedWindow({ current: guess.window, spec: request.compare, month: request.month, last: request.last, dayOffset: guess.dayOffset, now: guess.now, zone: guess.zone }) }));
+  const { window: current, grid, time, now } = await windowOnGrid(ctx, request, 'day', check, guessed);
   const previous = comparedWindow({ current, spec: request.compare, month: request.month, last: request.last, dayOffset: grid.offset, now, zone: time.zone });
   return { current, previous, grid, time };
 }
@@ -73,14 +76,17 @@ export async function comparedWindows(ctx: Context, request: WindowOptions & { c
 /** The two windows' totals from the usage series, asked for together (and the series, for views that show the days). */
 export async function compareTotals(ctx: Context, w: ComparedWindows, named?: string) {
   const onGrid = { zone: w.time.zone, known: w.grid };
+  // Both windows' days from one request where one covers them (92 days): each is cut from it (day-pages.ts).
+  const span = { start: Math.min(w.current.start, w.previous.start), end: Math.max(w.current.end, w.previous.end) };
+  if (span.end - span.start <= MAX_WINDOW_SECONDS) holdDays(await ctx.client(), span);
   const [a, b] = await Promise.all([windowSeries(ctx, w.current, onGrid), windowSeries(ctx, w.previous, onGrid)]);
   const metric = spendMetric(a.shape ? a : b, named);
   return { row: comparisonRow(seriesSpend(a, metric), seriesSpend(b, metric)), scope: a.scope === b.scope ? a.scope : undefined, metric, series: [a, b] as const };
 }
 
-/** The two windows' spend per model (every page), the largest change first. `spendOver` may be shared with another figure asking for the same windows. */
-export async function compareModels(ctx: Context, w: ComparedWindows, param?: string[], spendOver = (window: UsageWindow) => modelSpendOver(ctx, window, param)) {
-  const [now, before] = await Promise.all([spendOver(w.current), spendOver(w.previous)]);
+/** The two windows' spend per model (every page), the largest change first. */
+export async function compareModels(ctx: Context, w: ComparedWindows, param?: string[]) {
+  const [now, before] = await Promise.all([spendPerModel(ctx, w.current, param), spendPerModel(ctx, w.previous, param)]);
   const rows = compareByModel(now.spend, before.spend);
   return { rows, total: totalRow(rows), scope: sameScope(now, before), fields: now.fields ?? before.fields, incomplete: now.incomplete || before.incomplete };
 }

@@ -32,7 +32,22 @@ export interface TimeSettings {
   known: DayGrid | undefined;
 }
 
+/**
+ * Where times are read and shown, and the day grid where a flag, the profile or an earlier run
+ * says it: one figure of the computation (the profile and the learned grid read once, whoever asks).
+ */
 export async function timeSettings(ctx: Context, options: WindowOptions): Promise<TimeSettings> {
+  const time = await ctx.figure(`time-settings|${options.utcOffset ?? ''}`, () => resolveTimeSettings(ctx, options));
+  if (time.known) return time;
+  // Learned by this computation since (a first run): what a later run reads from the file, now.
+  const learned = ctx.settledFigure<DayGrid>(LEARNED_GRID);
+  return learned && learned.source === 'inferred' ? { zone: time.zone, known: { offset: learned.offset, source: 'learned' } } : time;
+}
+
+/** The store's key of the grid a computation learned from the gateway's days (usage-series.ts knownDayGrid). */
+export const LEARNED_GRID = 'day-grid-learned';
+
+async function resolveTimeSettings(ctx: Context, options: WindowOptions): Promise<TimeSettings> {
   if (options.utcOffset !== undefined) {
     const offset = parseUtcOffset(options.utcOffset) * 60;
     return { zone: ctx.zoneGiven ? ctx.zone : fixedZone(offset), known: { offset, source: 'flag' } };

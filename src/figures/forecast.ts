@@ -15,7 +15,7 @@ import { bucketStart } from '../domain/window.js';
 import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
 import { type KeyQuota, type KeyQuotaFigure, fetchKeyQuota, keyQuotaJson } from './key-quota.js';
 import { type UsageSeries, loadUsageSeries } from './usage-series.js';
-import { modelSpendOver } from './usage-by-model.js';
+import { spendPerModel } from './usage-by-model.js';
 
 export interface ForecastOptions {
   /** The complete days the pace is taken from (1 to 365; the command checks --days). */
@@ -92,7 +92,7 @@ export async function loadForecast(ctx: Context, options: ForecastOptions, asked
  */
 async function keyOwnPace(ctx: Context, todayStart: number, days: number): Promise<Decimal | undefined> {
   try {
-    const over = await modelSpendOver(ctx, { start: todayStart - days * 86_400, end: todayStart });
+    const over = await spendPerModel(ctx, { start: todayStart - days * 86_400, end: todayStart });
     if (over.scope !== 'key' || over.incomplete) return undefined;
     return [...over.spend.values()].reduce((a, v) => a.plus(v), new Decimal(0)).div(days);
   } catch (error) {

@@ -10,7 +10,7 @@ import { LEDGER_COLUMNS, type LedgerRow } from '../domain/ledger-format.js';
 import { type UsageWindow, bucketStart, periodsOf } from '../domain/window.js';
 import { fixedZone, formatOffset, spreadsheetDate } from '../domain/zone.js';
 import { type WindowOptions } from './day-grid.js';
-import { type ModelSpendOver, accountSpend, rememberedSpendOver } from './usage-by-model.js';
+import { type ModelSpendOver, accountSpend, spendPerModel } from './usage-by-model.js';
 import { startAhead, windowOnGrid } from './usage-series.js';
 import { MAX_CONNECTIONS_PER_ORIGIN } from '../api/transport.js';
 
@@ -59,7 +59,7 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
     return { window, periods, dateOf, ended, running, wanted };
   };
   // Each period's records, asked once: the first few go out while a first run learns the grid (see windowOnGrid).
-  const spendOver = rememberedSpendOver(ctx);
+  const spendOver = (w: UsageWindow) => spendPerModel(ctx, w);
   const onGrid = await windowOnGrid(ctx, request, bucket, undefined, (guess) => {
     const { periods, wanted } = plan(guess.window, guess.dayOffset, guess.now);
     if (periods.length <= MAX_PERIODS[bucket]) for (const p of wanted.slice(0, MAX_CONNECTIONS_PER_ORIGIN - 1)) startAhead(spendOver(p));

@@ -13,9 +13,9 @@ import { compareModels, compareTotals, comparedWindows } from './comparison.js';
 import type { DayGrid } from './day-grid.js';
 import { type LoadedForecast, keyQuotaOf, loadForecast } from './forecast.js';
 import { fetchBalance } from '../api/balance.js';
-import { rememberedSpendOver } from './usage-by-model.js';
+import { spendPerModel } from './usage-by-model.js';
 import { holdDays } from './day-pages.js';
-import { bucketAmounts, recentDays } from './usage-series.js';
+import { bucketAmounts, recentDays, startAhead } from './usage-series.js';
 
 export interface ReportRequest {
   /** week (default) or month: the period `--last` takes. */
@@ -74,12 +74,16 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
   const asked = { balance: fetchBalance(client), keyQuota: keyQuotaOf(ctx, client) };
   asked.balance.catch(() => undefined);
   asked.keyQuota.catch(() => undefined);
-  const w = await comparedWindows(ctx, { since: request.since, until: request.until, month: request.month, last, utcOffset: request.utcOffset, compare: 'previous' });
+  // Spend per model over the period and the one before: one request per window, whoever asks (the comparison, the anomalies, the token classes).
+  const spendOver = (w: UsageWindow) => spendPerModel(ctx, w);
+  // On a first run the two periods' models go out with the request that learns the grid (used when its days are UTC's, as guessed).
+  const w = await comparedWindows(ctx, { since: request.since, until: request.until, month: request.month, last, utcOffset: request.utcOffset, compare: 'previous' }, (guess) => {
+    startAhead(spendOver(guess.current));
+    startAhead(spendOver(guess.previous));
+  });
   // Every day series below (the period, the one before, the forecast's, the anomalies') is cut
-  // from one request for the recent days, held before they ask.
-  holdDays(await ctx.client(), recentDays(Math.floor(ctx.now() / 1000)));
-  // The anomalies ask for spend per model over the window (and the same length before it): one request per window, shared.
-  const spendOver = rememberedSpendOver(ctx);
+  // from one request for the recent days, held before they ask (the grid's own, on a first run).
+  holdDays(client, recentDays(client, Math.floor(ctx.now() / 1000)));
   const forecast = loadForecast(ctx, { utcOffset: request.utcOffset }, asked);
   forecast.catch(() => undefined);
   const hasBudgets = (await storedBudgets(ctx)).length > 0;
@@ -89,11 +93,11 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
   const [loaded, totals, models, budgets, anomalies] = await Promise.all([
     forecast,
     compareTotals(ctx, w),
-    compareModels(ctx, w, undefined, spendOver),
+    compareModels(ctx, w),
     // Budgets as they stood at the period's end (now, for a period still running).
     hasBudgets ? loadBudgets(ctx, [], forecast, { within: w.current }) : undefined,
     // Models judged against the report's own previous period: one rule (comparedWindow) for every section.
-    loadAnomalies(ctx, { since: String(w.current.start), until: String(w.current.end), utcOffset: request.utcOffset, spendOver, previous: w.previous }),
+    loadAnomalies(ctx, { since: String(w.current.start), until: String(w.current.end), utcOffset: request.utcOffset, previous: w.previous }),
   ]);
   const tokenClasses = await classes;
   const [now_, before] = totals.series;

@@ -11,7 +11,7 @@ import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
 import { type ModelUsage, type RepriceBasis, reprice, usagePerModel } from '../domain/repricing.js';
 import { type UsageWindow } from '../domain/window.js';
-import { modelSpendOver } from './usage-by-model.js';
+import { spendPerModel } from './usage-by-model.js';
 import { windowOnGrid } from './usage-series.js';
 
 export interface RepricedRow {
@@ -49,7 +49,7 @@ export type KeyUsage = Awaited<ReturnType<typeof keyUsageOver>>;
 
 export async function keyUsageOver(ctx: Context, since: string | undefined) {
   const { window, grid } = await windowOnGrid(ctx, { since: since ?? '30d' }, 'day');
-  const found = await modelSpendOver(ctx, window);
+  const found = await spendPerModel(ctx, window);
   return { window, dayOffset: grid.offset, usage: found.fields ? usagePerModel(found.records, found.fields) : new Map<string, ModelUsage>(), scope: found.scope, incomplete: found.incomplete };
 }
 

@@ -219,16 +219,16 @@ export interface ModelSpendOver {
 }
 
 /** Spend per model over windows, each window asked once however many figures of the run ask for it. */
-export function rememberedSpendOver(ctx: Context): (window: UsageWindow) => Promise<ModelSpendOver> {
-  const asked = new Map<string, Promise<ModelSpendOver>>();
-  return (window) => {
-    const key = `${window.start}-${window.end}`;
-    if (!asked.has(key)) asked.set(key, modelSpendOver(ctx, window));
-    return asked.get(key)!;
-  };
+/**
+ * Spend per model over a window (every page, each model's records added up): one figure of the
+ * run's store, asked of the gateway once whoever asks (a report's comparison, its anomalies and
+ * its token classes; a budget's models; the ledger's days).
+ */
+export function spendPerModel(ctx: Context, window: UsageWindow, param?: string[]): Promise<ModelSpendOver> {
+  return ctx.figure(`spend-per-model|${window.start}|${window.end}|${JSON.stringify(param ?? [])}`, () => modelSpendOver(ctx, window, param));
 }
 
-export async function modelSpendOver(ctx: Context, window: UsageWindow, param?: string[]): Promise<ModelSpendOver> {
+async function modelSpendOver(ctx: Context, window: UsageWindow, param?: string[]): Promise<ModelSpendOver> {
   const query = { start: String(window.start), end: String(window.end), ...parseParams(param) };
   const found = await fetchAllPages(ctx, await ctx.client(), MODEL_USAGE_PATH, query, { all: true, maxPages: DEFAULT_MAX_PAGES });
   const fields = spendFieldsOf(found.records);

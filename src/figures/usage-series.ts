@@ -11,7 +11,7 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import type { Scope } from '../domain/records.js';
 import { type Zone, fixedZone, isoInZone } from '../domain/zone.js';
 import { BUCKET_SECONDS, type BucketSize, MAX_WINDOW_SECONDS, type UsageWindow, alignedByService, namesGridDays, periodsOf, parseBucket, resolveWindow, splitWindow } from '../domain/window.js';
-import { type DayGrid, type TimeSettings, type WindowOptions, rememberInferredGrid, timeSettings } from './day-grid.js';
+import { type DayGrid, type TimeSettings, type WindowOptions, LEARNED_GRID, rememberInferredGrid, timeSettings } from './day-grid.js';
 import { windowJson } from '../domain/window.js';
 import { gridMismatch } from './day-grid.js';
 import { dayPage } from './day-pages.js';
@@ -62,7 +62,7 @@ export async function loadOnGrid(ctx: Context, options: SeriesRequest, time: Tim
   const needsGrid = bucket === 'week' || bucket === 'month' || namesGridDays(options);
   // A window that is wrong on any grid (a bad date, an empty window) is said before any request.
   if (needsGrid && !time.known) resolveWindow({ ...options, bucket, now, zone: time.zone, dayOffset: 0 });
-  const known = needsGrid ? (time.known ?? (await probeDayGrid(ctx, client, time, now))) : time.known;
+  const known = needsGrid ? await knownDayGrid(ctx, time) : time.known;
   const requested = resolveWindow({ ...options, bucket, now, zone: time.zone, dayOffset: known?.offset });
   const serviceBucket = bucket === 'hour' ? 'hour' : 'day';
   const parts = splitWindow(requested);
@@ -148,7 +148,7 @@ function readable<T>(client: HttpClient, read: () => T): T {
  * (weeks, months, spend per model per period); UTC when there is no usage to tell.
  */
 export async function probeDayGrid(ctx: Context, client: HttpClient, time: TimeSettings, now: number): Promise<DayGrid> {
-  const page = await dayPage(client, recentDays(now));
+  const page = await dayPage(client, recentDays(client, now));
   const shape = readable(client, () => discoverShape(page.buckets));
   const offset = shape ? inferGridOffset(page.buckets, shape, 86_400) : undefined;
   if (offset === undefined) return { offset: 0, source: 'assumed' };
@@ -156,15 +156,26 @@ export async function probeDayGrid(ctx: Context, client: HttpClient, time: TimeS
   return { offset, source: 'inferred' };
 }
 
-/** The last 92 days and today: what the day grid is learned from, and what a report's windows lie in. */
-export function recentDays(now: number): UsageWindow {
+const recentByClient = new WeakMap<HttpClient, UsageWindow>();
+
+/**
+ * The last 92 days and today: what the day grid is learned from, and what a report's windows lie
+ * in. One window per client (one computation): asked again a second later, it is the same
+ * request, so the grid's probe serves the report's days instead of a second request for them.
+ */
+export function recentDays(client: HttpClient, now: number): UsageWindow {
+  const held = recentByClient.get(client);
+  // Within ten minutes of its asking (a day that ends between is then asked for anew: dayPage cuts only whole days it holds).
+  if (held && held.end - 86_400 <= now && now < held.end - 86_400 + 600) return held;
   const end = now + 86_400;
-  return { start: end - MAX_WINDOW_SECONDS, end };
+  const window = { start: end - MAX_WINDOW_SECONDS, end };
+  recentByClient.set(client, window);
+  return window;
 }
 
-/** The day grid known before any request, or learned with one (see probeDayGrid). */
+/** The day grid known before any request, or learned with one (see probeDayGrid): learned once a computation, whoever asks. */
 export async function knownDayGrid(ctx: Context, time: TimeSettings): Promise<DayGrid> {
-  return time.known ?? probeDayGrid(ctx, await ctx.client(), time, Math.floor(ctx.now() / 1000));
+  return time.known ?? ctx.figure(LEARNED_GRID, async () => probeDayGrid(ctx, await ctx.client(), time, Math.floor(ctx.now() / 1000)));
 }
 
 /** A window's values checked on a provisional grid (no request): a usage error for any that is wrong. */

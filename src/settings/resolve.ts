@@ -134,3 +134,11 @@ function checkEnvKey(key: string): string {
   }
   return trimmed;
 }
+
+/** The base URL settings resolved to, or a usage error that says how to give one. */
+export function requireBaseUrl(settings: ResolvedSettings): URL {
+  if (settings.baseUrl) return settings.baseUrl;
+  throw new UsageError(
+    `no base URL for profile "${settings.profile}": pass --base-url URL, set TALLY_BASE_URL, or run \`tally login --base-url URL\` (try --demo for the built-in sandbox)`,
+  );
+}

@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { FIXED_CLOCK, runProcess, runTally, tempDir } from '../helpers.js';
+import { FIXED_CLOCK, runProcess, runTally, tempDir, skipWithout } from '../helpers.js';
 
 const given = process.env.TALLY_TEST_BINARY;
 if (!given && process.env.CI) throw new Error('TALLY_TEST_BINARY is not set: .ci/run builds the single executable (npm run build:binary) and names it');
@@ -58,7 +58,7 @@ function still(out: string): string {
     .replace(/^.*projected.*$/gm, (line) => line.replace(/¥[\d,.]+/g, '¥…').replace(/at \d\d:\d\d/g, 'at …'));
 }
 
-describe.skipIf(!given)('the single executable', () => {
+describe.skipIf(skipWithout(given))('the single executable', () => {
   const same = [
     ['--version'],
     ['balance'],

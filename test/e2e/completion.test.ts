@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, hasCommand, NODE, runTally, tempDir } from '../helpers.js';
+import { BIN, hasCommand, NODE, runTally, tempDir, skipWithout } from '../helpers.js';
 
 const bin = tempDir();
 const state = tempDir();
@@ -124,7 +124,7 @@ describe('tally completion bash, in a real bash', () => {
   });
 });
 
-describe.skipIf(!has('zsh'))('tally completion zsh', () => {
+describe.skipIf(skipWithout(has('zsh')))('tally completion zsh', () => {
   it('is a script zsh reads without error', async () => {
     const script = (await runTally(['completion', 'zsh'])).stdout;
     expect(execFileSync('zsh', ['-n', '-c', script]).toString()).toBe('');
@@ -151,7 +151,7 @@ describe.skipIf(!has('zsh'))('tally completion zsh', () => {
   });
 });
 
-describe.skipIf(!has('fish'))('tally completion fish', () => {
+describe.skipIf(skipWithout(has('fish')))('tally completion fish', () => {
   it('is a script fish reads without error', async () => {
     const script = (await runTally(['completion', 'fish'])).stdout;
     expect(execFileSync('fish', ['--no-execute', '-c', script]).toString()).toBe('');

@@ -6,7 +6,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { KEYS } from '../../src/sandbox/seed.js';
-import { BIN, NODE, runTally, tempDir } from '../helpers.js';
+import { BIN, NODE, runTally, tempDir, skipWithout } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -89,7 +89,7 @@ describe('tally metrics', () => {
     expect(text).toContain('tally_key_daily_cost_limit{profile="alpha",currency="CNY"} 50.00000000');
   });
 
-  it.skipIf(!realParts)('passes promtool check metrics with no remark', async () => {
+  it.skipIf(skipWithout(realParts))('passes promtool check metrics with no remark', async () => {
     const text = (await tally(['--all-profiles', 'metrics'])).stdout;
     const lint = spawnSync('promtool', ['check', 'metrics'], { input: text });
     const remarks = `${lint.stdout}${lint.stderr}`.trim().split('\n').filter(Boolean);
@@ -129,7 +129,7 @@ describe('tally metrics', () => {
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
   });
 
-  it.skipIf(!realParts)('is scraped by a real Prometheus, whose query API returns the balance', async () => {
+  it.skipIf(skipWithout(realParts))('is scraped by a real Prometheus, whose query API returns the balance', async () => {
     const dir = tempDir();
     const exporter = spawn(NODE, [BIN, '--profile', 'alpha', 'metrics', '--serve', '127.0.0.1:0'], { env: { PATH: process.env.PATH, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
     let prometheus: ChildProcess | undefined;

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { binaryArgs, hasCommand, NODE, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, hasCommand, NODE, runTally, tempDir, skipWithout } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
 const hasScript = hasCommand('script');
@@ -60,7 +60,7 @@ describe('tally logs --follow (built binary)', () => {
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^tally: stopped following the log: ${followed.length} calls · ¥[\\d,]+\\.\\d\\d · ¥\\d+\\.\\d{4} a minute over 30\\.0 hours since .*\\(this key's calls, as the gateway states\\)$`))]);
   });
 
-  it.skipIf(!hasScript)('shows a live table in a terminal, every line within its width', async () => {
+  it.skipIf(skipWithout(hasScript))('shows a live table in a terminal, every line within its width', async () => {
     const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
     const command = `stty cols 72 rows 40; exec ${[NODE, ...binaryArgs(['logs', '--follow', '--since', '30h', '--interval', '1'], NOW)].map(quote).join(' ')}`;
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env, TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });

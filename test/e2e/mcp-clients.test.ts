@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
-import { binaryArgs, NODE, runProcess, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, NODE, runProcess, runTally, tempDir, skipWithout } from '../helpers.js';
 import { EVERY_INPUT } from '../support/mcp-samples.js';
 import { inputSchema } from '../../src/mcp/tools.js';
 
@@ -49,7 +49,7 @@ function inspector(method: string[]) {
   return run([INSPECTOR, '--cli', ...serverEnv, ...method, '--format', 'json', '--', NODE, ...binaryArgs(['mcp'], NOW)]);
 }
 
-describe.skipIf(!installed)('the MCP Inspector CLI against tally mcp (stdio)', () => {
+describe.skipIf(skipWithout(installed))('the MCP Inspector CLI against tally mcp (stdio)', () => {
   it('lists every tool with its schemas and calls one', async () => {
     const listed = await inspector(['--method', 'tools/list']);
     expect(listed.code, listed.stderr).toBe(0);
@@ -74,7 +74,7 @@ describe.skipIf(!installed)('the MCP Inspector CLI against tally mcp (stdio)', (
   }, 60_000);
 });
 
-describe.skipIf(!installed)('the MCP Inspector\'s portability checks (--strict)', () => {
+describe.skipIf(skipWithout(installed))('the MCP Inspector\'s portability checks (--strict)', () => {
   it('find nothing to say of any tool schema: no type arrays, no remote $ref, no untyped schema', async () => {
     const listed = await inspector(['--method', 'tools/list', '--strict']);
     expect(listed.code, listed.stderr).toBe(0);
@@ -100,7 +100,7 @@ function documentOf(text: string): Record<string, unknown> {
   return parsed.type === 'text' && typeof parsed.text === 'string' ? (JSON.parse(parsed.text) as Record<string, unknown>) : parsed;
 }
 
-describe.skipIf(!installed)('the clients agents are built on, against tally mcp', () => {
+describe.skipIf(skipWithout(installed))('the clients agents are built on, against tally mcp', () => {
   let http: ChildProcess;
   let url: string;
   beforeAll(async () => {
@@ -178,7 +178,7 @@ describe.skipIf(!installed)('the clients agents are built on, against tally mcp'
   }, 60_000);
 });
 
-describe.skipIf(!installed)('the MCP conformance suite against tally mcp --http', () => {
+describe.skipIf(skipWithout(installed))('the MCP conformance suite against tally mcp --http', () => {
   let child: ChildProcess;
   let url: string;
   beforeAll(async () => {

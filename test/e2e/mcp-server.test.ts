@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
-import { binaryArgs, hasCommand, NODE, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, hasCommand, NODE, runTally, tempDir, skipWithout } from '../helpers.js';
 import { EVERY_INPUT } from '../support/mcp-samples.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
@@ -411,7 +411,7 @@ describe('tally mcp --http under load', () => {
   }, 180_000);
 });
 
-describe.skipIf(!hasCommand('script'))('tally mcp started in a terminal', () => {
+describe.skipIf(skipWithout(hasCommand('script')))('tally mcp started in a terminal', () => {
   it('says it serves MCP on stdio and how a client starts it; Ctrl-C exits 130', async () => {
     const state = tempDir();
     const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;

@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:f
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, runProcess, runTally, tempDir } from '../helpers.js';
+import { NODE, runProcess, runTally, tempDir, skipWithout } from '../helpers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The packed tarball's size budget (the catalog of code caches it once carried was 4 MB). */
@@ -104,7 +104,7 @@ describe('the Homebrew formula (packaging/homebrew/tally.rb)', () => {
     for (const line of ['class Tally < Formula', 'depends_on "node"', 'system "npm", "install", *std_npm_args', 'generate_completions_from_executable(bin/"tally", "completion")', 'shell_output("#{bin}/tally --version")', 'shell_output("#{bin}/tally balance --demo --json")']) expect(kept).toContain(line);
   });
 
-  it.skipIf(!hasRuby)('is Ruby that parses', () => {
+  it.skipIf(skipWithout(hasRuby))('is Ruby that parses', () => {
     const checked = spawnSync('ruby', ['-c', join(root, 'packaging/homebrew/tally.rb')], { encoding: 'utf8' });
     expect(checked.status, checked.stderr).toBe(0);
     expect(checked.stdout).toBe('Syntax OK\n');

@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { tempDir } from '../helpers.js';
+import { tempDir, skipWithout } from '../helpers.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const readme = readFileSync(`${root}README.md`, 'utf8');
@@ -26,7 +26,7 @@ describe("the README's configuration blocks", () => {
     expect(Object.values(workflow.jobs)[0]!.steps.length).toBeGreaterThan(2);
   });
 
-  it.skipIf(!promtool)('has a prometheus.yml promtool accepts, with the shipped rules beside it', () => {
+  it.skipIf(skipWithout(promtool))('has a prometheus.yml promtool accepts, with the shipped rules beside it', () => {
     const dir = tempDir();
     try {
       const config = blocks.find((b) => b.text.startsWith('# prometheus.yml'))!;
@@ -40,7 +40,7 @@ describe("the README's configuration blocks", () => {
     }
   });
 
-  it.skipIf(!promtool)('has alert rules promtool accepts', () => {
+  it.skipIf(skipWithout(promtool))('has alert rules promtool accepts', () => {
     const dir = tempDir();
     try {
       const rules = blocks.find((b) => b.lang === 'yaml' && b.text.startsWith('groups:'))!;
@@ -52,7 +52,7 @@ describe("the README's configuration blocks", () => {
     }
   });
 
-  it.skipIf(!systemd)('has systemd units systemd-analyze verifies', () => {
+  it.skipIf(skipWithout(systemd))('has systemd units systemd-analyze verifies', () => {
     const dir = tempDir();
     try {
       const home = `${dir.path}/home`;
@@ -119,7 +119,7 @@ describe("the README's configuration blocks", () => {
 });
 
 describe('monitoring/', () => {
-  it.skipIf(!promtool)('ships alert rules that promtool checks and whose tests pass', () => {
+  it.skipIf(skipWithout(promtool))('ships alert rules that promtool checks and whose tests pass', () => {
     const rules = spawnSync('promtool', ['check', 'rules', 'alerts.yml'], { cwd: `${root}monitoring`, encoding: 'utf8' });
     expect(rules.status, rules.stdout + rules.stderr).toBe(0);
     const tests = spawnSync('promtool', ['test', 'rules', 'alerts.test.yml'], { cwd: `${root}monitoring`, encoding: 'utf8' });

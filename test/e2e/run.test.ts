@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { COMMANDS } from '../../src/cli/registry.js';
 import { startReceiver } from '../support/receiver.js';
-import { binaryArgs, hasCommand, NODE, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, hasCommand, NODE, runTally, tempDir, skipWithout } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
 const work = tempDir();
@@ -273,7 +273,7 @@ describe('tally run: a command under a spending limit', () => {
 });
 
 
-describe.skipIf(!hasCommand('script'))('tally run in a terminal', () => {
+describe.skipIf(skipWithout(hasCommand('script')))('tally run in a terminal', () => {
   it('keeps the command in the terminal\'s foreground, and stops it with the processes it started', async () => {
     const out = join(work.path, 'tty');
     mkdirSync(out);

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { binaryArgs, hasCommand, NODE, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, hasCommand, NODE, runTally, tempDir, skipWithout } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
 const hasScript = hasCommand('script');
@@ -45,7 +45,7 @@ afterAll(async () => {
   state.remove();
 });
 
-describe.skipIf(!hasScript)('in a terminal', () => {
+describe.skipIf(skipWithout(hasScript))('in a terminal', () => {
   const commands = [
     ['--help'],
     ['usage', '--help'],
