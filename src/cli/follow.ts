@@ -5,7 +5,7 @@
 // bad flag or a refused credential is. Each poll has the whole --timeout.
 import type { Context } from '../context.js';
 import { Interrupted, TallyError } from '../errors.js';
-import { Decimal } from '../domain/money.js';
+import { Decimal, derivedText } from '../domain/money.js';
 import type { JsonObject } from '../domain/json.js';
 import { type CallFields, callCost } from '../domain/calls.js';
 import type { Scope } from '../domain/records.js';
@@ -56,7 +56,7 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
   const tally = () => {
     // The time followed, at least a second (a rate over an instant means nothing).
     const minutes = Math.max(1, ctx.now() / 1000 - request.since) / 60;
-    return { calls, spent: spent.toFixed(), perMinute: spent.div(minutes).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(), minutes, unpriced };
+    return { calls, spent: spent.toFixed(), perMinute: derivedText(spent.div(minutes)), minutes, unpriced };
   };
   const count = (entries: JsonObject[], fields: CallFields) => {
     for (const entry of entries) {

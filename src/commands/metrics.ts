@@ -4,7 +4,7 @@
 // a minute however often it is scraped. With --all-profiles each profile is a set of series; a
 // profile that fails is tally_up 0 and nothing else. It exits 0 whenever it printed.
 import type { Command } from 'commander';
-import { Decimal } from '../domain/money.js';
+import { Decimal, derivedText } from '../domain/money.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isDecimalString } from '../domain/decimal-text.js';
@@ -64,7 +64,7 @@ function families(all: Figures[]): Family[] {
     for (const budget of f.budgets?.budgets ?? []) {
       const budgetLabels = { ...labels, budget: budget.name };
       // A budget whose spend cannot be told has its amount and no spent series (never a zero).
-      if (budget.standing) budgetSpent.samples.push({ labels: budgetLabels, value: budget.standing.spent.toDecimalPlaces(8).toFixed() });
+      if (budget.standing) budgetSpent.samples.push({ labels: budgetLabels, value: derivedText(budget.standing.spent) });
       budgetAmount.samples.push({ labels: budgetLabels, value: new Decimal(budget.budget.amount).toFixed() });
     }
   }

@@ -12,7 +12,7 @@
 //   uncertain by s^2 / basis days, so V = s^2 x (W + W^2 / basis days), W the sum of weights;
 // - the range is expected +/- z x sqrt(V), z the normal quantile of the coverage (80%: 1.2816),
 //   never below zero.
-import { Decimal, ZERO } from './money.js';
+import { Decimal, ZERO, derived } from './money.js';
 
 /** The share of outcomes the range is meant to hold. */
 export const RANGE_COVERAGE = '0.8';
@@ -68,7 +68,7 @@ export function spendRange(history: DayAmount[], basisDays: number, horizon: Hor
   const variance = spread.mul(weights.plus(weights.mul(weights).div(basis.length)));
   const half = Z_80.mul(variance.sqrt());
   // Derived amounts: the ledger's 8 places (half up), the low end never below zero.
-  const places = (value: Decimal) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP);
+  const places = derived;
   return { expected: places(expected), low: places(Decimal.max(ZERO, expected.minus(half))), high: places(expected.plus(half)), method: pattern ? 'weekday' : 'flat', days: history.length };
 }
 

@@ -38,6 +38,19 @@ export function moneyFromNumber(value: unknown, field: string): Decimal {
   return rememberSent(new Decimal(plain), plain);
 }
 
+/** The places a derived amount keeps: the ledger's 1e-8 yuan. */
+export const DERIVED_PLACES = 8;
+
+/** A derived amount (a share, a saving, a pace, a sum of per-call prices) at DERIVED_PLACES, half up: the one rounding every figure uses. */
+export function derived(value: Decimal): Decimal {
+  return value.toDecimalPlaces(DERIVED_PLACES, Decimal.ROUND_HALF_UP);
+}
+
+/** The same as plain text, for JSON and CSV (no exponent, no trailing zeros added). */
+export function derivedText(value: Decimal): string {
+  return derived(value).toFixed();
+}
+
 /** Fen (1/100 yuan) to yuan, exactly. */
 export function fenToYuan(fen: Decimal): Decimal {
   return fen.div(100);

@@ -41,6 +41,11 @@ export interface UsageWindow {
   end: number;
 }
 
+/** Whether a period (a window, a bucket, a day) has ended at `now` (Unix seconds): its end is not after now. One rule for every "complete" and "so far". */
+export function ended(period: { end: number }, now: number): boolean {
+  return period.end <= now;
+}
+
 export function parseBucket(text: string, allowed: readonly BucketSize[] = BUCKET_SIZES): BucketSize {
   if ((allowed as readonly string[]).includes(text)) return text as BucketSize;
   throw new UsageError(`--bucket "${text}" is not one of ${allowed.join(', ')}`);

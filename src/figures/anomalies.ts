@@ -10,7 +10,7 @@ import { type JsonObject } from '../domain/json.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
 import { comparedWindow } from '../domain/comparison.js';
-import { BUCKET_SECONDS, type UsageWindow, periodsOf } from '../domain/window.js';
+import { BUCKET_SECONDS, type UsageWindow, periodsOf, ended } from '../domain/window.js';
 import { type Zone, fixedZone } from '../domain/zone.js';
 import { type DayGrid, type WindowOptions } from './day-grid.js';
 import { spendMetric } from './forecast.js';
@@ -135,7 +135,7 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
   const first = series.slots.findIndex((slot) => slot >= window.start);
   const findings: Finding[] = [];
   // The bucket still running is judged as it stands (a spike by noon is news); growth counts complete buckets only.
-  const complete = series.slots.map((slot) => slot + size <= now);
+  const complete = series.slots.map((slot) => ended({ end: slot + size }, now));
   for (const spike of findSpikes(values, { baseline: rule.baseline, deviations: rule.deviations, minRatio: rule.minRatio, minAmount: rule.minAmount, stride }, first < 0 ? values.length : first)) {
     const start = series.slots[spike.index]!;
     findings.push({ kind: 'spike', start, end: start + size, ...(start + size > now ? { running: true } : {}), amount: spike.amount, baseline: spike.baseline, ratio: spike.ratio });

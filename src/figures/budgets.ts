@@ -8,8 +8,8 @@ import { type BudgetStanding, type StoredBudget, budgetPeriod, budgetScope, chec
 import { type Period, elapsedOf } from '../domain/period.js';
 import { globMatcher } from '../domain/glob.js';
 import { type ModelSpendOver, spendPerModel } from './usage-by-model.js';
-import { Decimal } from '../domain/money.js';
-import { type UsageWindow, bucketStart } from '../domain/window.js';
+import { Decimal, derivedText } from '../domain/money.js';
+import { type UsageWindow, bucketStart, ended } from '../domain/window.js';
 import { isoInZone, parseZone } from '../domain/zone.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
 import { loadUsageSeries } from './usage-series.js';
@@ -143,7 +143,7 @@ function budgetSpend(budget: StoredBudget, over: ModelSpendOver): Decimal {
  * end is read a little earlier, at most half the window), measured at the end of either.
  */
 function standingMoment(budget: StoredBudget, now: number, within: UsageWindow | undefined): { period: Period; measured: number } {
-  if (!within || within.end > now) return { period: budgetPeriod(budget, now), measured: now + 1 };
+  if (!within || !ended(within, now)) return { period: budgetPeriod(budget, now), measured: now + 1 };
   const pick = within.end - 1 - Math.min(14 * 3600, Math.floor((within.end - within.start) / 2));
   const period = budgetPeriod(budget, pick);
   return { period, measured: Math.min(within.end, period.end) };
@@ -153,7 +153,7 @@ function standingMoment(budget: StoredBudget, now: number, within: UsageWindow |
 export const oneDecimal = (value: Decimal) => value.toDecimalPlaces(1, Decimal.ROUND_HALF_UP).toFixed(1);
 
 /** The ledger's 8 places at most, rounded half up. */
-const ledger = (value: Decimal) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed();
+const ledger = derivedText;
 
 export function budgetJson(loaded: LoadedBudgets) {
   return {

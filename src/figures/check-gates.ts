@@ -3,7 +3,7 @@
 // of their own (growth, anomalies, a repricing's impact) as functions that ask for them.
 import type { Context } from '../context.js';
 import type { Balance } from '../api/balance.js';
-import { Decimal, type Threshold, decimalText } from '../domain/money.js';
+import { Decimal, type Threshold, decimalText, derivedText } from '../domain/money.js';
 import type { UsageWindow } from '../domain/window.js';
 import type { Zone } from '../domain/zone.js';
 import type { LoadedForecast } from './forecast.js';
@@ -78,7 +78,7 @@ export function dailyCheck(name: string, level: Level, balance: Balance, thresho
   return {
     name,
     level: share.lte(threshold.value) ? 'pass' : level,
-    actual: share.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(),
+    actual: derivedText(share),
     limit,
     unit,
     detail: `${money(key.dailyUsed)} of the ${money(key.dailyLimit)} daily limit spent today`,
@@ -134,7 +134,7 @@ export async function growthGates(ctx: Context, request: import('./comparison.js
       return { ...base, level: g.level, actual: null, detail: `the previous period spent nothing, so any spend is unbounded growth; ${detail}` };
     }
     // The exact change (8 places at most): the check line shows it at the limit's precision, or finer where the two would read the same.
-    return { ...base, level: change.lte(g.percent) ? 'pass' : g.level, actual: change.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(), detail };
+    return { ...base, level: change.lte(g.percent) ? 'pass' : g.level, actual: derivedText(change), detail };
   });
 }
 
@@ -178,7 +178,7 @@ export async function priceImpactGates(ctx: Context, since: string | undefined, 
   const unknown = impact.rows.filter((r) => r.basis === 'unknown');
   if (unknown.length) throw new NotMeasured(`the impact of the repricing cannot be computed for ${unknown.map((r) => `${r.model} (${r.why ?? 'unknown'})`).join(', ')}`);
   const detail = `${impact.rows.length} repriced model${impact.rows.length === 1 ? '' : 's'} used by this key: ${words.amount(impact.total.before)} at the old prices, ${words.amount(impact.total.after)} at the new`;
-  return gates.map((g) => ({ ...base(g), level: impact.total.change.lte(g.amount) ? 'pass' : g.level, actual: impact.total.change.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(), detail }));
+  return gates.map((g) => ({ ...base(g), level: impact.total.change.lte(g.amount) ? 'pass' : g.level, actual: derivedText(impact.total.change), detail }));
 }
 
 /** The spend over a window, for --max-spend: the usage series' money field added up, and what it measured over. */
@@ -203,7 +203,7 @@ export function budgetGate(gate: { name: string; level: Level; percent: Decimal;
   const s = figures.standing;
   const whose = words.budgetWhose(figures.budget);
   if (!s) throw new NotMeasured(`budget "${gate.name}" (${whose}) is not measured: ${figures.notMeasured}`);
-  const ledger = (value: Decimal) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed();
+  const ledger = derivedText;
   const about = { scope: budgetScope(figures.budget), window: windowJson(figures.period, parseZone(figures.budget.zone)!) };
   if (gate.projected) {
     return { name, level: s.projected.gt(s.amount) ? gate.level : 'pass', actual: ledger(s.projected), limit: ledger(s.amount), unit: currency, detail: `${whose}, projected by the period's end at its recent pace; ${s.state}`, ...about };

@@ -7,7 +7,7 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { type ComparisonRow, compareByModel, comparedWindow, comparisonRow, totalRow } from '../domain/comparison.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
-import { MAX_WINDOW_SECONDS, type UsageWindow } from '../domain/window.js';
+import { MAX_WINDOW_SECONDS, type UsageWindow, ended } from '../domain/window.js';
 import { holdDays } from './day-pages.js';
 import type { Zone } from '../domain/zone.js';
 import { spendMetric } from './forecast.js';
@@ -48,11 +48,11 @@ export async function loadComparison(ctx: Context, request: ComparisonRequest): 
   const w = await comparedWindows(ctx, request);
   if (request.byModel) {
     const m = await compareModels(ctx, w, request.param);
-    return { current: w.current, previous: w.previous, grid: w.grid, rows: m.rows, totals: m.total, byModel: true, scope: m.scope, field: m.fields?.spend, incomplete: m.incomplete, currentComplete: w.current.end <= Math.floor(ctx.now() / 1000) };
+    return { current: w.current, previous: w.previous, grid: w.grid, rows: m.rows, totals: m.total, byModel: true, scope: m.scope, field: m.fields?.spend, incomplete: m.incomplete, currentComplete: ended(w.current, Math.floor(ctx.now() / 1000)) };
   }
   const t = await compareTotals(ctx, w, request.metric);
   const [a, b] = t.series;
-  return { current: a.window, previous: b.window, grid: a.dayGrid, rows: [t.row], totals: t.row, byModel: false, scope: t.scope, field: t.metric, incomplete: false, currentComplete: a.window.end <= Math.floor(ctx.now() / 1000) };
+  return { current: a.window, previous: b.window, grid: a.dayGrid, rows: [t.row], totals: t.row, byModel: false, scope: t.scope, field: t.metric, incomplete: false, currentComplete: ended(a.window, Math.floor(ctx.now() / 1000)) };
 }
 
 /** The window asked for and the period it is compared with, on one day grid (learned first, without a request when it is known). */

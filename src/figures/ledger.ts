@@ -7,7 +7,7 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import type { Scope } from '../domain/records.js';
 import { usagePerModel } from '../domain/repricing.js';
 import { LEDGER_COLUMNS, type LedgerRow } from '../domain/ledger-format.js';
-import { type UsageWindow, bucketStart, periodsOf } from '../domain/window.js';
+import { type UsageWindow, bucketStart, periodsOf, ended } from '../domain/window.js';
 import { fixedZone, formatOffset, spreadsheetDate } from '../domain/zone.js';
 import { type WindowOptions } from './day-grid.js';
 import { type ModelSpendOver, accountSpend, spendPerModel } from './usage-by-model.js';
@@ -53,10 +53,10 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
     const periods = periodsOf(window, bucket, dayOffset);
     const zone = fixedZone(dayOffset);
     const dateOf = (start: number) => spreadsheetDate(start, zone, bucket === 'hour');
-    const ended = (p: { end: number }) => p.end <= now;
-    const running = request.endedOnly ? periods.filter((p) => !ended(p)).map((p) => dateOf(p.start)) : [];
-    const wanted = periods.filter((p) => !request.skipDates?.has(dateOf(p.start)) && (!request.endedOnly || ended(p)));
-    return { window, periods, dateOf, ended, running, wanted };
+    const done = (p: { end: number }) => ended(p, now);
+    const running = request.endedOnly ? periods.filter((p) => !done(p)).map((p) => dateOf(p.start)) : [];
+    const wanted = periods.filter((p) => !request.skipDates?.has(dateOf(p.start)) && (!request.endedOnly || done(p)));
+    return { window, periods, dateOf, done, running, wanted };
   };
   // Each period's records, asked once: the first few go out while a first run learns the grid (see windowOnGrid).
   const spendOver = (w: UsageWindow) => spendPerModel(ctx, w);
@@ -65,7 +65,7 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
     if (periods.length <= MAX_PERIODS[bucket]) for (const p of wanted.slice(0, MAX_CONNECTIONS_PER_ORIGIN - 1)) startAhead(spendOver(p));
   });
   const { grid, now } = onGrid;
-  const { window, periods, dateOf, ended, running, wanted } = plan(onGrid.window, grid.offset, now);
+  const { window, periods, dateOf, done: periodEnded, running, wanted } = plan(onGrid.window, grid.offset, now);
   if (periods.length > MAX_PERIODS[bucket]) throw new UsageError(`${periods.length} ${bucket}s is more than the ${MAX_PERIODS[bucket]} one export asks for; export in parts (--append adds each to the same file)`);
   const [settings, gateway] = await Promise.all([ctx.settings(), ctx.gatewayIdentity()]);
   let done = 0;
@@ -82,7 +82,7 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
   const rows: LedgerRow[] = [];
   for (const { period, over } of found) {
     for (const row of rowsOf(over)) {
-      rows.push({ date: dateOf(period.start), zone: `UTC${formatOffset(grid.offset)}`, profile: settings.profile, gateway: gateway.href, scope: over.scope ?? '', ...row, currency: 'CNY', complete: ended(period) });
+      rows.push({ date: dateOf(period.start), zone: `UTC${formatOffset(grid.offset)}`, profile: settings.profile, gateway: gateway.href, scope: over.scope ?? '', ...row, currency: 'CNY', complete: periodEnded(period) });
     }
   }
   return { window, dayOffset: grid.offset, bucket, rows, skipped: periods.length - wanted.length - running.length, running, scope, accountSpend: account, incomplete: found.some((f) => f.over.incomplete) };

@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { type ComparisonRow, comparisonRow } from '../domain/comparison.js';
 import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
-import type { UsageWindow } from '../domain/window.js';
+import { type UsageWindow, ended } from '../domain/window.js';
 import { type Anomalies, loadAnomalies } from './anomalies.js';
 import { type LoadedBudgets, loadBudgets, storedBudgets } from './budgets.js';
 import { compareModels, compareTotals, comparedWindows } from './comparison.js';
@@ -115,11 +115,11 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
     modelsTotal: models.total,
     modelsScope: models.scope,
     otherKeys: now_.scope === 'account' && models.scope === 'key' && !models.incomplete ? comparisonRow(totals.row.current.minus(models.total.current), totals.row.previous.minus(models.total.previous), 'other keys') : undefined,
-    daily: amounts.map((amount, i) => ({ start: now_.slots[i]!, amount, complete: now_.slots[i]! + 86_400 <= Math.floor(ctx.now() / 1000) })),
+    daily: amounts.map((amount, i) => ({ start: now_.slots[i]!, amount, complete: ended({ end: now_.slots[i]! + 86_400 }, Math.floor(ctx.now() / 1000)) })),
     budgets,
     anomalies,
     incomplete: models.incomplete,
     tokenClasses,
-    complete: now_.window.end <= Math.floor(ctx.now() / 1000),
+    complete: ended(now_.window, Math.floor(ctx.now() / 1000)),
   };
 }

@@ -3,7 +3,7 @@
 // catalog's prices (the catalog is read only when cache-read tokens are reported).
 import type { Context } from '../context.js';
 import type { JsonObject } from '../domain/json.js';
-import { Decimal } from '../domain/money.js';
+import { Decimal, derivedText } from '../domain/money.js';
 import { TOKEN_CLASSES, type TokenClass, cacheSavings, classFields, classTotals } from '../domain/token-classes.js';
 import { modelTotals } from './usage-by-model.js';
 
@@ -55,7 +55,7 @@ export async function loadTokenClasses(ctx: Context, records: JsonObject[]): Pro
   return { reported, models, total: { tokens, saved, share }, ...(pricingVersion ? { pricingVersion } : {}) };
 }
 
-const ledger = (value: Decimal) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed();
+const ledger = derivedText;
 const pct = (value: Decimal | null) => (value === null ? null : value.toDecimalPlaces(1, Decimal.ROUND_HALF_UP).toFixed(1));
 const counts = (tokens: Record<TokenClass, Decimal | null>) => Object.fromEntries(TOKEN_CLASSES.map((c) => [c, tokens[c] === null ? null : tokens[c]!.toFixed()]));
 

@@ -10,7 +10,7 @@ import { Decimal } from '../domain/money.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import type { Scope } from '../domain/records.js';
 import { type Zone, fixedZone, isoInZone } from '../domain/zone.js';
-import { BUCKET_SECONDS, type BucketSize, MAX_WINDOW_SECONDS, type UsageWindow, alignedByService, namesGridDays, periodsOf, parseBucket, resolveWindow, splitWindow } from '../domain/window.js';
+import { BUCKET_SECONDS, type BucketSize, MAX_WINDOW_SECONDS, type UsageWindow, alignedByService, namesGridDays, periodsOf, parseBucket, resolveWindow, splitWindow, ended } from '../domain/window.js';
 import { type DayGrid, type TimeSettings, type WindowOptions, LEARNED_GRID, rememberInferredGrid, timeSettings } from './day-grid.js';
 import { windowJson } from '../domain/window.js';
 import { gridMismatch } from './day-grid.js';
@@ -290,7 +290,7 @@ export function usageJson(series: UsageSeries) {
 
 /** `complete`, and the start of the bucket still running when the window has not ended. */
 function runningJson(series: UsageSeries, now: number): { complete: boolean; running_from?: number; running_from_iso?: string } {
-  if (series.window.end <= now) return { complete: true };
+  if (ended(series.window, now)) return { complete: true };
   const running = series.slots.filter((slot) => slot <= now).at(-1);
   return { complete: false, ...(running === undefined ? {} : { running_from: running, running_from_iso: isoInZone(running, series.labelZone) }) };
 }

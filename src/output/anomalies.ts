@@ -1,7 +1,7 @@
 // How findings read: one sentence each with its evidence, the JSON document, and a list that
 // fits the terminal.
 import type { Context } from '../context.js';
-import { Decimal } from '../domain/money.js';
+import { Decimal, derivedText } from '../domain/money.js';
 import { scopeText } from '../domain/records.js';
 import { type Zone, dateText, isoInZone, wallClock } from '../domain/zone.js';
 import type { Anomalies, Finding } from '../figures/anomalies.js';
@@ -57,7 +57,7 @@ export function anomaliesJson(a: Anomalies) {
       end: f.end,
       ...(f.model === undefined ? {} : { model: f.model }),
       amount: f.amount.toFixed(),
-      baseline: f.baseline === null ? null : f.baseline.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(),
+      baseline: f.baseline === null ? null : derivedText(f.baseline),
       ratio: f.ratio === null ? null : f.ratio.toDecimalPlaces(4, Decimal.ROUND_HALF_UP).toFixed(),
       ...(f.tokens === undefined ? {} : { tokens: f.tokens }),
       ...(f.running ? { complete: false } : {}),

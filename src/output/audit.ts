@@ -2,7 +2,7 @@
 // difference, the days off), then the calls the log shows departing, then the verdict and what
 // tally cannot know. --json, --csv (a row per model and day) and --markdown carry the same.
 import type { Context } from '../context.js';
-import { Decimal } from '../domain/money.js';
+import { Decimal, derivedText } from '../domain/money.js';
 import { departureShare } from '../domain/audit.js';
 import { fixedZone, isoInZone } from '../domain/zone.js';
 import { windowJson } from '../domain/window.js';
@@ -11,7 +11,7 @@ import { escapeControl } from './escape.js';
 import { formatAmount } from './money.js';
 
 const CURRENCY = 'CNY';
-const ledger = (value: Decimal) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed();
+const ledger = derivedText;
 const percent = (value: Decimal | null) => (value === null ? null : value.toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2));
 
 export const CANNOT_KNOW = "What tally cannot know: a price that changed inside the window (tally pricing --diff compares the catalog versions it kept), or a rule the catalog does not publish (a group's multiplier, a discount, a minimum charge). The balance's drop is not audited: the gateway states the balance now, not at the window's start.";

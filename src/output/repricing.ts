@@ -1,14 +1,14 @@
 // How a repricing reads: per model, the key's usage at the first and at the second prices, the
 // change, how it was computed (tokens, scaled by the price ratio, or not at all), and the total.
 import type { Context } from '../context.js';
-import { Decimal } from '../domain/money.js';
+import { Decimal, derivedText } from '../domain/money.js';
 import { scopeText } from '../domain/records.js';
 import { fixedZone } from '../domain/zone.js';
 import type { Repricing } from '../figures/repricing.js';
 import { percentCell, percentText, signed as signedAmount } from './comparison.js';
 import { describeWindow, windowJson } from './window-text.js';
 
-const ledger = (value: Decimal | null | undefined) => (value === null || value === undefined ? null : value.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed());
+const ledger = (value: Decimal | null | undefined) => (value === null || value === undefined ? null : derivedText(value));
 
 const BASIS_WORDS = { tokens: 'from its tokens', scaled: 'its amount scaled by the price ratio (no tokens per model)', unknown: 'cannot be computed: no tokens per model, and its prices did not change by one ratio' };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { UsageError } from '../../src/errors.js';
-import { type BucketSize, bucketEnd, bucketStart, bucketStarts, nextBucketStart, parseTimeSpec, resolveWindow, splitWindow } from '../../src/domain/window.js';
+import { type BucketSize, bucketEnd, bucketStart, bucketStarts, ended, nextBucketStart, parseTimeSpec, resolveWindow, splitWindow } from '../../src/domain/window.js';
 import { UTC, fixedZone, namedZone } from '../../src/domain/zone.js';
 
 const NOW = Date.UTC(2026, 10, 21, 23, 18, 55) / 1000; // Sat 2026-11-21 23:18:55 UTC
@@ -228,6 +228,20 @@ describe('calendar forms', () => {
         expect(days).toBeLessThanOrEqual(expected[1]!);
       }),
       { numRuns: 400 },
+    );
+  });
+});
+
+describe('whether a period has ended', () => {
+  it('has ended from its end on, not a second before; every bucket before the current one has', () => {
+    expect(ended({ end: 100 }, 100)).toBe(true);
+    expect(ended({ end: 100 }, 99)).toBe(false);
+    fc.assert(
+      fc.property(fc.integer({ min: 1_600_000_000, max: 2_000_000_000 }), fc.constantFrom<BucketSize>('hour', 'day'), fc.integer({ min: -12 * 3600, max: 14 * 3600 }), (now, bucket, offset) => {
+        const current = bucketStart(now, bucket, offset);
+        expect(ended({ end: nextBucketStart(current, bucket, offset) }, now)).toBe(false);
+        expect(ended({ end: current }, now)).toBe(true);
+      }),
     );
   });
 });
