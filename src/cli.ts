@@ -1,7 +1,7 @@
 // Builds the program, runs one command, and turns every error into its exit code. This is the
 // only place that chooses an exit code or prints an error.
 import { Command, CommanderError, Option } from 'commander';
-import { COMMANDS } from './cli/registry.js';
+import { COMMANDS, fleetRows } from './cli/registry.js';
 import { Context, type ContextInit, type GlobalOptions } from './context.js';
 import { Interrupted, OutputError, QuietExit, TallyError, UsageError } from './errors.js';
 import { didYouMean } from './domain/suggest.js';
@@ -137,7 +137,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
         const ctx = makeContext(options);
         if (options.allProfiles || options.profiles !== undefined) {
           const { runFleet } = await import('./fleet.js');
-          if (!entry.ownFleet) return runFleet(entry, module, self, ctx);
+          if (entry.fleet !== 'own') return runFleet(entry, module, self, ctx, fleetRows());
         }
         await module.run(self.opts(), ctx, self.args, (name) => self.getOptionValueSource(name) === 'cli');
       });

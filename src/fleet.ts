@@ -16,8 +16,7 @@ import { type CommandEntry, type CommandModule } from './cli/command.js';
 
 export type { ProfileOutcome };
 
-/** The commands that answer for many profiles at once. */
-export const FLEET_COMMANDS = ['balance', 'status', 'forecast', 'budget', 'check', 'billing', 'usage', 'statusline'];
+/** Profiles run at once. */
 const AT_ONCE = 4;
 
 /** The profiles a fleet run covers: --profiles a,b (each must exist), else every stored one; the base URL and key come from each. */
@@ -110,8 +109,9 @@ function checkFleetEnvironment(parent: Context): void {
   }
 }
 
-export async function runFleet(entry: CommandEntry, module: CommandModule, command: Command, parent: Context): Promise<void> {
-  if (!FLEET_COMMANDS.includes(entry.name)) throw new UsageError(`--all-profiles and --profiles go with ${FLEET_COMMANDS.join(', ')}; ${entry.name} runs for one profile`);
+/** Runs a command once per profile into the fleet's table; `rows` names the commands that run so (the registry's `fleet: 'rows'`). */
+export async function runFleet(entry: CommandEntry, module: CommandModule, command: Command, parent: Context, rows: string[]): Promise<void> {
+  if (entry.fleet !== 'rows') throw new UsageError(`--all-profiles and --profiles go with ${rows.join(', ')}; ${entry.name} runs for one profile`);
   if (entry.name === 'usage' && command.opts().by === 'model') throw new UsageError('--all-profiles does not go with usage --by model (each profile names its models its own way): run it per profile');
   if (parent.options.csv) throw new UsageError('--csv prints one table of records; with --all-profiles use --json or the table');
   checkFleetEnvironment(parent);

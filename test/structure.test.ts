@@ -133,3 +133,38 @@ describe('the layout', () => {
     expect(direct).toEqual([]);
   });
 });
+
+describe('one definition per command', () => {
+  // The registry is the table of commands: what runs across profiles is said there (`fleet`), and
+  // nothing else holds a list of command names (a list kept beside it goes out of step with it).
+  const registry = readFileSync(join(src, 'cli/registry.ts'), 'utf8');
+  const names = [...registry.matchAll(/\{ name: '([^']+)'/g)].map((m) => m[1]!);
+
+  it('reads the table of commands', () => {
+    expect(names.length).toBeGreaterThan(30);
+    expect(names).toContain('anomalies');
+  });
+
+  it('keeps no list of command names outside the registry (an array of three or more)', () => {
+    // The check itself: it finds such a list, and passes over names used one by one.
+    const found = (text: string) => [...text.matchAll(/\[\s*((?:'[^'\n]*'\s*,\s*){2,}'[^'\n]*'\s*,?)\s*\]/g)].length;
+    expect(found("const FLEET = ['balance', 'status', 'usage'];")).toBe(1);
+    expect(found("await Promise.all([ctx.command('status'), ctx.command('usage'), ctx.command('models')])")).toBe(0);
+    const listed = [...graph.keys()]
+      .filter((file) => file !== 'cli/registry.ts' && !file.startsWith('sandbox/'))
+      .flatMap((file) =>
+        [...readFileSync(join(src, file), 'utf8').matchAll(/\[\s*((?:'[^'\n]*'\s*,\s*){2,}'[^'\n]*'\s*,?)\s*\]/g)]
+          .map((m) => [...m[1]!.matchAll(/'([a-z][a-z -]*)'/g)].map((w) => w[1]!))
+          .filter((words) => words.length >= 3 && words.every((w) => names.includes(w)))
+          .map((words) => `${file}: ${words.join(', ')}`),
+      );
+    expect(listed).toEqual([]);
+  });
+
+  it('names only commands of the registry in the MCP tools', () => {
+    const tools = readFileSync(join(src, 'mcp/tools.ts'), 'utf8');
+    const commands = [...tools.matchAll(/command: \['([^']+)'/g)].map((m) => m[1]!);
+    expect(commands.length).toBeGreaterThan(5);
+    expect(commands.filter((c) => !names.includes(c))).toEqual([]);
+  });
+});

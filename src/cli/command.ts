@@ -18,7 +18,11 @@ export interface CommandEntry {
   more?: string[];
   /** Prints rows: --csv applies. */
   tabular?: true;
-  /** Runs --all-profiles itself (one document for every profile), rather than once per profile in the fleet's table. */
-  ownFleet?: true;
+  /**
+   * What --all-profiles (--profiles) does: `rows`, the command runs once per profile in the fleet's
+   * table (fleet.ts); `own`, it runs across profiles itself (one document for every profile);
+   * absent, the command runs for one profile and the flags are refused.
+   */
+  fleet?: 'rows' | 'own';
   load: () => Promise<CommandModule>;
 }
