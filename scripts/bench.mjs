@@ -8,6 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bin, children, folder, median, startSandbox } from './bench-support.mjs';
 
+// BENCH_TEXT=1: how each text path's cost grows with its input (scripts/bench-text.mjs).
+if (process.env.BENCH_TEXT === '1') {
+  await import('./bench-text.mjs');
+  process.exit(process.exitCode ?? 0);
+}
+
 // BENCH_NETWORK=1: round trips on a link with a round-trip time instead (scripts/bench-network.mjs).
 if (process.env.BENCH_NETWORK === '1') {
   await import('./bench-network.mjs');

@@ -6,6 +6,7 @@ import { type JsonValue, isJsonObject } from '../domain/json.js';
 import { escapeControl } from '../output/escape.js';
 import type { ParsedBody } from './decode.js';
 import type { JsonRequest } from './request.js';
+import { trimEnd } from '../domain/trim.js';
 
 /** Who speaks in an error: the gateway's host and base URL, and how its words are made safe to show. */
 export interface GatewayVoice {
@@ -49,7 +50,7 @@ export function httpError(gw: GatewayVoice, status: number, body: ParsedBody | u
   }
   if (status === 504) return new ServiceError(`${gw.host} timed out upstream (HTTP 504)${said}`, { status });
   // A base URL that ends in /v1 (as chat clients ask for it) makes every native path /v1/v1/...: say what was asked.
-  const base = gw.baseUrl.pathname.replace(/\/+$/, '');
+  const base = trimEnd(gw.baseUrl.pathname, '/');
   if (status === 404 && /\/v1$/i.test(base) && request.path.startsWith('/v1/')) {
     const asked = `${base}${request.path}`;
     return new ServiceError(`${gw.host} answered HTTP 404 for ${asked}${said}`, { status, hint: `The base URL ends in /v1, so tally asked ${asked}; the base URL is the gateway's root: try ${gw.baseUrl.origin}${base.slice(0, -3) || ''} (tally config set base_url, or TALLY_BASE_URL).` });

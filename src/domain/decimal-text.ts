@@ -22,7 +22,12 @@ export function compareDecimalText(a: string, b: string): number {
   const negA = a.startsWith('-');
   const negB = b.startsWith('-');
   if (negA !== negB) {
-    const zero = (t: string) => /^-?0*\.?0*$/.test(t);
+    // Zero however written (-0, 0.000, .0): digits all 0 on either side of one point (a scan, linear in any length).
+    const zero = (t: string) => {
+      const u = t.startsWith('-') ? t.slice(1) : t;
+      const point = u.indexOf('.');
+      return /^0*$/.test(point < 0 ? u : u.slice(0, point)) && (point < 0 || /^0*$/.test(u.slice(point + 1)));
+    };
     if (zero(a) && zero(b)) return 0;
     return negA ? -1 : 1;
   }

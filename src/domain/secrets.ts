@@ -158,9 +158,20 @@ export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
   return found;
 }
 
+/** `text` without the line endings it ends with (LF or CRLF) and the spaces and tabs before them: a scan from the end. */
+function withoutLineEndings(text: string): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '\n') {
+    end--;
+    if (end > 0 && text[end - 1] === '\r') end--;
+  }
+  while (end > 0 && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--;
+  return text.slice(0, end);
+}
+
 /** Validates a key or token typed or piped in: trims line endings, refuses control characters. */
 export function cleanSecretInput(raw: string): { ok: true; secret: string } | { ok: false; reason: string } {
-  const secret = raw.replace(/^[ \t]+/, '').replace(/[ \t]*(?:\r?\n)*$/, '');
+  const secret = withoutLineEndings(raw.replace(/^[ \t]+/, ''));
   if (secret === '') return { ok: false, reason: 'no key was given' };
   if (secret.length > 4096) return { ok: false, reason: `the key is ${secret.length} characters long; keys are far shorter (at most 4096)` };
   if (!/^[\x21-\x7e]+$/.test(secret)) {

@@ -12,9 +12,16 @@ export type TokenClass = (typeof TOKEN_CLASSES)[number];
 /** The field that counts each class, where the records have one. */
 export type ClassFields = Partial<Record<TokenClass, string>>;
 
-const RULES: [TokenClass, RegExp, RegExp?][] = [
-  ['cache_read', /cache.*(read|hit)|cached|cache_tokens$/i],
-  ['cache_write', /cache.*(write|creation|created)/i],
+/** A name with `cache` and, somewhere after it, `after` (a scan for the first `cache`: linear where `cache.*x` backtracks on a long name). */
+const cacheThen = (after: RegExp) => (name: string) => {
+  const at = name.toLowerCase().indexOf('cache');
+  return at >= 0 && after.test(name.slice(at + 5));
+};
+const named = (test: (name: string) => boolean) => ({ test });
+
+const RULES: [TokenClass, { test(name: string): boolean }, RegExp?][] = [
+  ['cache_read', named((n) => cacheThen(/read|hit/i)(n) || /cached|cache_tokens$/i.test(n))],
+  ['cache_write', named(cacheThen(/write|creation|created/i))],
   ['reasoning', /reasoning|thinking/i],
   ['input', /prompt|input/i, /cache|cached|reasoning|thinking|price|cost|ratio|limit|total/i],
   ['output', /completion|output/i, /cache|cached|reasoning|thinking|price|cost|ratio|limit|total/i],

@@ -39,8 +39,23 @@ export function parseBaseUrl(text: string, allowHttp = false, what = '--base-url
  * For text that may not even parse, so no URL parser can be asked which part is which.
  */
 export function urlForDisplay(text: string): string {
-  const shown = text
-    .replace(/[?#].*$/s, (rest) => `${rest[0]}…`)
-    .replace(/^([^/@]*\/\/|[^/@]*:)?[^/?#]*@/, (_, scheme: string | undefined) => `${scheme ?? ''}…@`);
+  const shown = withoutUserInfo(text.replace(/[?#].*$/s, (rest) => `${rest[0]}…`));
   return shown.length > 120 ? `${shown.slice(0, 117)}…` : shown;
+}
+
+/**
+ * A user name and password before an `@` left out: after a scheme (`x://`, else `x:`, else none),
+ * up to the last `@` before the path, query or fragment begins. A scan, linear in any length
+ * (the one pattern that said this backtracked quadratically on a long word).
+ */
+function withoutUserInfo(text: string): string {
+  const schemes = [/^[^/@]*\/\//.exec(text)?.[0], /^[^/@]*:/.exec(text)?.[0], ''];
+  for (const scheme of schemes) {
+    if (scheme === undefined) continue;
+    const rest = text.slice(scheme.length);
+    const stop = rest.search(/[/?#]/);
+    const at = rest.lastIndexOf('@', stop < 0 ? rest.length : stop - 1);
+    if (at >= 0) return `${scheme}…@${rest.slice(at + 1)}`;
+  }
+  return text;
 }

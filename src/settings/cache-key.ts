@@ -5,6 +5,7 @@
 // SHA-256 from @noble/hashes: loading node:crypto costs ~2 ms, a fifth of a cached statusline.
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
+import { trimBoth } from '../domain/trim.js';
 
 /** A short, stable name of a credential: 16 hex digits of SHA-256 over it (with a domain prefix). */
 export function credentialId(secret: string): string {
@@ -17,7 +18,7 @@ export function credentialId(secret: string): string {
  * that differ only in punctuation, or two keys on one gateway, never share a file.
  */
 export function cacheFileId(baseUrl: URL, credential?: string): string {
-  const readable = `${baseUrl.protocol}//${baseUrl.host}${baseUrl.pathname}`.replace(/[^A-Za-z0-9.-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 80);
+  const readable = trimBoth(`${baseUrl.protocol}//${baseUrl.host}${baseUrl.pathname}`.replace(/[^A-Za-z0-9.-]+/g, '_'), '_').slice(0, 80);
   const keyedBy = credential === undefined ? baseUrl.href : `${baseUrl.href}\u0000${credentialId(credential)}`;
   return `${readable}-${digest(keyedBy).slice(0, 12)}`;
 }

@@ -9,6 +9,7 @@ import { escapeControl } from '../output/escape.js';
 import { cachePath, credentialId } from '../settings/cache-key.js';
 import { readStateFile } from '../settings/read-file.js';
 import { isKeptDecimal } from '../domain/decimal-text.js';
+import { trimEnd } from '../domain/trim.js';
 
 export interface StatuslineFigures {
   base_url: string;
@@ -117,7 +118,7 @@ export function formatStatusline(figures: StatuslineFigures, template: string, s
     // Empty unless today is anomalous: a template can hold it without showing anything most days.
     ['alert', figures.alert ?? ''],
     ['model', session?.model === undefined ? '—' : sessionText(session.model)],
-    ['dir', session?.dir === undefined ? '—' : sessionText(session.dir.replace(/\/+$/, '').split('/').pop() || '/')],
+    ['dir', session?.dir === undefined ? '—' : sessionText(trimEnd(session.dir, '/').split('/').pop() || '/')],
     // Labelled as the key's: every call the key made since the session began, this session's or not.
     ['session', session?.spend === undefined ? '—' : `session ${session.spend.complete ? '' : '≥'}${formatAmount(session.spend.spent, 'account', { currency: session.spend.currency })} (key)`],
   ]);
