@@ -11,8 +11,12 @@ let sandbox: Sandbox;
 const dirs: { path: string; remove: () => void }[] = [];
 const BIN = fileURLToPath(new URL('../../bin/tally.js', import.meta.url));
 
+/** How far the test has moved the clock of the sandbox and of the runs after it (an expiry is waited for so, not slept through). */
+let moved = 0;
+const clock = () => Date.now() + moved;
+
 beforeAll(async () => {
-  sandbox = await startSandbox({ deviceInterval: 1, accessTokenLifetime: 2 });
+  sandbox = await startSandbox({ deviceInterval: 1, accessTokenLifetime: 2, now: clock });
 });
 afterAll(async () => {
   await sandbox.close();
@@ -78,16 +82,16 @@ describe('device login against the sandbox', () => {
     const line = await runTally(['statusline'], { env: { TALLY_CONFIG_DIR: dir } });
     expect(line.stdout).toMatch(/^¥[\d,]+\.\d{2}\n$/);
 
-    // The sandbox issued a 2-second token; past its expiry balance renews it first.
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    const renewed = await runTally(['balance', '--json'], { env: { TALLY_CONFIG_DIR: dir } });
+    // The sandbox issued a 2-second token; past its expiry (the clocks moved on) balance renews it first.
+    moved += 2100;
+    const renewed = await runTally(['balance', '--json'], { env: { TALLY_CONFIG_DIR: dir }, now: clock() });
     expect(renewed.code).toBe(0);
     expect(JSON.parse(readFileSync(config, 'utf8')).profiles.default.device_token.access_token).not.toBe(stored.access_token);
 
     // Two runs that start with the same expired token: the refresh token is good once, so one
     // renews it under the store's lock and the other uses what it stored; both succeed.
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    const together = await Promise.all([1, 2, 3].map(() => runTally(['balance', '--json'], { env: { TALLY_CONFIG_DIR: dir } })));
+    moved += 2100;
+    const together = await Promise.all([1, 2, 3].map(() => runTally(['balance', '--json'], { env: { TALLY_CONFIG_DIR: dir }, now: clock() })));
     expect(together.map((r) => [r.code, r.stderr])).toEqual([[0, ''], [0, ''], [0, '']]);
   });
 
