@@ -15,10 +15,23 @@ import { undiciTransport, type Transport } from '../src/api/transport.js';
 export const GW = 'https://gw.test';
 export const KEY = 'gw-sk-test1234567890abcdefghijklmnop';
 
-/** A MockAgent that refuses real connections; call `done()` to fail on unused stubs. */
-export function mockGateway(origin = GW) {
+/** The mock gateways made during the current test: each must have answered every stub it was given. */
+const madeThisTest: MockAgent[] = [];
+afterEach(() => {
+  const agents = madeThisTest.splice(0);
+  const unused = agents.flatMap((agent) => agent.pendingInterceptors().filter((i) => !i.persist));
+  if (unused.length) throw new Error(`a stub of the mock gateway was never asked for (a test stubbing what the code no longer asks proves nothing): ${unused.map((i) => `${i.method} ${String(i.path)}`).join(', ')}; leave it out, or make the gateway with mockGateway(origin, { loose: true }) where a test means to leave stubs`);
+});
+
+/**
+ * A MockAgent that refuses real connections. A test fails when it leaves a stub unused (persistent
+ * ones aside); `loose` lets a test leave some (a retry it allows for but does not need), and
+ * `done()` checks within a test.
+ */
+export function mockGateway(origin = GW, options: { loose?: boolean } = {}) {
   const agent = new MockAgent();
   agent.disableNetConnect();
+  if (!options.loose) madeThisTest.push(agent);
   const pool = agent.get(origin);
   return {
     agent,

@@ -85,9 +85,6 @@ describe('tally auth status / logout', () => {
     const dir = state();
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { base_url: GW, api_key: KEY }, work: { base_url: 'https://other.test', api_key: 'other-sk-0123456789abcdefghij' } } }), { mode: 0o600 });
-    const gw = accepting();
-    const other = mockGateway('https://other.test');
-    other.pool.intercept({ path: '/v1/open/balance' }).reply(401, '{"error": {"message": "revoked"}}');
     const { undiciTransport } = await import('../../src/api/transport.js');
     const { MockAgent } = await import('undici');
     const agent = new MockAgent();
@@ -111,7 +108,6 @@ describe('tally auth status / logout', () => {
         '',
       ].join('\n'),
     );
-    void gw;
   });
 
   it('exits 3 when not logged in', async () => {

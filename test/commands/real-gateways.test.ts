@@ -97,7 +97,6 @@ describe('a base URL written with /v1, as chat clients ask for it', () => {
   it('says what was asked and hints at the base URL without /v1', async () => {
     const gw = mockGateway();
     gw.pool.intercept({ path: '/v1/v1/open/balance' }).reply(404, '{"error": {"message": "Invalid URL (GET /v1/v1/open/balance)"}}', json);
-    gw.pool.intercept({ path: '/api/usage/token/' }).reply(404, '{}', json);
     gw.pool.intercept({ path: '/v1/api/usage/token/' }).reply(404, '{}', json);
     const result = await runCommand(['balance'], { transport: gw.transport, env: { ...env, TALLY_BASE_URL: `${GW}/v1` } });
     expect(result.code).toBe(1);

@@ -33,7 +33,7 @@ describe("the key's quota", () => {
 
   it('is unknown when rate limited (never a zero), and a gate on it ends as rate limited', async () => {
     const gw = mockGateway();
-    gw.pool.intercept({ path: '/api/usage/token/' }).reply(429, '{"error":{"message":"slow down"}}', { headers: { 'content-type': 'application/json', 'x-ratelimit-remaining': '0', 'x-ratelimit-limit': '5' } }).times(4);
+    gw.pool.intercept({ path: '/api/usage/token/' }).reply(429, '{"error":{"message":"slow down"}}', { headers: { 'content-type': 'application/json', 'x-ratelimit-remaining': '0', 'x-ratelimit-limit': '5' } });
     const figure = await fetchKeyQuota(testClient(gw.transport, { sleep: async () => undefined }));
     expect(figure.state).toBe('unknown');
     expect(keyQuotaJson(figure)).toBeNull();
