@@ -198,3 +198,10 @@ export function hasCommand(name: string): boolean {
 export function skipWithout(present: unknown): boolean {
   return !present && process.env.CI !== 'true';
 }
+
+/** Ends a child process tally runs (a server) with SIGTERM and resolves once it has exited: its folders may then be removed. */
+export function stopChild(child: import('node:child_process').ChildProcess): Promise<void> {
+  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('close', () => resolve())));
+  child.kill('SIGTERM');
+  return exited;
+}

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { afterEachTest } from '../support/cleanup.js';
 import { againstHostile, balanceBody } from './hostile-gateway.js';
 import { connect } from 'node:net';
-import { BIN, NODE } from '../helpers.js';
+import { BIN, NODE, stopChild } from '../helpers.js';
 import { clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { cachePath } from '../../src/settings/cache-key.js';
 import { runTally } from '../helpers.js';
@@ -147,7 +147,8 @@ describe('servers tally runs', () => {
       }
       expect(exporter.exitCode).toBeNull();
     } finally {
-      exporter.kill('SIGTERM');
+      // Its folder is removed after the test: only once it has exited (a scrape may still be writing its cache).
+      await stopChild(exporter);
       await sandbox.close();
     }
   }, 60_000);

@@ -6,7 +6,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { KEYS } from '../../src/sandbox/seed.js';
-import { BIN, NODE, runTally, tempDir, skipWithout } from '../helpers.js';
+import { BIN, NODE, runTally, tempDir, skipWithout, stopChild } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 20, 9, 30);
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -151,9 +151,7 @@ describe('tally metrics', () => {
       }
       expect(Number(value)).toBeCloseTo(Number(balance), 6);
     } finally {
-      prometheus?.kill('SIGTERM');
-      exporter.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 300));
+      await Promise.all([prometheus && stopChild(prometheus), stopChild(exporter)]);
       dir.remove();
     }
   }, 60_000);
