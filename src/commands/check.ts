@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { AuthError, CheckFailed, NotMeasured, UsageError, isUnreachable } from '../errors.js';
-import { fetchBalance } from '../api/balance.js';
+import { balanceOf } from '../figures/balance.js';
 import { fetchModels } from '../api/catalog.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { emit } from '../output/emit.js';
@@ -112,10 +112,9 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     minRunway !== undefined && { name: 'min-runway', limit: String(minRunway), unit: 'days' as const },
     warnRunway !== undefined && { name: 'warn-runway', limit: String(warnRunway), unit: 'days' as const },
   ].filter((c): c is { name: string; limit: string; unit: 'days' } => Boolean(c));
-  const balanceRequest = balanceChecks.length > 0 || runway || budgetGates.length > 0 ? fetchBalance(client) : undefined;
-  balanceRequest?.catch(() => undefined);
+  const balanceRequest = balanceChecks.length > 0 || runway || budgetGates.length > 0 ? balanceOf(ctx) : undefined;
   // The forecast (its balance and day buckets) serves the runway checks and the budgets' projections alike.
-  const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days === undefined ? undefined : wholeNumber(options.days, '--days', 1, 365), metric: options.metric, utcOffset: options.utcOffset, keyQuota: runway, forGate: true }, { balance: balanceRequest }) : undefined;
+  const forecastRequest = runway || budgetGates.length > 0 ? loadForecast(ctx, { days: options.days === undefined ? undefined : wholeNumber(options.days, '--days', 1, 365), metric: options.metric, utcOffset: options.utcOffset, keyQuota: runway, forGate: true }) : undefined;
   forecastRequest?.catch(() => undefined);
   const budgetNames = [...new Set(budgetGates.map((g) => g.name))];
   const runChecks = [

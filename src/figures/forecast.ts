@@ -4,8 +4,7 @@
 // together (three with the key's quota): the balance and one usage request of day buckets.
 import type { Context } from '../context.js';
 import { ServiceError, TallyError, UsageError } from '../errors.js';
-import { type Balance, balanceDocument, fetchBalance } from '../api/balance.js';
-import type { HttpClient } from '../api/http.js';
+import { type Balance, balanceDocument } from '../api/balance.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { LosslessNumber, isJsonObject } from '../domain/json.js';
 import { type DailySpend, type Forecast, forecast, ledgerText } from '../domain/forecast.js';
@@ -13,7 +12,8 @@ import { type Backtest, PATTERN_DAYS, RANGE_COVERAGE, backtest } from '../domain
 import { Decimal } from '../domain/money.js';
 import { bucketStart } from '../domain/window.js';
 import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
-import { type KeyQuota, type KeyQuotaFigure, fetchKeyQuota, keyQuotaJson } from './key-quota.js';
+import { type KeyQuota, type KeyQuotaFigure, keyQuotaJson, keyQuotaOf } from './key-quota.js';
+import { balanceOf } from './balance.js';
 import { type UsageSeries, loadUsageSeries } from './usage-series.js';
 import { spendPerModel } from './usage-by-model.js';
 
@@ -43,27 +43,15 @@ function comparableKeyQuota(figure: KeyQuotaFigure, currency: string): KeyQuota 
   return figure.state === 'quota' && figure.quota.currency === currency ? figure.quota : undefined;
 }
 
-/** The key's quota as the forecast reads it (remembered for a while in the state folder, but for a gate). */
-export function keyQuotaOf(ctx: Context, client: HttpClient, forGate?: boolean): Promise<KeyQuotaFigure> {
-  return fetchKeyQuota(client, ctx.options.demo ? undefined : { stateDir: () => ctx.stateDir(), now: ctx.now }, { forGate });
-}
-
-/** Requests a caller sent before it knew it would need the forecast (they do not depend on the day grid): used as they are. */
-export interface AskedAlready {
-  balance?: Promise<Balance>;
-  keyQuota?: Promise<KeyQuotaFigure>;
-}
-
 /** The balance and enough day buckets for the basis and the month so far, then the figures. */
-export async function loadForecast(ctx: Context, options: ForecastOptions, asked: AskedAlready = {}): Promise<LoadedForecast> {
+export async function loadForecast(ctx: Context, options: ForecastOptions): Promise<LoadedForecast> {
   const days = options.days ?? DEFAULT_BASIS_DAYS;
-  const client = await ctx.client();
   // Today, the basis days before it, and the whole month so far: one request (split past 92 days).
   const span = Math.max(days + 1, 31);
   const [balance, series, keyQuota] = await Promise.all([
-    asked.balance ?? fetchBalance(client),
+    balanceOf(ctx),
     loadUsageSeries(ctx, { bucket: 'day', since: `${span}d`, utcOffset: options.utcOffset }),
-    options.keyQuota === false ? Promise.resolve<KeyQuotaFigure>({ state: 'none', reason: 'not asked' }) : (asked.keyQuota ?? keyQuotaOf(ctx, client, options.forGate)),
+    options.keyQuota === false ? Promise.resolve<KeyQuotaFigure>({ state: 'none', reason: 'not asked' }) : keyQuotaOf(ctx, options.forGate),
   ]);
   if (keyQuota.state === 'unknown') ctx.debug(keyQuota.reason);
   const metric = spendMetric(series, options.metric);
@@ -195,9 +183,8 @@ export interface LoadedBacktest {
 
 export async function loadBacktest(ctx: Context, options: ForecastOptions & { weeks: number }): Promise<LoadedBacktest> {
   const days = options.days ?? DEFAULT_BASIS_DAYS;
-  const client = await ctx.client();
   const history = Math.max(days, PATTERN_DAYS);
-  const [balance, series] = await Promise.all([fetchBalance(client), loadUsageSeries(ctx, { bucket: 'day', since: `${options.weeks * 7 + history + 1}d`, utcOffset: options.utcOffset })]);
+  const [balance, series] = await Promise.all([balanceOf(ctx), loadUsageSeries(ctx, { bucket: 'day', since: `${options.weeks * 7 + history + 1}d`, utcOffset: options.utcOffset })]);
   const metric = spendMetric(series, options.metric);
   const spend = dailySpendOf(series, metric);
   const todayStart = bucketStart(Math.floor(ctx.now() / 1000), 'day', series.dayGrid.offset);

@@ -3,6 +3,7 @@
 // where a key's figures are shown (balance, status, forecast, statusline, metrics, check), from
 // one request to /api/usage/token/, which real gateways rate-limit strictly: never retried here,
 // and a gateway without it (404) simply has no key quota to show.
+import type { Context } from '../context.js';
 import type { HttpClient } from '../api/http.js';
 import { type TokenRecord, fetchTokenRecord } from '../api/billing.js';
 import { Decimal, decimalText } from '../domain/money.js';
@@ -77,6 +78,14 @@ async function askKeyQuota(client: HttpClient): Promise<KeyQuotaFigure> {
     const failure: QuotaFailure = error.kind === 'rate_limit' ? 'rate_limit' : error.kind === 'auth' ? 'auth' : 'service';
     return { state: 'unknown', reason: `the key's quota could not be read: ${error.message}`, failure, ...(error.status === undefined ? {} : { status: error.status }) };
   }
+}
+
+/**
+ * The key's quota as a figure of the computation (a view and a gate apart: a gate never takes a
+ * remembered failure): asked of the gateway once, whoever asks, remembered for a few minutes.
+ */
+export function keyQuotaOf(ctx: Context, forGate?: boolean): Promise<KeyQuotaFigure> {
+  return ctx.figure(`key-quota|${forGate ? 'gate' : 'view'}`, async () => fetchKeyQuota(await ctx.client(), ctx.options.demo ? undefined : { stateDir: () => ctx.stateDir(), now: ctx.now }, { forGate }));
 }
 
 /** A quota as decimal text, the unit stated or null: what JSON documents carry and what the cache keeps. */

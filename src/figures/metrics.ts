@@ -38,8 +38,8 @@ export async function figuresOf(ctx: Context, profile: string): Promise<Figures>
     // A device token reads the balance and nothing else: export what it can read, and say what not.
     if (error instanceof TallyError && error.kind === 'auth' && (await ctx.settings()).credential?.kind === 'device-token') {
       try {
-        const { fetchBalance } = await import('../api/balance.js');
-        const balanceOnly = await fetchBalance(await ctx.client());
+        const { balanceOf } = await import('./balance.js');
+        const balanceOnly = await balanceOf(ctx);
         ctx.warn(`profile "${profile}" is signed in with a device token: only its balance and lifetime spend are exported (usage, runway and budgets need an API key)`);
         return { profile, balanceOnly };
       } catch (inner) {

@@ -11,8 +11,9 @@ import { type Anomalies, loadAnomalies } from './anomalies.js';
 import { type LoadedBudgets, loadBudgets, storedBudgets } from './budgets.js';
 import { compareModels, compareTotals, comparedWindows } from './comparison.js';
 import type { DayGrid } from './day-grid.js';
-import { type LoadedForecast, keyQuotaOf, loadForecast } from './forecast.js';
-import { fetchBalance } from '../api/balance.js';
+import { type LoadedForecast, loadForecast } from './forecast.js';
+import { keyQuotaOf } from './key-quota.js';
+import { balanceOf } from './balance.js';
 import { spendPerModel } from './usage-by-model.js';
 import { holdDays } from './day-pages.js';
 import { bucketAmounts, recentDays, startAhead } from './usage-series.js';
@@ -71,9 +72,8 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
   // The balance and the key's quota do not depend on the day grid: they go out with the first
   // request for days (which learns the grid on a first run), not a round after it.
   const client = await ctx.client();
-  const asked = { balance: fetchBalance(client), keyQuota: keyQuotaOf(ctx, client) };
-  asked.balance.catch(() => undefined);
-  asked.keyQuota.catch(() => undefined);
+  startAhead(balanceOf(ctx));
+  startAhead(keyQuotaOf(ctx));
   // Spend per model over the period and the one before: one request per window, whoever asks (the comparison, the anomalies, the token classes).
   const spendOver = (w: UsageWindow) => spendPerModel(ctx, w);
   // On a first run the two periods' models go out with the request that learns the grid (used when its days are UTC's, as guessed).
@@ -84,7 +84,7 @@ export async function loadReport(ctx: Context, request: ReportRequest): Promise<
   // Every day series below (the period, the one before, the forecast's, the anomalies') is cut
   // from one request for the recent days, held before they ask (the grid's own, on a first run).
   holdDays(client, recentDays(client, Math.floor(ctx.now() / 1000)));
-  const forecast = loadForecast(ctx, { utcOffset: request.utcOffset }, asked);
+  const forecast = loadForecast(ctx, { utcOffset: request.utcOffset });
   forecast.catch(() => undefined);
   const hasBudgets = (await storedBudgets(ctx)).length > 0;
   // The token classes of the period's spend per model (the window compareModels asks) and what the cache saved, alongside.

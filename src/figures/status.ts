@@ -3,7 +3,7 @@
 // spike. The requests go out together: the balance, one usage request of day buckets (the week
 // and the month so far), the key's quota and the week's spend per model.
 import type { Context } from '../context.js';
-import { balanceDocument, fetchBalance } from '../api/balance.js';
+import { balanceDocument } from '../api/balance.js';
 import type { JsonObject } from '../domain/json.js';
 import { Decimal } from '../domain/money.js';
 import { resolveWindow } from '../domain/window.js';
@@ -42,8 +42,7 @@ export async function loadStatus(ctx: Context, options: { utcOffset?: string }):
     const week = resolveWindow({ now, zone: time.zone, bucket: 'day', dayOffset });
     return fetchAllPages(ctx, client, '/v1/open/usage/models', { start: String(week.start), end: String(week.end) }, { all: true, maxPages: DEFAULT_MAX_PAGES });
   };
-  const balance = fetchBalance(client);
-  const forecast = loadForecast(ctx, { utcOffset: options.utcOffset }, { balance });
+  const forecast = loadForecast(ctx, { utcOffset: options.utcOffset });
   forecast.catch(() => undefined);
   // A line per stored budget: its hours asked together with the rest, its pace from the same forecast.
   const hasBudgets = (await storedBudgets(ctx)).length > 0;
