@@ -1,6 +1,6 @@
 // A window against the period before it (figures/comparison.ts), literal amounts: the totals of
-// both windows from one request for their days (cut on the grid), the change and its share; per
-// model, each window's spend per model once.
+// both windows from one request for their days (cut on the grid), the change and its share. Per
+// model, to the digit under another naming: test/commands/analyst-naming.test.ts.
 import { describe, expect, it } from 'vitest';
 import { GW, KEY, mockGateway, runCommand } from '../helpers.js';
 
@@ -31,21 +31,5 @@ describe('usage --compare previous', () => {
       previous: [DAY(7), DAY(14)],
       totals: { current: '10.5', previous: '7', change: '3.5', change_percent: '50.00' },
     });
-  });
-
-  it('--by model: each window asked once, the largest change either way first, a model gone and a new one said', async () => {
-    const gw = mockGateway();
-    const reply = (start: number, records: string) => gw.pool.intercept({ path: (p: string) => p.startsWith('/v1/open/usage/models?') && p.includes(`start=${start}`) }).reply(200, `{"scope": "key", "data": [${records}]}`, json);
-    reply(DAY(14), '{"model": "glm-4.6", "cost": "4.00000000"}, {"model": "qwen3-coder-plus", "cost": "0.50000000"}');
-    reply(DAY(7), '{"model": "glm-4.6", "cost": "1.00000000"}, {"model": "deepseek-chat", "cost": "2.25000000"}');
-    const out = await runCommand(['usage', '--by', 'model', '--since', '2026-11-14', '--until', '2026-11-21', '--compare', 'previous', '--utc-offset', '+00:00', '--json'], { transport: gw.transport, env, now: NOW });
-    expect(out.code, out.stderr).toBe(0);
-    const doc = JSON.parse(out.stdout);
-    expect(doc.rows).toEqual([
-      { model: 'glm-4.6', current: '4', previous: '1', change: '3', change_percent: '300.00' },
-      { model: 'deepseek-chat', current: '0', previous: '2.25', change: '-2.25', change_percent: '-100.00', status: 'gone' },
-      { model: 'qwen3-coder-plus', current: '0.5', previous: '0', change: '0.5', change_percent: null, status: 'new' },
-    ]);
-    expect(doc.totals).toEqual({ current: '4.5', previous: '3.25', change: '1.25', change_percent: '38.46' });
   });
 });
