@@ -9,6 +9,7 @@
 import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { importExternal } from '../external.js';
+import { withAuthorities } from './authorities.js';
 
 import { MAX_STREAMS_TOGETHER, type TransportRequest, type TransportResponse } from './transport-types.js';
 
@@ -235,15 +236,3 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
   };
 }
 
-/**
- * A TLS context trusting Node's root certificates and `pem`'s (a PEM bundle): the root store's
- * copy takes the file's certificates (the native context's addCACert, what `ca` itself calls);
- * where that is not offered, the roots and the file as `ca`.
- */
-export function withAuthorities(tls: typeof import('node:tls'), pem: string): import('node:tls').SecureContext {
-  const context = tls.createSecureContext();
-  const native = (context as { context?: { addCACert?: (pem: string) => void } }).context;
-  if (typeof native?.addCACert !== 'function') return tls.createSecureContext({ ca: [...tls.rootCertificates, pem] });
-  native.addCACert(pem);
-  return context;
-}

@@ -4,6 +4,7 @@
 
 import { importExternal } from '../external.js';
 import { isLoopback } from '../domain/loopback.js';
+import { withAuthorities } from './authorities.js';
 import { UsageError } from '../errors.js';
 import { UnreadableFile, readStateFile } from '../settings/read-file.js';
 
@@ -168,7 +169,7 @@ export async function defaultTransport(env: NodeJS.ProcessEnv, memory?: import('
         httpProxy: env.HTTP_PROXY ?? env.http_proxy ?? proxy,
         httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? proxy,
         noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
-        ...(ca ? { requestTls: { ca: [...(await importExternal<typeof import('node:tls')>('node:tls')).rootCertificates, ca] } } : {}),
+        ...(ca ? { requestTls: { secureContext: withAuthorities(await importExternal<typeof import('node:tls')>('node:tls'), ca) } } : {}),
       });
       viaProxy = undiciTransport(agent);
     }

@@ -1,4 +1,4 @@
-// TALLY_CA_FILE's authorities join the system's (api/h2.ts withAuthorities): a gateway signed by
+// TALLY_CA_FILE's authorities join the system's (api/authorities.ts withAuthorities): a gateway signed by
 // either is trusted, one signed by neither is not. The system's roots are stood in for by
 // OpenSSL's store (--use-openssl-ca, SSL_CERT_FILE), in a child Node of its own.
 import { execFileSync } from 'node:child_process';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { afterAll, describe, expect, it } from 'vitest';
-import { withAuthorities } from '../../src/api/h2.js';
+import { withAuthorities } from '../../src/api/authorities.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tally-ca-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
