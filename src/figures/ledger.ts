@@ -68,6 +68,10 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
   const { window, periods, dateOf, done: periodEnded, running, wanted } = plan(onGrid.window, grid.offset, now);
   if (periods.length > MAX_PERIODS[bucket]) throw new UsageError(`${periods.length} ${bucket}s is more than the ${MAX_PERIODS[bucket]} one export asks for; export in parts (--append adds each to the same file)`);
   const [settings, gateway] = await Promise.all([ctx.settings(), ctx.gatewayIdentity()]);
+  // The account's spend over the window goes out with the periods (a round later it would cost a
+  // round trip); it is read where the periods' records turn out to be a key's.
+  const accountAhead = !request.endedOnly && wanted.length === periods.length ? accountSpend(ctx, window) : undefined;
+  if (accountAhead) startAhead(accountAhead);
   let done = 0;
   const found = await Promise.all(
     wanted.map(async (p) => {
@@ -78,7 +82,7 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
   ).finally(() => ctx.progress(undefined));
   const scopes = new Set(found.map((f) => f.over.scope));
   const scope = scopes.size === 1 ? [...scopes][0] : undefined;
-  const account = scope === 'key' && !request.endedOnly && wanted.length === periods.length ? await accountSpend(ctx, window) : undefined;
+  const account = scope === 'key' && accountAhead ? await accountAhead : undefined;
   const rows: LedgerRow[] = [];
   for (const { period, over } of found) {
     for (const row of rowsOf(over)) {
