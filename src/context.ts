@@ -358,6 +358,8 @@ export class Context extends Notices<GlobalOptions> {
   settledFigure<T>(key: string): T | undefined {
     return this.#run.settled<T>(key);
   }
+  /** Whether a figure of this computation has been asked for (it may still be under way). */
+  askedFigure(key: string): boolean { return this.#run.asked(key); }
 
   /**
    * node:http (or the proxy agent) loads on the first request, not before: a cached answer needs
@@ -370,7 +372,7 @@ export class Context extends Notices<GlobalOptions> {
     });
     const pool = this.#pool;
     const transport: Transport = async (request) => (await pool).transport(request);
-    transport.together = async (origin) => (await (await pool).transport.together?.(origin)) ?? MAX_CONNECTIONS_PER_ORIGIN;
+    transport.together = async (origin, options) => (await (await pool).transport.together?.(origin, options)) ?? MAX_CONNECTIONS_PER_ORIGIN;
     return transport;
   }
 

@@ -33,6 +33,11 @@ export class RunStore {
     return figure;
   }
 
+  /** Whether the figure `key` names has been asked for (come or under way). */
+  asked(key: string): boolean {
+    return this.#figures.has(key);
+  }
+
   /** The figure `key` names where it has come (undefined while it is being worked out, or never asked). */
   settled<T>(key: string): T | undefined {
     return this.#values.get(key) as T | undefined;

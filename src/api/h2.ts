@@ -11,7 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import { importExternal } from '../external.js';
 import { withAuthorities } from './authorities.js';
 
-import { MAX_STREAMS_TOGETHER, type TransportRequest, type TransportResponse } from './transport-types.js';
+import { MAX_STREAMS_TOGETHER, STREAMS_BEFORE_SETTINGS, type TogetherOptions, type TransportRequest, type TransportResponse } from './transport-types.js';
 
 /** Headers HTTP/2 forbids (connection-specific): never sent on a stream. */
 const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
@@ -25,6 +25,8 @@ interface Session {
   used: boolean;
   /** Settles when the server's SETTINGS came (its stream limit with them), or the session ended. */
   settled: Promise<void>;
+  /** Whether the server's SETTINGS have come. */
+  settingsCame: boolean;
 }
 
 /** What a connection offering both protocols turned out to speak. */
@@ -47,7 +49,7 @@ export interface H2Pool {
    * first connection's handshake is under way, its answer (ALPN) is waited for: a round trip
    * before the first response, so a first run's requests that wait on it still go out in round one.
    */
-  together(origin: URL): Promise<number | undefined>;
+  together(origin: URL, options?: TogetherOptions): Promise<number | undefined>;
   /** The TLS context every connection uses where TALLY_CA_FILE adds authorities (undefined: the system's). */
   secureContext(): Promise<import('node:tls').SecureContext | undefined>;
   /** A connection the ALPN probe opened and HTTP/1.1 was chosen on, for the HTTP/1.1 pool to use first. */
@@ -99,10 +101,13 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
     session.once('connect', () => session.setLocalWindowSize(WINDOW));
     sessions.add(session);
     const settled = new Promise<void>((resolve) => {
-      session.once('remoteSettings', () => resolve());
+      session.once('remoteSettings', () => {
+        entry.settingsCame = true;
+        resolve();
+      });
       session.once('close', () => resolve());
     });
-    const entry: Session = { session, active: 0, waiting: [], used: false, settled };
+    const entry: Session = { session, active: 0, waiting: [], used: false, settled, settingsCame: false };
     if (!known.has(url.origin)) known.set(url.origin, entry);
     options.memory?.set(url.origin, 'h2');
     const forget = () => {
@@ -203,7 +208,7 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
         }
       }
     },
-    async together(origin) {
+    async together(origin, togetherOptions) {
       await options.memory?.load();
       for (;;) {
         const said = known.get(origin.origin);
@@ -211,6 +216,8 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
         if (said) {
           // The server's SETTINGS follow its handshake at once (they carry its stream limit); a
           // server that has not sent them within a moment is taken at HTTP/1.1's word (never a wait).
+          // A caller that does not wait counts on a few streams until they come.
+          if (togetherOptions?.settings === false && !said.settingsCame) return said.session.destroyed ? undefined : STREAMS_BEFORE_SETTINGS;
           let timer: NodeJS.Timeout | undefined;
           const came = await Promise.race([said.settled.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, SETTINGS_WAIT_MS, false)))]);
           clearTimeout(timer);

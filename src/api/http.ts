@@ -8,7 +8,7 @@ import { type GatewayVoice, abortError, checkBodyError, excerpt, httpError, isCo
 import { PATIENT_ATTEMPTS, Pacer } from './pacing.js';
 import { RequestLog } from './redaction.js';
 import type { Credential, HttpClientOptions, JsonRequest, JsonResponse, UnchangedResponse } from './request.js';
-import { MAX_CONNECTIONS_PER_ORIGIN, type TransportResponse } from './transport-types.js';
+import { MAX_CONNECTIONS_PER_ORIGIN, type TogetherOptions, type TransportResponse } from './transport-types.js';
 
 export type { Credential, CredentialKind, Family, HttpClientOptions, JsonRequest, JsonResponse, UnchangedResponse } from './request.js';
 export { DEFAULT_RETRY, type RetryPolicy } from './pacing.js';
@@ -49,8 +49,8 @@ export class HttpClient {
   }
 
   /** How many requests to the gateway go out at once: the transport's (Transport.together), within the rate limit (Pacer.together). */
-  async together(): Promise<number> {
-    return this.#pacer.together((await this.#options.transport.together?.(this.baseUrl)) ?? MAX_CONNECTIONS_PER_ORIGIN);
+  async together(options?: TogetherOptions): Promise<number> {
+    return this.#pacer.together((await this.#options.transport.together?.(this.baseUrl, options)) ?? MAX_CONNECTIONS_PER_ORIGIN);
   }
 
   /** An error for a response whose shape is not what the interface promises. */

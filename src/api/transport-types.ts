@@ -28,6 +28,18 @@ export const MAX_CONNECTIONS_PER_ORIGIN = 4;
 /** Requests to one origin that go out together over HTTP/2, at most (below the server's own stream limit, where it says one). */
 export const MAX_STREAMS_TOGETHER = 64;
 
+/**
+ * The streams counted on over an HTTP/2 session whose SETTINGS have not come yet, by a caller that
+ * does not wait for them (they arrive a round trip after the handshake, with the first answers):
+ * RFC 9113 recommends servers allow no fewer than 100; a lower limit queues the rest, never refuses them.
+ */
+export const STREAMS_BEFORE_SETTINGS = 10;
+
+/** `settings: false`: do not wait for an HTTP/2 server's SETTINGS (STREAMS_BEFORE_SETTINGS until they come). */
+export interface TogetherOptions {
+  settings?: boolean;
+}
+
 export interface Transport {
   (request: TransportRequest): Promise<TransportResponse>;
   /**
@@ -35,5 +47,5 @@ export interface Transport {
    * first run learns it with its first TLS handshake, before any answer), else HTTP/1.1's
    * connections. Absent: MAX_CONNECTIONS_PER_ORIGIN.
    */
-  together?(origin: URL): Promise<number>;
+  together?(origin: URL, options?: TogetherOptions): Promise<number>;
 }

@@ -101,7 +101,7 @@ export function nodePool(options: { ca?: string; memory?: import('../settings/pr
     });
   };
   // HTTP/2's streams where an https origin speaks it (known from its first handshake), else HTTP/1.1's connections.
-  transport.together = async (origin) => (origin.protocol === 'https:' ? ((await (await h2For()).together(origin)) ?? MAX_CONNECTIONS_PER_ORIGIN) : MAX_CONNECTIONS_PER_ORIGIN);
+  transport.together = async (origin, togetherOptions) => (origin.protocol === 'https:' ? ((await (await h2For()).together(origin, togetherOptions)) ?? MAX_CONNECTIONS_PER_ORIGIN) : MAX_CONNECTIONS_PER_ORIGIN);
   return {
     transport,
     close: () => {
@@ -183,7 +183,7 @@ export async function defaultTransport(env: NodeJS.ProcessEnv, memory?: import('
     }
   };
   // Through the proxy: its agent's connections (HTTP/1.1); loopback goes direct, as its requests do.
-  transport.together = async (origin) => (isLoopback(origin.hostname) ? direct.transport.together!(origin) : MAX_CONNECTIONS_PER_ORIGIN);
+  transport.together = async (origin, options) => (isLoopback(origin.hostname) ? direct.transport.together!(origin, options) : MAX_CONNECTIONS_PER_ORIGIN);
   return {
     close: () => {
       direct.close();

@@ -14,6 +14,7 @@ import { BUCKET_SECONDS, type UsageWindow, periodsOf, ended } from '../domain/wi
 import { type Zone, fixedZone } from '../domain/zone.js';
 import { type DayGrid, type WindowOptions } from './day-grid.js';
 import { spendMetric } from './forecast.js';
+import { type ModelDay, askModelDaysAhead, modelDaysIn, rememberModelDays, spendOnDay, tokensOf } from './model-days.js';
 import { type ModelSpendOver, spendPerModel } from './usage-by-model.js';
 import { usagePerModel } from '../domain/repricing.js';
 import { bucketAmounts, loadOnGrid, startAhead, windowOnGrid } from './usage-series.js';
@@ -125,6 +126,8 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
   const stride = bucket === 'hour' ? 24 : 1;
   const history = window.start - rule.baseline * size * stride;
   const previous = previousOf(window, grid.offset, now, time.zone);
+  // The days not yet remembered go out with this round when they are few (today, the days settled since the last run).
+  askModelDaysAhead(ctx, [window, previous], grid.offset, 3);
   const [series, current, before] = await Promise.all([
     loadOnGrid(ctx, { bucket, since: String(history), until: String(window.end) }, { zone: time.zone, known: grid }),
     spendOver(window),
@@ -146,7 +149,9 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
   // requests (HTTP/1.1's four connections; over HTTP/2 enough streams that most windows date in one round).
   const together = await (await ctx.client()).together();
   const dating = Math.max(1, together - findings.length);
-  await Promise.all([datedByEvent(spendOver, window, previous, grid.offset, [...changes, ...free], dating, together), ...findings.map((f) => namedModels(spendOver, f))]);
+  const spendIn = (w: UsageWindow) => (bucket === 'day' ? spendOnDay(ctx, w) : spendOver(w).then((over) => (over.incomplete ? undefined : over.spend)));
+  await Promise.all([dateFindings(ctx, [...changes, ...free], window, previous, grid.offset, dating, together), ...findings.map((f) => namedModels(spendIn, f))]);
+  await rememberModelDays(ctx, [window, previous], grid.offset);
   findings.push(...changes, ...free);
   const growth = steadyGrowth(values.slice(Math.max(0, first)).filter((_, i) => complete[Math.max(0, first) + i]), series.slots.slice(Math.max(0, first)), rule, size);
   if (growth) findings.push(growth);
@@ -156,10 +161,10 @@ export async function loadAnomalies(ctx: Context, request: AnomalyRequest): Prom
 }
 
 /** A spike names the models that made it: the largest in its bucket, up to three, until they make most of it. */
-async function namedModels(spendOver: (window: UsageWindow) => Promise<ModelSpendOver>, f: Finding): Promise<void> {
-  const over = await spendOver({ start: f.start, end: f.end });
-  if (over.incomplete) return;
-  const ranked = [...over.spend.entries()].filter(([, v]) => v.isPositive() && !v.isZero()).sort((a, b) => b[1].comparedTo(a[1]));
+async function namedModels(spendIn: (window: UsageWindow) => Promise<ReadonlyMap<string, Decimal> | undefined>, f: Finding): Promise<void> {
+  const spend = await spendIn({ start: f.start, end: f.end });
+  if (!spend) return;
+  const ranked = [...spend.entries()].filter(([, v]) => v.isPositive() && !v.isZero()).sort((a, b) => b[1].comparedTo(a[1]));
   const total = ranked.reduce((a, [, v]) => a.plus(v), new Decimal(0));
   const named: { model: string; amount: Decimal }[] = [];
   let covered = new Decimal(0);
@@ -169,6 +174,25 @@ async function namedModels(spendOver: (window: UsageWindow) => Promise<ModelSpen
     covered = covered.plus(amount);
   }
   if (named.length) f.models = named;
+}
+
+/**
+ * Dates model findings by their day: from the days of models where the run has them all in one
+ * round (remembered, asked ahead, or asked now: `budget` at once), else by narrowing in.
+ */
+async function dateFindings(ctx: Context, found: Finding[], window: UsageWindow, previous: UsageWindow, dayOffset: number, budget: number, perRound: number): Promise<void> {
+  if (found.length === 0) return;
+  const stopped = (f: Finding) => f.kind === 'stopped_model';
+  const windows = [...(found.some((f) => !stopped(f)) ? [window] : []), ...(found.some(stopped) ? [previous] : [])];
+  const days = await modelDaysIn(ctx, windows, dayOffset, budget);
+  const undated = found.filter((f) => {
+    const within = days?.get(`${(stopped(f) ? previous : window).start}-${(stopped(f) ? previous : window).end}`);
+    const holds = (d: ModelDay) => (f.kind === 'zero_cost' ? d.tokens.has(f.model!) : d.spent.has(f.model!));
+    const day = within && (stopped(f) ? within.findLast(holds) : within.find(holds));
+    if (day) Object.assign(f, { start: day.start, end: day.end });
+    return !day;
+  });
+  await datedByEvent((w) => spendPerModel(ctx, w), window, previous, dayOffset, undated, budget, perRound);
 }
 
 /**
@@ -224,13 +248,6 @@ export async function datedByEvent(spendOver: (window: UsageWindow) => Promise<M
     const day = t.days[t.lo];
     if (day) Object.assign(t.f, { start: day.start, end: day.end });
   }
-}
-
-function tokensOf(over: ModelSpendOver, model: string): Decimal {
-  const fields = over.fields;
-  if (!fields) return new Decimal(0);
-  const u = usagePerModel(over.records.filter((r) => isDecimalString(r[fields.spend])), fields).get(model);
-  return (u?.input ?? new Decimal(0)).plus(u?.output ?? 0);
 }
 
 /** Models that cost money in the window and not in the one before (at least the minimum), and the reverse. */

@@ -225,7 +225,12 @@ export interface ModelSpendOver {
  * its token classes; a budget's models; the ledger's days).
  */
 export function spendPerModel(ctx: Context, window: UsageWindow, param?: string[]): Promise<ModelSpendOver> {
-  return ctx.figure(`spend-per-model|${window.start}|${window.end}|${JSON.stringify(param ?? [])}`, () => modelSpendOver(ctx, window, param));
+  return ctx.figure(spendPerModelKey(window, param), () => modelSpendOver(ctx, window, param));
+}
+
+/** The run store's name of spend per model over a window. */
+export function spendPerModelKey(window: UsageWindow, param?: string[]): string {
+  return `spend-per-model|${window.start}|${window.end}|${JSON.stringify(param ?? [])}`;
 }
 
 async function modelSpendOver(ctx: Context, window: UsageWindow, param?: string[]): Promise<ModelSpendOver> {

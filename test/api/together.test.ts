@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
 import { nodePool } from '../../src/api/transport.js';
-import { MAX_CONNECTIONS_PER_ORIGIN, MAX_STREAMS_TOGETHER, type Transport } from '../../src/api/transport-types.js';
+import { MAX_CONNECTIONS_PER_ORIGIN, MAX_STREAMS_TOGETHER, STREAMS_BEFORE_SETTINGS, type Transport } from '../../src/api/transport-types.js';
 import { sandboxTls } from '../../src/sandbox/tls.js';
 import { tempDir } from '../helpers.js';
 
@@ -79,6 +79,24 @@ describe('requests that go out together', () => {
       const client = new HttpClient({ baseUrl: new URL('https://gateway.test'), credential: { kind: 'api-key', secret: 'sk-together-test' }, transport, signal: new AbortController().signal, deadline: Infinity, timeoutSeconds: 5, sleep: async () => undefined, random: () => 0.5, now: () => 0 });
       await client.requestJson({ path: '/v1/open/balance', family: 'native', auth: 'api-key' });
       expect(await client.together(), `remaining ${remaining}`).toBe(expected);
+    }
+  });
+
+  it("a caller that does not wait for an HTTP/2 server's SETTINGS counts on a few streams until they come; one that waits takes HTTP/1.1's four when they never do", async () => {
+    // A server that chooses h2 and then says nothing (no SETTINGS).
+    const tlsModule = await import('node:tls');
+    const silent = tlsModule.createServer({ key: tls.key, cert: tls.cert, ALPNProtocols: ['h2'] }, () => undefined);
+    servers.push(silent);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const origin = new URL(`https://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+    const pool = nodePool({ ca: tls.cert });
+    try {
+      const asked = get(pool.transport, origin).catch(() => undefined);
+      expect(await pool.transport.together!(origin, { settings: false })).toBe(STREAMS_BEFORE_SETTINGS);
+      expect(await pool.transport.together!(origin)).toBe(MAX_CONNECTIONS_PER_ORIGIN);
+      void asked;
+    } finally {
+      pool.close();
     }
   });
 });

@@ -77,6 +77,20 @@ describe('HTTP/2 where the gateway offers it', () => {
     }
   });
 
+  it('anomalies the next day: only the days not seen settle are asked (with the first requests), and the answer is what HTTP/1.1 gives asking everything', async () => {
+    const first = await runTally(['anomalies', '--json'], { env: envOf(h2, 'days2'), now: NOW });
+    expect(first.code, first.stderr).toBe(0);
+    const tomorrow = NOW + 86_400_000;
+    const before = h2.requests.length;
+    const [next, over1] = await Promise.all([runTally(['anomalies', '--json'], { env: envOf(h2, 'days2'), now: tomorrow }), runTally(['anomalies', '--json'], { env: envOf(h1, 'days1'), now: tomorrow })]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout.replaceAll(h2.baseUrl, 'BASE')).toBe(over1.stdout.replaceAll(h1.baseUrl, 'BASE'));
+    // The two periods, today and yesterday (UTC days: the sandbox's here); the day series; nothing else.
+    const asked = h2.requests.slice(before).map((r) => (r.path === '/v1/open/usage/models' ? Number(r.query.end) - Number(r.query.start) : r.path));
+    expect(asked.filter((a) => a === 86_400)).toHaveLength(2);
+    expect(asked.filter((a) => typeof a === 'number')).toHaveLength(4);
+  });
+
   it('reconnects when the server ends the session between requests (GOAWAY) or the connection closes', async () => {
     // A front end that sends GOAWAY after every second stream, and closes the connection then.
     const server = http2.createSecureServer({ key: tls.key, cert: tls.cert });
