@@ -7,7 +7,6 @@ import { forecastJson, loadForecast } from '../../src/figures/forecast.js';
 import { GW, KEY, mockGateway, testContext } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 27, 9, 0); // Friday 27 November 2026, 09:00 UTC
-const DAY = 86_400;
 const json = { headers: { 'content-type': 'application/json' } };
 const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY };
 

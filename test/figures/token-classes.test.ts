@@ -23,7 +23,7 @@ describe('token classes', () => {
     const doc = tokenClassesJson((await loadTokenClasses(ctx, records))!);
     expect(doc.reported).toEqual(['input', 'output', 'reasoning']);
     expect(doc.not_reported).toEqual(['cache_read', 'cache_write']);
-    expect(doc.models.map((m) => [m.model, m.input, m.output, m.reasoning, m.cache_saved])).toEqual([
+    expect(doc.models.map((m) => { const c = m as Record<string, unknown>; return [c.model, c.input, c.output, c.reasoning, c.cache_saved]; })).toEqual([
       ['glm-4.6', '2000', '400', '40', null],
       ['kimi-k2', '50', '5', '5', null],
     ]);
