@@ -206,6 +206,19 @@ export function spendByModel(records: JsonObject[], fields = modelAndSpend(recor
   return { fields, ranked };
 }
 
+/**
+ * Spend per model in each period and over all of them, by the one rule of spendByModel (an
+ * unreadable amount left out, never read as zero), with the models ranked by their total,
+ * largest first (ties by name): what a table of periods by models shows, added up here.
+ */
+export function spendByPeriod(periods: { found: PagedRecords }[], fields: { model: string; spend: string }): { byPeriod: Map<string, Decimal>[]; totals: Map<string, Decimal>; ranked: string[] } {
+  const byPeriod = periods.map((p) => new Map(spendByModel(p.found.records, fields)?.ranked.map((m) => [m.model, m.spend]) ?? []));
+  const totals = new Map<string, Decimal>();
+  for (const spend of byPeriod) for (const [model, value] of spend) totals.set(model, (totals.get(model) ?? new Decimal(0)).plus(value));
+  const ranked = [...totals.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([model]) => model);
+  return { byPeriod, totals, ranked };
+}
+
 /** Spend per model over one window, every page of it. */
 export interface ModelSpendOver {
   window: UsageWindow;

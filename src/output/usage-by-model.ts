@@ -2,12 +2,11 @@
 // the table of models as columns that fits the terminal (the rest added up in "other").
 import type { Context } from '../context.js';
 import { jsonText } from '../domain/json.js';
-import { isDecimalString } from '../domain/decimal-text.js';
 import { type Scope, describeColumns, scopeText } from '../domain/records.js';
 import type { BucketSize } from '../domain/window.js';
 import { fixedZone, spreadsheetDate } from '../domain/zone.js';
 import type { DayGrid } from '../figures/day-grid.js';
-import { type KeyShare, type ModelPeriod, modelAndSpend } from '../figures/usage-by-model.js';
+import { type KeyShare, type ModelPeriod, modelAndSpend, spendByPeriod } from '../figures/usage-by-model.js';
 import type { PagedRecords } from '../figures/records.js';
 import { describeWindow, plural } from './window-text.js';
 import { bucketLabeller, describeGrid } from './usage.js';
@@ -58,20 +57,8 @@ export async function renderPeriods(
   }
   const exact = ctx.options.exact;
   const amount = (value: InstanceType<typeof Decimal>) => formatAmount(value, 'account', { exact });
-  // Spend per model per period, exactly.
-  const byPeriod = periods.map((p) => {
-    const spend = new Map<string, InstanceType<typeof Decimal>>();
-    for (const record of p.found.records) {
-      const model = String(record[fields.model] ?? '');
-      const value = record[fields.spend];
-      if (!isDecimalString(value)) continue;
-      spend.set(model, (spend.get(model) ?? new Decimal(0)).plus(value));
-    }
-    return spend;
-  });
-  const totals = new Map<string, InstanceType<typeof Decimal>>();
-  for (const spend of byPeriod) for (const [model, value] of spend) totals.set(model, (totals.get(model) ?? new Decimal(0)).plus(value));
-  const ranked = [...totals.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : 1)).map(([model]) => model);
+  // Spend per model per period and in total, added up by the figure.
+  const { byPeriod, totals, ranked } = spendByPeriod(periods, fields);
   const sum = (spend: Map<string, InstanceType<typeof Decimal>>, models: string[]) => models.reduce((acc, m) => acc.plus(spend.get(m) ?? 0), new Decimal(0));
 
   // `shown` models as columns, every other one added into "other", so each row adds up to its total.

@@ -2,7 +2,7 @@
 // the largest first; an amount that is not a decimal is never read as nothing; and, through the
 // CLI, one window asked of the gateway once however many parts of a command read it.
 import { describe, expect, it } from 'vitest';
-import { spendByModel, spendFieldsOf } from '../../src/figures/usage-by-model.js';
+import { spendByModel, spendByPeriod, spendFieldsOf } from '../../src/figures/usage-by-model.js';
 import { GW, KEY, mockGateway, runCommand } from '../helpers.js';
 
 describe('spend per model from records', () => {
@@ -27,6 +27,25 @@ describe('spend per model from records', () => {
     expect(() => spendFieldsOf([{ model: 'x', cost: 'n/a' }])).toThrow('the records of usage by model name no model or hold no decimal amount (fields: model, cost); amounts sent as JSON numbers are not read as money, never as zero');
     expect(() => spendFieldsOf([{ model: 'x', cost: 0.5 }])).toThrow(/never as zero/);
     expect(spendFieldsOf([])).toBeUndefined();
+  });
+});
+
+describe('spend per model, period by period', () => {
+  it('each period and the total added up exactly by the one rule, models ranked by their total (ties by name), an unreadable amount left out', () => {
+    const fields = { model: 'llm', spend: 'amt' };
+    const page = (records: Record<string, unknown>[]) => ({ found: { records: records as never, extra: {}, pages: 1, more: undefined, scope: 'key' as const } });
+    const { byPeriod, totals, ranked } = spendByPeriod(
+      [
+        page([{ llm: 'b', amt: '0.10000001' }, { llm: 'a', amt: '1.5' }, { llm: 'b', amt: '0.2' }]),
+        page([{ llm: 'c', amt: '1.80000001' }, { llm: 'a', amt: 0.3 }, { llm: 'a', amt: 'n/a' }]),
+      ],
+      fields,
+    );
+    expect(byPeriod.map((p) => Object.fromEntries([...p].map(([m, v]) => [m, v.toFixed()])))).toEqual([{ a: '1.5', b: '0.30000001' }, { c: '1.80000001' }]);
+    expect(Object.fromEntries([...totals].map(([m, v]) => [m, v.toFixed()]))).toEqual({ a: '1.5', b: '0.30000001', c: '1.80000001' });
+    expect(ranked).toEqual(['c', 'a', 'b']);
+    // A tie goes by name.
+    expect(spendByPeriod([page([{ llm: 'z', amt: '1' }, { llm: 'y', amt: '1.00' }])], fields).ranked).toEqual(['y', 'z']);
   });
 });
 
