@@ -7,16 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { loadAudit, unexplained } from '../../src/figures/audit.js';
 import { DEFAULT_TOLERANCE } from '../../src/domain/audit.js';
 import { GW, KEY, mockGateway, testContext } from '../helpers.js';
+import { catalogBody, catalogRow } from '../support/catalog.js';
 
 const NOW = Date.UTC(2026, 10, 27, 9, 0);
 const json = { headers: { 'content-type': 'application/json' } };
 const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY };
 const utc = (d: number, h = 0) => Date.UTC(2026, 10, d, h) / 1000;
-const row = (name: string, input: string, output: string) => ({ model_name: name, quota_type: 0, model_ratio: 1, model_price: 0, owner_by: 'v', completion_ratio: 2, enable_groups: ['default'], supported_endpoint_types: ['openai'], billing_mode: 'per_token', vendor: { id: '0b3f1b6e-9c1a-4c55-8f3e-2d7f7c1d2a11', name: 'v', slug: 'v' }, service_pricing: { input_unit_price: input, output_unit_price: output, cache_read_input_price: '0' } });
 
 function gateway(log: Record<string, unknown>[] | 'none') {
   const gw = mockGateway();
-  gw.pool.intercept({ path: '/api/pricing' }).reply(200, JSON.stringify({ success: true, pricing_version: 'v3', auto_groups: [], group_ratio: { default: 1 }, usable_group: {}, supported_endpoint: {}, vendors: [], data: [row('glm-4.6', '0.002', '0.008')] }), json);
+  gw.pool.intercept({ path: '/api/pricing' }).reply(200, catalogBody('v3', [catalogRow('glm-4.6', { input: '0.002', output: '0.008' })]), json);
   gw.pool
     .intercept({ path: (p) => p.startsWith('/v1/open/usage/models?') })
     .reply((request) => {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadModelList } from '../../src/figures/model-list.js';
 import { GW, KEY, mockGateway, testContext } from '../helpers.js';
+import { catalogBody, catalogRow } from '../support/catalog.js';
 
 const json = { headers: { 'content-type': 'application/json' } };
 const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY };
@@ -45,8 +46,7 @@ describe('the models a key may call', () => {
 
   it('orders by the catalog\'s per-token price, compared as decimals (0.0008 before 0.002), models without one last', async () => {
     const gw = gateway();
-    const row = (name: string, input: string | undefined) => ({ model_name: name, quota_type: 0, model_ratio: 1, model_price: 0, owner_by: 'v', completion_ratio: 2, enable_groups: ['default'], supported_endpoint_types: ['openai'], billing_mode: 'per_token', vendor: { id: '0b3f1b6e-9c1a-4c55-8f3e-2d7f7c1d2a11', name: 'v', slug: 'v' }, ...(input ? { service_pricing: { input_unit_price: input, output_unit_price: '0.01', cache_read_input_price: '0' } } : {}) });
-    gw.pool.intercept({ path: '/api/pricing' }).reply(200, JSON.stringify({ success: true, pricing_version: 'v7', auto_groups: [], group_ratio: { default: 1 }, usable_group: {}, supported_endpoint: {}, vendors: [], data: [row('qwen3-coder-plus', '0.002'), row('deepseek-reasoner', '0.0008'), row('glm-4.6', undefined)] }), json);
+    gw.pool.intercept({ path: '/api/pricing' }).reply(200, catalogBody('v7', [catalogRow('qwen3-coder-plus', { input: '0.002', output: '0.01' }), catalogRow('deepseek-reasoner', { input: '0.0008', output: '0.01' }), catalogRow('glm-4.6')]), json);
     const { ctx } = testContext({ transport: gw.transport, env });
     const list = await loadModelList(ctx, { format: 'native', prices: true, refresh: true, sort: 'input' });
     expect(ids(list.models)).toEqual(['deepseek-reasoner', 'qwen3-coder-plus', 'glm-4.6']);

@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { loadTokenClasses, tokenClassesJson } from '../../src/figures/token-classes.js';
 import type { JsonObject } from '../../src/domain/json.js';
 import { GW, KEY, mockGateway, testContext } from '../helpers.js';
+import { catalogBody, catalogRow } from '../support/catalog.js';
 
 const json = { headers: { 'content-type': 'application/json' } };
 const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY };
-const row = (name: string, input: string, cacheRead: string) => ({ model_name: name, quota_type: 0, model_ratio: 1, model_price: 0, owner_by: 'v', completion_ratio: 2, enable_groups: ['default'], supported_endpoint_types: ['openai'], billing_mode: 'per_token', vendor: { id: '0b3f1b6e-9c1a-4c55-8f3e-2d7f7c1d2a11', name: 'v', slug: 'v' }, service_pricing: { input_unit_price: input, output_unit_price: '0.008', cache_read_input_price: cacheRead } });
 
 describe('token classes', () => {
   it('reports the classes the records count, per model and in total, asking for no catalog without cache reads', async () => {
@@ -32,7 +32,7 @@ describe('token classes', () => {
 
   it('what the cache saved: cache reads at the input price less the cache price, per 1,000 tokens, at most 8 places', async () => {
     const gw = mockGateway();
-    gw.pool.intercept({ path: '/api/pricing' }).reply(200, JSON.stringify({ success: true, pricing_version: 'v9', auto_groups: [], group_ratio: { default: 1 }, usable_group: {}, supported_endpoint: {}, vendors: [], data: [row('deepseek-chat', '0.002', '0.0002')] }), json);
+    gw.pool.intercept({ path: '/api/pricing' }).reply(200, catalogBody('v9', [catalogRow('deepseek-chat', { input: '0.002', cacheRead: '0.0002' })]), json);
     const { ctx } = testContext({ transport: gw.transport, env });
     const records: JsonObject[] = [
       { model: 'deepseek-chat', prompt_tokens: 10_000, completion_tokens: 2_000, cache_hit_tokens: 7_500, cost: '0.02000000' },
