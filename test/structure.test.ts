@@ -114,6 +114,12 @@ describe('the layout', () => {
     expect(upward).toEqual([]);
   });
 
+  it('gives every figure a test file of its own (test/figures/NAME.test.ts for src/figures/NAME.ts)', () => {
+    const tests = new Set(readdirSync(fileURLToPath(new URL('./figures/', import.meta.url))));
+    const untested = readdirSync(join(src, 'figures')).filter((f) => f.endsWith('.ts') && !tests.has(f.replace(/\.ts$/, '.test.ts')));
+    expect(untested).toEqual([]);
+  });
+
   it('keeps views out of the commands: none draws a table or panel itself (output/ does)', () => {
     const drawing = [...graph.keys()].filter((file) => file.startsWith('commands/') && /\b(renderTable|renderPanel|styleFor)\(/.test(readFileSync(join(src, file), 'utf8')));
     expect(drawing).toEqual([]);
