@@ -114,6 +114,14 @@ describe('the layout', () => {
     expect(upward).toEqual([]);
   });
 
+  it('writes config.json one way: through conf (settings/store.ts) only; every other file of the state folder through the careful writer, never conf', () => {
+    const sources = [...graph.keys()].map((file) => [file, readFileSync(join(src, file), 'utf8')] as const);
+    const usesConf = sources.filter(([, text]) => /from 'conf'|importExternal<[^>]*'conf'>|import\('conf'\)/.test(text)).map(([file]) => file);
+    expect(usesConf).toEqual(['settings/store.ts']);
+    const writesConfig = sources.filter(([file, text]) => file !== 'settings/store.ts' && /config\.json/.test(text) && /\b(writeFileAtomic|writeFileSync|appendFileSync|renameSync)\(/.test(text)).map(([file]) => file);
+    expect(writesConfig).toEqual([]);
+  });
+
   it('gives every figure a test file of its own (test/figures/NAME.test.ts for src/figures/NAME.ts)', () => {
     const tests = new Set(readdirSync(fileURLToPath(new URL('./figures/', import.meta.url))));
     const untested = readdirSync(join(src, 'figures')).filter((f) => f.endsWith('.ts') && !tests.has(f.replace(/\.ts$/, '.test.ts')));
