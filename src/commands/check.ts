@@ -20,10 +20,9 @@ import { loadBudgets } from '../figures/budgets.js';
 import { readCounters } from '../figures/run-spend.js';
 import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
-import { anomalyGates, budgetGate, dailyCheck, loadSpend, growthGates as growthChecks, keyQuotaCheck, priceImpactGates, readQuota, runwayCheck } from '../figures/check-gates.js';
+import { anomalyGates, balanceGates, budgetGate, loadSpend, growthGates as growthChecks, keyQuotaCheck, modelGates, priceImpactGates, readQuota, runSpendGates, runwayGates } from '../figures/check-gates.js';
 import { addAnomalyRuleOptions } from '../cli/anomaly-flags.js';
 import { type BudgetGate, type CheckOptions, checkRequest } from '../cli/check-request.js';
-import { nearest } from '../domain/suggest.js';
 
 export type { CheckResult, Level, Unit } from '../output/check-report.js';
 
@@ -146,19 +145,9 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   ]);
   for (const gate of [...(growth ?? []), ...(anomalies ?? []), ...(impact ?? [])]) add(gate);
 
-  if (balance) {
-    const amount = (value: Decimal) => decimalText(value);
-    const unit = balance.currency;
-    if (minBalance) add({ name: 'min-balance', level: balance.balance.gte(minBalance) ? 'pass' : 'fail', actual: amount(balance.balance), limit: amount(minBalance), unit });
-    if (warnBalance) add({ name: 'warn-balance', level: balance.balance.gte(warnBalance) ? 'pass' : 'warn', actual: amount(balance.balance), limit: amount(warnBalance), unit });
-    if (maxDaily) add(dailyCheck('max-daily-used', 'fail', balance, maxDaily, words));
-    if (warnDaily) add(dailyCheck('warn-daily-used', 'warn', balance, warnDaily, words));
-  }
+  if (balance) for (const gate of balanceGates(balance, { minBalance, warnBalance, maxDaily, warnDaily }, words)) add(gate);
   if (spend && maxSpend) add({ name: 'max-spend', level: spend.amount.lte(maxSpend) ? 'pass' : 'fail', actual: decimalText(spend.amount), limit: decimalText(maxSpend), unit: balance?.currency ?? 'CNY', detail: spend.detail });
-  if (forecast) {
-    if (minRunway !== undefined) add(runwayCheck('min-runway', 'fail', forecast, minRunway));
-    if (warnRunway !== undefined) add(runwayCheck('warn-runway', 'warn', forecast, warnRunway));
-  }
+  if (forecast) for (const gate of runwayGates(forecast, { minRunway, warnRunway })) add(gate);
   if (budgets) {
     for (const gate of budgetGates) {
       const figures = budgets.budgets.find((b) => b.name === gate.name)!;
@@ -173,23 +162,10 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     skipped.push(...runChecks.map((c) => c.name));
     ctx.warn(`--fail-open: skipped ${runChecks.map((c) => c.name).join(', ')} because ${why}`);
   }
-  if (counters && mark && !mark.not_taken) {
-    const run = runSpend(readingOf(mark), counters.reading);
-    const actual = run.spend.toFixed();
-    const detail = `since the mark of ${mark.at_iso}: ${run.why}`;
-    for (const [name, limit, level] of [['max-run-spend', maxRun, 'fail'], ['warn-run-spend', warnRun, 'warn']] as const) {
-      if (limit !== undefined) add({ name, level: run.spend.lte(limit) ? 'pass' : level, actual, limit: decimalText(limit), unit: counters.balance.currency, basis: run.basis, detail });
-    }
-  }
+  if (counters && mark && !mark.not_taken) for (const gate of runSpendGates(runSpend(readingOf(mark), counters.reading), mark.at_iso, counters.balance.currency, { maxRun, warnRun })) add(gate);
   if (keyQuota) for (const c of keyChecks) add(keyQuotaCheck(c, keyQuota, words));
-  if (available) {
-    const ids = new Set(available.map((m) => String(m.id)));
-    for (const model of models) {
-      // A model the key cannot call: the one of its list most likely meant (`gpt5`: gpt-5), from the one suggestion rule.
-      const meant = ids.has(model) ? undefined : nearest(model, ids);
-      add({ name: `require-model:${model}`, level: ids.has(model) ? 'pass' : 'fail', actual: ids.has(model) ? 'available' : 'not available to this key', limit: model, unit: 'model', ...(meant ? { detail: `did you mean ${meant}?` } : {}) });
-    }
-  }
+  // A model the key cannot call: the one of its list most likely meant (`gpt5`: gpt-5), from the one suggestion rule.
+  if (available) for (const gate of modelGates(available, models)) add(gate);
 
   const failed = checks.filter((c) => c.level === 'fail');
   const ok = failed.length === 0;

@@ -19,6 +19,7 @@ import type { BudgetFigures } from './budgets.js';
 import { type StoredBudget, budgetScope } from '../domain/budget.js';
 import { type WindowJson, windowJson } from '../domain/window.js';
 import { parseZone } from '../domain/zone.js';
+import { nearest } from '../domain/suggest.js';
 
 export type Level = 'pass' | 'warn' | 'fail';
 /** A currency code (the one the service states; CNY when it states none), or what else is compared. */
@@ -210,4 +211,39 @@ export function budgetGate(gate: { name: string; level: Level; percent: Decimal;
   }
   const limit = s.amount.mul(gate.percent).div(100);
   return { name, level: s.spent.gte(limit) ? gate.level : 'pass', actual: ledger(s.spent), limit: ledger(limit), unit: currency, detail: `${gate.percent.toFixed()}% of the ${words.amount(s.amount, currency)} budget of ${whose}, spent this period; the whole budget is ${s.state}`, ...about };
+}
+
+/** The balance's gates: at least the minimum (fail) or the warning level, and the key's day against its limit. */
+export function balanceGates(balance: Balance, gates: { minBalance?: Decimal; warnBalance?: Decimal; maxDaily?: Threshold; warnDaily?: Threshold }, words: GateWords): Gate[] {
+  const amount = (value: Decimal) => decimalText(value);
+  const unit = balance.currency;
+  const { minBalance, warnBalance, maxDaily, warnDaily } = gates;
+  return [
+    ...(minBalance ? [{ name: 'min-balance', level: balance.balance.gte(minBalance) ? 'pass' : 'fail', actual: amount(balance.balance), limit: amount(minBalance), unit } as Gate] : []),
+    ...(warnBalance ? [{ name: 'warn-balance', level: balance.balance.gte(warnBalance) ? 'pass' : 'warn', actual: amount(balance.balance), limit: amount(warnBalance), unit } as Gate] : []),
+    ...(maxDaily ? [dailyCheck('max-daily-used', 'fail', balance, maxDaily, words)] : []),
+    ...(warnDaily ? [dailyCheck('warn-daily-used', 'warn', balance, warnDaily, words)] : []),
+  ];
+}
+
+/** The runway's gates: at least so many days (fail), or the warning level. */
+export function runwayGates(loaded: LoadedForecast, gates: { minRunway?: number; warnRunway?: number }): Gate[] {
+  return [...(gates.minRunway !== undefined ? [runwayCheck('min-runway', 'fail', loaded, gates.minRunway)] : []), ...(gates.warnRunway !== undefined ? [runwayCheck('warn-runway', 'warn', loaded, gates.warnRunway)] : [])];
+}
+
+/** What a CI run spent since its mark, against the most (fail) and the warning level, with whose spend it measured. */
+export function runSpendGates(run: { spend: Decimal; basis: 'key' | 'account'; why: string }, markAt: string, currency: string, gates: { maxRun?: Decimal; warnRun?: Decimal }): Gate[] {
+  const detail = `since the mark of ${markAt}: ${run.why}`;
+  return ([['max-run-spend', gates.maxRun, 'fail'], ['warn-run-spend', gates.warnRun, 'warn']] as const).flatMap(([name, limit, level]) =>
+    limit === undefined ? [] : [{ name, level: run.spend.lte(limit) ? 'pass' : level, actual: run.spend.toFixed(), limit: decimalText(limit), unit: currency, basis: run.basis, detail } as Gate],
+  );
+}
+
+/** Each model the key must be able to call: in its list, or not (with the one of the list most likely meant). */
+export function modelGates(available: { id?: unknown }[], models: string[]): Gate[] {
+  const ids = new Set(available.map((m) => String(m.id)));
+  return models.map((model) => {
+    const meant = ids.has(model) ? undefined : nearest(model, ids);
+    return { name: `require-model:${model}`, level: ids.has(model) ? 'pass' : 'fail', actual: ids.has(model) ? 'available' : 'not available to this key', limit: model, unit: 'model', ...(meant ? { detail: `did you mean ${meant}?` } : {}) };
+  });
 }

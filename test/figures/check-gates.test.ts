@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readBalance } from '../../src/api/balance.js';
 import { Decimal } from '../../src/domain/money.js';
-import { type GateWords, dailyCheck, keyQuotaCheck, runwayCheck } from '../../src/figures/check-gates.js';
+import { type GateWords, balanceGates, dailyCheck, keyQuotaCheck, modelGates, runSpendGates, runwayCheck } from '../../src/figures/check-gates.js';
 import type { LoadedForecast } from '../../src/figures/forecast.js';
 
 const words: GateWords = {
@@ -59,5 +59,34 @@ describe('runwayCheck', () => {
     expect(runwayCheck('min-runway', 'fail', loaded(13), 14)).toMatchObject({ level: 'fail' });
     expect(runwayCheck('min-runway', 'fail', loaded(3, 'key_quota'), 14).detail).toMatch(/the key's own quota runs out first/);
     expect(runwayCheck('min-runway', 'fail', loaded(null), 14)).toMatchObject({ level: 'pass', actual: null, detail: 'no spend at the pace of the last 7 complete days: the balance is not being used up' });
+  });
+});
+
+describe('the balance\'s, the run\'s and the models\' gates', () => {
+  it('the balance against its minimum (fail) and warning level, exactly at the line a pass', () => {
+    const gates = balanceGates(balance({ name: 'k', daily_cost_limit: '10.00', daily_cost_used: '9.50' }), { minBalance: new Decimal('100'), warnBalance: new Decimal('100.01'), maxDaily: { kind: 'percent', value: new Decimal(90) } }, words);
+    expect(gates.map((g) => [g.name, g.level, g.actual, g.limit, g.unit])).toEqual([
+      ['min-balance', 'pass', '100.00', '100', 'CNY'],
+      ['warn-balance', 'warn', '100.00', '100.01', 'CNY'],
+      ['max-daily-used', 'fail', '95', '90', 'percent'],
+    ]);
+  });
+
+  it("a run's spend since its mark against the most and the warning level, with whose spend it measured", () => {
+    const run = { spend: new Decimal('4.50000001'), basis: 'key' as const, why: "this key's spend today moved by 4.50000001" };
+    const gates = runSpendGates(run, '2026-11-27T08:00:00Z', 'CNY', { maxRun: new Decimal('5'), warnRun: new Decimal('4.5') });
+    expect(gates.map((g) => [g.name, g.level, g.actual, g.limit, g.basis])).toEqual([
+      ['max-run-spend', 'pass', '4.50000001', '5', 'key'],
+      ['warn-run-spend', 'warn', '4.50000001', '4.5', 'key'],
+    ]);
+    expect(gates[0]!.detail).toBe("since the mark of 2026-11-27T08:00:00Z: this key's spend today moved by 4.50000001");
+  });
+
+  it('a model the key cannot call fails, with the one of its list most likely meant', () => {
+    const gates = modelGates([{ id: 'gpt-5' }, { id: 'glm-4.6' }], ['glm-4.6', 'gpt5']);
+    expect(gates).toEqual([
+      { name: 'require-model:glm-4.6', level: 'pass', actual: 'available', limit: 'glm-4.6', unit: 'model' },
+      { name: 'require-model:gpt5', level: 'fail', actual: 'not available to this key', limit: 'gpt5', unit: 'model', detail: 'did you mean gpt-5?' },
+    ]);
   });
 });
