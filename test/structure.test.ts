@@ -109,9 +109,17 @@ describe('the layout', () => {
     expect(registryUsers.sort()).toEqual(['cli.ts']);
   });
 
-  it('keeps figures free of views and flags: figures/ imports nothing of output/ or cli/ (a figure returns data; words and digits are the view\'s, flags the command\'s)', () => {
-    const upward = [...graph].flatMap(([file, targets]) => (file.startsWith('figures/') ? targets.filter((t) => t.startsWith('output/') || t.startsWith('cli/')).map((t) => `${file} -> ${t}`) : []));
+  it('keeps figures free of views and flags: figures/ imports nothing of output/, cli/, flags/ or loops/ (a figure returns data; words and digits are the view\'s, flags the command\'s)', () => {
+    const upward = [...graph].flatMap(([file, targets]) => (file.startsWith('figures/') ? targets.filter((t) => /^(output|cli|flags|loops)\//.test(t)).map((t) => `${file} -> ${t}`) : []));
     expect(upward).toEqual([]);
+  });
+
+  it("keeps the program's top apart: nothing below it imports cli/ (main, the parser, the registry) but the command contract's type, and flags/ and loops/ import no command", () => {
+    const top = (t: string) => t.startsWith('cli/') && t !== 'cli/command.ts';
+    const upward = [...graph].flatMap(([file, targets]) => (file !== 'cli.ts' && file !== 'main.ts' && !file.startsWith('cli/') ? targets.filter(top).map((t) => `${file} -> ${t}`) : []));
+    expect(upward).toEqual([]);
+    const helpersUp = [...graph].flatMap(([file, targets]) => (/^(flags|loops)\//.test(file) ? targets.filter((t) => t.startsWith('commands/') || t.startsWith('cli/')).map((t) => `${file} -> ${t}`) : []));
+    expect(helpersUp).toEqual([]);
   });
 
   it('writes config.json one way: through conf (settings/store.ts) only; every other file of the state folder through the careful writer, never conf', () => {

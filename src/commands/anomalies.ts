@@ -3,8 +3,8 @@
 // Exit 0 whatever is found: `tally check --anomalies` is the gate.
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
-import { addWindowOptions } from '../cli/options.js';
-import { anomalyRuleOf, addAnomalyRuleOptions } from '../cli/anomaly-flags.js';
+import { addWindowOptions } from '../flags/options.js';
+import { anomalyRuleOf, addAnomalyRuleOptions } from '../flags/anomaly-flags.js';
 import { emit } from '../output/emit.js';
 
 export function configure(command: Command): void {

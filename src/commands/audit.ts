@@ -5,8 +5,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { TallyError, UsageError } from '../errors.js';
-import { addWindowOptions } from '../cli/options.js';
-import { parseThreshold } from '../cli/amount-flags.js';
+import { addWindowOptions } from '../flags/options.js';
+import { parseThreshold } from '../flags/amount-flags.js';
 import { DEFAULT_TOLERANCE, type Tolerance } from '../domain/audit.js';
 import { emit } from '../output/emit.js';
 import type { WindowOptions } from '../figures/day-grid.js';

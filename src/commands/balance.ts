@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchBalance } from '../api/balance.js';
-import { addWatchOption, watchOrRun } from '../cli/watch.js';
+import { addWatchOption, watchOrRun } from '../loops/watch.js';
 import { fetchKeyQuota, keyQuotaJson } from '../figures/key-quota.js';
 import { renderBalance } from '../output/balance.js';
 

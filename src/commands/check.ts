@@ -8,21 +8,21 @@ import { fetchModels } from '../api/catalog.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { emit } from '../output/emit.js';
 import { type CheckResult, type Unit, checkLines, checksMarkdown, gateWords, renderChecks, reportToGitHub, writeJunit } from '../output/check-report.js';
-import { wholeNumber } from '../cli/flag-values.js';
-import type { Threshold } from '../cli/amount-flags.js';
+import { wholeNumber } from '../flags/flag-values.js';
+import type { Threshold } from '../flags/amount-flags.js';
 import { runSpend } from '../domain/run-spend.js';
 import { readingOf } from '../settings/marks.js';
 import { notifyChecks } from '../notify/alerting.js';
 import { fetchKeyQuota } from '../figures/key-quota.js';
-import { addWindowOptions } from '../cli/options.js';
+import { addWindowOptions } from '../flags/options.js';
 import { loadForecast } from '../figures/forecast.js';
 import { loadBudgets } from '../figures/budgets.js';
 import { readCounters } from '../figures/run-spend.js';
 import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
 import { anomalyGates, balanceGates, budgetGate, loadSpend, growthGates as growthChecks, keyQuotaCheck, modelGates, priceImpactGates, readQuota, runSpendGates, runwayGates } from '../figures/check-gates.js';
-import { addAnomalyRuleOptions } from '../cli/anomaly-flags.js';
-import { type BudgetGate, type CheckOptions, checkRequest } from '../cli/check-request.js';
+import { addAnomalyRuleOptions } from '../flags/anomaly-flags.js';
+import { type BudgetGate, type CheckOptions, checkRequest } from '../flags/check-request.js';
 
 export type { CheckResult, Level, Unit } from '../output/check-report.js';
 
@@ -67,7 +67,7 @@ export function configure(command: Command): void {
 
 export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
   const options = raw as CheckOptions;
-  // The flags as a typed request, checked before anything is asked (cli/check-request.ts).
+  // The flags as a typed request, checked before anything is asked (flags/check-request.ts).
   const { minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, models, minKey, warnKey, runway, maxRun, warnRun, runSpendAsked, growthGates, anomalyLevel, anomalyRule, impactGates, budgetGates } = checkRequest(options, raw, { json: ctx.options.json });
 
   const settings = await ctx.settings();

@@ -4,7 +4,7 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { addWindowOptions } from '../cli/options.js';
+import { addWindowOptions } from '../flags/options.js';
 import { emit, formatCsv } from '../output/emit.js';
 import type { Ledger } from '../figures/ledger.js';
 import { renderLedger } from '../output/ledger.js';

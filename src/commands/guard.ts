@@ -10,8 +10,8 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { QuietExit, TallyError, UsageError } from '../errors.js';
-import { parseAmount, parseThreshold } from '../cli/amount-flags.js';
-import { wholeNumber } from '../cli/flag-values.js';
+import { parseAmount, parseThreshold } from '../flags/amount-flags.js';
+import { wholeNumber } from '../flags/flag-values.js';
 import { fetchBalance } from '../api/balance.js';
 import { type StatuslineIdentity, failedRecently, forgetFailure, readFigures, releaseRefreshLock, rememberFailure } from '../statusline/cache.js';
 import { type AgentSession, SESSION_ID, type SessionSpend, parseSession, readSessions, readStdin, sessionsPath, withSession } from '../statusline/session.js';

@@ -37,7 +37,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   const baseUrl = parseBaseUrl(baseText, ctx.options.allowHttp);
 
   if (options.device) {
-    const { deviceLogin } = await import('../cli/device-login.js');
+    const { deviceLogin } = await import('../loops/device-login.js');
     return deviceLogin(ctx, { profile, baseUrl, store, open: options.open === true, clientId: options.clientId });
   }
 

@@ -6,9 +6,9 @@ import { instantWindow } from '../figures/usage-series.js';
 import { emit, formatCsv, writeJson } from '../output/emit.js';
 import { describeWindow } from '../output/window-text.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages, parseParams } from '../figures/records.js';
-import { wholeNumber } from '../cli/flag-values.js';
-import { addWindowOptions } from '../cli/options.js';
-import { DEFAULT_FOLLOW_SECONDS, followLog } from '../cli/follow.js';
+import { wholeNumber } from '../flags/flag-values.js';
+import { addWindowOptions } from '../flags/options.js';
+import { DEFAULT_FOLLOW_SECONDS, followLog } from '../loops/follow.js';
 import { ndjsonWriter, recordsCsvOf, recordsJson, renderRecords } from '../output/records.js';
 
 interface LogsOptions {

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { ModelListFormat } from '../api/catalog.js';
 import { stringList } from '../domain/catalog.js';
-import { tokenCount } from '../cli/flag-values.js';
+import { tokenCount } from '../flags/flag-values.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
 import { emit } from '../output/emit.js';
 import { type ModelSort, loadModelList } from '../figures/model-list.js';

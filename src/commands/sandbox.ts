@@ -9,7 +9,7 @@ import { FAULT_KINDS } from '../sandbox/faults.js';
 import { didYouMean } from '../domain/suggest.js';
 import { COMPAT_WRAPS, type CompatWrap } from '../sandbox/compat.js';
 import { parseUtcOffset } from '../domain/offset.js';
-import { wholeNumber } from '../cli/flag-values.js';
+import { wholeNumber } from '../flags/flag-values.js';
 
 export function configure(command: Command): void {
   command

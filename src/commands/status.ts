@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchBalance } from '../api/balance.js';
-import { addWatchOption, watchOrRun } from '../cli/watch.js';
+import { addWatchOption, watchOrRun } from '../loops/watch.js';
 import { deviceStatusJson, loadStatus, statusJson } from '../figures/status.js';
 import { renderDeviceStatus, renderStatus } from '../output/status.js';
 

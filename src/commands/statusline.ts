@@ -9,7 +9,7 @@ import { TallyError, UsageError } from '../errors.js';
 import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, OFFLINE_MARKER, type StatuslineIdentity, failedRecently, formatStatusline, readFigures, releaseRefreshLock, rememberFailure, statuslinePath } from '../statusline/cache.js';
 import { type AgentSession, SESSION_ID, sessionFromStdin } from '../statusline/session.js';
 import { lineFromCache, refreshInBackground, sessionStart, templateFor } from '../statusline/fast.js';
-import { wholeNumber } from '../cli/flag-values.js';
+import { wholeNumber } from '../flags/flag-values.js';
 import { type Fetched, type SessionAsk, fetchFigures, saveFigures } from '../statusline/refresh.js';
 
 /** How long a prompt waits for a statusline without a cache. */

@@ -5,12 +5,12 @@ import { UsageError } from '../errors.js';
 import { BUCKET_SIZES } from '../domain/window.js';
 import { emit } from '../output/emit.js';
 import { fixedZone } from '../domain/zone.js';
-import { wholeNumber } from '../cli/flag-values.js';
+import { wholeNumber } from '../flags/flag-values.js';
 import type { ModelUsageRequest } from '../figures/usage-by-model.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { loadUsageSeries } from '../figures/usage-series.js';
-import { addWatchOption, watchOrRun } from '../cli/watch.js';
-import { addWindowOptions } from '../cli/options.js';
+import { addWatchOption, watchOrRun } from '../loops/watch.js';
+import { addWindowOptions } from '../flags/options.js';
 import { describeGrid, renderUsage, renderUsageChart, usageCsv } from '../output/usage.js';
 import { usageJson } from '../figures/usage-series.js';
 

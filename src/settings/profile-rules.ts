@@ -4,7 +4,7 @@
 import { ConfigError, UsageError } from '../errors.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { looksLikeSecret } from '../domain/secrets.js';
-import { wholeNumber } from '../cli/flag-values.js';
+import { wholeNumber } from '../flags/flag-values.js';
 import { parseBaseUrl } from './base-url.js';
 import { BUDGET_NAME, NAME_RULE, checkBudget, checkBudgetName } from '../domain/budget.js';
 import type { ProfileRecord } from './store.js';

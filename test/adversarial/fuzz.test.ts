@@ -9,7 +9,7 @@ import { parseTimeSpec, resolveWindow } from '../../src/domain/window.js';
 import { UTC } from '../../src/domain/zone.js';
 import { per1M } from '../../src/domain/catalog.js';
 import { mockGateway, testClient } from '../helpers.js';
-import { parseAmount } from '../../src/cli/amount-flags.js';
+import { parseAmount } from '../../src/flags/amount-flags.js';
 
 const NOW = 1_795_300_000;
 const decimalText = fc.tuple(fc.boolean(), fc.stringMatching(/^\d{1,12}$/), fc.stringMatching(/^\d{0,8}$/)).map(([neg, whole, fraction]) => `${neg ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`);

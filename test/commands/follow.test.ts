@@ -5,7 +5,7 @@
 // vary from test to test: the log's shape is not published.
 import { describe, expect, it } from 'vitest';
 import { Interrupted } from '../../src/errors.js';
-import { backoffSeconds, pollSeconds } from '../../src/cli/follow.js';
+import { backoffSeconds, pollSeconds } from '../../src/loops/follow.js';
 import { followColumns, spanText } from '../../src/output/follow.js';
 import { GW, KEY, mockGateway, runCommand } from '../helpers.js';
 

@@ -67,7 +67,7 @@ describe('--watch', () => {
 
 describe('--watch on a short terminal', () => {
   it('keeps the header and cuts the body to the terminal, as watch(1) does', async () => {
-    const { fitHeight } = await import('../../src/cli/watch.js');
+    const { fitHeight } = await import('../../src/loops/watch.js');
     const frame = ['header', '', 'a', 'b', 'c', 'd', 'e'].join('\n');
     expect(fitHeight(frame, 5)).toBe(['header', '', 'a', 'b'].join('\n'));
     expect(fitHeight(frame, 8)).toBe(frame);

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { Interrupted, UsageError } from '../errors.js';
 import { type Result, emit, writeJson } from '../output/emit.js';
-import { wholeNumber } from './flag-values.js';
+import { wholeNumber } from '../flags/flag-values.js';
 
 export const DEFAULT_WATCH_SECONDS = 60;
 export const MIN_WATCH_SECONDS = 10;

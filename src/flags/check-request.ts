@@ -1,6 +1,6 @@
 // The flags of `tally check` as a typed request: every amount, share, count and gate parsed, and
 // every flag that needs another checked, before anything is asked of the gateway. A pure
-// function of the flags (test/cli/check-request.test.ts).
+// function of the flags (test/flags/check-request.test.ts).
 import { UsageError } from '../errors.js';
 import { Decimal, type Threshold } from '../domain/money.js';
 import { BUDGET_NAME } from '../domain/budget.js';

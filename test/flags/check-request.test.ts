@@ -1,6 +1,6 @@
 // tally check's flags as a typed request: a pure function, tested without a gateway or a context.
 import { describe, expect, it } from 'vitest';
-import { type CheckOptions, checkRequest } from '../../src/cli/check-request.js';
+import { type CheckOptions, checkRequest } from '../../src/flags/check-request.js';
 import { UsageError } from '../../src/errors.js';
 
 const request = (options: CheckOptions, json = false) => checkRequest(options, options as Record<string, unknown>, { json });
