@@ -91,6 +91,20 @@ describe('HTTP/2 where the gateway offers it', () => {
     expect(asked.filter((a) => typeof a === 'number')).toHaveLength(4);
   });
 
+  it('anomalies twice at once on one state folder, then tomorrow, then today again: each what a run remembering nothing says', async () => {
+    const fresh = async (now: number, dir: string) => (await runTally(['anomalies', '--json'], { env: envOf(h1, dir), now })).stdout.replaceAll(h1.baseUrl, 'BASE');
+    const [a, b] = await Promise.all([runTally(['anomalies', '--json'], { env: envOf(h2, 'together2'), now: NOW }), runTally(['anomalies', '--json'], { env: envOf(h2, 'together2'), now: NOW })]);
+    expect([a.code, b.code], a.stderr + b.stderr).toEqual([0, 0]);
+    const today = await fresh(NOW, 'together1-today');
+    expect(a.stdout.replaceAll(h2.baseUrl, 'BASE')).toBe(today);
+    expect(b.stdout.replaceAll(h2.baseUrl, 'BASE')).toBe(today);
+    const tomorrow = await runTally(['anomalies', '--json'], { env: envOf(h2, 'together2'), now: NOW + 86_400_000 });
+    expect(tomorrow.stdout.replaceAll(h2.baseUrl, 'BASE')).toBe(await fresh(NOW + 86_400_000, 'together1-tomorrow'));
+    // The clock set back: a day remembered that had not ended by then is not served.
+    const back = await runTally(['anomalies', '--json'], { env: envOf(h2, 'together2'), now: NOW - 86_400_000 });
+    expect(back.stdout.replaceAll(h2.baseUrl, 'BASE')).toBe(await fresh(NOW - 86_400_000, 'together1-yesterday'));
+  });
+
   it('reconnects when the server ends the session between requests (GOAWAY) or the connection closes', async () => {
     // A front end that sends GOAWAY after every second stream, and closes the connection then.
     const server = http2.createSecureServer({ key: tls.key, cert: tls.cert });
