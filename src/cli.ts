@@ -11,7 +11,7 @@ import { notAZone, parseZone } from './domain/zone.js';
 import { escapeControl } from './output/escape.js';
 import { errorJson, errorText } from './output/error-text.js';
 import { wrapNote } from './output/wrap.js';
-import { type CommandEntry } from './cli/command.js';
+import { type CommandEntry, runModule } from './cli/command.js';
 
 /** Options of the whole program that take a value (needed to find the command name). */
 const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout', '--jq', '--tz', '--profiles']);
@@ -139,7 +139,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
           const { runFleet } = await import('./fleet.js');
           if (entry.fleet !== 'own') return runFleet(entry, module, self, ctx, fleetRows());
         }
-        await module.run(self.opts(), ctx, self.args, (name) => self.getOptionValueSource(name) === 'cli');
+        await runModule(module, self.opts(), ctx, { args: self.args, given: (name) => self.getOptionValueSource(name) === 'cli' });
       });
     } else {
       command.allowUnknownOption().allowExcessArguments();

@@ -12,7 +12,7 @@ import { isDecimalString } from './domain/decimal-text.js';
 import { parseJson } from './domain/json.js';
 import { type ProfileOutcome, at, renderFleet, text } from './output/fleet.js';
 import { emit } from './output/emit.js';
-import { type CommandEntry, type CommandModule } from './cli/command.js';
+import { type CommandEntry, type CommandModule, runModule } from './cli/command.js';
 
 export type { ProfileOutcome };
 
@@ -203,7 +203,7 @@ async function runOne(module: CommandModule, command: Command, options: Record<s
   // The balance record names the account; commands whose result does not hold it ask for it beside their run.
   const balanceAside = statusline || BALANCE_IN_RESULT[command.name()] ? undefined : accountBalance(ctx);
   try {
-    await module.run(options, ctx, command.args, (name) => command.getOptionValueSource(name) === 'cli');
+    await runModule(module, options, ctx, { args: command.args, given: (name) => command.getOptionValueSource(name) === 'cli' });
     if (statusline) return { profile, ok: true, line: io.stdout.trim(), exitCode: 0 };
     const result = parseJson(io.stdout);
     return { profile, ok: true, result, exitCode: 0, account: await accountOf(ctx, result, command.name(), balanceAside), key: await keyOf(ctx) };

@@ -2,11 +2,33 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 
+/** What a command line holds besides the command's own flags. */
+export interface CommandLine {
+  /** The command's words (arguments). */
+  args: string[];
+  /** Whether the flag was on the command line (not a default). */
+  given(name: string): boolean;
+  /** The output the global flags chose. */
+  output: { json: boolean; csv: boolean };
+}
+
 export interface CommandModule {
   /** Adds the command's own flags and arguments. */
   configure(command: Command): void;
-  /** `given(name)`: whether the flag was on the command line (not a default). */
-  run(options: Record<string, unknown>, ctx: Context, args: string[], given?: (name: string) => boolean): Promise<void>;
+  /**
+   * The flags as the command's typed request: a pure function (no context; nothing read or
+   * asked), so a flag that cannot be is a UsageError before anything is asked, and each rule has
+   * a test without a gateway (test/commands/requests.test.ts). A command without one gets its flags.
+   */
+  parse?(flags: Record<string, unknown>, line: CommandLine): unknown;
+  /** The request (`parse`'s, else the flags); `given(name)`: whether the flag was on the command line. */
+  run(request: never, ctx: Context, args: string[], given?: (name: string) => boolean): Promise<void>;
+}
+
+/** Runs a command module on its command line: the request parsed (where it parses one), then the run. */
+export function runModule(module: CommandModule, flags: Record<string, unknown>, ctx: Context, line: Omit<CommandLine, 'output'>): Promise<void> {
+  const request = module.parse ? module.parse(flags, { ...line, output: { json: ctx.options.json === true, csv: ctx.options.csv === true } }) : flags;
+  return (module.run as (request: unknown, ctx: Context, args: string[], given: (name: string) => boolean) => Promise<void>)(request, ctx, line.args, line.given);
 }
 
 export interface CommandEntry {

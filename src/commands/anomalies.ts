@@ -6,6 +6,7 @@ import type { Context } from '../context.js';
 import { addWindowOptions } from '../flags/options.js';
 import { anomalyRuleOf, addAnomalyRuleOptions } from '../flags/anomaly-flags.js';
 import { emit } from '../output/emit.js';
+import type { AnomalyRequest } from '../figures/anomalies.js';
 
 export function configure(command: Command): void {
   command.addOption(new Option('--bucket <size>', 'look at days or hours').choices(['day', 'hour']).default('day'));
@@ -14,9 +15,13 @@ export function configure(command: Command): void {
   addAnomalyRuleOptions(command);
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
+export function parse(flags: Record<string, unknown>): AnomalyRequest {
+  const { bucket, since, until, month, last, utcOffset, metric } = flags as { bucket: string; since?: string; until?: string; month?: string; last?: string; utcOffset?: string; metric?: string };
+  return { bucket, since, until, month, last, utcOffset, metric, rule: anomalyRuleOf(flags) };
+}
+
+export async function run(request: AnomalyRequest, ctx: Context): Promise<void> {
   const [{ loadAnomalies }, view] = await Promise.all([import('../figures/anomalies.js'), import('../output/anomalies.js')]);
-  const options = raw as { bucket: string; since?: string; until?: string; month?: string; last?: string; utcOffset?: string; metric?: string };
-  const anomalies = await loadAnomalies(ctx, { ...options, rule: anomalyRuleOf(raw) });
+  const anomalies = await loadAnomalies(ctx, request);
   await emit(ctx, { json: () => view.anomaliesJson(anomalies), human: () => view.renderAnomalies(anomalies, ctx) });
 }

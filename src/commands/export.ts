@@ -3,6 +3,7 @@
 // adds only the periods the file does not hold yet, for a cron job that adds yesterday.
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
+import type { CommandLine } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { addWindowOptions } from '../flags/options.js';
 import { emit, formatCsv } from '../output/emit.js';
@@ -10,7 +11,7 @@ import type { Ledger } from '../figures/ledger.js';
 import { renderLedger } from '../output/ledger.js';
 import { ledgerCells, ledgerText } from '../domain/ledger-format.js';
 
-interface ExportOptions {
+export interface ExportOptions {
   bucket: string;
   since?: string;
   until?: string;
@@ -31,12 +32,19 @@ export function configure(command: Command): void {
     .option('--append <file>', 'add the rows of ended periods to this CSV or NDJSON file, leaving out the periods it already holds for the profile and gateway');
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as unknown as ExportOptions;
-  const csv = ctx.options.csv === true;
-  if (options.ndjson && (csv || ctx.options.json)) throw new UsageError(`--ndjson and --${csv ? 'csv' : 'json'} each choose the format; give one of them`);
+/** The flags as the export asked for: its format's flags checked against the one the global flags chose. */
+export function parse(flags: Record<string, unknown>, line: CommandLine): ExportOptions {
+  const options = flags as unknown as ExportOptions;
+  const csv = line.output.csv;
+  if (options.ndjson && (csv || line.output.json)) throw new UsageError(`--ndjson and --${csv ? 'csv' : 'json'} each choose the format; give one of them`);
   if (options.append !== undefined && !csv && !options.ndjson) throw new UsageError('--append needs the file\'s format: --csv or --ndjson');
   if (!options.header && !csv) throw new UsageError('--no-header goes with --csv');
+  const { bucket, since, until, month, last, utcOffset, ndjson, header, append } = options;
+  return { bucket, since, until, month, last, utcOffset, ndjson, header, append };
+}
+
+export async function run(options: ExportOptions, ctx: Context): Promise<void> {
+  const csv = ctx.options.csv === true;
   const [{ loadLedger, LEDGER_COLUMNS }, { acrossProfiles }, appending] = await Promise.all([
     import('../figures/ledger.js'),
     import('../fleet.js'),

@@ -18,18 +18,25 @@ export function configure(command: Command): void {
     .option('--weeks <n>', 'with --backtest: how many past weeks (default 8, at most 52)');
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as Omit<ForecastOptions, 'days'> & { days?: string; backtest?: boolean; weeks?: string };
+/** The forecast asked for, or how its method did over past weeks (--backtest). */
+export type ForecastRequest = (ForecastOptions & { backtest?: undefined }) | (ForecastOptions & { backtest: true; weeks: number });
+
+export function parse(flags: Record<string, unknown>): ForecastRequest {
+  const options = flags as Omit<ForecastOptions, 'days'> & { days?: string; backtest?: boolean; weeks?: string };
   const days = options.days === undefined ? undefined : wholeNumber(options.days, '--days', 1, 365);
   if (options.weeks !== undefined && !options.backtest) throw new UsageError('--weeks goes with --backtest (tally forecast --backtest --weeks 12)');
-  if (options.backtest) {
-    const weeks = options.weeks === undefined ? 8 : wholeNumber(options.weeks, '--weeks', 1, 52);
+  const common = { days, metric: options.metric, utcOffset: options.utcOffset };
+  return options.backtest ? { ...common, backtest: true, weeks: options.weeks === undefined ? 8 : wholeNumber(options.weeks, '--weeks', 1, 52) } : common;
+}
+
+export async function run(request: ForecastRequest, ctx: Context): Promise<void> {
+  if (request.backtest) {
     const { backtestJson, loadBacktest } = await import('../figures/forecast.js');
-    const loaded = await loadBacktest(ctx, { ...options, days, weeks });
+    const loaded = await loadBacktest(ctx, request);
     await emit(ctx, { json: () => backtestJson(loaded), human: async () => (await import('../output/forecast.js')).renderBacktest(loaded, ctx) });
     return;
   }
-  const loaded = await loadForecast(ctx, { ...options, days });
+  const loaded = await loadForecast(ctx, request);
   await emit(ctx, { json: () => forecastJson(loaded), human: () => renderForecast(loaded, ctx) });
 }
 

@@ -1,6 +1,7 @@
 // tally usage: spend over time, bucket by bucket, with no holes and no invented numbers.
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
+import type { CommandLine } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { BUCKET_SIZES } from '../domain/window.js';
 import { emit } from '../output/emit.js';
@@ -14,7 +15,7 @@ import { addWindowOptions } from '../flags/options.js';
 import { describeGrid, renderUsage, renderUsageChart, usageCsv } from '../output/usage.js';
 import { usageJson } from '../figures/usage-series.js';
 
-interface UsageOptions {
+export interface UsageOptions {
   bucket: string;
   chart?: boolean;
   metric?: string;
@@ -29,6 +30,48 @@ interface UsageOptions {
   markdown?: boolean;
   month?: string;
   last?: string;
+  watch?: string | boolean;
+}
+
+/** What `tally usage` was asked: the series over time, a window beside another (--compare), or spend per model (--by model). */
+export type UsageRequest =
+  | { kind: 'series'; options: UsageOptions }
+  | { kind: 'compare'; options: UsageOptions; byModel: boolean }
+  | { kind: 'by-model'; options: ModelUsageRequest; top: number; topGiven: boolean };
+
+/** The flags as a request, every flag that does not go with the others refused before anything is asked. */
+export function parse(flags: Record<string, unknown>, line: CommandLine): UsageRequest {
+  const options = flags as unknown as UsageOptions;
+  const format = line.output.json ? 'json' : line.output.csv ? 'csv' : undefined;
+  if (options.markdown && options.compare === undefined) throw new UsageError('--markdown goes with --compare (a comparison as a Markdown table)');
+  if (options.compare !== undefined) {
+    if (options.watch !== undefined) throw new UsageError('--watch goes with the usage series, not --compare');
+    if (options.chart) throw new UsageError('--chart draws one window; --compare sets two side by side (leave out one of them)');
+    if (line.given('bucket')) throw new UsageError('--compare sets whole windows side by side; --bucket does not apply (name the window with --since/--until, --month or --last)');
+    if (options.top !== undefined) throw new UsageError('--top goes with --by model --bucket, not --compare (every model is a row)');
+    if (options.markdown && format) throw new UsageError(`--markdown and --${format} each print the whole result; choose one`);
+    const byModel = options.by === 'model';
+    if (!byModel && options.param !== undefined) throw new UsageError('--param goes with --by model; /v1/open/usage takes bucket, start and end only');
+    if (byModel && options.metric !== undefined) throw new UsageError('--metric names a field of the usage series; --by model reads the amount of its records');
+    return { kind: 'compare', options, byModel };
+  }
+  if (options.by === 'model') {
+    if (options.watch !== undefined) throw new UsageError('--watch goes with the usage series, not --by model (one request per period)');
+    if (options.bucket === 'hour') throw new UsageError('--by model works per day, week or month, not per hour (drop --bucket hour)');
+    if (options.chart) throw new UsageError('--chart draws the usage series over time; --by model sets models side by side (leave out one of them)');
+    if (options.metric !== undefined) throw new UsageError('--metric chooses what --chart draws from the usage series; --by model shows every field of its records');
+    const bucket = line.given('bucket') ? options.bucket : undefined;
+    if (options.top !== undefined && bucket === undefined) throw new UsageError('--top goes with --bucket day|week|month (models as columns)');
+    const top = options.top === undefined ? 5 : wholeNumber(options.top, '--top', 1, 50);
+    const { since, until, month, last, utcOffset, param, all } = options;
+    return { kind: 'by-model', options: { bucket, since, until, month, last, utcOffset, param, all }, top, topGiven: options.top !== undefined };
+  }
+  for (const flag of ['param', 'all', 'top'] as const) {
+    if (options[flag] !== undefined) throw new UsageError(`--${flag} goes with --by model; /v1/open/usage takes bucket, start and end only`);
+  }
+  if (options.metric !== undefined && !options.chart) throw new UsageError('--metric chooses what --chart draws; it goes with --chart');
+  if (options.chart && format) throw new UsageError(`--chart draws for people; --${format} prints the data (leave out --chart)`);
+  return { kind: 'series', options };
 }
 
 export function configure(command: Command): void {
@@ -46,23 +89,11 @@ export function configure(command: Command): void {
   addWatchOption(command);
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context, _args: string[] = [], given: (name: string) => boolean = () => false): Promise<void> {
-  const options = raw as unknown as UsageOptions;
-  if (options.markdown && options.compare === undefined) throw new UsageError('--markdown goes with --compare (a comparison as a Markdown table)');
-  if (options.compare !== undefined) return runComparison(ctx, raw, options, given);
-  if (options.by === 'model') {
-    if (raw.watch !== undefined) throw new UsageError('--watch goes with the usage series, not --by model (one request per period)');
-    if (options.bucket === 'hour') throw new UsageError('--by model works per day, week or month, not per hour (drop --bucket hour)');
-    if (options.chart) throw new UsageError('--chart draws the usage series over time; --by model sets models side by side (leave out one of them)');
-    if (options.metric !== undefined) throw new UsageError('--metric chooses what --chart draws from the usage series; --by model shows every field of its records');
-    return runModelUsage(ctx, { ...options, bucket: given('bucket') ? options.bucket : undefined });
-  }
-  for (const flag of ['param', 'all', 'top'] as const) {
-    if (options[flag] !== undefined) throw new UsageError(`--${flag} goes with --by model; /v1/open/usage takes bucket, start and end only`);
-  }
-  if (options.metric !== undefined && !options.chart) throw new UsageError('--metric chooses what --chart draws; it goes with --chart');
-  if (options.chart && (ctx.options.json || ctx.options.csv)) throw new UsageError(`--chart draws for people; --${ctx.options.json ? 'json' : 'csv'} prints the data (leave out --chart)`);
-  await watchOrRun(ctx, raw, 'tally usage', async () => {
+export async function run(request: UsageRequest, ctx: Context): Promise<void> {
+  if (request.kind === 'compare') return runComparison(ctx, request.options, request.byModel);
+  if (request.kind === 'by-model') return runModelUsage(ctx, request.options, request.top, request.topGiven);
+  const options = request.options;
+  await watchOrRun(ctx, options as unknown as Record<string, unknown>, 'tally usage', async () => {
     const series = await loadUsageSeries(ctx, options);
     return {
       json: () => usageJson(series),
@@ -74,15 +105,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context, _args: str
 }
 
 /** `usage --compare`: the window beside the period before it (or the one named), in total or per model. */
-async function runComparison(ctx: Context, raw: Record<string, unknown>, options: UsageOptions, given: (name: string) => boolean): Promise<void> {
-  if (raw.watch !== undefined) throw new UsageError('--watch goes with the usage series, not --compare');
-  if (options.chart) throw new UsageError('--chart draws one window; --compare sets two side by side (leave out one of them)');
-  if (given('bucket')) throw new UsageError('--compare sets whole windows side by side; --bucket does not apply (name the window with --since/--until, --month or --last)');
-  if (options.top !== undefined) throw new UsageError('--top goes with --by model --bucket, not --compare (every model is a row)');
-  if (options.markdown && (ctx.options.json || ctx.options.csv)) throw new UsageError(`--markdown and --${ctx.options.json ? 'json' : 'csv'} each print the whole result; choose one`);
-  const byModel = options.by === 'model';
-  if (!byModel && options.param !== undefined) throw new UsageError('--param goes with --by model; /v1/open/usage takes bucket, start and end only');
-  if (byModel && options.metric !== undefined) throw new UsageError('--metric names a field of the usage series; --by model reads the amount of its records');
+async function runComparison(ctx: Context, options: UsageOptions, byModel: boolean): Promise<void> {
   const [{ loadComparison }, view] = await Promise.all([import('../figures/comparison.js'), import('../output/comparison.js')]);
   const comparison = await loadComparison(ctx, { ...options, compare: options.compare!, byModel });
   await emit(ctx, {
@@ -93,9 +116,7 @@ async function runComparison(ctx: Context, raw: Record<string, unknown>, options
 }
 
 /** `usage --by model`: the figure, and its view (records over a window, or models as columns per period). */
-async function runModelUsage(ctx: Context, options: ModelUsageRequest & { top?: string }): Promise<void> {
-  if (options.top !== undefined && options.bucket === undefined) throw new UsageError('--top goes with --bucket day|week|month (models as columns)');
-  const top = options.top === undefined ? 5 : wholeNumber(options.top, '--top', 1, 50);
+async function runModelUsage(ctx: Context, options: ModelUsageRequest, top: number, topGiven: boolean): Promise<void> {
   const [{ loadModelUsage, modelUsageJson }, view, { recordsCsvOf, renderRecords }] = await Promise.all([import('../figures/usage-by-model.js'), import('../output/usage-by-model.js'), import('../output/records.js')]);
   const usage = await loadModelUsage(ctx, options);
   const gridZone = fixedZone(usage.grid.offset);
@@ -116,7 +137,7 @@ async function runModelUsage(ctx: Context, options: ModelUsageRequest & { top?: 
   await emit(ctx, {
     json: withClasses,
     csv: () => view.periodsCsv(usage.periods, usage.grid),
-    human: async () => view.renderPeriods(ctx, usage.periods, { bucket: usage.bucket, grid: usage.grid, window: usage.window, top, topGiven: options.top !== undefined, scope: usage.scope, shareNotes: [...(await view.shareNote(usage.share)), ...classNotes] }),
+    human: async () => view.renderPeriods(ctx, usage.periods, { bucket: usage.bucket, grid: usage.grid, window: usage.window, top, topGiven, scope: usage.scope, shareNotes: [...(await view.shareNote(usage.share)), ...classNotes] }),
   });
 }
 
