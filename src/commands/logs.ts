@@ -1,6 +1,7 @@
 // tally logs: the per-call log (GET /v1/open/logs), whatever fields it has.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import type { CommandLine } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { instantWindow } from '../figures/usage-series.js';
 import { emit, formatCsv, writeJson } from '../output/emit.js';
@@ -11,7 +12,7 @@ import { addWindowOptions } from '../flags/options.js';
 import { DEFAULT_FOLLOW_SECONDS, followLog } from '../loops/follow.js';
 import { ndjsonWriter, recordsCsvOf, recordsJson, renderRecords } from '../output/records.js';
 
-interface LogsOptions {
+export interface LogsOptions {
   since?: string;
   until?: string;
   utcOffset?: string;
@@ -36,18 +37,33 @@ export function configure(command: Command): void {
     .option('--interval <seconds>', `with --follow: at least this long between polls (default ${DEFAULT_FOLLOW_SECONDS}; longer when the gateway's rate limit asks)`);
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as LogsOptions;
-  if (options.ndjson && (ctx.options.json || ctx.options.csv)) throw new UsageError('--ndjson cannot be combined with --json or --csv');
+/** What `tally logs` was asked: pages of the log over a window, or calls as they land (--follow). */
+export type LogsRequest = { kind: 'pages'; options: LogsOptions; maxPages: number; query: Record<string, string> } | { kind: 'follow'; options: LogsOptions; interval: number; query: Record<string, string> };
+
+/** The flags as a request: the paging flags with --all, the following flags with --follow, numbers and parameters checked. */
+export function parse(flags: Record<string, unknown>, line: CommandLine): LogsRequest {
+  const options = flags as LogsOptions;
+  if (options.ndjson && (line.output.json || line.output.csv)) throw new UsageError('--ndjson cannot be combined with --json or --csv');
   if (options.maxPages !== undefined && !options.all) throw new UsageError('--max-pages goes with --all');
   if (options.resume !== undefined && !options.all) throw new UsageError('--resume goes with --all (it continues an export that stopped)');
   if (options.interval !== undefined && !options.follow) throw new UsageError('--interval goes with --follow');
-  if (options.follow) return follow(ctx, options);
+  const query = parseParams(options.param);
+  if (options.follow) {
+    for (const [flag, set] of [['--all', options.all], ['--until', options.until], ['--resume', options.resume], ['--max-pages', options.maxPages], ['--csv', line.output.csv]] as const) {
+      if (set) throw new UsageError(`${flag} does not go with --follow (it prints calls as they land, NDJSON on a pipe or with --ndjson)`);
+    }
+    return { kind: 'follow', options, interval: options.interval === undefined ? DEFAULT_FOLLOW_SECONDS : wholeNumber(options.interval, '--interval', 1, 3600), query };
+  }
+  return { kind: 'pages', options, maxPages: options.maxPages === undefined ? DEFAULT_MAX_PAGES : wholeNumber(options.maxPages, '--max-pages', 1), query };
+}
+
+export async function run(request: LogsRequest, ctx: Context): Promise<void> {
+  const options = request.options;
+  if (request.kind === 'follow') return follow(ctx, options, request.interval, request.query);
   // A long export is bound by --timeout only when one is given: waiting for the rate limit's
   // window is not a hang (each request keeps its own bound of --timeout seconds).
   if (options.all && !ctx.options.timeoutGiven) ctx.withoutDeadline();
-  const maxPages = options.maxPages === undefined ? DEFAULT_MAX_PAGES : wholeNumber(options.maxPages, '--max-pages', 1);
-  const query = parseParams(options.param);
+  const { maxPages, query } = request;
   // Entries are exact instants: the window is exactly what was asked (its days on the gateway's grid).
   const { window: exact, time } = await instantWindow(ctx, options);
   const client = await ctx.client();
@@ -89,12 +105,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 }
 
 /** --follow: from --since (default now) until Ctrl-C. */
-async function follow(ctx: Context, options: LogsOptions): Promise<void> {
-  for (const [flag, set] of [['--all', options.all], ['--until', options.until], ['--resume', options.resume], ['--max-pages', options.maxPages], ['--csv', ctx.options.csv]] as const) {
-    if (set) throw new UsageError(`${flag} does not go with --follow (it prints calls as they land, NDJSON on a pipe or with --ndjson)`);
-  }
-  const interval = options.interval === undefined ? DEFAULT_FOLLOW_SECONDS : wholeNumber(options.interval, '--interval', 1, 3600);
-  const query = parseParams(options.param);
+async function follow(ctx: Context, options: LogsOptions, interval: number, query: Record<string, string>): Promise<void> {
   const since = options.since === undefined ? Math.floor(ctx.now() / 1000) : (await instantWindow(ctx, { since: options.since, utcOffset: options.utcOffset })).window.start;
   // Following goes on until Ctrl-C; each poll has the whole --timeout.
   await followLog(ctx, { since, interval, query, ndjson: options.ndjson === true || ctx.options.json });

@@ -6,6 +6,7 @@ import type { CommandLine } from '../../src/cli/command.js';
 import * as anomalies from '../../src/commands/anomalies.js';
 import * as exporting from '../../src/commands/export.js';
 import * as forecast from '../../src/commands/forecast.js';
+import * as logs from '../../src/commands/logs.js';
 import * as usage from '../../src/commands/usage.js';
 
 const line = (given: string[] = [], output: Partial<CommandLine['output']> = {}): CommandLine => ({ args: [], given: (name) => given.includes(name), output: { json: false, csv: false, ...output } });
@@ -64,5 +65,25 @@ describe('usage', () => {
     [{ chart: true }, [], { csv: true }, '--chart draws for people; --csv prints the data (leave out --chart)'],
   ] as const)('%j (given %j, output %j): refused', (flags, given, output, message) => {
     expect(() => usage.parse({ bucket: 'day', ...flags }, line([...given], output))).toThrow(message);
+  });
+});
+
+describe('logs', () => {
+  it('pages with --all (a page limit in range), or following with --follow (an interval in range); parameters passed through', () => {
+    expect(logs.parse({ all: true, maxPages: '50', param: ['model=glm-4.6'] }, line())).toMatchObject({ kind: 'pages', maxPages: 50, query: { model: 'glm-4.6' } });
+    expect(logs.parse({}, line())).toMatchObject({ kind: 'pages', maxPages: 1000, query: {} });
+    expect(logs.parse({ follow: true, interval: '10' }, line())).toMatchObject({ kind: 'follow', interval: 10 });
+  });
+
+  it.each([
+    [{ ndjson: true }, { json: true }, '--ndjson cannot be combined with --json or --csv'],
+    [{ maxPages: '5' }, {}, '--max-pages goes with --all'],
+    [{ resume: 'abc' }, {}, '--resume goes with --all (it continues an export that stopped)'],
+    [{ interval: '5' }, {}, '--interval goes with --follow'],
+    [{ follow: true, until: 'now' }, {}, '--until does not go with --follow (it prints calls as they land, NDJSON on a pipe or with --ndjson)'],
+    [{ follow: true }, { csv: true }, '--csv does not go with --follow (it prints calls as they land, NDJSON on a pipe or with --ndjson)'],
+    [{ follow: true, interval: '0' }, {}, /--interval/],
+  ] as const)('%j (output %j): refused', (flags, output, message) => {
+    expect(() => logs.parse({ ...flags }, line([], output))).toThrow(message);
   });
 });
