@@ -2,7 +2,7 @@
 // only place that chooses an exit code or prints an error.
 import { Command, CommanderError, Option } from 'commander';
 import { COMMANDS, fleetRows } from './cli/registry.js';
-import { Context, type ContextInit, type GlobalOptions } from './context.js';
+import { Context, type ContextInit, type GlobalOptions, type RunnableCommand } from './context.js';
 import { Interrupted, OutputError, QuietExit, TallyError, UsageError } from './errors.js';
 import { didYouMean } from './domain/suggest.js';
 import { type IO, createProcessIO, redactingIO } from './io.js';
@@ -66,11 +66,12 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
   }
 }
 
-/** A command by its name in the registry, loaded when first run. */
-async function loadCommand(name: string) {
+/** A command by its name in the registry, loaded when first run, and run as the CLI runs it (its flags parsed first; none typed). */
+async function loadCommand(name: string): Promise<RunnableCommand> {
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) throw new Error(`there is no command "${name}"`);
-  return entry.load();
+  const module = await entry.load();
+  return { run: (flags, ctx, args = []) => runModule(module, flags, ctx, { args, given: () => false }) };
 }
 
 const EXIT_CODES = "Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check failed (run: stopped past the limit), 130 interrupted; tally run otherwise exits with its command's code.";

@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
-import { binaryArgs, hasCommand, NODE, runTally, tempDir, skipWithout } from '../helpers.js';
+import { binaryArgs, hasCommand, NODE, runTally, tempDir, skipWithout, stopChild } from '../helpers.js';
 import { EVERY_INPUT } from '../support/mcp-samples.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
@@ -367,7 +367,8 @@ describe('tally mcp --http on IPv6 loopback', () => {
       expect((await client.callTool({ name: 'get_usage', arguments: { since: '2d' } })).isError ?? false).toBe(false);
       await client.close();
     } finally {
-      child.kill('SIGTERM');
+      // The server may still be writing its state folder: it is removed once the server has exited.
+      await stopChild(child);
       state.remove();
     }
   });
@@ -404,7 +405,7 @@ describe('tally mcp --http under load', () => {
       expect(Object.fromEntries(statuses)).toEqual({ 200: 20_000 });
       expect(child.exitCode).toBe(null);
     } finally {
-      child.kill('SIGTERM');
+      await stopChild(child);
       await agent.close();
       state.remove();
     }
