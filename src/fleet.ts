@@ -12,7 +12,7 @@ import { isDecimalString } from './domain/decimal-text.js';
 import { parseJson } from './domain/json.js';
 import { type ProfileOutcome, at, renderFleet, text } from './output/fleet.js';
 import { emit } from './output/emit.js';
-import { type CommandEntry, type CommandModule, runModule } from './cli/command.js';
+import { type CommandEntry, type CommandModule, outputOf } from './cli/command.js';
 
 export type { ProfileOutcome };
 
@@ -121,8 +121,12 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
   const reports = entry.name === 'check' ? { junit: typeof junit === 'string' ? junit : undefined, markdown: markdown === true } : undefined;
   if (reports?.markdown && parent.options.json) throw new UsageError('--markdown and --json each print the whole result; choose one');
   const runOptions = reports ? opts : command.opts();
-  const profiles = await chosenProfiles(parent);
   const statusline = entry.name === 'statusline';
+  // The flags are parsed once, as each profile's run sees them (a document each, or a line): a
+  // flag that cannot be is one usage error before any profile is asked.
+  const output = { ...outputOf(parent.options), json: !statusline, csv: false, jq: false };
+  const request = module.parse(runOptions, { args: command.args, given: (name) => command.getOptionValueSource(name) === 'cli', output });
+  const profiles = await chosenProfiles(parent);
   const outcomes: ProfileOutcome[] = [];
   let next = 0;
   let done = 0;
@@ -131,7 +135,7 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
     for (;;) {
       const profile = runnable[next++];
       if (!profile) return;
-      outcomes.push(await runOne(module, command, runOptions, parent, profile.name, statusline));
+      outcomes.push(await runOne(module, command, request, parent, profile.name, statusline));
       parent.progress(`${entry.name}: ${++done} of ${runnable.length} profiles done…`);
     }
   };
@@ -194,7 +198,7 @@ function profileEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return rest;
 }
 
-async function runOne(module: CommandModule, command: Command, options: Record<string, unknown>, parent: Context, profile: string, statusline: boolean): Promise<ProfileOutcome> {
+async function runOne(module: CommandModule, command: Command, request: unknown, parent: Context, profile: string, statusline: boolean): Promise<ProfileOutcome> {
   const io = createTestIO({ stdoutIsTTY: false, stderrIsTTY: false, width: parent.io.width });
   const ctx = parent.child({ profile, allProfiles: false, profiles: undefined, json: !statusline, jq: undefined, csv: false, patient: true }, io, profileEnv(parent.env));
   // One --timeout for the whole run: every profile ends a little before the fleet's deadline, so a
@@ -203,7 +207,7 @@ async function runOne(module: CommandModule, command: Command, options: Record<s
   // The balance record names the account; commands whose result does not hold it ask for it beside their run.
   const balanceAside = statusline || BALANCE_IN_RESULT[command.name()] ? undefined : accountBalance(ctx);
   try {
-    await runModule(module, options, ctx, { args: command.args, given: (name) => command.getOptionValueSource(name) === 'cli' });
+    await module.run(request, ctx);
     if (statusline) return { profile, ok: true, line: io.stdout.trim(), exitCode: 0 };
     const result = parseJson(io.stdout);
     return { profile, ok: true, result, exitCode: 0, account: await accountOf(ctx, result, command.name(), balanceAside), key: await keyOf(ctx) };

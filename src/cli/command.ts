@@ -8,27 +8,39 @@ export interface CommandLine {
   args: string[];
   /** Whether the flag was on the command line (not a default). */
   given(name: string): boolean;
-  /** The output the global flags chose. */
-  output: { json: boolean; csv: boolean };
+  /** The output the global flags chose (--json, --csv, --jq, --exact, --wide). */
+  output: { json: boolean; csv: boolean; jq: boolean; exact: boolean; wide: boolean };
 }
 
-export interface CommandModule {
+// Methods (not function-typed fields): a module of any request type is a CommandModule.
+export interface CommandModule<Request = unknown> {
   /** Adds the command's own flags and arguments. */
   configure(command: Command): void;
   /**
-   * The flags as the command's typed request: a pure function (no context; nothing read or
-   * asked), so a flag that cannot be is a UsageError before anything is asked, and each rule has
-   * a test without a gateway (test/commands/requests.test.ts). A command without one gets its flags.
+   * The command line as the command's typed request: a pure function (no context; nothing read
+   * or asked), so a flag or word that cannot be is a UsageError before anything is asked, and
+   * each rule has a test without a gateway (test/commands/requests.test.ts).
    */
-  parse?(flags: Record<string, unknown>, line: CommandLine): unknown;
-  /** The request (`parse`'s, else the flags); `given(name)`: whether the flag was on the command line. */
-  run(request: never, ctx: Context, args: string[], given?: (name: string) => boolean): Promise<void>;
+  parse(flags: Record<string, unknown>, line: CommandLine): Request;
+  /** Answers the request: asks its figures and hands them to output/. */
+  run(request: Request, ctx: Context): Promise<void>;
 }
 
-/** Runs a command module on its command line: the request parsed (where it parses one), then the run. */
+/** The request of a command whose flags change nothing it asks (its words are its own, or none). */
+export type NoRequest = Record<string, never>;
+
+export function noRequest(): NoRequest {
+  return {};
+}
+
+/** The output flags of a context, as a command line states them. */
+export function outputOf(options: Context['options']): CommandLine['output'] {
+  return { json: options.json === true, csv: options.csv === true, jq: options.jq !== undefined, exact: options.exact === true, wide: options.wide === true };
+}
+
+/** Runs a command module on its command line: the request parsed, then the run. */
 export function runModule(module: CommandModule, flags: Record<string, unknown>, ctx: Context, line: Omit<CommandLine, 'output'>): Promise<void> {
-  const request = module.parse ? module.parse(flags, { ...line, output: { json: ctx.options.json === true, csv: ctx.options.csv === true } }) : flags;
-  return (module.run as (request: unknown, ctx: Context, args: string[], given: (name: string) => boolean) => Promise<void>)(request, ctx, line.args, line.given);
+  return module.run(module.parse(flags, { ...line, output: outputOf(ctx.options) }), ctx);
 }
 
 export interface CommandEntry {

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { TallyError, UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { addWindowOptions } from '../flags/options.js';
 import { parseThreshold } from '../flags/amount-flags.js';
 import { DEFAULT_TOLERANCE, type Tolerance } from '../domain/audit.js';
@@ -18,15 +19,28 @@ export function configure(command: Command): void {
     .option('--markdown', 'print the Markdown summary (for a step summary or a pull-request comment)');
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as WindowOptions & { tolerance?: string[]; fail?: boolean; markdown?: boolean };
-  if (options.markdown && (ctx.options.json || ctx.options.csv)) throw new UsageError('--markdown prints the summary as Markdown; --json and --csv print the whole audit: choose one');
+/** What `tally audit` was asked: the window, how far a charge may depart, and how it answers. */
+export interface AuditRequest extends WindowOptions {
+  tolerance: Tolerance;
+  fail: boolean;
+  markdown: boolean;
+}
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): AuditRequest {
+  const options = flags as WindowOptions & { tolerance?: string[]; fail?: boolean; markdown?: boolean };
+  if (options.markdown && (line.output.json || line.output.csv)) throw new UsageError('--markdown prints the summary as Markdown; --json and --csv print the whole audit: choose one');
   const tolerance: Tolerance = { ...DEFAULT_TOLERANCE };
   for (const text of options.tolerance ?? []) {
     const t = parseThreshold(text, '--tolerance');
     if (t.kind === 'percent') tolerance.percent = t.value;
     else tolerance.amount = t.value;
   }
+  const { since, until, month, last, utcOffset } = options;
+  return { since, until, month, last, utcOffset, tolerance, fail: options.fail === true, markdown: options.markdown === true };
+}
+
+export async function run(request: AuditRequest, ctx: Context): Promise<void> {
+  const { tolerance, ...options } = request;
   const [{ loadAudit, unexplained }, view] = await Promise.all([import('../figures/audit.js'), import('../output/audit.js')]);
   let audit;
   try {

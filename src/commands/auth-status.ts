@@ -15,8 +15,16 @@ export function configure(command: Command): void {
   command.option('--offline', 'do not ask the gateway whether the credential is accepted');
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const offline = raw.offline === true;
+/** Whether to ask the gateway if each credential is accepted. */
+export interface AuthStatusRequest {
+  offline: boolean;
+}
+
+export function parse(flags: Record<string, unknown>): AuthStatusRequest {
+  return { offline: flags.offline === true };
+}
+
+export async function run({ offline }: AuthStatusRequest, ctx: Context): Promise<void> {
   const active = await ctx.settings();
   let names: string[] = [];
   try {

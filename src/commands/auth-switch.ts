@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { emit } from '../output/emit.js';
 import { storedNamesHint } from '../domain/suggest.js';
 
@@ -10,9 +11,17 @@ export function configure(command: Command): void {
   command.argument('<name>', 'a stored profile (tally auth status lists them)');
 }
 
-export async function run(_options: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
+/** The profile to make the active one. */
+export interface SwitchRequest {
+  name: string;
+}
+
+export function parse(_flags: Record<string, unknown>, line: CommandLine): SwitchRequest {
+  return { name: line.args[0] ?? '' };
+}
+
+export async function run({ name }: SwitchRequest, ctx: Context): Promise<void> {
   if (ctx.options.demo) throw new UsageError('--demo never touches stored settings; there is no profile to switch to');
-  const name = args[0] ?? '';
   const store = await ctx.store();
   const record = store.profile(name);
   if (!record) {

@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchBalance } from '../api/balance.js';
-import { addWatchOption, watchOrRun } from '../loops/watch.js';
+import type { CommandLine } from '../cli/command.js';
+import { addWatchOption, watchFlag, watchOrRun } from '../loops/watch.js';
 import { fetchKeyQuota, keyQuotaJson } from '../figures/key-quota.js';
 import { renderBalance } from '../output/balance.js';
 
@@ -10,8 +11,17 @@ export function configure(command: Command): void {
   addWatchOption(command);
 }
 
-export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
-  await watchOrRun(ctx, options, 'tally balance', async () => {
+/** What `tally balance` was asked: once, or every `watch` seconds. */
+export interface BalanceRequest {
+  watch: number | undefined;
+}
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): BalanceRequest {
+  return { watch: watchFlag(flags.watch, line.output) };
+}
+
+export async function run(request: BalanceRequest, ctx: Context): Promise<void> {
+  await watchOrRun(ctx, request.watch, 'tally balance', async () => {
     const client = await ctx.client();
     // The key's own quota is asked beside the balance (the token record; never fatal).
     const [balance, quota] = await Promise.all([fetchBalance(client), fetchKeyQuota(client)]);

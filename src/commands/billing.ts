@@ -13,11 +13,20 @@ export function configure(command: Command): void {
   command.option('--compare', 'set the figures beside the native balance and flag a mismatch');
 }
 
-export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
+/** What `tally billing` was asked: the figures, and with `compare` the native balance beside them. */
+export interface BillingRequest {
+  compare: boolean;
+}
+
+export function parse(flags: Record<string, unknown>): BillingRequest {
+  return { compare: flags.compare === true };
+}
+
+export async function run(request: BillingRequest, ctx: Context): Promise<void> {
   const client = await ctx.client();
   const [billing, balance] = await Promise.all([
     fetchCompatibleBilling(client),
-    options.compare ? fetchBalance(client) : Promise.resolve(undefined),
+    request.compare ? fetchBalance(client) : Promise.resolve(undefined),
   ]);
   const comparison = balance ? compare(billing, balance) : undefined;
   for (const { path, error } of billing.missing) ctx.warn(`${path} was not read: ${errorText(error, ctx.secrets).message}`);

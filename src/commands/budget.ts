@@ -8,6 +8,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { checkBudgetName, makeBudget } from '../domain/budget.js';
 import { storableZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
@@ -32,23 +33,48 @@ export function configure(command: Command): void {
     .option('--model <glob>', "with set: count only models whose names match (e.g. 'claude-opus*'; repeatable)", (value: string, all: string[] = []) => [...all, value]);
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
-  const options = raw as BudgetOptions;
-  const words = args;
-  const [first, ...rest] = words;
+/** What `tally budget` was asked: set one, list them, remove one, or show where some (or all) stand. */
+export type BudgetRequest =
+  | { action: 'set'; name: string; options: BudgetOptions & { amount: string; period: string } }
+  | { action: 'list' }
+  | { action: 'rm'; name: string }
+  | { action: 'show'; names: string[] };
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): BudgetRequest {
+  const options = flags as BudgetOptions;
+  const [first, ...rest] = line.args;
   const setOnly = (['amount', 'period', 'starts', 'scope', 'model'] as const).filter((flag) => options[flag] !== undefined);
   if (first !== 'set' && setOnly.length) throw new UsageError(`--${setOnly[0]} goes with \`tally budget set NAME\``);
-  if (first === 'set') return setBudget(ctx, rest, options);
-  if (first === 'list') return listBudgets(ctx, rest);
-  if (first === 'rm') return removeBudget(ctx, rest);
-  return showBudgets(ctx, words);
+  switch (first) {
+    case 'set': {
+      if (rest.length !== 1) throw new UsageError('`tally budget set` takes one NAME: tally budget set monthly --amount 500 --period month');
+      const name = checkBudgetName(rest[0]!);
+      const { amount, period } = options;
+      if (amount === undefined || period === undefined) throw new UsageError('`tally budget set` needs --amount and --period (day, week or month)');
+      return { action: 'set', name, options: { ...options, amount, period } };
+    }
+    case 'list':
+      if (rest.length) throw new UsageError('`tally budget list` takes no names (to see where budgets stand: tally budget NAME)');
+      return { action: 'list' };
+    case 'rm':
+      if (rest.length !== 1) throw new UsageError('`tally budget rm` takes one NAME');
+      return { action: 'rm', name: rest[0]! };
+    default:
+      return { action: 'show', names: line.args.map(checkBudgetName) };
+  }
 }
 
-async function setBudget(ctx: Context, rest: string[], options: BudgetOptions): Promise<void> {
-  if (rest.length !== 1) throw new UsageError('`tally budget set` takes one NAME: tally budget set monthly --amount 500 --period month');
+export async function run(request: BudgetRequest, ctx: Context): Promise<void> {
+  switch (request.action) {
+    case 'set': return setBudget(ctx, request.name, request.options);
+    case 'list': return listBudgets(ctx);
+    case 'rm': return removeBudget(ctx, request.name);
+    default: return showBudgets(ctx, request.names);
+  }
+}
+
+async function setBudget(ctx: Context, name: string, options: BudgetOptions & { amount: string; period: string }): Promise<void> {
   if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');
-  const name = checkBudgetName(rest[0]!);
-  if (options.amount === undefined || options.period === undefined) throw new UsageError('`tally budget set` needs --amount and --period (day, week or month)');
   // The zone in force when it is set (--tz, else TZ), stored with it: its periods never move.
   const zone = ctx.options.tz ?? storableZone(ctx.zone, Math.floor(ctx.now() / 1000));
   const budget = makeBudget({ amount: options.amount, period: options.period, starts: options.starts, zone, scope: options.scope, models: options.model });
@@ -61,8 +87,7 @@ async function setBudget(ctx: Context, rest: string[], options: BudgetOptions): 
   });
 }
 
-async function listBudgets(ctx: Context, rest: string[]): Promise<void> {
-  if (rest.length) throw new UsageError('`tally budget list` takes no names (to see where budgets stand: tally budget NAME)');
+async function listBudgets(ctx: Context): Promise<void> {
   const budgets = await storedBudgets(ctx);
   await emit(ctx, {
     json: { budgets: budgets.map(([name, b]) => ({ name, ...b })) },
@@ -70,10 +95,8 @@ async function listBudgets(ctx: Context, rest: string[]): Promise<void> {
   });
 }
 
-async function removeBudget(ctx: Context, rest: string[]): Promise<void> {
-  if (rest.length !== 1) throw new UsageError('`tally budget rm` takes one NAME');
+async function removeBudget(ctx: Context, name: string): Promise<void> {
   if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');
-  const name = rest[0]!;
   const { profile } = await ctx.profileChoice();
   const budgets = await storedBudgets(ctx);
   if (!budgets.some(([n]) => n === name)) throw new UsageError(`there is no budget "${name}"`, { hint: budgetsHint(budgets, name) });
@@ -87,7 +110,6 @@ async function removeBudget(ctx: Context, rest: string[]): Promise<void> {
 }
 
 async function showBudgets(ctx: Context, names: string[]): Promise<void> {
-  for (const name of names) checkBudgetName(name);
   const stored = await storedBudgets(ctx);
   if (stored.length === 0 && names.length === 0) {
     await emit(ctx, { json: { budgets: [] }, human: () => `${NO_BUDGETS}\n` });

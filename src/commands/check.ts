@@ -22,7 +22,8 @@ import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
 import { anomalyGates, balanceGates, budgetGate, loadSpend, growthGates as growthChecks, keyQuotaCheck, modelGates, priceImpactGates, readQuota, runSpendGates, runwayGates } from '../figures/check-gates.js';
 import { addAnomalyRuleOptions } from '../flags/anomaly-flags.js';
-import { type BudgetGate, type CheckOptions, checkRequest } from '../flags/check-request.js';
+import { type BudgetGate, type CheckOptions, type CheckRequest, checkRequest } from '../flags/check-request.js';
+import type { CommandLine } from '../cli/command.js';
 
 export type { CheckResult, Level, Unit } from '../output/check-report.js';
 
@@ -65,10 +66,16 @@ export function configure(command: Command): void {
   addAnomalyRuleOptions(command);
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as CheckOptions;
-  // The flags as a typed request, checked before anything is asked (flags/check-request.ts).
-  const { minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, models, minKey, warnKey, runway, maxRun, warnRun, runSpendAsked, growthGates, anomalyLevel, anomalyRule, impactGates, budgetGates } = checkRequest(options, raw, { json: ctx.options.json });
+/** The gates, typed and checked (flags/check-request.ts), with the flags they came from (the window, --fail-open, --notify, the report files). */
+export type CheckRun = CheckRequest & { options: CheckOptions };
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): CheckRun {
+  const options = flags as CheckOptions;
+  return { ...checkRequest(options, flags, { json: line.output.json }), options };
+}
+
+export async function run(request: CheckRun, ctx: Context): Promise<void> {
+  const { options, minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, models, minKey, warnKey, runway, maxRun, warnRun, runSpendAsked, growthGates, anomalyLevel, anomalyRule, impactGates, budgetGates } = request;
 
   const settings = await ctx.settings();
   // Destinations are checked before any request: a name that is not stored is exit 2 at once.

@@ -4,6 +4,7 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -14,11 +15,21 @@ export function configure(command: Command): void {
   command.addOption(new Option('--name <command>', 'the name the shell calls tally by').default('tally'));
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context, args: string[]): Promise<void> {
-  const shell = args[0] as (typeof SHELLS)[number];
-  const name = String(raw.name);
+/** The shell a script is for, and the name the shell calls tally by. */
+export interface CompletionRequest {
+  shell: (typeof SHELLS)[number];
+  name: string;
+}
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): CompletionRequest {
+  const shell = line.args[0] as (typeof SHELLS)[number];
+  const name = String(flags.name);
   if (!/^[\w.-]{1,40}$/.test(name)) throw new UsageError(`--name "${name}" is not a command name`);
-  if (ctx.options.json || ctx.options.csv) throw new UsageError('a completion script is shell code; --json and --csv do not apply');
+  if (line.output.json || line.output.csv) throw new UsageError('a completion script is shell code; --json and --csv do not apply');
+  return { shell, name };
+}
+
+export async function run(request: CompletionRequest, ctx: Context): Promise<void> {
   const { completionScript } = await import('../completion/script.js');
-  ctx.io.out(await completionScript(shell, name));
+  ctx.io.out(await completionScript(request.shell, request.name));
 }

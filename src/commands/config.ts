@@ -9,7 +9,7 @@ import { escapeControl } from '../output/escape.js';
 import type { Source } from '../settings/resolve.js';
 import { originOf } from '../settings/base-url.js';
 import { SETTINGS, type SettingKey } from '../settings/profile-rules.js';
-import { type CommandModule } from '../cli/command.js';
+import { type CommandModule, type NoRequest, noRequest } from '../cli/command.js';
 import { storedNamesHint } from '../domain/suggest.js';
 
 type Key = SettingKey;
@@ -56,11 +56,22 @@ function keyArgument(): Argument {
 
 const SOURCES: Record<Entry['source'], string> = { flag: 'flag', env: 'environment', profile: 'profile', default: 'default', demo: 'demo', active: 'active profile', workspace: 'project .tally.json', unset: 'not set' };
 
-export const list: CommandModule = {
+/** The setting a command names (checked: a known key, never a secret's). */
+interface KeyRequest {
+  key: Key;
+}
+
+/** The setting and the value `set` stores (checked by the run, which knows --allow-http). */
+interface SetRequest extends KeyRequest {
+  value: string;
+}
+
+export const list: CommandModule<NoRequest> = {
   configure(command: Command) {
     command.description("the profile's settings, each with where it comes from");
   },
-  async run(_raw, ctx) {
+  parse: noRequest,
+  async run(_request, ctx) {
     const { profile, entries } = await effective(ctx);
     await emit(ctx, {
       json: { profile, settings: entries.map((e) => ({ key: e.key, value: e.value, source: SOURCES[e.source] })) },
@@ -69,27 +80,28 @@ export const list: CommandModule = {
   },
 };
 
-export const get: CommandModule = {
+export const get: CommandModule<KeyRequest> = {
   configure(command: Command) {
     command.addArgument(keyArgument()).description('the value of one setting as it applies now');
   },
-  async run(_raw, ctx, args) {
-    const key = checkKey(args[0]!);
+  parse: (_flags, line) => ({ key: checkKey(line.args[0]!) }),
+  async run({ key }, ctx) {
     const entry = (await effective(ctx)).entries.find((e) => e.key === key)!;
     await emit(ctx, { json: { key, value: entry.value, source: SOURCES[entry.source] }, human: () => (entry.value === null ? '' : `${ctx.io.stdoutIsTTY ? escapeControl(entry.value) : entry.value}\n`) });
   },
 };
 
-export const set: CommandModule = {
+export const set: CommandModule<SetRequest> = {
   configure(command: Command) {
     command.addArgument(keyArgument()).argument('<value>').description('store a setting in the profile (validated as the flags are)');
     // A value may start with a dash (utc_offset -05:00): it is the value, not a flag.
     command.allowUnknownOption();
   },
-  async run(_raw, ctx, args) {
+  parse: (_flags, line) => ({ key: checkKey(line.args[0]!), value: line.args[1]! }),
+  async run(request, ctx) {
     if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');
-    const key = checkKey(args[0]!);
-    const value = KEYS[key].parse(args[1]!, ctx.options.allowHttp);
+    const { key } = request;
+    const value = KEYS[key].parse(request.value, ctx.options.allowHttp);
     const { profile } = await ctx.profileChoice();
     const store = await ctx.store();
     await store.updateProfile(profile, (current) => {
@@ -106,13 +118,13 @@ export const set: CommandModule = {
   },
 };
 
-export const unset: CommandModule = {
+export const unset: CommandModule<KeyRequest> = {
   configure(command: Command) {
     command.addArgument(keyArgument()).description('remove a setting from the profile (its default applies again)');
   },
-  async run(_raw, ctx, args) {
+  parse: (_flags, line) => ({ key: checkKey(line.args[0]!) }),
+  async run({ key }, ctx) {
     if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');
-    const key = checkKey(args[0]!);
     const { profile } = await ctx.profileChoice();
     const store = await ctx.store();
     if (!store.profile(profile)) {

@@ -2,15 +2,19 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 
 export function configure(command: Command): void {
   command.description('a short tour against the built-in sandbox');
 }
 
-export async function run(_options: Record<string, unknown>, ctx: Context): Promise<void> {
-  if (ctx.options.json || ctx.options.csv) {
-    throw new UsageError('tally demo is a tour for people; for data, run a command with --demo (e.g. tally --demo usage --json)');
-  }
+/** A tour for people: the data formats are refused here. */
+export function parse(_flags: Record<string, unknown>, line: CommandLine): Record<string, never> {
+  if (line.output.json || line.output.csv) throw new UsageError('tally demo is a tour for people; for data, run a command with --demo (e.g. tally --demo usage --json)');
+  return {};
+}
+
+export async function run(_request: Record<string, never>, ctx: Context): Promise<void> {
   ctx.useDemo();
   const client = await ctx.client();
   ctx.io.err(`Demo gateway running at ${client.baseUrl.origin} (a sandbox with seeded data; nothing real is touched).\n`);

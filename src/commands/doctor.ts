@@ -3,6 +3,7 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { type NoRequest, noRequest } from '../cli/command.js';
 import { ServiceError, TallyError } from '../errors.js';
 import { maskSecret } from '../domain/secrets.js';
 import { isLoopback } from '../domain/loopback.js';
@@ -28,7 +29,9 @@ export function configure(command: Command): void {
   command.description('a checklist for bug reports: Node, files, settings, network, clock, credential, limits');
 }
 
-export async function run(_raw: Record<string, unknown>, ctx: Context): Promise<void> {
+export const parse = noRequest;
+
+export async function run(_request: NoRequest, ctx: Context): Promise<void> {
   const checks: Check[] = [];
   const add = (name: string, level: Level, detail: string) => checks.push({ name, level, detail });
 

@@ -10,6 +10,7 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { QuietExit, TallyError, UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { parseAmount, parseThreshold } from '../flags/amount-flags.js';
 import { wholeNumber } from '../flags/flag-values.js';
 import { fetchBalance } from '../api/balance.js';
@@ -54,10 +55,23 @@ interface Fetched {
   budgets?: BudgetFigure[];
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as unknown as GuardOptions;
-  for (const flag of ['jq', 'json', 'csv', 'markdown'] as const) {
-    if ((ctx.options as unknown as Record<string, unknown>)[flag]) throw new UsageError(`--${flag} does not apply to guard: a hook answers with its exit code (0 goes on, 2 blocks) and the reason on stderr`);
+/** The hook's limits, how old its figures may be, whether it blocks when it cannot tell, and (for the background refresh) the session it fetches. */
+export interface GuardRequest {
+  limits: GuardLimits;
+  maxAge: number;
+  failClosed: boolean;
+  /** The background refresh: fetch and keep, print nothing. */
+  refresh: boolean;
+  /** The refresh's session, named by its flags. */
+  session: { id: string; start: number } | undefined;
+  /** The flags as typed (a refresh is started with them). */
+  options: GuardOptions;
+}
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): GuardRequest {
+  const options = flags as unknown as GuardOptions;
+  for (const flag of ['jq', 'json', 'csv'] as const) {
+    if (line.output[flag]) throw new UsageError(`--${flag} does not apply to guard: a hook answers with its exit code (0 goes on, 2 blocks) and the reason on stderr`);
   }
   const limits: GuardLimits = {
     ...(options.maxDailyUsed === undefined ? {} : { maxDaily: parseThreshold(options.maxDailyUsed, '--max-daily-used') }),
@@ -66,18 +80,24 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   };
   if (!limits.maxDaily && !limits.maxSession && limits.budgets.length === 0) throw new UsageError('name a limit: --budget NAME, --max-session-spend AMOUNT or --max-daily-used SHARE (tally guard --max-session-spend 10)');
   const maxAge = wholeNumber(options.maxAge, '--max-age', 0);
-  const failClosed = options.failClosed === true;
+  let session: GuardRequest['session'];
+  if (options.refresh && options.sessionId !== undefined) {
+    if (!SESSION_ID.test(options.sessionId)) throw new UsageError('--session-id is not a session id');
+    session = { id: options.sessionId, start: wholeNumber(options.sessionStart, '--session-start', 0) };
+  }
+  return { limits, maxAge, failClosed: options.failClosed === true, refresh: options.refresh === true, session, options };
+}
+
+export async function run(request: GuardRequest, ctx: Context): Promise<void> {
+  const { limits, maxAge, failClosed, options } = request;
   const stateDir = await ctx.stateDir();
   const now = ctx.now();
 
   // The event: the session (id, transcript, folder). Input that is not an event leaves the session unknown.
   let session: AgentSession | undefined;
   let ask: { id: string; start: number } | undefined;
-  if (options.refresh) {
-    if (options.sessionId !== undefined) {
-      if (!SESSION_ID.test(options.sessionId)) throw new UsageError('--session-id is not a session id');
-      ask = { id: options.sessionId, start: wholeNumber(options.sessionStart, '--session-start', 0) };
-    }
+  if (request.refresh) {
+    ask = request.session;
   } else {
     session = parseSession(await readStdin());
     if (session?.project) ctx.workspaceFrom(session.project);
@@ -111,10 +131,10 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
     ...(ask ? { session: kept.find((s) => s.id === ask.id) } : {}),
     budgets: new Map(cache.budgets.map((b) => [b.name, b])),
   };
-  const stale = staleParts(limits, figures, now, options.refresh ? 0 : maxAge, ask !== undefined);
+  const stale = staleParts(limits, figures, now, request.refresh ? 0 : maxAge, ask !== undefined);
   const needsFetch = stale.daily || stale.session || stale.budgets.length > 0;
 
-  if (options.refresh) {
+  if (request.refresh) {
     try {
       if (needsFetch) keep(stateDir, who, cache, kept, await fetchParts(ctx, stale, ask));
     } catch {

@@ -24,8 +24,22 @@ export function configure(command: Command): void {
     .option('--client-id <id>', 'with --device: OAuth client id (default "tally")');
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as LoginOptions;
+/** How the credential is had: the device flow (with its page and client id), or a key read and perhaps checked. */
+export type LoginRequest = { device: true; open: boolean; clientId: string | undefined } | { device: false; withToken: boolean; verify: boolean };
+
+export function parse(flags: Record<string, unknown>): LoginRequest {
+  const options = flags as LoginOptions;
+  if (options.device) {
+    if (options.withToken) throw new UsageError('--with-token reads an API key; --device signs in with a device token instead: give one of them');
+    if (options.verify === false) throw new UsageError('--no-verify goes with an API key; a device login is checked by the gateway as it happens');
+    return { device: true, open: options.open === true, clientId: options.clientId };
+  }
+  if (options.open) throw new UsageError('--open goes with --device (it opens the verification page)');
+  if (options.clientId !== undefined) throw new UsageError('--client-id goes with --device (the OAuth client of the device flow)');
+  return { device: false, withToken: options.withToken === true, verify: options.verify !== false };
+}
+
+export async function run(options: LoginRequest, ctx: Context): Promise<void> {
   if (ctx.options.demo) throw new UsageError('--demo never touches stored credentials; run `tally demo` or `tally sandbox` instead');
   const { profile, workspaceFile } = await ctx.profileChoice();
   const store = await ctx.store();
@@ -38,11 +52,11 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 
   if (options.device) {
     const { deviceLogin } = await import('../loops/device-login.js');
-    return deviceLogin(ctx, { profile, baseUrl, store, open: options.open === true, clientId: options.clientId });
+    return deviceLogin(ctx, { profile, baseUrl, store, open: options.open, clientId: options.clientId });
   }
 
-  const key = await readKey(ctx, options.withToken === true);
-  const verify = options.verify !== false;
+  const key = await readKey(ctx, options.withToken);
+  const verify = options.verify;
   if (verify) {
     const client = await ctx.clientFor('login', baseUrl, { kind: 'api-key', secret: key, source: 'flag' });
     try {

@@ -11,7 +11,16 @@ export function configure(command: Command): void {
   command.option('--forget', 'also remove the profile (its base URL and settings)');
 }
 
-export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
+/** Whether the profile goes too (its base URL and settings), or only its credential. */
+export interface LogoutRequest {
+  forget: boolean;
+}
+
+export function parse(flags: Record<string, unknown>): LogoutRequest {
+  return { forget: flags.forget === true };
+}
+
+export async function run(request: LogoutRequest, ctx: Context): Promise<void> {
   if (ctx.options.demo) throw new UsageError('--demo never touches stored credentials; there is nothing to log out of');
   const { profile } = await ctx.profileChoice();
   const store = await ctx.store();
@@ -20,7 +29,7 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     const names = store.profileNames();
     throw new UsageError(`there is no profile "${profile}"`, { hint: storedNamesHint(profile, names, 'Stored profiles', 'No profile is stored.') });
   }
-  const forget = options.forget === true;
+  const forget = request.forget;
   const removed: string[] = [];
   if (current.api_key) removed.push(`its API key ${maskSecret(current.api_key)}`);
   if (current.device_token) removed.push(`its device token ${maskSecret(current.device_token.access_token)}${current.device_token.refresh_token ? ' and refresh token' : ''}`);

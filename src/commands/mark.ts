@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { isoInZone } from '../domain/zone.js';
 import { emit } from '../output/emit.js';
 import { isUnreachable } from '../errors.js';
@@ -20,9 +21,20 @@ export function configure(command: Command): void {
     .option('--fail-open', 'an unreachable service records that no mark was taken (exit 0, a warning); check --max-run-spend --fail-open then skips');
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
-  if (ctx.options.demo && typeof raw.file !== 'string') throw new UsageError('--demo never touches stored state: a demo mark goes to a file you name (--file PATH)');
-  const name = checkMarkName(args[0] ?? 'run');
+/** The mark's name, where it goes (a file named, else the state folder), and whether a blip is recorded. */
+export interface MarkRequest {
+  name: string;
+  file: string | undefined;
+  failOpen: boolean;
+}
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): MarkRequest {
+  return { name: checkMarkName(line.args[0] ?? 'run'), file: typeof flags.file === 'string' ? flags.file : undefined, failOpen: flags.failOpen === true };
+}
+
+export async function run(request: MarkRequest, ctx: Context): Promise<void> {
+  const { name } = request;
+  if (ctx.options.demo && request.file === undefined) throw new UsageError('--demo never touches stored state: a demo mark goes to a file you name (--file PATH)');
   const [settings, client, gateway] = await Promise.all([ctx.settings(), ctx.client(), ctx.gatewayIdentity()]);
   const secret = client.credential?.secret ?? '';
   const head = { version: MARK_VERSION, name, profile: settings.profile, base_url: gateway.href, credential_id: credentialId(secret) };
@@ -32,15 +44,15 @@ export async function run(raw: Record<string, unknown>, ctx: Context, args: stri
     mark = { ...head, currency: balance.currency, at: now, at_iso: isoInZone(now, ctx.zone), ...markOf(reading) };
   } catch (error) {
     // --fail-open: a gateway blip at the job's start is recorded, so the final check can skip, not fail.
-    if (raw.failOpen !== true || !isUnreachable(error)) throw error;
+    if (!request.failOpen || !isUnreachable(error)) throw error;
     const now = Math.floor(ctx.now() / 1000);
     const reason = ctx.secrets.scrubMessage((error as Error).message).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 500);
     mark = { ...head, at: now, at_iso: isoInZone(now, ctx.zone), not_taken: reason } as Mark;
     ctx.warn(`--fail-open: no mark was taken, because the service could not be reached (${reason}); check --max-run-spend --fail-open will skip`);
   }
-  const path = typeof raw.file === 'string' ? raw.file : markPath(await ctx.stateDir(), name, settings.profile, gateway, secret);
+  const path = request.file ?? markPath(await ctx.stateDir(), name, settings.profile, gateway, secret);
   // A file the user names follows the rule of every report file; the state folder's is tally's own.
-  if (typeof raw.file === 'string') writeReportFile(path, markText(mark), { flag: '--file', mode: 0o600, scrub: (t) => ctx.secrets.scrub(t) });
+  if (request.file !== undefined) writeReportFile(path, markText(mark), { flag: '--file', mode: 0o600, scrub: (t) => ctx.secrets.scrub(t) });
   else writeMark(path, mark);
   await emit(ctx, {
     json: mark,

@@ -6,13 +6,23 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 
 export function configure(command: Command): void {
   command.option('--http [host:port]', 'serve the Streamable HTTP transport at /mcp instead of stdio (default 127.0.0.1: with any free port)');
 }
 
-export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
-  if (ctx.options.json || ctx.options.csv || ctx.options.jq !== undefined) throw new UsageError('tally mcp speaks the Model Context Protocol; --json, --jq and --csv do not apply (every tool returns its JSON document)');
+/** Where the server listens: stdio, or the Streamable HTTP transport at HOST:PORT (a free port when none). */
+export interface McpRequest {
+  http: string | undefined;
+}
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): McpRequest {
+  if (line.output.json || line.output.csv || line.output.jq) throw new UsageError('tally mcp speaks the Model Context Protocol; --json, --jq and --csv do not apply (every tool returns its JSON document)');
+  return { http: flags.http === undefined ? undefined : flags.http === true ? '127.0.0.1:' : String(flags.http) };
+}
+
+export async function run(request: McpRequest, ctx: Context): Promise<void> {
   // A server runs until its client goes: --timeout bounds each tool call instead.
   ctx.runUntilInterrupted();
   const fleet = ctx.options.allProfiles === true || ctx.options.profiles !== undefined;
@@ -33,8 +43,8 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   const configFile = `${await ctx.stateDir()}/config.json`;
   const answers = new ToolAnswers(ctx, { profile, profiles, localStamp: () => fileStamp(configFile) });
   const factory = await serverFactory(ctx, answers, profiles);
-  if (options.http === undefined) return serveOverStdio(ctx, factory);
-  return serveOverHttp(ctx, factory, options.http === true ? '127.0.0.1:' : String(options.http));
+  if (request.http === undefined) return serveOverStdio(ctx, factory);
+  return serveOverHttp(ctx, factory, request.http);
 }
 
 /** What changes when a settings file is written (tally replaces it whole, so its inode changes too). */

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { Decimal, derivedText } from '../domain/money.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { isLoopback } from '../domain/loopback.js';
 import { bucketStart } from '../domain/window.js';
@@ -87,28 +88,36 @@ async function gather(ctx: Context, fresh: () => Context): Promise<string> {
   return exposition(families(results.map((r): Figures => ('value' in r ? r.value : { profile: r.profile }))));
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  if (ctx.options.json || ctx.options.csv) throw new UsageError('tally metrics prints the Prometheus text format; --json and --csv do not apply (tally status --json has the figures as JSON)');
-  const textfile = typeof raw.textfile === 'string' ? raw.textfile : undefined;
-  const serve = raw.serve;
-  if (textfile !== undefined && serve !== undefined) throw new UsageError('--textfile and --serve each say where the metrics go; give one of them');
+/** Where the exposition goes: stdout, a file for node_exporter, or served at HOST:PORT. */
+export type MetricsRequest = { to: 'stdout' } | { to: 'textfile'; path: string } | { to: 'serve'; host: string; port: number; where: string };
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): MetricsRequest {
+  if (line.output.json || line.output.csv) throw new UsageError('tally metrics prints the Prometheus text format; --json and --csv do not apply (tally status --json has the figures as JSON)');
+  const textfile = typeof flags.textfile === 'string' ? flags.textfile : undefined;
+  if (textfile !== undefined && flags.serve !== undefined) throw new UsageError('--textfile and --serve each say where the metrics go; give one of them');
+  if (textfile !== undefined) return { to: 'textfile', path: textfile };
+  if (flags.serve === undefined) return { to: 'stdout' };
+  const where = flags.serve === true ? '127.0.0.1:9464' : String(flags.serve);
+  const match = /^(?:\[([0-9a-fA-F:]+)\]|([\w.-]+)):(\d{1,5})$/.exec(where);
+  const port = match ? Number(match[3]) : Number.NaN;
+  if (!match || port > 65535) throw new UsageError(`--serve "${where}" is not HOST:PORT (e.g. 127.0.0.1:9464, or 0.0.0.0:9464 to be reached from elsewhere)`);
+  return { to: 'serve', host: match[1] ?? match[2]!, port, where };
+}
+
+export async function run(request: MetricsRequest, ctx: Context): Promise<void> {
   // Each gathering has a context of its own (its own --timeout: a server refreshes for hours).
   const child = () => ctx.child({});
-  if (serve !== undefined) return serveMetrics(ctx, serve === true ? '127.0.0.1:9464' : String(serve), child);
+  if (request.to === 'serve') return serveMetrics(ctx, request, child);
   const text = await gather(ctx, child);
-  if (textfile) {
+  if (request.to === 'textfile') {
     // Read by node_exporter, which runs as another user: 0644 (it holds no secret).
-    writeReportFile(textfile, text, { flag: '--textfile', mode: 0o644, scrub: (t) => ctx.secrets.scrub(t) });
+    writeReportFile(request.path, text, { flag: '--textfile', mode: 0o644, scrub: (t) => ctx.secrets.scrub(t) });
     return;
   }
   ctx.io.out(text);
 }
 
-async function serveMetrics(ctx: Context, where: string, fresh: () => Context): Promise<void> {
-  const match = /^(?:\[([0-9a-fA-F:]+)\]|([\w.-]+)):(\d{1,5})$/.exec(where);
-  const port = match ? Number(match[3]) : Number.NaN;
-  if (!match || port > 65535) throw new UsageError(`--serve "${where}" is not HOST:PORT (e.g. 127.0.0.1:9464, or 0.0.0.0:9464 to be reached from elsewhere)`);
-  const host = match[1] ?? match[2]!;
+async function serveMetrics(ctx: Context, { host, port, where }: { host: string; port: number; where: string }, fresh: () => Context): Promise<void> {
   ctx.runUntilInterrupted();
   let cached: { at: number; text: Promise<string> } | undefined;
   const current = () => {

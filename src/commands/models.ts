@@ -7,7 +7,7 @@ import { stringList } from '../domain/catalog.js';
 import { tokenCount } from '../flags/flag-values.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
 import { emit } from '../output/emit.js';
-import { type ModelSort, loadModelList } from '../figures/model-list.js';
+import { type ModelListRequest, type ModelSort, loadModelList } from '../figures/model-list.js';
 import { renderModels } from '../output/models.js';
 import { PRICE_CSV_HEADER, priceCsv, priceJson } from '../output/prices.js';
 
@@ -34,21 +34,25 @@ export function configure(command: Command): void {
     .addOption(new Option('--sort <key>', 'order by name, input or output price (adds --prices), or context window (largest first)').choices(['name', 'input', 'output', 'context']));
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as unknown as ModelsOptions;
+export function parse(flags: Record<string, unknown>): ModelListRequest {
+  const options = flags as unknown as ModelsOptions;
   if (!options.prices) {
     for (const [flag, value] of [['--refresh', options.refresh], ['--offline', options.offline], ['--max-age', options.maxAge]] as const) {
       if (value !== undefined) throw new UsageError(`${flag} is about the price catalog: it goes with --prices`);
     }
   }
-  const alt = options.format === 'alt';
   const minContext = options.minContext === undefined ? undefined : tokenCount(options.minContext, '--min-context', 1);
-  if (alt && (minContext !== undefined || options.reasoning || options.sort === 'context')) {
+  if (options.format === 'alt' && (minContext !== undefined || options.reasoning || options.sort === 'context')) {
     throw new UsageError('--min-context, --reasoning and --sort context read the native list\'s context_window and reasoning_efforts; the alt format has neither (leave out --format alt)');
   }
   // Sorting by price needs the prices: they are fetched and shown.
-  if (options.sort === 'input' || options.sort === 'output') options.prices = true;
-  const list = await loadModelList(ctx, { ...options, minContext });
+  const prices = options.prices === true || options.sort === 'input' || options.sort === 'output';
+  return { ...options, prices, minContext };
+}
+
+export async function run(request: ModelListRequest, ctx: Context): Promise<void> {
+  const alt = request.format === 'alt';
+  const list = await loadModelList(ctx, request);
   const { models, catalog, priceOf } = list;
   const priced = catalog !== undefined;
   const numberCell = (value: unknown) => (isJsonNumber(value) ? numberText(value) : '');

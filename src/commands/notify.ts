@@ -6,6 +6,7 @@
 import { Argument, type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { checkName } from '../domain/budget.js';
 import { cleanSecretInput } from '../domain/secrets.js';
 import { isLoopback } from '../domain/loopback.js';
@@ -25,21 +26,37 @@ export function configure(command: Command): void {
     .addOption(new Option('--kind <kind>', 'with add: webhook (JSON), slack (incoming webhook) or ntfy').choices([...NOTIFY_KINDS]));
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
-  const kind = raw.kind as NotifyKind | undefined;
-  const [action, name, ...extra] = args;
+/** What `tally notify` was asked: add a destination of a kind, list them, remove or test one. */
+export type NotifyRequest = { action: 'add'; name: string; kind: NotifyKind } | { action: 'list' } | { action: 'rm' | 'test'; name: string };
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): NotifyRequest {
+  const kind = flags.kind as NotifyKind | undefined;
+  const [action, name, ...extra] = line.args;
   if (extra.length) throw new UsageError(`\`tally notify ${action}\` takes one NAME`);
   if (kind !== undefined && action !== 'add') throw new UsageError('--kind goes with `tally notify add NAME`');
-  if (ctx.options.demo && action !== 'list') throw new UsageError('--demo never touches stored settings');
   switch (action) {
-    case 'add': return add(ctx, destinationName(name), kind);
-    case 'list': {
-      if (name !== undefined) throw new UsageError('`tally notify list` takes no NAME');
-      return list(ctx);
+    case 'add': {
+      const checked = destinationName(name);
+      if (!kind) throw new UsageError('`tally notify add NAME` needs --kind webhook, slack or ntfy');
+      return { action, name: checked, kind };
     }
-    case 'rm': return remove(ctx, destinationName(name));
-    case 'test': return test(ctx, destinationName(name));
+    case 'list':
+      if (name !== undefined) throw new UsageError('`tally notify list` takes no NAME');
+      return { action };
+    case 'rm':
+    case 'test':
+      return { action, name: destinationName(name) };
     default: throw new UsageError(`\`tally notify ${action ?? ''}\`: the actions are add NAME, list, rm NAME and test NAME`);
+  }
+}
+
+export async function run(request: NotifyRequest, ctx: Context): Promise<void> {
+  if (ctx.options.demo && request.action !== 'list') throw new UsageError('--demo never touches stored settings');
+  switch (request.action) {
+    case 'add': return add(ctx, request.name, request.kind);
+    case 'list': return list(ctx);
+    case 'rm': return remove(ctx, request.name);
+    default: return test(ctx, request.name);
   }
 }
 
@@ -48,8 +65,7 @@ function destinationName(name: string | undefined): string {
   return checkName('destination', name);
 }
 
-async function add(ctx: Context, name: string, kind: NotifyKind | undefined): Promise<void> {
-  if (!kind) throw new UsageError('`tally notify add NAME` needs --kind webhook, slack or ntfy');
+async function add(ctx: Context, name: string, kind: NotifyKind): Promise<void> {
   // It often holds a secret: asked without echo on a terminal (as login asks for a key), else read from stdin.
   const cleaned = cleanSecretInput(ctx.io.stdinIsTTY ? await ctx.io.promptHidden('Destination URL (input hidden): ') : await ctx.io.readStdin());
   if (!cleaned.ok) throw new UsageError(`${cleaned.reason.replace('key', 'URL')}; nothing was stored`);

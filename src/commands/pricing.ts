@@ -3,6 +3,7 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { filterRows, modelName, sortRows } from '../domain/catalog.js';
 import type { JsonObject } from '../domain/json.js';
 import { emit } from '../output/emit.js';
@@ -29,19 +30,22 @@ export function configure(command: Command): void {
     .option('--usage-since <span|date>', "with --diff: the window of the key's usage a repricing is priced on (default --since, else 30d)");
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context, _args: string[], given: (name: string) => boolean = () => false): Promise<void> {
-  const options = raw as unknown as PricingOptions;
+export function parse(flags: Record<string, unknown>, line: CommandLine): PricingOptions {
+  const options = flags as unknown as PricingOptions;
   for (const flag of ['against', 'since', 'exitCode', 'usageSince'] as const) {
     if (options[flag] !== undefined && !options.diff) throw new UsageError(`--${flag === 'exitCode' ? 'exit-code' : flag === 'usageSince' ? 'usage-since' : flag} goes with --diff`);
   }
   if (options.against !== undefined && options.since !== undefined) throw new UsageError('--against and --since each choose what --diff compares with; give one of them');
   if (options.diff) {
-    // Before the fetch: --diff replaces the cached catalog it compares against.
-    if (ctx.options.csv) throw new UsageError('--diff prints changes, not rows: use --json instead of --csv');
+    if (line.output.csv) throw new UsageError('--diff prints changes, not rows: use --json instead of --csv');
     for (const flag of ['vendor', 'type', 'group'] as const) if (options[flag] !== undefined) throw new UsageError(`--${flag} does not narrow --diff (a removed model has no ${flag} now); --model does`);
-    if (given('sort')) throw new UsageError('--diff lists changes by model name; --sort does not apply');
-    return showDiff(ctx, options);
+    if (line.given('sort')) throw new UsageError('--diff lists changes by model name; --sort does not apply');
   }
+  return options;
+}
+
+export async function run(options: PricingOptions, ctx: Context): Promise<void> {
+  if (options.diff) return showDiff(ctx, options);
   const loaded = await loadCatalog(ctx, options, { whole: ctx.options.json });
   const rows = sortRows(filterRows(loaded.rows, options, () => ctx.checkDeadline()), options.sort);
   await emit(ctx, {

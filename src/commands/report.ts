@@ -4,6 +4,7 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { escapeMarkdown } from '../output/escape.js';
 import { emit } from '../output/emit.js';
 import type { Report } from '../figures/report.js';
@@ -36,13 +37,18 @@ export function configure(command: Command): void {
     .option('--force', 'with --send: send again though this period was sent');
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context, _args: string[] = [], given: (name: string) => boolean = () => false): Promise<void> {
-  const options = raw as ReportOptions;
+/** The period (one way of naming it), and how the report goes out: printed, Markdown, an HTML file, sent. */
+export function parse(flags: Record<string, unknown>, line: CommandLine): ReportOptions {
+  const options = flags as ReportOptions;
   const named = [options.last && '--last', options.month !== undefined && '--month', (options.since !== undefined || options.until !== undefined) && '--since/--until'].filter(Boolean);
   if (named.length > 1) throw new UsageError(`${named.join(' and ')} each name the period; give one of them`);
-  if (given('period') && (options.month !== undefined || options.since !== undefined || options.until !== undefined)) throw new UsageError('--period goes with --last (the last complete week or month); --month and --since/--until name the period themselves');
-  if (options.markdown && (ctx.options.json || options.html !== undefined)) throw new UsageError(`--markdown and --${ctx.options.json ? 'json' : 'html'} each print the whole report; choose one`);
+  if (line.given('period') && (options.month !== undefined || options.since !== undefined || options.until !== undefined)) throw new UsageError('--period goes with --last (the last complete week or month); --month and --since/--until name the period themselves');
+  if (options.markdown && (line.output.json || options.html !== undefined)) throw new UsageError(`--markdown and --${line.output.json ? 'json' : 'html'} each print the whole report; choose one`);
   if (options.force && options.send === undefined) throw new UsageError('--force goes with --send');
+  return options;
+}
+
+export async function run(options: ReportOptions, ctx: Context): Promise<void> {
   // A digest asks for many figures at once: a rate limit's window is waited out within --timeout, not a failure.
   ctx.options.patient = true;
   const [{ loadReport }, view] = await Promise.all([import('../figures/report.js'), import('../output/report.js')]);

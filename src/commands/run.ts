@@ -7,9 +7,11 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { NotWatched, QuietExit, TallyError, UsageError, isUnreachable } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { isoInZone } from '../domain/zone.js';
 import { didYouMean } from '../domain/suggest.js';
 import { parseAmount } from '../flags/amount-flags.js';
+import type { Decimal } from '../domain/money.js';
 import { wholeNumber } from '../flags/flag-values.js';
 import { backoffSeconds, pollSeconds } from '../loops/follow.js';
 import { type RunReading, type RunScope, RunSpendWatch, startRun, unreadStart } from '../figures/run-watch.js';
@@ -42,9 +44,24 @@ interface RunOptions {
   jsonSummary?: string;
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
-  const options = raw as unknown as RunOptions;
-  if (ctx.options.json || ctx.options.jq !== undefined) throw new UsageError('stdout is the command\'s own under tally run: --json-summary FILE writes the run summary as JSON');
+/** What `tally run` was asked: the command, its limits, whose spend, how often it is read, and what is said where. */
+export interface RunRequest {
+  program: string;
+  programArgs: string[];
+  max: Decimal;
+  warn: Decimal | undefined;
+  /** Whose spend counts, when named (else the credential decides: a key's own, or the account's). */
+  scope: RunScope | undefined;
+  poll: number;
+  grace: number;
+  failClosed: boolean;
+  notify: string[];
+  jsonSummary: string | undefined;
+}
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): RunRequest {
+  const options = flags as unknown as RunOptions;
+  if (line.output.json || line.output.jq) throw new UsageError('stdout is the command\'s own under tally run: --json-summary FILE writes the run summary as JSON');
   const max = parseAmount(options.maxSpend, '--max-spend');
   const warn = options.warnSpend === undefined ? undefined : parseAmount(options.warnSpend, '--warn-spend');
   if (warn && warn.gte(max)) throw new UsageError(`--warn-spend ${options.warnSpend} is not below --max-spend ${options.maxSpend}: the warning would come with the stop`);
@@ -54,12 +71,18 @@ export async function run(raw: Record<string, unknown>, ctx: Context, args: stri
   }
   const poll = wholeNumber(options.poll, '--poll', 1, 3600);
   const grace = wholeNumber(options.grace, '--grace', 0, 3600);
-  const [program, ...programArgs] = args;
+  const [program, ...programArgs] = line.args;
   if (program === undefined || program === '') throw new UsageError('name the command to run after --: tally run --max-spend 5 -- npm test');
+  return { program, programArgs, max, warn, scope: options.scope as RunScope | undefined, poll, grace, failClosed: options.failClosed === true, notify: options.notify ?? [], jsonSummary: options.jsonSummary };
+}
+
+export async function run(request: RunRequest, ctx: Context): Promise<void> {
+  const options = request;
+  const { max, warn, poll, grace, program, programArgs } = request;
 
   const [settings, client, gateway] = await Promise.all([ctx.settings(), ctx.client(), ctx.gatewayIdentity()]);
-  const scope = (options.scope as RunScope | undefined) ?? (client.credential?.kind === 'api-key' ? 'key' : 'account');
-  const destinations = options.notify?.length ? await (await import('../notify/destinations.js')).destinationsNamed(ctx, options.notify) : [];
+  const scope = request.scope ?? (client.credential?.kind === 'api-key' ? 'key' : 'account');
+  const destinations = options.notify.length ? await (await import('../notify/destinations.js')).destinationsNamed(ctx, options.notify) : [];
   const limits: RunLimits = { command: program.replace(/.*[\\/]/, ''), scope, max, warn, pollSeconds: poll, graceSeconds: grace };
   // The run lasts as long as its command: --timeout bounds each reading, not the run; Ctrl-C is the command's.
   ctx.runUntilInterrupted();

@@ -4,7 +4,7 @@ import { Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
-import type { BucketNaming, Fault, FaultKind } from '../sandbox/server.js';
+import type { BucketNaming, Fault, FaultKind, SandboxOptions } from '../sandbox/server.js';
 import { FAULT_KINDS } from '../sandbox/faults.js';
 import { didYouMean } from '../domain/suggest.js';
 import { COMPAT_WRAPS, type CompatWrap } from '../sandbox/compat.js';
@@ -42,8 +42,15 @@ function faultOption(): Option {
   return option;
 }
 
-export async function run(options: Record<string, unknown>, ctx: Context): Promise<void> {
-  if (ctx.options.demo) throw new UsageError('--demo runs a command against an in-process sandbox; `tally sandbox` is the sandbox itself (leave out --demo)');
+/** The sandbox asked for: its world and faults, its clock's start (ms), whether it speaks TLS. */
+export interface SandboxRequest {
+  world: Omit<SandboxOptions, 'now' | 'tls'> & { port: number };
+  now: number | undefined;
+  tls: boolean;
+  faults: Fault[];
+}
+
+export function parse(options: Record<string, unknown>): SandboxRequest {
   const port = wholeNumber(options.port, '--port', 0, 65535);
   const catalogSize = options.catalogSize === undefined ? undefined : wholeNumber(options.catalogSize, '--catalog-size', 0, 1_000_000);
   const accountLimit = options.accountLimit === undefined ? undefined : wholeNumber(options.accountLimit, '--account-limit', 1);
@@ -53,12 +60,8 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
   const liveEveryMs = options.live === undefined ? undefined : options.live === true ? 3000 : wholeNumber(options.live, '--live', 1, 3600) * 1000;
   const faults = ((options.fault as string[] | undefined) ?? []).map(parseFault);
   const now = options.now === undefined ? undefined : parseNow(String(options.now));
-  const { startSandbox, clockStartingAt } = await import('../sandbox/server.js');
-  ctx.runUntilInterrupted();
-  const tls = options.tls === true ? await (await import('../sandbox/tls.js')).sandboxTls(await ctx.stateDir()) : undefined;
-  const sandbox = await startSandbox({
+  const world = {
     port,
-    now: now === undefined ? undefined : clockStartingAt(now),
     naming: options.naming as BucketNaming,
     dayOffsetMinutes: parseUtcOffset(String(options.utcOffset)),
     catalogSize,
@@ -74,14 +77,23 @@ export async function run(options: Record<string, unknown>, ctx: Context): Promi
     logSize,
     seed,
     accountLimit,
-    tls,
     liveEveryMs,
-  }).catch((error: NodeJS.ErrnoException) => {
+  };
+  return { world, now, tls: options.tls === true, faults };
+}
+
+export async function run(request: SandboxRequest, ctx: Context): Promise<void> {
+  if (ctx.options.demo) throw new UsageError('--demo runs a command against an in-process sandbox; `tally sandbox` is the sandbox itself (leave out --demo)');
+  const { world: { port, liveEveryMs }, now } = request;
+  const { startSandbox, clockStartingAt } = await import('../sandbox/server.js');
+  ctx.runUntilInterrupted();
+  const tls = request.tls ? await (await import('../sandbox/tls.js')).sandboxTls(await ctx.stateDir()) : undefined;
+  const sandbox = await startSandbox({ ...request.world, now: now === undefined ? undefined : clockStartingAt(now), tls }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') throw new UsageError(`port ${port} on 127.0.0.1 is already in use; pick another with --port N (--port 0 takes a free one)`);
     if (error.code === 'EACCES') throw new UsageError(`port ${port} on 127.0.0.1 may not be opened by this user; pick one above 1023 with --port N`);
     throw error;
   });
-  sandbox.faults.push(...faults);
+  sandbox.faults.push(...request.faults);
   ctx.onDispose(() => sandbox.close());
   await emit(ctx, {
     json: {

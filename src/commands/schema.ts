@@ -3,6 +3,7 @@
 import { Argument, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { shippedJson } from '../shipped.js';
 import { emit } from '../output/emit.js';
 
@@ -39,8 +40,18 @@ export function configure(command: Command): void {
   command.addArgument(argument);
 }
 
-export async function run(_raw: Record<string, unknown>, ctx: Context, args: string[] = []): Promise<void> {
-  const name = args[0];
+/** The schema asked for (none: the list of them). */
+export interface SchemaRequest {
+  name: string | undefined;
+}
+
+export function parse(_flags: Record<string, unknown>, line: CommandLine): SchemaRequest {
+  const name = line.args[0];
+  if (name !== undefined && !Object.hasOwn(SCHEMAS, name)) throw new UsageError(`there is no schema "${name}"`, { hint: `Schemas: ${Object.keys(SCHEMAS).join(', ')}.` });
+  return { name };
+}
+
+export async function run({ name }: SchemaRequest, ctx: Context): Promise<void> {
   if (name === undefined) {
     await emit(ctx, {
       json: { schemas: Object.keys(SCHEMAS) },
@@ -48,7 +59,6 @@ export async function run(_raw: Record<string, unknown>, ctx: Context, args: str
     });
     return;
   }
-  if (!Object.hasOwn(SCHEMAS, name)) throw new UsageError(`there is no schema "${name}"`, { hint: `Schemas: ${Object.keys(SCHEMAS).join(', ')}.` });
   const { text, document } = shippedJson(`schemas/${SCHEMAS[name]}.schema.json`);
   // The schema is JSON already: --json and a plain run print the same document.
   await emit(ctx, { json: document, human: () => text });

@@ -5,7 +5,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchBalance } from '../api/balance.js';
-import { addWatchOption, watchOrRun } from '../loops/watch.js';
+import type { CommandLine } from '../cli/command.js';
+import { addWatchOption, watchFlag, watchOrRun } from '../loops/watch.js';
 import { deviceStatusJson, loadStatus, statusJson } from '../figures/status.js';
 import { renderDeviceStatus, renderStatus } from '../output/status.js';
 
@@ -14,12 +15,21 @@ export function configure(command: Command): void {
   addWatchOption(command);
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as { utcOffset?: string };
+/** What `tally status` was asked: the day grid if named, once or every `watch` seconds. */
+export interface StatusRequest {
+  utcOffset: string | undefined;
+  watch: number | undefined;
+}
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): StatusRequest {
+  return { utcOffset: flags.utcOffset as string | undefined, watch: watchFlag(flags.watch, line.output) };
+}
+
+export async function run(request: StatusRequest, ctx: Context): Promise<void> {
   const settings = await ctx.settings();
-  if (settings.credential?.kind === 'device-token') return deviceStatus(ctx, raw);
-  await watchOrRun(ctx, raw, 'tally status', async () => {
-    const data = await loadStatus(ctx, options);
+  if (settings.credential?.kind === 'device-token') return deviceStatus(ctx, request.watch);
+  await watchOrRun(ctx, request.watch, 'tally status', async () => {
+    const data = await loadStatus(ctx, { utcOffset: request.utcOffset });
     return {
       json: () => statusJson(data),
       human: () => renderStatus(data, ctx),
@@ -29,9 +39,9 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
 }
 
 /** What a device token can see (the balance), and what needs an API key, instead of exit 3. */
-async function deviceStatus(ctx: Context, raw: Record<string, unknown>): Promise<void> {
+async function deviceStatus(ctx: Context, watch: number | undefined): Promise<void> {
   const hint = 'usage, top models and the forecast need an API key (`tally login --with-token`, or TALLY_API_KEY): a device token sees the balance only';
-  await watchOrRun(ctx, raw, 'tally status', async () => {
+  await watchOrRun(ctx, watch, 'tally status', async () => {
     const balance = await fetchBalance(await ctx.client());
     return {
       json: () => deviceStatusJson(balance),

@@ -6,6 +6,7 @@
 import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { TallyError, UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
 import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, OFFLINE_MARKER, type StatuslineIdentity, failedRecently, formatStatusline, readFigures, releaseRefreshLock, rememberFailure, statuslinePath } from '../statusline/cache.js';
 import { type AgentSession, SESSION_ID, sessionFromStdin } from '../statusline/session.js';
 import { lineFromCache, refreshInBackground, sessionStart, templateFor } from '../statusline/fast.js';
@@ -36,19 +37,40 @@ export function configure(command: Command): void {
     .addOption(new Option('--session-start <seconds>').hideHelp());
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const options = raw as unknown as StatuslineOptions;
+/** What `tally statusline` was asked: the template, how old a cached line may be, and what runs (a prompt's line, --check, or the background refresh of a session named). */
+export interface StatuslineRequest {
+  format: string | undefined;
+  maxAge: number;
+  check: boolean;
+  refresh: boolean;
+  /** The session a background refresh fetches the spend of (its flags). */
+  session: SessionAsk | undefined;
+}
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): StatuslineRequest {
+  const options = flags as unknown as StatuslineOptions;
   // One line of text for a prompt: the flags that shape other output do not apply.
   for (const flag of ['jq', 'json', 'exact', 'wide'] as const) {
-    if (ctx.options[flag]) throw new UsageError(`--${flag} does not apply to statusline, which prints one line for a prompt (for the figures as JSON: \`tally forecast --json\` or \`tally balance --json\`)`);
+    if (line.output[flag]) throw new UsageError(`--${flag} does not apply to statusline, which prints one line for a prompt (for the figures as JSON: \`tally forecast --json\` or \`tally balance --json\`)`);
   }
   const maxAge = wholeNumber(options.maxAge, '--max-age', 0);
+  let session: SessionAsk | undefined;
+  if (options.sessionId !== undefined) {
+    if (!SESSION_ID.test(options.sessionId)) throw new UsageError('--session-id is not a session id');
+    session = { id: options.sessionId, start: wholeNumber(options.sessionStart, '--session-start', 0) };
+  }
+  return { format: options.format, maxAge, check: options.check === true, refresh: options.refresh === true, session };
+}
+
+export async function run(request: StatuslineRequest, ctx: Context): Promise<void> {
+  const options = request;
+  const maxAge = request.maxAge;
   const stateDir = await ctx.stateDir();
   // An agent's status line hands its session over on stdin (the background refresh has none).
   const session = options.refresh ? undefined : await sessionFromStdin();
   // Its project's .tally.json chooses the profile, as it would in a shell there.
   if (session?.project) ctx.workspaceFrom(session.project);
-  const asked = sessionAsked(options, session, ctx.now());
+  const asked = request.session ?? (session?.id === undefined ? undefined : { id: session.id, start: sessionStart(session, ctx.now()) });
   if (options.check) {
     const fetched = await fetchFigures(ctx, asked);
     if (!ctx.options.demo) saveFigures(stateDir, fetched);
@@ -67,17 +89,7 @@ export async function run(raw: Record<string, unknown>, ctx: Context): Promise<v
   }
 }
 
-/** The session whose spend to fetch: named by a refresh's flags, or on stdin (its start as its transcript says). */
-function sessionAsked(options: StatuslineOptions, session: AgentSession | undefined, now: number): SessionAsk | undefined {
-  if (options.sessionId !== undefined) {
-    if (!SESSION_ID.test(options.sessionId)) throw new UsageError('--session-id is not a session id');
-    return { id: options.sessionId, start: wholeNumber(options.sessionStart, '--session-start', 0) };
-  }
-  if (session?.id === undefined) return undefined;
-  return { id: session.id, start: sessionStart(session, now) };
-}
-
-async function promptLine(ctx: Context, options: StatuslineOptions, maxAge: number, stateDir: string, session: AgentSession | undefined, asked: SessionAsk | undefined): Promise<void> {
+async function promptLine(ctx: Context, options: StatuslineRequest, maxAge: number, stateDir: string, session: AgentSession | undefined, asked: SessionAsk | undefined): Promise<void> {
   const settings = await ctx.settings();
   const who: StatuslineIdentity | undefined =
     settings.baseUrl && settings.credential ? { profile: settings.profile, baseUrl: settings.baseUrl, secret: settings.credential.secret } : undefined;

@@ -10,7 +10,7 @@ import { wholeNumber } from '../flags/flag-values.js';
 import type { ModelUsageRequest } from '../figures/usage-by-model.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { loadUsageSeries } from '../figures/usage-series.js';
-import { addWatchOption, watchOrRun } from '../loops/watch.js';
+import { addWatchOption, watchFlag, watchOrRun } from '../loops/watch.js';
 import { addWindowOptions } from '../flags/options.js';
 import { describeGrid, renderUsage, renderUsageChart, usageCsv } from '../output/usage.js';
 import { usageJson } from '../figures/usage-series.js';
@@ -35,7 +35,7 @@ export interface UsageOptions {
 
 /** What `tally usage` was asked: the series over time, a window beside another (--compare), or spend per model (--by model). */
 export type UsageRequest =
-  | { kind: 'series'; options: UsageOptions }
+  | { kind: 'series'; options: UsageOptions; watch: number | undefined }
   | { kind: 'compare'; options: UsageOptions; byModel: boolean }
   | { kind: 'by-model'; options: ModelUsageRequest; top: number; topGiven: boolean };
 
@@ -71,7 +71,7 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): UsageR
   }
   if (options.metric !== undefined && !options.chart) throw new UsageError('--metric chooses what --chart draws; it goes with --chart');
   if (options.chart && format) throw new UsageError(`--chart draws for people; --${format} prints the data (leave out --chart)`);
-  return { kind: 'series', options };
+  return { kind: 'series', options, watch: watchFlag(options.watch, line.output) };
 }
 
 export function configure(command: Command): void {
@@ -93,7 +93,7 @@ export async function run(request: UsageRequest, ctx: Context): Promise<void> {
   if (request.kind === 'compare') return runComparison(ctx, request.options, request.byModel);
   if (request.kind === 'by-model') return runModelUsage(ctx, request.options, request.top, request.topGiven);
   const options = request.options;
-  await watchOrRun(ctx, options as unknown as Record<string, unknown>, 'tally usage', async () => {
+  await watchOrRun(ctx, request.watch, 'tally usage', async () => {
     const series = await loadUsageSeries(ctx, options);
     return {
       json: () => usageJson(series),

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
+import { parseSwap } from '../figures/repricing.js';
 
 export function configure(command: Command): void {
   command
@@ -14,17 +15,30 @@ export function configure(command: Command): void {
     .option('--offline', 'use the cached price catalog only');
 }
 
-export async function run(raw: Record<string, unknown>, ctx: Context): Promise<void> {
-  const swaps = (raw.swap as string[] | undefined) ?? [];
+/** What `tally whatif` was asked: the swaps, the window of the key's usage, how the catalog is had. */
+export interface WhatifRequest {
+  /** MODEL and OTHER of each --swap. */
+  swaps: [string, string][];
+  since: string | undefined;
+  refresh: boolean;
+  offline: boolean;
+}
+
+export function parse(flags: Record<string, unknown>): WhatifRequest {
+  const swaps = (flags.swap as string[] | undefined) ?? [];
   if (swaps.length === 0) throw new UsageError('tally whatif needs --swap MODEL=OTHER (e.g. --swap gpt-5=gpt-5-mini; repeatable)');
-  const [{ keyUsageOver, parseSwap, swapImpact }, { loadCatalog }, view] = await Promise.all([import('../figures/repricing.js'), import('../figures/price-listing.js'), import('../output/repricing.js')]);
-  const pairs = swaps.map(parseSwap);
+  return { swaps: swaps.map(parseSwap), since: flags.since as string | undefined, refresh: flags.refresh === true, offline: flags.offline === true };
+}
+
+export async function run(request: WhatifRequest, ctx: Context): Promise<void> {
+  const [{ keyUsageOver, swapImpact }, { loadCatalog }, view] = await Promise.all([import('../figures/repricing.js'), import('../figures/price-listing.js'), import('../output/repricing.js')]);
+  const pairs = request.swaps;
   // The window is checked before anything is asked (the catalog comes first).
-  await (await import('../figures/usage-series.js')).checkWindow(ctx, { since: (raw.since as string | undefined) ?? '30d' }, 'day');
+  await (await import('../figures/usage-series.js')).checkWindow(ctx, { since: request.since ?? '30d' }, 'day');
   // The catalog and the key's usage do not depend on each other: asked together.
-  const usage = keyUsageOver(ctx, raw.since as string | undefined);
+  const usage = keyUsageOver(ctx, request.since);
   usage.catch(() => undefined);
-  const catalog = await loadCatalog(ctx, { refresh: raw.refresh === true, offline: raw.offline === true }, { whole: true });
+  const catalog = await loadCatalog(ctx, { refresh: request.refresh, offline: request.offline }, { whole: true });
   const repricing = await swapImpact(ctx, pairs, catalog.records ?? [], usage);
   await emit(ctx, {
     json: () => ({ pricing_version: catalog.pricingVersion ?? null, ...view.repricingJson(repricing) }),

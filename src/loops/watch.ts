@@ -29,11 +29,16 @@ export function watchSeconds(value: unknown): number | undefined {
   return seconds;
 }
 
-/** Runs `load` once, or under --watch again and again until Ctrl-C. */
-export async function watchOrRun(ctx: Context, options: Record<string, unknown>, title: string, load: () => Promise<Refresh>): Promise<void> {
-  const seconds = watchSeconds(options.watch);
+/** --watch as a command's request states it: the seconds between refreshes, or undefined (once). */
+export function watchFlag(value: unknown, output: { csv: boolean }): number | undefined {
+  const seconds = watchSeconds(value);
+  if (seconds !== undefined && output.csv) throw new UsageError('--watch shows a table or JSON documents; it cannot be combined with --csv');
+  return seconds;
+}
+
+/** Runs `load` once, or every `seconds` (a request's --watch) until Ctrl-C. */
+export async function watchOrRun(ctx: Context, seconds: number | undefined, title: string, load: () => Promise<Refresh>): Promise<void> {
   if (seconds === undefined) return emit(ctx, await load());
-  if (ctx.options.csv) throw new UsageError('--watch shows a table or JSON documents; it cannot be combined with --csv');
   const [{ errorText, errorJson }, { isoInZone }] = await Promise.all([import('../output/error-text.js'), import('../domain/zone.js')]);
   // HH:MM:SS in the display zone.
   const clock = () => isoInZone(Math.floor(ctx.now() / 1000), ctx.zone).slice(11, 19);
