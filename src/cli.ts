@@ -58,8 +58,9 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
     return 0;
   } catch (error) {
     const code = report(error, io, { json: wantsJson, debug: wantsDebug, secrets });
-    // To an agent, a hook's exit 2 is a block: tally guard's own mistakes (a flag it does not know) exit 1.
-    return code === 2 && !(error instanceof QuietExit) && commandPath(argv)[0] === 'guard' ? 1 : code;
+    // To an agent, a hook's exit 2 is a block: a hook's own mistakes (a flag it does not know) exit 1.
+    const hook = COMMANDS.some((c) => c.hook && c.name === commandPath(argv)[0]);
+    return code === 2 && !(error instanceof QuietExit) && hook ? 1 : code;
   } finally {
     await ctx?.dispose();
     if (standalone) process.off('SIGINT', onSigint);

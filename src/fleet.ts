@@ -109,23 +109,22 @@ function checkFleetEnvironment(parent: Context): void {
   }
 }
 
-/** Runs a command once per profile into the fleet's table; `rows` names the commands that run so (the registry's `fleet: 'rows'`). */
+/** Runs a command once per profile into the fleet's table (the registry's `fleet: 'rows'`, its row the module's `fleetRow`; `'lines'`, a line each); `rows` names the commands that run so. */
 export async function runFleet(entry: CommandEntry, module: CommandModule, command: Command, parent: Context, rows: string[]): Promise<void> {
-  if (entry.fleet !== 'rows') throw new UsageError(`--all-profiles and --profiles go with ${rows.join(', ')}; ${entry.name} runs for one profile`);
-  if (entry.name === 'usage' && command.opts().by === 'model') throw new UsageError('--all-profiles does not go with usage --by model (each profile names its models its own way): run it per profile');
+  if (entry.fleet !== 'rows' && entry.fleet !== 'lines') throw new UsageError(`--all-profiles and --profiles go with ${rows.join(', ')}; ${entry.name} runs for one profile`);
   if (parent.options.csv) throw new UsageError('--csv prints one table of records; with --all-profiles use --json or the table');
   checkFleetEnvironment(parent);
   // check's reports (--junit, --markdown, GitHub's annotations and summary) are the fleet's: written
   // once with every profile's conditions, never once per profile over each other.
   const { junit, markdown, ...opts } = command.opts() as Record<string, unknown>;
-  const reports = entry.name === 'check' ? { junit: typeof junit === 'string' ? junit : undefined, markdown: markdown === true } : undefined;
+  const reports = entry.gates ? { junit: typeof junit === 'string' ? junit : undefined, markdown: markdown === true } : undefined;
   if (reports?.markdown && parent.options.json) throw new UsageError('--markdown and --json each print the whole result; choose one');
   const runOptions = reports ? opts : command.opts();
-  const statusline = entry.name === 'statusline';
+  const statusline = entry.fleet === 'lines';
   // The flags are parsed once, as each profile's run sees them (a document each, or a line): a
   // flag that cannot be is one usage error before any profile is asked.
   const output = { ...outputOf(parent.options), json: !statusline, csv: false, jq: false };
-  const request = module.parse(runOptions, { args: command.args, given: (name) => command.getOptionValueSource(name) === 'cli', output });
+  const request = module.parse(runOptions, { args: command.args, given: (name) => command.getOptionValueSource(name) === 'cli', output, profiles: true });
   const profiles = await chosenProfiles(parent);
   const outcomes: ProfileOutcome[] = [];
   let next = 0;
@@ -135,7 +134,7 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
     for (;;) {
       const profile = runnable[next++];
       if (!profile) return;
-      outcomes.push(await runOne(module, command, request, parent, profile.name, statusline));
+      outcomes.push(await runOne(module, request, parent, profile.name, statusline));
       parent.progress(`${entry.name}: ${++done} of ${runnable.length} profiles done…`);
     }
   };
@@ -155,12 +154,12 @@ export async function runFleet(entry: CommandEntry, module: CommandModule, comma
         : { profile: o.profile, ok: false, error: o.error },
       ),
     }),
-    human: async () => (reports?.markdown ? (await import('./output/check-report.js')).checksMarkdown(groups!) : renderFleet(entry.name, outcomes, parent)),
+    human: async () => (reports?.markdown ? (await import('./output/check-report.js')).checksMarkdown(groups!) : renderFleet(entry.name, module.fleetRow, outcomes, parent)),
   });
   if (groups) (await import('./output/check-report.js')).reportToGitHub(parent, groups);
   if (reportError) throw reportError;
   // check: 5 when any condition failed in any profile; otherwise the first failed profile's code.
-  if (entry.name === 'check' && outcomes.some((o) => o.exitCode === 5)) throw new CheckFailed('a condition failed in at least one profile');
+  if (entry.gates && outcomes.some((o) => o.exitCode === 5)) throw new CheckFailed('a condition failed in at least one profile');
   const failed = outcomes.find((o) => !o.ok && !o.skipped && o.exitCode !== 0);
   if (failed) throw new FleetFailed(`profile "${failed.profile}" failed: ${failed.error?.message ?? ''}`, failed.exitCode);
 }
@@ -198,25 +197,26 @@ function profileEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return rest;
 }
 
-async function runOne(module: CommandModule, command: Command, request: unknown, parent: Context, profile: string, statusline: boolean): Promise<ProfileOutcome> {
+async function runOne(module: CommandModule, request: unknown, parent: Context, profile: string, statusline: boolean): Promise<ProfileOutcome> {
   const io = createTestIO({ stdoutIsTTY: false, stderrIsTTY: false, width: parent.io.width });
   const ctx = parent.child({ profile, allProfiles: false, profiles: undefined, json: !statusline, jq: undefined, csv: false, patient: true }, io, profileEnv(parent.env));
   // One --timeout for the whole run: every profile ends a little before the fleet's deadline, so a
   // profile that hangs fails in its own row and the others are still shown.
   ctx.endBefore(parent, fleetMargin(parent));
   // The balance record names the account; commands whose result does not hold it ask for it beside their run.
-  const balanceAside = statusline || BALANCE_IN_RESULT[command.name()] ? undefined : accountBalance(ctx);
+  const inResult = module.fleetRow?.balance;
+  const balanceAside = statusline || inResult ? undefined : accountBalance(ctx);
   try {
     await module.run(request, ctx);
     if (statusline) return { profile, ok: true, line: io.stdout.trim(), exitCode: 0 };
     const result = parseJson(io.stdout);
-    return { profile, ok: true, result, exitCode: 0, account: await accountOf(ctx, result, command.name(), balanceAside), key: await keyOf(ctx) };
+    return { profile, ok: true, result, exitCode: 0, account: await accountOfBalance(ctx, inResult ? inResult(result) : await balanceAside), key: await keyOf(ctx) };
   } catch (error) {
     if (error instanceof TallyError && error.kind === 'interrupted') throw error;
     // A failed check still printed its document: the profile's result is there, with exit 5.
     if (error instanceof CheckFailed && io.stdout.trim()) {
       const result = parseJson(io.stdout);
-      return { profile, ok: true, result, exitCode: 5, account: await accountOf(ctx, result, command.name(), balanceAside), key: await keyOf(ctx) };
+      return { profile, ok: true, result, exitCode: 5, account: await accountOfBalance(ctx, inResult ? inResult(result) : await balanceAside), key: await keyOf(ctx) };
     }
     const text = errorText(error, parent.secrets);
     return { profile, ok: false, error: { kind: text.kind, message: text.message, ...(text.status !== undefined ? { status: text.status } : {}) }, exitCode: error instanceof TallyError ? error.exitCode : 1 };
@@ -227,11 +227,6 @@ async function runOne(module: CommandModule, command: Command, request: unknown,
   }
 }
 
-/** Where a command's own JSON holds the balance record: the account can be named from it. */
-const BALANCE_IN_RESULT: Record<string, (result: unknown) => unknown> = {
-  balance: (r) => r,
-  status: (r) => at(r, 'balance'),
-};
 
 async function accountBalance(ctx: Context): Promise<unknown> {
   try {
@@ -242,9 +237,6 @@ async function accountBalance(ctx: Context): Promise<unknown> {
   }
 }
 
-async function accountOf(ctx: Context, result: unknown, command: string, aside: Promise<unknown> | undefined): Promise<string | undefined> {
-  return accountOfBalance(ctx, BALANCE_IN_RESULT[command]?.(result) ?? (await aside));
-}
 
 /**
  * An account's id, the one rule a fleet counts each account once by: a hash of the origin and of

@@ -183,6 +183,18 @@ describe('one definition per command', () => {
     expect(listed).toEqual([]);
   });
 
+  it("says what a command is to the program in its definition, never by its name elsewhere: the fleet's rows, a gate's exit, a hook's exit are the registry's fields and the module's fleetRow", () => {
+    // The check itself: a comparison with a command's name is found; a field that shares a name is not.
+    const compared = (text: string) => [...text.matchAll(/(?:===|!==)\s*'([a-z][a-z ]*)'|\[\s*'([a-z][a-z ]*)'\s*\]/g)].map((m) => m[1] ?? m[2]!).filter((w) => names.includes(w));
+    expect(compared("if (entry.name === 'check') x;")).toEqual(['check']);
+    expect(compared("const balance = text(at(record, 'balance'));")).toEqual([]);
+    // Where a command's facts were kept by its name: the program's top, the fleet and its view.
+    const named = ['cli.ts', 'fleet.ts', 'output/fleet.ts'].flatMap((file) => compared(readFileSync(join(src, file), 'utf8')).map((w) => `${file}: ${w}`));
+    expect(named).toEqual([]);
+    const view = readFileSync(join(src, 'output/fleet.ts'), 'utf8');
+    expect(names.filter((n) => new RegExp(`^\\s+${n}: \\[`, 'm').test(view))).toEqual([]);
+  });
+
   it('names only commands of the registry in the MCP tools', () => {
     const tools = readFileSync(join(src, 'mcp/tools.ts'), 'utf8');
     const commands = [...tools.matchAll(/command: \['([^']+)'/g)].map((m) => m[1]!);

@@ -1,6 +1,7 @@
 // What a command is to the CLI: the module it loads, and its entry in the registry.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import type { FleetRow } from '../output/fleet.js';
 
 /** What a command line holds besides the command's own flags. */
 export interface CommandLine {
@@ -10,6 +11,8 @@ export interface CommandLine {
   given(name: string): boolean;
   /** The output the global flags chose (--json, --csv, --jq, --exact, --wide). */
   output: { json: boolean; csv: boolean; jq: boolean; exact: boolean; wide: boolean };
+  /** Whether it runs across profiles (--all-profiles or --profiles). */
+  profiles: boolean;
 }
 
 // Methods (not function-typed fields): a module of any request type is a CommandModule.
@@ -24,6 +27,8 @@ export interface CommandModule<Request = unknown> {
   parse(flags: Record<string, unknown>, line: CommandLine): Request;
   /** Answers the request: asks its figures and hands them to output/. */
   run(request: Request, ctx: Context): Promise<void>;
+  /** Its row in the fleet's table, for a command the registry runs in rows (`fleet: 'rows'`): defined beside its view. */
+  fleetRow?: FleetRow<unknown>;
 }
 
 /** The request of a command whose flags change nothing it asks (its words are its own, or none). */
@@ -39,8 +44,9 @@ export function outputOf(options: Context['options']): CommandLine['output'] {
 }
 
 /** Runs a command module on its command line: the request parsed, then the run. */
-export function runModule(module: CommandModule, flags: Record<string, unknown>, ctx: Context, line: Omit<CommandLine, 'output'>): Promise<void> {
-  return module.run(module.parse(flags, { ...line, output: outputOf(ctx.options) }), ctx);
+export function runModule(module: CommandModule, flags: Record<string, unknown>, ctx: Context, line: Pick<CommandLine, 'args' | 'given'>): Promise<void> {
+  const profiles = ctx.options.allProfiles === true || ctx.options.profiles !== undefined;
+  return module.run(module.parse(flags, { ...line, output: outputOf(ctx.options), profiles }), ctx);
 }
 
 export interface CommandEntry {
@@ -54,9 +60,17 @@ export interface CommandEntry {
   tabular?: true;
   /**
    * What --all-profiles (--profiles) does: `rows`, the command runs once per profile in the fleet's
-   * table (fleet.ts); `own`, it runs across profiles itself (one document for every profile);
-   * absent, the command runs for one profile and the flags are refused.
+   * table (fleet.ts; the columns are its module's `fleetRow`); `lines`, likewise with a line of
+   * text each; `own`, it runs across profiles itself (one document for every profile); absent,
+   * the command runs for one profile and the flags are refused.
    */
-  fleet?: 'rows' | 'own';
+  fleet?: 'rows' | 'lines' | 'own';
+  /**
+   * Its exit 5 says a gate failed: across profiles the exit is 5 when any profile's is, and its
+   * reports (--junit, --markdown) are written once, with every profile's conditions.
+   */
+  gates?: true;
+  /** An agent's hook (Claude Code's): its exit 2 blocks the agent, so its own usage errors exit 1. */
+  hook?: true;
   load: () => Promise<CommandModule>;
 }

@@ -7,6 +7,8 @@ import { addWatchOption, watchFlag, watchOrRun } from '../loops/watch.js';
 import { fetchKeyQuota, keyQuotaJson } from '../figures/key-quota.js';
 import { renderBalance } from '../output/balance.js';
 
+export { balanceFleetRow as fleetRow } from '../output/balance.js';
+
 export function configure(command: Command): void {
   addWatchOption(command);
 }

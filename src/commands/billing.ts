@@ -9,6 +9,8 @@ import { errorText } from '../output/error-text.js';
 import { compare } from '../figures/billing.js';
 import { billingJson, renderBilling } from '../output/billing.js';
 
+export { billingFleetRow as fleetRow } from '../output/billing.js';
+
 export function configure(command: Command): void {
   command.option('--compare', 'set the figures beside the native balance and flag a mismatch');
 }

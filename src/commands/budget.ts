@@ -15,6 +15,8 @@ import { emit } from '../output/emit.js';
 import { NO_BUDGETS, budgetJson, budgetsHint, loadBudgets, storedBudgets } from '../figures/budgets.js';
 import { describeBudget, renderBudgetList, renderBudgets } from '../output/budgets.js';
 
+export { budgetFleetRow as fleetRow } from '../output/budgets.js';
+
 interface BudgetOptions {
   amount?: string;
   period?: string;

@@ -26,6 +26,7 @@ import { type BudgetGate, type CheckOptions, type CheckRequest, checkRequest } f
 import type { CommandLine } from '../cli/command.js';
 
 export type { CheckResult, Level, Unit } from '../output/check-report.js';
+export { checkFleetRow as fleetRow } from '../output/check-report.js';
 
 export function configure(command: Command): void {
   command

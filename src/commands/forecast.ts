@@ -6,6 +6,8 @@ import type { Context } from '../context.js';
 import { emit } from '../output/emit.js';
 import { DEFAULT_BASIS_DAYS, type ForecastOptions, forecastJson, loadForecast } from '../figures/forecast.js';
 import { renderForecast } from '../output/forecast.js';
+
+export { forecastFleetRow as fleetRow } from '../output/forecast.js';
 import { wholeNumber } from '../flags/flag-values.js';
 import { UsageError } from '../errors.js';
 

@@ -45,6 +45,7 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): Report
   if (line.given('period') && (options.month !== undefined || options.since !== undefined || options.until !== undefined)) throw new UsageError('--period goes with --last (the last complete week or month); --month and --since/--until name the period themselves');
   if (options.markdown && (line.output.json || options.html !== undefined)) throw new UsageError(`--markdown and --${line.output.json ? 'json' : 'html'} each print the whole report; choose one`);
   if (options.force && options.send === undefined) throw new UsageError('--force goes with --send');
+  if (line.profiles && options.send !== undefined) throw new UsageError('--send posts one profile\'s report (to that profile\'s destination); run it per profile');
   return options;
 }
 
@@ -53,7 +54,6 @@ export async function run(options: ReportOptions, ctx: Context): Promise<void> {
   ctx.options.patient = true;
   const [{ loadReport }, view] = await Promise.all([import('../figures/report.js'), import('../output/report.js')]);
   const fleet = ctx.options.allProfiles || ctx.options.profiles !== undefined;
-  if (fleet && options.send !== undefined) throw new UsageError('--send posts one profile\'s report (to that profile\'s destination); run it per profile');
   // A destination that is not stored is exit 2 before any request.
   const destination = options.send === undefined ? undefined : (await (await import('../notify/destinations.js')).destinationsNamed(ctx, [options.send]))[0]!;
   // Nor is a report computed that could not be remembered as sent.

@@ -10,6 +10,8 @@ import { addWatchOption, watchFlag, watchOrRun } from '../loops/watch.js';
 import { deviceStatusJson, loadStatus, statusJson } from '../figures/status.js';
 import { renderDeviceStatus, renderStatus } from '../output/status.js';
 
+export { statusFleetRow as fleetRow } from '../output/status.js';
+
 export function configure(command: Command): void {
   command.option('--utc-offset <+HH:MM>', "the gateway's day grid (default: inferred from usage)");
   addWatchOption(command);

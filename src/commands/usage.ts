@@ -13,6 +13,8 @@ import { loadUsageSeries } from '../figures/usage-series.js';
 import { addWatchOption, watchFlag, watchOrRun } from '../loops/watch.js';
 import { addWindowOptions } from '../flags/options.js';
 import { describeGrid, renderUsage, renderUsageChart, usageCsv } from '../output/usage.js';
+
+export { usageFleetRow as fleetRow } from '../output/usage.js';
 import { usageJson } from '../figures/usage-series.js';
 
 export interface UsageOptions {
@@ -43,6 +45,7 @@ export type UsageRequest =
 export function parse(flags: Record<string, unknown>, line: CommandLine): UsageRequest {
   const options = flags as unknown as UsageOptions;
   const format = line.output.json ? 'json' : line.output.csv ? 'csv' : undefined;
+  if (line.profiles && options.by === 'model') throw new UsageError('--all-profiles does not go with usage --by model (each profile names its models its own way): run it per profile');
   if (options.markdown && options.compare === undefined) throw new UsageError('--markdown goes with --compare (a comparison as a Markdown table)');
   if (options.compare !== undefined) {
     if (options.watch !== undefined) throw new UsageError('--watch goes with the usage series, not --compare');

@@ -4,6 +4,8 @@ import type { Balance } from '../api/balance.js';
 import { jsonText } from '../domain/json.js';
 import type { KeyQuotaFigure } from '../figures/key-quota.js';
 import { keyQuotaRows } from './key-quota.js';
+import type { BalanceDocument } from '../api/balance.js';
+import type { FleetRow } from './fleet.js';
 
 export async function renderBalance(balance: Balance, ctx: Context, quota?: KeyQuotaFigure): Promise<string> {
   const [{ renderPanel, bar, drawn }, { formatAmount, formatPercent }, { styleFor }] = await Promise.all([
@@ -44,3 +46,17 @@ export async function renderBalance(balance: Balance, ctx: Context, quota?: KeyQ
   rows.push(['Currency', balance.currency]);
   return renderPanel(rows, style);
 }
+
+/** The balance's row in the fleet's table (its document is the balance record, with the key's quota). */
+export const balanceFleetRow: FleetRow<BalanceDocument & { key_quota?: { remaining: string; currency?: string } }> = {
+  columns: [
+    { header: 'balance', value: (r) => r.balance, amount: true },
+    { header: 'lifetime spend', value: (r) => r.lifetime_spend, amount: true, drop: 2 },
+    { header: 'today', value: (r) => r.api_key?.daily_cost_used ?? undefined, amount: true, drop: 1, scope: 'key' },
+    { header: 'daily limit', value: (r) => r.api_key?.daily_cost_limit ?? undefined, amount: true, total: false, drop: 3 },
+    // What the key's own quota leaves, for a key that has one (— for the others).
+    // A quota that states no unit (or another) is not shown as an amount in the balance's.
+    { header: 'key left', value: (r) => (r.key_quota?.currency === r.currency ? r.key_quota.remaining : undefined), amount: true, drop: 4, scope: 'key' },
+  ],
+  balance: (r) => r,
+};

@@ -6,6 +6,8 @@ import { type JsonObject, type JsonValue, isJsonNumber, jsonText, numberText } f
 import type { Decimal } from '../domain/money.js';
 import { type Comparison, ledgerAmount } from '../figures/billing.js';
 import { errorText } from './error-text.js';
+import type { Parsed } from '../domain/json.js';
+import type { FleetRow } from './fleet.js';
 
 /** The JSON document: the three records as sent (null where one was not read), and what tally derives. */
 export interface BillingDocument {
@@ -108,3 +110,8 @@ export async function renderBilling(billing: CompatibleBilling, comparison: Comp
   const { fitLines } = await import('../output/wrap.js');
   return `${await renderPanel(rows, style)}${await fitLines(note, style.width)}\n`;
 }
+
+/** The billing figures' row in the fleet's table. */
+export const billingFleetRow: FleetRow<Parsed<BillingDocument>> = {
+  columns: [{ header: 'remaining', value: (r) => r.remaining ?? undefined, amount: true }],
+};

@@ -7,6 +7,9 @@ import { Decimal } from '../domain/money.js';
 import { type LoadedBudgets, oneDecimal } from '../figures/budgets.js';
 import type { Drawn } from './table.js';
 import { formatAmount } from './money.js';
+import type { budgetJson } from '../figures/budgets.js';
+import type { Parsed } from '../domain/json.js';
+import type { FleetRow } from './fleet.js';
 
 /** `¥500.00 a month from the 1st, Asia/Shanghai, of the whole account's spend (every key)` */
 export function describeBudget(b: StoredBudget): string {
@@ -70,3 +73,11 @@ export async function renderBudgets(loaded: LoadedBudgets, ctx: Context): Promis
   const note = [...resets, 'projected = spent + the average daily spend of the same spend over the last 7 complete days × the days left'].join('\n');
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }
+
+/** The budgets' row in the fleet's table: each budget, whose spend it counts, and where it stands. */
+export const budgetFleetRow: FleetRow<Parsed<ReturnType<typeof budgetJson>>> = {
+  columns: [
+    { header: 'budgets', value: (r) => r.budgets.map((b) => `${b.name} (${b.scope === 'key' ? 'this key' : 'the account'}${b.models ? `, ${b.models.join(', ')}` : ''}) ${b.percent === null ? 'not measured' : `${b.percent}% ${b.state}`}`).join(' · ') || 'none stored' },
+  ],
+  currency: (r) => r.budgets[0]?.currency,
+};

@@ -9,6 +9,8 @@ import { junitXml } from './junit.js';
 import type { CheckResult, GateWords, Level, Unit } from '../figures/check-gates.js';
 import { escapeMarkdown, escapeWorkflowData, escapeWorkflowProperty } from './escape.js';
 import { AMOUNT_DECIMALS, fixedPlaces, formatAmount, formatCount, placesBeside } from './money.js';
+import type { Parsed } from '../domain/json.js';
+import type { FleetRow } from './fleet.js';
 
 export type { CheckResult, Level, Unit } from '../figures/check-gates.js';
 
@@ -141,3 +143,16 @@ export async function renderLevelLines(items: { level: Level; name: string; text
   }
   return `${out.join('\n')}\n`;
 }
+
+/** A check document whose conditions --fail-open skipped was not measured: never "pass". */
+function notMeasured(result: Parsed<{ checks: CheckResult[] }>): boolean {
+  return result.checks.some((c) => c.actual === null && typeof c.detail === 'string' && c.detail.startsWith('skipped'));
+}
+
+/** The check's row in the fleet's table: the result, and each condition's level. */
+export const checkFleetRow: FleetRow<Parsed<{ ok: boolean; checks: CheckResult[] }>> = {
+  columns: [
+    { header: 'result', value: (r) => (notMeasured(r) ? 'not measured' : r.ok ? 'pass' : 'FAIL') },
+    { header: 'conditions', value: (r) => r.checks.map((c) => `${c.level.toUpperCase()} ${c.name}`).join(' · ') },
+  ],
+};

@@ -7,6 +7,9 @@ import { RANGE_COVERAGE } from '../domain/forecast-range.js';
 import { groupDigits } from './money.js';
 import { keyQuotaRows } from './key-quota.js';
 import { describeGrid } from './usage.js';
+import type { forecastJson } from '../figures/forecast.js';
+import { type JsonNumber, type Parsed, numberText } from '../domain/json.js';
+import type { FleetRow } from './fleet.js';
 
 /** The forecast's rows for a panel (forecast, status). */
 export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promise<[string, string][]> {
@@ -81,3 +84,19 @@ export async function renderBacktest(loaded: LoadedBacktest, ctx: Context): Prom
   const method = `The forecast's method at each week's start: the average of the ${loaded.basisDays} complete days before it × 7; the range from the day-to-day variation of the days before it (each weekday with its own factor once four weeks are known).`;
   return `${table}${await fitLines(`${mape[0]!.toUpperCase()}${mape.slice(1)}${inside}.`, style.width)}\n${style.paint.dim(await fitLines(method, style.width))}\n`;
 }
+
+/** A runway in whole days, grouped as every count, marked where the key's own quota runs out first (its basis). */
+export function runwayCell(days: JsonNumber | null, basis: string): string | undefined {
+  if (days === null) return undefined;
+  return `${groupDigits(numberText(days))}${basis === 'key_quota' ? ' (key quota)' : ''}`;
+}
+
+/** The forecast's row in the fleet's table. */
+export const forecastFleetRow: FleetRow<Parsed<ReturnType<typeof forecastJson>>> = {
+  columns: [
+    { header: 'balance', value: (r) => r.balance, amount: true },
+    { header: 'avg a day', value: (r) => r.average_daily_spend, amount: true },
+    { header: 'runway days', value: (r) => runwayCell(r.runway_days, r.runway_basis), align: 'right' },
+    { header: 'month projected', value: (r) => r.projected_month_end, amount: true, drop: 1 },
+  ],
+};

@@ -11,8 +11,11 @@ import { type StatusData, WEEK } from '../figures/status.js';
 import { keyQuotaRows } from './key-quota.js';
 import { describeWindow } from './window-text.js';
 import { describeGrid } from './usage.js';
-import { forecastRows } from './forecast.js';
+import { forecastRows, runwayCell } from './forecast.js';
 import { budgetLines } from './budgets.js';
+import type { StatusDocument } from '../figures/status.js';
+import type { Parsed } from '../domain/json.js';
+import type { FleetRow } from './fleet.js';
 
 /** Whose figures a row shows, when the gateway says: two scopes are never set side by side without a word. */
 export function whose(scope: Scope | undefined): string {
@@ -81,3 +84,15 @@ export async function renderDeviceStatus(balance: Balance, hint: string, ctx: Co
   ];
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(hint, style.width))}\n`;
 }
+
+/** The status's row in the fleet's table (a device token reads the balance only: the rest of its row is —). */
+export const statusFleetRow: FleetRow<Parsed<StatusDocument>> = {
+  columns: [
+    { header: 'balance', value: (r) => r.balance.balance, amount: true },
+    { header: 'this month', value: (r) => r.forecast?.month_to_date, amount: true, drop: 2 },
+    { header: 'avg a day', value: (r) => r.forecast?.average_daily_spend, amount: true, drop: 3 },
+    { header: 'runway days', value: (r) => (r.forecast ? runwayCell(r.forecast.runway_days, r.forecast.runway_basis) : undefined), drop: 1, align: 'right' },
+  ],
+  currency: (r) => r.balance.currency,
+  balance: (r) => r.balance,
+};

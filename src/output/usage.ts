@@ -10,6 +10,9 @@ import { scopeText } from '../domain/records.js';
 import { periodsOf } from '../domain/window.js';
 import { memo } from './memo.js';
 import { describeWindow, gridMismatch, plural } from './window-text.js';
+import type { usageJson } from '../figures/usage-series.js';
+import type { Parsed } from '../domain/json.js';
+import type { FleetRow } from './fleet.js';
 
 /**
  * Labels for bucket starts: hours in the display zone (with the offset in force at each hour
@@ -186,3 +189,17 @@ export async function renderUsageChart(series: UsageSeries, ctx: Context, named:
   const title = `${metric.name}${metric.type === 'decimal-string' ? ' (¥)' : ''} per ${chart.perColumn === 1 ? series.bucket : `${chart.perColumn} ${series.bucket}s (each column adds them up)`}`;
   return `${style.paint.bold(title)}\n${chart.text}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }
+
+/** The money field of a usage document's totals: the decimal strings (the spec's money metric). */
+function usageSpend(result: Parsed<ReturnType<typeof usageJson>>): string | undefined {
+  const money = Object.values(result.totals).filter(isDecimalString);
+  return money.length === 1 ? money[0] : undefined;
+}
+
+/** The usage series' row in the fleet's table: its spend and its window. */
+export const usageFleetRow: FleetRow<Parsed<ReturnType<typeof usageJson>>> = {
+  columns: [
+    { header: 'spend', value: usageSpend, amount: true },
+    { header: 'window', value: (r) => `${r.start_iso.slice(0, 10)} → ${r.end_iso.slice(0, 10)}` },
+  ],
+};

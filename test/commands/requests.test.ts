@@ -38,7 +38,7 @@ import * as version from '../../src/commands/version.js';
 import * as whatif from '../../src/commands/whatif.js';
 import { COMMANDS } from '../../src/cli/registry.js';
 
-const line = (given: string[] = [], output: Partial<CommandLine['output']> = {}, args: string[] = []): CommandLine => ({ args, given: (name) => given.includes(name), output: { json: false, csv: false, jq: false, exact: false, wide: false, ...output } });
+const line = (given: string[] = [], output: Partial<CommandLine['output']> = {}, args: string[] = []): CommandLine => ({ args, given: (name) => given.includes(name), output: { json: false, csv: false, jq: false, exact: false, wide: false, ...output }, profiles: false });
 
 describe('forecast', () => {
   it('--days and --weeks as whole numbers in range; --weeks only with --backtest', () => {
@@ -304,6 +304,8 @@ describe('the registry', () => {
       const module = await entry.load();
       expect([entry.name, typeof module.configure, typeof module.parse, typeof module.run]).toEqual([entry.name, 'function', 'function', 'function']);
       expect([entry.name, module.run.length]).toEqual([entry.name, 2]);
+      // A command that runs in the fleet's rows brings its row's columns; no other has one.
+      expect([entry.name, entry.fleet === 'rows' ? (module.fleetRow?.columns.length ?? 0) > 0 : module.fleetRow === undefined]).toEqual([entry.name, true]);
     }
   });
 });

@@ -91,3 +91,33 @@ describe("a command's error in the tool's words", () => {
     expect(inToolWords(tool('check_conditions'), '--max-daily-used-x stays; --max-daily-used 80% is')).toBe('--max-daily-used-x stays; max_daily_used 80% is');
   });
 });
+
+/** What a tool needs to be a question at all (a check names a condition; a swap, its models). */
+const SAMPLE_CALLS: Record<string, Record<string, unknown>> = {
+  check_conditions: { min_balance: 100, max_daily_used: '80%' },
+  whatif_swap: { swap: 'gpt-5=gpt-5-mini' },
+  get_spend_by_model: { since: '30d', by: 'week' },
+  compare_periods: { month: '2026-10', by: 'model' },
+};
+
+describe('a tool as a command of the registry', () => {
+  it("runs a command the registry defines, with flags that command defines, and each tool's line parses into that command's request", async () => {
+    const { Command } = await import('commander');
+    const { COMMANDS } = await import('../../src/cli/registry.js');
+    for (const spec of TOOLS) {
+      const entry = COMMANDS.find((c) => c.name === spec.command[0]);
+      expect(entry, spec.name).toBeDefined();
+      const module = await entry!.load();
+      const command = new Command(entry!.name).exitOverride();
+      module.configure(command);
+      const flags = new Set(command.options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined)));
+      const declared = [...spec.command.slice(1).filter((w) => w.startsWith('--')), ...Object.values(spec.inputs).flatMap((i) => (i.flag ? [i.flag] : []))];
+      expect(declared.filter((f) => !flags.has(f)), spec.name).toEqual([]);
+      // A call as an agent makes it, as the server builds it: the command's own parser and its parse take it.
+      const argv = commandLine(spec, checkedArguments(spec, SAMPLE_CALLS[spec.name] ?? {}).values).filter((w) => w !== '--json');
+      command.parse(argv.slice(1), { from: 'user' });
+      const given = (name: string) => command.getOptionValueSource(name) === 'cli';
+      expect(() => module.parse(command.opts(), { args: command.args, given, output: { json: true, csv: false, jq: false, exact: false, wide: false }, profiles: false }), spec.name).not.toThrow();
+    }
+  });
+});
