@@ -114,6 +114,18 @@ describe('the layout', () => {
     expect(upward).toEqual([]);
   });
 
+  it("keeps the rules out of views: output/ takes from figures/ their types and their documents' builders (*Json) only, never a rule (a count, a sum, a word for a figure is the figure's, or domain's)", () => {
+    // The check itself: a rule imported by value is found, a type or a document's builder is not.
+    const rules = (text: string) =>
+      [...text.matchAll(/^import \{([^}]*)\} from '\.\.\/figures\/[^']+';$|\{([^}]*)\} = await import\('\.\.\/figures\//gm)].flatMap((m) =>
+        (m[1] ?? m[2]!).split(',').map((n) => n.trim().split(':')[0]!.trim()).filter((n) => n !== '' && !n.startsWith('type ') && !/Json$/.test(n)),
+      );
+    expect(rules("import { type LoadedAudit, unexplained } from '../figures/audit.js';\nimport type { Report } from '../figures/report.js';\nimport { budgetJson } from '../figures/budgets.js';")).toEqual(['unexplained']);
+    expect(rules("const { DAY_RULE: rule } = await import('../figures/anomalies.js');")).toEqual(['DAY_RULE']);
+    const found = [...graph.keys()].filter((file) => file.startsWith('output/')).flatMap((file) => rules(readFileSync(join(src, file), 'utf8')).map((n) => `${file}: ${n}`));
+    expect(found).toEqual([]);
+  });
+
   it("keeps the program's top apart: nothing below it imports cli/ (main, the parser, the registry) but the command contract's type, and flags/ and loops/ import no command", () => {
     const top = (t: string) => t.startsWith('cli/') && t !== 'cli/command.ts';
     const upward = [...graph].flatMap(([file, targets]) => (file !== 'cli.ts' && file !== 'main.ts' && !file.startsWith('cli/') ? targets.filter(top).map((t) => `${file} -> ${t}`) : []));

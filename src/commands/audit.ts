@@ -41,7 +41,7 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): AuditR
 
 export async function run(request: AuditRequest, ctx: Context): Promise<void> {
   const { tolerance, ...options } = request;
-  const [{ loadAudit, unexplained }, view] = await Promise.all([import('../figures/audit.js'), import('../output/audit.js')]);
+  const [{ loadAudit }, view] = await Promise.all([import('../figures/audit.js'), import('../output/audit.js')]);
   let audit;
   try {
     audit = await loadAudit(ctx, { ...options, tolerance });
@@ -51,7 +51,7 @@ export async function run(request: AuditRequest, ctx: Context): Promise<void> {
     throw error;
   }
   await emit(ctx, { json: () => view.auditJson(audit), csv: () => view.auditCsv(audit), human: () => (options.markdown ? view.auditMarkdown(audit) : view.renderAudit(audit, ctx)) });
-  if (options.fail && unexplained(audit) > 0) {
+  if (options.fail && audit.unexplained > 0) {
     const { QuietExit } = await import('../errors.js');
     throw new QuietExit(5);
   }

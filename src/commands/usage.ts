@@ -140,7 +140,7 @@ async function runModelUsage(ctx: Context, options: ModelUsageRequest, top: numb
   await emit(ctx, {
     json: withClasses,
     csv: () => view.periodsCsv(usage.periods, usage.grid),
-    human: async () => view.renderPeriods(ctx, usage.periods, { bucket: usage.bucket, grid: usage.grid, window: usage.window, top, topGiven, scope: usage.scope, shareNotes: [...(await view.shareNote(usage.share)), ...classNotes] }),
+    human: async () => view.renderPeriods(ctx, usage.periods, { bucket: usage.bucket, grid: usage.grid, window: usage.window, top, topGiven, scope: usage.scope, shareNotes: [...(await view.shareNote(usage.share)), ...classNotes], spend: usage.spend }),
   });
 }
 

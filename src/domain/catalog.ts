@@ -238,3 +238,9 @@ export function reasoningLabel(efforts: string[]): string {
   const shown = levels.filter((e) => e !== 'none').join(', ');
   return efforts.includes('none') ? `optional: ${shown}` : `always on: ${shown}`;
 }
+
+/** A listed model's context window in tokens (0 when the record states none). */
+export const contextOf = (m: JsonObject): number => (isJsonNumber(m.context_window) ? Number(numberText(m.context_window)) : 0);
+
+/** Whether a listed model can reason: a reasoning level other than none. */
+export const canReason = (m: JsonObject): boolean => stringList(m.reasoning_efforts).some((level) => level !== 'none');

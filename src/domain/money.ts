@@ -52,6 +52,16 @@ export function derivedText(value: Decimal): string {
 }
 
 /** Fen (1/100 yuan) to yuan, exactly. */
+/** A derived amount with at least the ledger's places (a figure stated with more keeps them). */
+export function ledgerAmount(amount: Decimal): string {
+  return amount.toFixed(Math.max(DERIVED_PLACES, amount.decimalPlaces()));
+}
+
+/** One decimal, rounded half up, as text (a share, a count of days). */
+export function oneDecimal(value: Decimal): string {
+  return value.toDecimalPlaces(1, Decimal.ROUND_HALF_UP).toFixed(1);
+}
+
 export function fenToYuan(fen: Decimal): Decimal {
   return fen.div(100);
 }

@@ -14,6 +14,16 @@ export function ageText(ms: number): string {
   return hours < 48 ? plural(hours, 'hour') : plural(Math.round(hours / 24), 'day');
 }
 
+/** `just now`, `12 min ago`, `5 h ago`, `3 days ago`: how long ago a thing was fetched, in a line of a table or a note. */
+export function describeAge(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 90) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.round(hours / 24)} days ago`;
+}
+
 /**
  * A message at most `max` characters long: a longer one (a value of megabytes quoted back) keeps
  * its start and its end, and says how much was left out between them.

@@ -57,6 +57,8 @@ export interface LoadedAudit {
   tolerance: Tolerance;
   rows: AuditRow[];
   calls: CallAudit;
+  /** What is not explained: days above the prices, calls charged above them or charged though they failed. */
+  unexplained: number;
 }
 
 const MODEL_FIELD = /^model(_?name)?$/i;
@@ -70,7 +72,8 @@ export async function loadAudit(ctx: Context, options: WindowOptions & { toleran
   const prices = new Map(catalog.rows.map((row) => [row.name, row]));
   const rows = usage.periods.flatMap((period) => auditPeriod(period.start, period.found.records, prices, options.tolerance));
   const calls = await auditCalls(ctx, usage.window, prices, options.tolerance);
-  return { window: usage.window, offset: usage.grid.offset, scope: usage.scope, pricingVersion: catalog.pricingVersion, tolerance: options.tolerance, rows, calls };
+  const audit = { window: usage.window, offset: usage.grid.offset, scope: usage.scope, pricingVersion: catalog.pricingVersion, tolerance: options.tolerance, rows, calls };
+  return { ...audit, unexplained: unexplained(audit) };
 }
 
 function auditPeriod(day: number, records: JsonObject[], prices: Map<string, PriceRow>, tolerance: Tolerance): AuditRow[] {
@@ -147,7 +150,7 @@ function failed(value: unknown): boolean {
 }
 
 /** Whether everything is explained: no charge above the prices (by day or call), no failed call charged. */
-export function unexplained(audit: LoadedAudit): number {
+export function unexplained(audit: Pick<LoadedAudit, 'rows' | 'calls'>): number {
   return audit.rows.filter((r) => r.verdict === 'above').length + audit.calls.findings.filter((f) => f.kind === 'above' || f.kind === 'failed_charged').length;
 }
 

@@ -2,15 +2,7 @@
 // read (soft_limit_usd, total_usage) and whether it agrees with the balance and lifetime spend.
 import type { CompatibleBilling } from '../api/billing.js';
 import type { Balance } from '../api/balance.js';
-import type { Decimal } from '../domain/money.js';
-
-/** The ledger keeps 8 decimal places: a derived amount shows at least that many. */
-const LEDGER_DECIMALS = 8;
-
-/** A derived amount with at least the ledger's places. */
-export function ledgerAmount(amount: Decimal): string {
-  return amount.toFixed(Math.max(LEDGER_DECIMALS, amount.decimalPlaces()));
-}
+import { ledgerAmount } from '../domain/money.js';
 
 export interface Comparison {
   native_balance: string;

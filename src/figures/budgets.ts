@@ -8,7 +8,7 @@ import { type BudgetStanding, type StoredBudget, budgetPeriod, budgetScope, chec
 import { type Period, elapsedOf } from '../domain/period.js';
 import { globMatcher } from '../domain/glob.js';
 import { type ModelSpendOver, spendPerModel } from './usage-by-model.js';
-import { Decimal, derivedText } from '../domain/money.js';
+import { Decimal, derivedText, oneDecimal } from '../domain/money.js';
 import { type UsageWindow, bucketStart, ended } from '../domain/window.js';
 import { isoInZone, parseZone } from '../domain/zone.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
@@ -148,9 +148,6 @@ function standingMoment(budget: StoredBudget, now: number, within: UsageWindow |
   const period = budgetPeriod(budget, pick);
   return { period, measured: Math.min(within.end, period.end) };
 }
-
-/** One decimal, rounded half up, as text. */
-export const oneDecimal = (value: Decimal) => value.toDecimalPlaces(1, Decimal.ROUND_HALF_UP).toFixed(1);
 
 /** The ledger's 8 places at most, rounded half up. */
 const ledger = derivedText;

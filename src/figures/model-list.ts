@@ -2,9 +2,9 @@
 // asked, with the catalog's price of each when asked (the list and the catalog asked together).
 import type { Context } from '../context.js';
 import { type ModelListFormat, fetchModels } from '../api/catalog.js';
-import { type PriceRow, stringList } from '../domain/catalog.js';
+import { type PriceRow, canReason, contextOf } from '../domain/catalog.js';
 import { compareDecimalText } from '../domain/decimal-text.js';
-import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
+import type { JsonObject } from '../domain/json.js';
 import { type LoadedCatalog, loadCatalog } from './price-listing.js';
 
 export type ModelSort = 'name' | 'input' | 'output' | 'context';
@@ -41,9 +41,6 @@ export async function loadModelList(ctx: Context, request: ModelListRequest): Pr
   const models = sortModels(filterModels(listed, request.minContext, reasoning), request.sort, priceOf);
   return { listed, models, catalog, priceOf, alt: request.format === 'alt', minContext: request.minContext, reasoning };
 }
-
-export const contextOf = (m: JsonObject): number => (isJsonNumber(m.context_window) ? Number(numberText(m.context_window)) : 0);
-export const canReason = (m: JsonObject): boolean => stringList(m.reasoning_efforts).some((level) => level !== 'none');
 
 function filterModels(models: JsonObject[], minContext: number | undefined, reasoning: boolean): JsonObject[] {
   return models.filter((m) => (minContext === undefined || contextOf(m) >= minContext) && (!reasoning || canReason(m)));

@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { ConfigError, ServiceError, UsageError } from '../errors.js';
 import { fetchCatalog, readCatalog, refetchCatalog } from '../api/catalog.js';
 import { type PriceRow, type SortKey, priceRow, sortRows } from '../domain/catalog.js';
-import { ageText } from '../domain/words.js';
+import { ageText, describeAge } from '../domain/words.js';
 import { parseTimeSpec } from '../domain/window.js';
 import { type JsonObject, isJsonObject, parseJson } from '../domain/json.js';
 import { readStateFile } from '../settings/read-file.js';
@@ -71,15 +71,6 @@ export function catalogTtl(options: CatalogOptions, profileTtl: unknown): number
   const seconds = /^\d+$/.test(options.maxAge) ? Number(options.maxAge) : NaN;
   if (!Number.isSafeInteger(seconds)) throw new UsageError(`--max-age "${options.maxAge}" is not a whole number of seconds`);
   return seconds;
-}
-
-export function describeAge(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes < 1) return 'just now';
-  if (minutes < 90) return `${minutes} min ago`;
-  const hours = Math.round(minutes / 60);
-  if (hours < 48) return `${hours} h ago`;
-  return `${Math.round(hours / 24)} days ago`;
 }
 
 /**

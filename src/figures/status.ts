@@ -8,7 +8,7 @@ import type { JsonObject } from '../domain/json.js';
 import { Decimal } from '../domain/money.js';
 import { resolveWindow } from '../domain/window.js';
 import type { Scope } from '../domain/records.js';
-import type { Finding } from './anomalies.js';
+import type { AnomalyRule, Finding } from './anomalies.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages } from './records.js';
 import { type UsageSeries, totalsOf, usageJson } from './usage-series.js';
 import { timeSettings } from './day-grid.js';
@@ -21,6 +21,8 @@ export const WEEK = 7;
 export interface StatusData {
   loaded: LoadedForecast;
   week: UsageSeries;
+  /** How many days `week` is: the last days, today with them. */
+  weekDays: number;
   topModels: JsonObject[];
   /** Spend per model (every record of a model added up), the largest first. */
   topSpend: { model: string; spend: Decimal }[];
@@ -29,6 +31,8 @@ export interface StatusData {
   budgets: LoadedBudgets | undefined;
   /** Today's spend far above the days before it (the default anomaly rule on the forecast's days). */
   alert: Finding | undefined;
+  /** The rule that found it (its words say how far above). */
+  alertRule: AnomalyRule;
 }
 
 export async function loadStatus(ctx: Context, options: { utcOffset?: string }): Promise<StatusData> {
@@ -60,8 +64,8 @@ export async function loadStatus(ctx: Context, options: { utcOffset?: string }):
   const topSpend = spendByModel(models.records, modelFields)?.ranked.slice(0, TOP_MODELS) ?? [];
   // One entry per top model, its records added up, with the records as sent (--json keeps them).
   const topModels = (modelTotals(models.records, modelFields) ?? []).slice(0, topSpend.length).map((m) => ({ ...m.totals, records: m.records }));
-  const { spikeToday } = await import('../figures/anomalies.js');
-  return { loaded, week, topModels, topSpend, modelFields, modelsScope: models.scope, budgets, alert: spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000)) };
+  const { DAY_RULE, spikeToday } = await import('../figures/anomalies.js');
+  return { loaded, week, weekDays: WEEK, topModels, topSpend, modelFields, modelsScope: models.scope, budgets, alert: spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000)), alertRule: DAY_RULE };
 }
 
 /** The status document (--json, and each profile's row of a fleet). */

@@ -53,6 +53,16 @@ export interface ModelUsageByPeriod {
   /** Whose figures they are, when every period's answer says the same. */
   scope: Scope | undefined;
   share: KeyShare | undefined;
+  /** Spend per model per period and in total, by spendByModel's rule (undefined: the records name no model and no amount). */
+  spend: PeriodSpend | undefined;
+}
+
+/** What each model spent in each period and over all of them, the largest first, and the fields it was read from. */
+export interface PeriodSpend {
+  fields: { model: string; spend: string };
+  byPeriod: Map<string, Decimal>[];
+  totals: Map<string, Decimal>;
+  ranked: string[];
 }
 
 export type ModelUsage = ModelUsageOverWindow | ModelUsageByPeriod;
@@ -94,7 +104,9 @@ export async function loadModelUsage(ctx: Context, request: ModelUsageRequest): 
   ]);
   // Whose figures they are: what every period's answer says (one that disagrees leaves it unknown).
   const scope = periods.every((p) => p.found.scope === periods[0]?.found.scope) ? periods[0]?.found.scope : undefined;
-  return { kind: 'periods', bucket, window, grid, periods, scope, share: keyShare(periods.map((p) => p.found), account) };
+  const fields = modelAndSpend(periods.flatMap((p) => p.found.records));
+  const spend = fields ? { fields, ...spendByPeriod(periods, fields) } : undefined;
+  return { kind: 'periods', bucket, window, grid, periods, scope, share: keyShare(periods.map((p) => p.found), account), spend };
 }
 
 /** The `usage --by model` document: one entry per model for the whole window first (`models`), then the records as sent. */

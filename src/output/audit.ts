@@ -6,7 +6,7 @@ import { Decimal, derivedText } from '../domain/money.js';
 import { departureShare } from '../domain/audit.js';
 import { fixedZone, isoInZone } from '../domain/zone.js';
 import { windowJson } from '../domain/window.js';
-import { type AuditRow, type CallFinding, type LoadedAudit, unexplained } from '../figures/audit.js';
+import type { AuditRow, CallFinding, LoadedAudit } from '../figures/audit.js';
 import { escapeControl } from './escape.js';
 import { formatAmount } from './money.js';
 
@@ -82,8 +82,8 @@ export function auditJson(audit: LoadedAudit) {
       ...(audit.calls.unread ? { not_audited: audit.calls.unread } : {}),
       findings: findings.map((f) => ({ kind: f.kind, at: f.at, at_iso: f.at === null ? null : isoInZone(f.at, zone), id: f.id, model: f.model, charged: ledger(f.charged), expected: f.expected === null ? null : ledger(f.expected) })),
     },
-    unexplained: unexplained(audit),
-    ok: unexplained(audit) === 0,
+    unexplained: audit.unexplained,
+    ok: audit.unexplained === 0,
     cannot_know: CANNOT_KNOW,
   };
 }
@@ -122,7 +122,7 @@ function findingText(f: CallFinding, zone: ReturnType<typeof fixedZone>): string
 }
 
 export function verdictText(audit: LoadedAudit): string {
-  const count = unexplained(audit);
+  const count = audit.unexplained;
   return count === 0
     ? "Every charge is explained by the catalog's prices within the tolerance."
     : `${count} ${count === 1 ? 'charge is' : 'charges are'} not explained by the catalog's prices (above them, or a failed call charged): tally audit --fail exits 5 on that.`;
@@ -158,5 +158,5 @@ export function auditMarkdown(audit: LoadedAudit): string {
   const rows = modelSummaries(audit.rows).map((s) => `| ${cell(s.model)} | ${money(s.charged)} | ${s.expected === null ? 'not priced' : money(s.expected)} | ${s.expected === null ? '—' : signed(s.charged.minus(s.expected))} | ${s.above} | ${s.below} |`);
   const c = audit.calls;
   const calls = c.unread ? `Calls: not audited (${c.unread}).` : `Calls: ${c.priced} of ${c.read} set against the prices; ${c.findings.filter((f) => f.kind === 'above').length} above, ${c.findings.filter((f) => f.kind === 'failed_charged').length} failed and charged.`;
-  return `### tally audit\n\n${unexplained(audit) === 0 ? '✅' : '❌'} ${verdictText(audit)}\n\n| model | charged | at the prices | difference | days above | days below |\n|---|---|---|---|---|---|\n${rows.join('\n')}\n\n${calls}\n\n_${CANNOT_KNOW}_\n`;
+  return `### tally audit\n\n${audit.unexplained === 0 ? '✅' : '❌'} ${verdictText(audit)}\n\n| model | charged | at the prices | difference | days above | days below |\n|---|---|---|---|---|---|\n${rows.join('\n')}\n\n${calls}\n\n_${CANNOT_KNOW}_\n`;
 }

@@ -3,7 +3,7 @@
 import type { Context } from '../context.js';
 import { per1M } from '../domain/catalog.js';
 import type { CatalogDiff } from '../figures/catalog-diff.js';
-import { describeAge } from '../figures/price-listing.js';
+import { describeAge } from '../domain/words.js';
 import { escapeControl } from './escape.js';
 import { renderRepricing, repricingJson } from './repricing.js';
 

@@ -4,7 +4,8 @@
 import type { Context } from '../context.js';
 import { reasoningLabel, stringList } from '../domain/catalog.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
-import { type ModelList, canReason, contextOf } from '../figures/model-list.js';
+import type { ModelList } from '../figures/model-list.js';
+import { canReason, contextOf } from '../domain/catalog.js';
 import { escapeControl } from './escape.js';
 import { priceCells } from './prices.js';
 

@@ -2,7 +2,8 @@
 // for CSV and JSON (exact decimal text) and for tables (formatted once per distinct price).
 import type { Context } from '../context.js';
 import { type PriceRow, isUnpriced, per1M, shownTokenPrice } from '../domain/catalog.js';
-import { type LoadedCatalog, type PricingOptions, describeAge } from '../figures/price-listing.js';
+import type { LoadedCatalog, PricingOptions } from '../figures/price-listing.js';
+import { describeAge } from '../domain/words.js';
 import { escapeControl } from './escape.js';
 import { plural } from './window-text.js';
 import { memo } from './memo.js';

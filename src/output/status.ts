@@ -7,7 +7,7 @@ import type { Decimal } from '../domain/money.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { fixedZone } from '../domain/zone.js';
 import type { Scope } from '../domain/records.js';
-import { type StatusData, WEEK } from '../figures/status.js';
+import type { StatusData } from '../figures/status.js';
 import { keyQuotaRows } from './key-quota.js';
 import { describeWindow } from './window-text.js';
 import { describeGrid } from './usage.js';
@@ -56,15 +56,14 @@ export async function renderStatus(data: StatusData, ctx: Context): Promise<stri
     const total = week.totals[money];
     const calls = week.shape?.metrics.find((m) => m.type === 'number' && /call|request|count/i.test(m.name));
     const callText = calls && week.totals[calls.name] !== undefined ? `, ${formatCount(String(week.totals[calls.name]))} ${calls.name}` : '';
-    rows.push([`Last ${WEEK} days`, `${sparkline(values)}  ${isDecimalString(total) ? amount(total) : ''}${callText}${whose(week.scope)}`]);
-  } else rows.push([`Last ${WEEK} days`, 'no usage to show']);
+    rows.push([`Last ${data.weekDays} days`, `${sparkline(values)}  ${isDecimalString(total) ? amount(total) : ''}${callText}${whose(week.scope)}`]);
+  } else rows.push([`Last ${data.weekDays} days`, 'no usage to show']);
   if (data.modelFields && data.topModels.length > 0) {
     rows.push(['Top models', `${data.topSpend.map((m) => `${m.model} ${amount(m.spend.toFixed())}`).join(' · ')}${whose(data.modelsScope)}`]);
   }
   if (data.alert) {
     const { findingMessage } = await import('../output/anomalies.js');
-    const { DAY_RULE: rule } = await import('../figures/anomalies.js');
-    rows.push(['Alert', drawn(style.paint.yellow(`today: ${findingMessage(data.alert, { rule, labelZone: fixedZone(data.loaded.series.dayGrid.offset) }, ctx.options.exact)} (tally anomalies)`))]);
+    rows.push(['Alert', drawn(style.paint.yellow(`today: ${findingMessage(data.alert, { rule: data.alertRule, labelZone: fixedZone(data.loaded.series.dayGrid.offset) }, ctx.options.exact)} (tally anomalies)`))]);
   }
   const forecast = (await forecastRows(data.loaded, ctx)).filter(([label]) => label !== 'Today');
   rows.push(...forecast);

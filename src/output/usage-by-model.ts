@@ -6,7 +6,7 @@ import { type Scope, describeColumns, scopeText } from '../domain/records.js';
 import type { BucketSize } from '../domain/window.js';
 import { fixedZone, spreadsheetDate } from '../domain/zone.js';
 import type { DayGrid } from '../figures/day-grid.js';
-import { type KeyShare, type ModelPeriod, modelAndSpend, spendByPeriod } from '../figures/usage-by-model.js';
+import type { KeyShare, ModelPeriod, PeriodSpend } from '../figures/usage-by-model.js';
 import type { PagedRecords } from '../figures/records.js';
 import { describeWindow, plural } from './window-text.js';
 import { bucketLabeller, describeGrid } from './usage.js';
@@ -30,7 +30,7 @@ export function periodsCsv(periods: { start: number; found: PagedRecords }[], gr
 export async function renderPeriods(
   ctx: Context,
   periods: ModelPeriod[],
-  how: { bucket: BucketSize; grid: DayGrid; window: { start: number; end: number }; top: number; topGiven: boolean; scope: Scope | undefined; shareNotes: string[] },
+  how: { bucket: BucketSize; grid: DayGrid; window: { start: number; end: number }; top: number; topGiven: boolean; scope: Scope | undefined; shareNotes: string[]; spend: PeriodSpend | undefined },
 ): Promise<string> {
   const [{ renderTable }, { formatAmount }, { styleFor }, { fitLines }, { Decimal }, { displayWidth }] = await Promise.all([
     import('./table.js'),
@@ -43,22 +43,20 @@ export async function renderPeriods(
   const style = await styleFor(ctx);
   const gridZone = fixedZone(how.grid.offset);
   const label = bucketLabeller({ bucket: how.bucket, labelZone: gridZone });
-  const all = periods.flatMap((p) => p.found.records);
-  const fields = modelAndSpend(all);
   const whose = scopeText(how.scope);
   const notes = [`${describeWindow(how.window, gridZone, plural(periods.length, how.bucket))}, ${describeGrid({ dayGrid: how.grid })}`, ...(whose ? [whose] : []), ...how.shareNotes];
   const cut = periods.filter((p) => p.partial).length;
   if (cut > 0) notes.push(`${plural(cut, how.bucket)} marked "part" cut to the window: their days outside it are not counted`);
   const partial = periods.filter((p) => p.found.more !== undefined).length;
   if (partial > 0) notes.push(`${plural(partial, how.bucket)} had more records than the first page (add --all); their figures are of that page only`);
-  if (!fields) {
+  if (!how.spend) {
     notes.unshift('the records name no model and no amount to set side by side; see --json or --csv for every field');
     return `${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
   }
   const exact = ctx.options.exact;
   const amount = (value: InstanceType<typeof Decimal>) => formatAmount(value, 'account', { exact });
   // Spend per model per period and in total, added up by the figure.
-  const { byPeriod, totals, ranked } = spendByPeriod(periods, fields);
+  const { byPeriod, totals, ranked, fields } = how.spend;
   const sum = (spend: Map<string, InstanceType<typeof Decimal>>, models: string[]) => models.reduce((acc, m) => acc.plus(spend.get(m) ?? 0), new Decimal(0));
 
   // `shown` models as columns, every other one added into "other", so each row adds up to its total.

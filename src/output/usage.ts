@@ -3,7 +3,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { UsageSeries } from '../figures/usage-series.js';
-import { UTC, dateText, formatOffset, isoInZone, spreadsheetDate, two, wallClock } from '../domain/zone.js';
+import { UTC, WEEKDAYS, dateText, formatOffset, isoInZone, spreadsheetDate, two, wallClock } from '../domain/zone.js';
 import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { scopeText } from '../domain/records.js';
@@ -47,7 +47,6 @@ export function bucketLabeller(series: Pick<UsageSeries, 'bucket' | 'labelZone'>
   });
 }
 
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 /** The ISO 8601 week number of a date (weeks start on Monday; week 1 holds January 4th). */
 function isoWeek(c: { year: number; month: number; day: number }): number {
