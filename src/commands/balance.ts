@@ -5,6 +5,7 @@ import { fetchBalance } from '../api/balance.js';
 import type { CommandLine } from '../cli/command.js';
 import { addWatchOption, watchFlag, watchOrRun } from '../loops/watch.js';
 import { fetchKeyQuota, keyQuotaJson } from '../figures/key-quota.js';
+import { allowanceOf } from '../figures/key-allowance.js';
 import { renderBalance } from '../output/balance.js';
 
 export { balanceFleetRow as fleetRow } from '../output/balance.js';
@@ -29,7 +30,7 @@ export async function run(request: BalanceRequest, ctx: Context): Promise<void> 
     const [balance, quota] = await Promise.all([fetchBalance(client), fetchKeyQuota(client)]);
     const keyQuota = keyQuotaJson(quota);
     if (quota.state === 'unknown') ctx.debug(quota.reason);
-    return { json: keyQuota ? { ...balance.raw, key_quota: keyQuota } : balance.raw, human: () => renderBalance(balance, ctx, quota) };
+    return { json: keyQuota ? { ...balance.raw, key_quota: keyQuota } : balance.raw, human: () => renderBalance(balance, allowanceOf(balance, quota), ctx) };
   });
 }
 

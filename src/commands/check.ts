@@ -133,7 +133,7 @@ export async function run(request: CheckRun, ctx: Context): Promise<void> {
     warnKey && { name: 'warn-key-remaining', limit: decimalText(warnKey), unit: 'CNY', level: 'warn' as const, value: warnKey },
   ].filter((c): c is { name: string; limit: string; unit: string; level: 'fail' | 'warn'; value: Decimal } => Boolean(c));
   // The runway's forecast already asks for the key's quota: one request to the strictly limited token endpoint.
-  const keyQuotaRequest = keyChecks.length > 0 ? (forecastRequest && runway ? forecastRequest.then((f) => f.keyQuota) : fetchKeyQuota(client)).then(readQuota) : undefined;
+  const keyQuotaRequest = keyChecks.length > 0 ? (forecastRequest && runway ? forecastRequest.then((f) => f.allowance.quota) : fetchKeyQuota(client)).then(readQuota) : undefined;
   const windowRequest = { since: options.since, until: options.until, month: options.month, last: options.last, utcOffset: options.utcOffset, metric: options.metric };
   // The words of the gates' details: the view's amounts, windows and findings.
   const words = await gateWords();
@@ -141,7 +141,7 @@ export async function run(request: CheckRun, ctx: Context): Promise<void> {
     balanceRequest && balanceChecks.length > 0 ? guard(balanceChecks, () => balanceRequest) : undefined,
     maxSpend !== undefined ? guard([{ name: 'max-spend', limit: decimalText(maxSpend), unit: 'CNY' }], () => loadSpend(ctx, options, words)) : undefined,
     // A runway is the shorter of the balance's and the key quota's: a quota that could not be read leaves it unknown.
-    runway ? guard(runwayChecks, () => forecastRequest!.then((f) => (readQuota(f.keyQuota), f))) : undefined,
+    runway ? guard(runwayChecks, () => forecastRequest!.then((f) => (readQuota(f.allowance.quota), f))) : undefined,
     models.length > 0 ? guard(models.map((m) => ({ name: `require-model:${m}`, limit: m, unit: 'model' as const })), () => fetchModels(client, 'native')) : undefined,
     budgetGates.length > 0 ? guard(budgetGates.map((g) => ({ name: gateName(g), limit: '', unit: 'CNY' })), () => loadBudgets(ctx, budgetNames, forecastRequest)) : undefined,
     // A mark that records no reading was taken (mark --fail-open): with --fail-open the run's spend is not measured, said as such.

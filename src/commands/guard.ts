@@ -20,6 +20,7 @@ import { refreshInBackground, sessionStart } from '../statusline/fast.js';
 import { type BudgetFigure, type GuardCache, type GuardFigures, type GuardLimits, dailyFromStatusline, decide, fresher, readGuardCache, staleParts, writeGuardCache } from '../statusline/guard.js';
 import { blockText, unreadText } from '../output/guard.js';
 import { writeFileAtomic } from '../settings/files.js';
+import { dailyAllowance } from '../figures/key-allowance.js';
 
 /** How long a hook waits on the gateway before it decides with what it has. */
 const GUARD_WAIT_MS = 300;
@@ -189,8 +190,8 @@ async function fetchParts(ctx: Context, stale: { daily: boolean; session: boolea
   const got: Fetched = {};
   if (balance) {
     const b = await balance;
-    const key = b.apiKey;
-    got.daily = key === null ? null : key.dailyUsed === undefined ? undefined : { used: key.dailyUsed.toFixed(), limit: key.dailyLimit?.toFixed() ?? null, currency: b.currency, fetched_at: at() };
+    const daily = dailyAllowance(b.apiKey);
+    got.daily = daily === undefined ? null : daily.used === undefined ? undefined : { used: daily.used.toFixed(), limit: daily.limit?.toFixed() ?? null, currency: b.currency, fetched_at: at() };
     if (spending && ask) {
       const s = await spending;
       got.session = { id: ask.id, started: ask.start, spent: s.spent.toFixed(), currency: b.currency, complete: s.complete, fetched_at: at() };

@@ -4,14 +4,12 @@
 // a minute however often it is scraped. With --all-profiles each profile is a set of series; a
 // profile that fails is tally_up 0 and nothing else. It exits 0 whenever it printed.
 import type { Command } from 'commander';
-import { Decimal, derivedText } from '../domain/money.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
-import { isDecimalString } from '../domain/decimal-text.js';
 import { isLoopback } from '../domain/loopback.js';
-import { bucketStart } from '../domain/window.js';
-import { type Family, exposition } from '../output/prometheus.js';
+import { exposition } from '../output/prometheus.js';
+import { metricsFamilies } from '../output/metrics.js';
 import { writeReportFile } from '../settings/report-file.js';
 import { type Figures, figuresOf } from '../figures/metrics.js';
 
@@ -24,60 +22,12 @@ export function configure(command: Command): void {
     .option('--serve [host:port]', 'serve /metrics (default 127.0.0.1:9464), asking the gateway at most once a minute');
 }
 
-/** The families for some profiles' figures. */
-function families(all: Figures[]): Family[] {
-  const family = (name: string, help: string): Family => ({ name, help, type: 'gauge', samples: [] });
-  const up = family('tally_up', '1 when the gateway answered for this profile, 0 when it did not (then no other series for it).');
-  const balance = family('tally_balance', 'The account balance, in the currency the gateway states.');
-  const lifetime = family('tally_lifetime_spend', 'Everything the account has spent.');
-  const used = family('tally_key_daily_cost_used', "The key's spend today, as the gateway counts it.");
-  const limit = family('tally_key_daily_cost_limit', "The key's daily spend limit.");
-  const today = family('tally_spend_today', "Spend today on the gateway's day grid: without a model label the account's (usage, the money metric); with one this key's on that model (the top 10, the rest as other).");
-  const runway = family('tally_runway_seconds', "How long the balance (or the key's own quota, when it runs out first) lasts at the pace of the last 7 complete days, in whole days as seconds (absent when nothing was spent).");
-  const keyRemaining = family('tally_key_remaining', "What the key's own total quota leaves (keys with a quota whose record states its currency).");
-  const budgetSpent = family('tally_budget_spent', "A budget's spend in its current period.");
-  const budgetAmount = family('tally_budget_amount', "A budget's amount for each period.");
-  for (const f of all) {
-    up.samples.push({ labels: { profile: f.profile }, value: f.loaded || f.balanceOnly ? '1' : '0' });
-    if (f.balanceOnly) {
-      const raw = f.balanceOnly.raw;
-      const labels = { profile: f.profile, currency: f.balanceOnly.currency };
-      if (typeof raw.balance === 'string') balance.samples.push({ labels, value: raw.balance });
-      if (typeof raw.lifetime_spend === 'string') lifetime.samples.push({ labels, value: raw.lifetime_spend });
-    }
-    if (!f.loaded) continue;
-    const { balance: b, forecast, series, metric } = f.loaded;
-    const labels = { profile: f.profile, currency: b.currency };
-    const raw = b.raw;
-    if (typeof raw.balance === 'string') balance.samples.push({ labels, value: raw.balance });
-    if (typeof raw.lifetime_spend === 'string') lifetime.samples.push({ labels, value: raw.lifetime_spend });
-    const key = raw.api_key as Record<string, unknown> | null | undefined;
-    if (key && typeof key.daily_cost_used === 'string') used.samples.push({ labels, value: key.daily_cost_used });
-    if (key && typeof key.daily_cost_limit === 'string') limit.samples.push({ labels, value: key.daily_cost_limit });
-    const todayStart = bucketStart(f.now!, 'day', series.dayGrid.offset);
-    const at = series.slots.indexOf(todayStart);
-    const spend = at >= 0 && metric ? series.buckets[at]![metric] : undefined;
-    today.samples.push({ labels, value: isDecimalString(spend) ? spend : '0' });
-    for (const m of f.models ?? []) today.samples.push({ labels: { ...labels, model: m.model }, value: m.spend });
-    if (forecast.runwayDays !== null && f.loaded.keyQuota.state !== 'unknown') runway.samples.push({ labels: { profile: f.profile }, value: forecast.runwayDays.mul(86_400).toFixed() });
-    const quota = f.loaded.keyQuota.state === 'quota' ? f.loaded.keyQuota.quota : undefined;
-    if (quota?.currency) keyRemaining.samples.push({ labels: { profile: f.profile, currency: quota.currency }, value: quota.remaining.toFixed() });
-    for (const budget of f.budgets?.budgets ?? []) {
-      const budgetLabels = { ...labels, budget: budget.name };
-      // A budget whose spend cannot be told has its amount and no spent series (never a zero).
-      if (budget.standing) budgetSpent.samples.push({ labels: budgetLabels, value: derivedText(budget.standing.spent) });
-      budgetAmount.samples.push({ labels: budgetLabels, value: new Decimal(budget.budget.amount).toFixed() });
-    }
-  }
-  return [up, balance, lifetime, used, limit, today, runway, keyRemaining, budgetSpent, budgetAmount];
-}
-
 /** The exposition now: this run's profile, or every profile of the fleet. */
 async function gather(ctx: Context, fresh: () => Context): Promise<string> {
   if (!ctx.options.allProfiles && ctx.options.profiles === undefined) {
     const run = fresh();
     try {
-      return exposition(families([await figuresOf(run, (await run.settings()).profile)]));
+      return exposition(metricsFamilies([await figuresOf(run, (await run.settings()).profile)]));
     } finally {
       await run.dispose();
     }
@@ -85,7 +35,7 @@ async function gather(ctx: Context, fresh: () => Context): Promise<string> {
   const { acrossProfiles } = await import('../fleet.js');
   // figuresOf never fails (a profile that does is tally_up 0): a skipped profile is reported as down too.
   const results = await acrossProfiles(ctx, figuresOf);
-  return exposition(families(results.map((r): Figures => ('value' in r ? r.value : { profile: r.profile }))));
+  return exposition(metricsFamilies(results.map((r): Figures => ('value' in r ? r.value : { profile: r.profile }))));
 }
 
 /** Where the exposition goes: stdout, a file for node_exporter, or served at HOST:PORT. */

@@ -3,7 +3,6 @@
 // grid), and the projection at the forecast's average daily spend.
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { isDecimalString } from '../domain/decimal-text.js';
 import { type BudgetStanding, type StoredBudget, budgetPeriod, budgetScope, checkBudget, countsPerModel, standing } from '../domain/budget.js';
 import { type Period, elapsedOf } from '../domain/period.js';
 import { globMatcher } from '../domain/glob.js';
@@ -12,7 +11,7 @@ import { Decimal, derivedText, oneDecimal } from '../domain/money.js';
 import { type UsageWindow, bucketStart, ended } from '../domain/window.js';
 import { isoInZone, parseZone } from '../domain/zone.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
-import { loadUsageSeries } from './usage-series.js';
+import { bucketMoney, loadUsageSeries } from './usage-series.js';
 import { storedNamesHint } from '../domain/suggest.js';
 
 export const NO_BUDGETS = 'no budget is stored for this profile: `tally budget set monthly --amount 500 --period month` makes one';
@@ -93,10 +92,9 @@ export async function loadBudgets(ctx: Context, names: string[], forecast?: Prom
         if (hours!.scope === 'key') return { name, budget, period, at: moment, standing: undefined, notMeasured: "the gateway states its usage over time as this key's, so the whole account's spend cannot be told" };
         const first = Math.floor(period.start / 3600) * 3600;
         let spent = new Decimal(0);
-        hours!.buckets.forEach((bucket, j) => {
+        bucketMoney(hours!.buckets, metric).forEach((amount, j) => {
           const slot = hours!.slots[j]!;
-          const value = metric === undefined ? undefined : bucket[metric];
-          if (slot >= first && slot < period.end && slot < measured && isDecimalString(value)) spent = spent.plus(value);
+          if (slot >= first && slot < period.end && slot < measured && amount !== undefined) spent = spent.plus(amount);
         });
         return figures(spent, past ? ownPace(spent) : loaded.forecast.averageDailySpend);
       }

@@ -12,8 +12,9 @@ import { fixedZone } from '../domain/zone.js';
 import { plural } from '../domain/words.js';
 import { loadUsageSeries } from './usage-series.js';
 import { spendMetric } from './forecast.js';
-import { seriesSpend } from './comparison.js';
+import { seriesSpend } from './usage-series.js';
 import { type KeyQuotaFigure, quotaReadError } from './key-quota.js';
+import { dailyAllowance } from './key-allowance.js';
 import { NotMeasured } from '../errors.js';
 import type { BudgetFigures } from './budgets.js';
 import { type StoredBudget, budgetScope } from '../domain/budget.js';
@@ -62,27 +63,28 @@ export interface GateWords {
 }
 
 export function dailyCheck(name: string, level: Level, balance: Balance, threshold: Threshold, words: GateWords): Omit<CheckResult, 'ok'> {
-  const key = balance.apiKey;
+  const daily = dailyAllowance(balance.apiKey);
   const limit = decimalText(threshold.value);
   const unit = threshold.kind === 'percent' ? 'percent' : balance.currency;
   // A condition that cannot apply to this key is a warning that says why, never a budget failure.
-  if (!key || key.dailyUsed === undefined) {
-    return { name, level: 'warn', actual: null, limit, unit, detail: key ? 'does not apply: the key reports no spend for today' : 'does not apply: signed in with a device token, no key-level limit' };
+  if (daily?.used === undefined) {
+    return { name, level: 'warn', actual: null, limit, unit, detail: daily ? 'does not apply: the key reports no spend for today' : 'does not apply: signed in with a device token, no key-level limit' };
   }
+  const used = daily.used;
   const money = (value: Decimal) => words.amount(value, balance.currency);
-  if (threshold.kind === 'amount') return { name, level: key.dailyUsed.lte(threshold.value) ? 'pass' : level, actual: decimalText(key.dailyUsed), limit, unit };
-  if (!key.dailyLimit || key.dailyLimit.isZero()) {
-    return { name, level: 'warn', actual: null, limit, unit, detail: `does not apply: the key has no daily limit to take a share of (spent ${money(key.dailyUsed)} today)` };
+  if (threshold.kind === 'amount') return { name, level: used.lte(threshold.value) ? 'pass' : level, actual: decimalText(used), limit, unit };
+  if (daily.share === undefined) {
+    return { name, level: 'warn', actual: null, limit, unit, detail: `does not apply: the key has no daily limit to take a share of (spent ${money(used)} today)` };
   }
   // The gate compares the exact share; JSON carries it to the ledger's 8 places, the line as precisely as the limit.
-  const share = key.dailyUsed.div(key.dailyLimit).mul(100);
+  const share = daily.share.mul(100);
   return {
     name,
     level: share.lte(threshold.value) ? 'pass' : level,
     actual: derivedText(share),
     limit,
     unit,
-    detail: `${money(key.dailyUsed)} of the ${money(key.dailyLimit)} daily limit spent today`,
+    detail: `${money(used)} of the ${money(daily.limit!)} daily limit spent today`,
   };
 }
 

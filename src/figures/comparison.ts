@@ -2,17 +2,14 @@
 // one it is compared with, on the same day grid, asked for together; their totals from the usage
 // series (whose scope the gateway states), or per model from the records of usage by model.
 import type { Context } from '../context.js';
-import { ServiceError } from '../errors.js';
-import { isDecimalString } from '../domain/decimal-text.js';
 import { type ComparisonRow, compareByModel, comparedWindow, comparisonRow, totalRow } from '../domain/comparison.js';
-import { Decimal } from '../domain/money.js';
 import type { Scope } from '../domain/records.js';
 import { MAX_WINDOW_SECONDS, type UsageWindow, ended } from '../domain/window.js';
 import { holdDays } from './day-pages.js';
 import type { Zone } from '../domain/zone.js';
 import { spendMetric } from './forecast.js';
 import { type DayGrid, type TimeSettings, type WindowOptions } from './day-grid.js';
-import { type UsageSeries, windowOnGrid, loadOnGrid } from './usage-series.js';
+import { type UsageSeries, loadOnGrid, seriesSpend, windowOnGrid } from './usage-series.js';
 import { type ModelSpendOver, spendPerModel } from './usage-by-model.js';
 
 export interface ComparisonRequest extends WindowOptions {
@@ -99,14 +96,3 @@ function sameScope(a: ModelSpendOver, b: ModelSpendOver): Scope | undefined {
   return a.scope === b.scope ? a.scope : undefined;
 }
 
-/** The spend of a series: its money field's total (--metric, else the one discovered); zero when there is no usage at all, never when the total is unreadable. */
-export function seriesSpend(series: UsageSeries, metric: string | undefined): Decimal {
-  if (metric === undefined) return new Decimal(0);
-  const value = series.totals[metric];
-  if (value === undefined || value === null) {
-    if (series.filled === series.buckets.length) return new Decimal(0);
-    throw new ServiceError(`usage totals carry no "${metric}" although the buckets do`);
-  }
-  if (!isDecimalString(value)) throw new ServiceError(`usage totals."${metric}" is not a decimal amount`);
-  return new Decimal(value);
-}

@@ -5,16 +5,16 @@
 import type { Context } from '../context.js';
 import { ServiceError, TallyError, UsageError } from '../errors.js';
 import { type Balance, balanceDocument } from '../api/balance.js';
-import { isDecimalString } from '../domain/decimal-text.js';
 import { LosslessNumber, isJsonObject } from '../domain/json.js';
 import { type DailySpend, type Forecast, forecast, ledgerText } from '../domain/forecast.js';
 import { type Backtest, PATTERN_DAYS, RANGE_COVERAGE, backtest } from '../domain/forecast-range.js';
 import { Decimal } from '../domain/money.js';
 import { bucketStart } from '../domain/window.js';
 import { dateText, fixedZone, isoInZone, wallClock } from '../domain/zone.js';
-import { type KeyQuota, type KeyQuotaFigure, keyQuotaJson, keyQuotaOf } from './key-quota.js';
+import { keyQuotaJson } from './key-quota.js';
+import { type KeyAllowance, keyAllowanceOf } from './key-allowance.js';
 import { balanceOf } from './balance.js';
-import { type UsageSeries, loadUsageSeries } from './usage-series.js';
+import { type UsageSeries, bucketMoney, loadUsageSeries } from './usage-series.js';
 import { spendPerModel } from './usage-by-model.js';
 
 export interface ForecastOptions {
@@ -35,12 +35,8 @@ export interface LoadedForecast {
   series: UsageSeries;
   forecast: Forecast;
   metric: string | undefined;
-  keyQuota: KeyQuotaFigure;
-}
-
-/** The key's quota where it can be set against the balance: a quota in the balance's own unit. */
-function comparableKeyQuota(figure: KeyQuotaFigure, currency: string): KeyQuota | undefined {
-  return figure.state === 'quota' && figure.quota.currency === currency ? figure.quota : undefined;
+  /** What this key may spend: today against its daily limit, its own quota. */
+  allowance: KeyAllowance;
 }
 
 /** The balance and enough day buckets for the basis and the month so far, then the figures. */
@@ -48,16 +44,15 @@ export async function loadForecast(ctx: Context, options: ForecastOptions): Prom
   const days = options.days ?? DEFAULT_BASIS_DAYS;
   // Today, the basis days before it, and the whole month so far: one request (split past 92 days).
   const span = Math.max(days + 1, 31);
-  const [balance, series, keyQuota] = await Promise.all([
+  const [balance, series, allowance] = await Promise.all([
     balanceOf(ctx),
     loadUsageSeries(ctx, { bucket: 'day', since: `${span}d`, utcOffset: options.utcOffset }),
-    options.keyQuota === false ? Promise.resolve<KeyQuotaFigure>({ state: 'none', reason: 'not asked' }) : keyQuotaOf(ctx, options.forGate),
+    keyAllowanceOf(ctx, { quota: options.keyQuota, forGate: options.forGate }),
   ]);
-  if (keyQuota.state === 'unknown') ctx.debug(keyQuota.reason);
+  if (allowance.quota.state === 'unknown') ctx.debug(allowance.quota.reason);
   const metric = spendMetric(series, options.metric);
   const spend = dailySpendOf(series, metric);
-  const key = balance.apiKey;
-  const comparable = comparableKeyQuota(keyQuota, balance.currency);
+  const comparable = allowance.comparableQuota;
   const now = Math.floor(ctx.now() / 1000);
   const keyPace = comparable ? await keyOwnPace(ctx, bucketStart(now, 'day', series.dayGrid.offset), days) : undefined;
   const result = forecast({
@@ -66,11 +61,11 @@ export async function loadForecast(ctx: Context, options: ForecastOptions): Prom
     basisDays: days,
     now,
     dayOffset: series.dayGrid.offset,
-    today: key === null ? undefined : { used: key.dailyUsed, limit: key.dailyLimit },
+    today: allowance.daily && { used: allowance.daily.used, limit: allowance.daily.limit },
     keyRemaining: comparable?.remaining,
     keyPace,
   });
-  return { balance, series, forecast: result, metric, keyQuota };
+  return { balance, series, forecast: result, metric, allowance };
 }
 
 /**
@@ -133,7 +128,7 @@ export function forecastJson(loaded: LoadedForecast) {
     runs_out_on: f.runsOutOn === null ? null : dateText(wallClock(f.runsOutOn, zone)),
     runway_basis: f.runwayBasis,
     ...(f.keyPace ? { key_pace: { basis: f.keyPace.pace, daily: ledgerText(f.keyPace.daily) } } : {}),
-    key_quota: keyQuotaJson(loaded.keyQuota),
+    key_quota: keyQuotaJson(loaded.allowance.quota),
     month_to_date: f.monthToDate.toFixed(),
     projected_month_end: ledgerText(f.projectedMonthEnd),
     projected_month_end_range: f.monthRange && {
@@ -165,10 +160,7 @@ function sentAmount(balance: Balance, field: string): string | null {
 function dailySpendOf(series: UsageSeries, metric: string | undefined): DailySpend[] {
   const spend: DailySpend[] = [];
   if (metric === undefined) return spend;
-  series.buckets.forEach((bucket, i) => {
-    const value = bucket[metric];
-    if (isDecimalString(value)) spend.push({ day: series.slots[i]!, spend: new Decimal(value) });
-  });
+  bucketMoney(series.buckets, metric).forEach((amount, i) => amount !== undefined && spend.push({ day: series.slots[i]!, spend: new Decimal(amount) }));
   return spend;
 }
 

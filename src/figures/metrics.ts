@@ -6,6 +6,7 @@ import { TallyError } from '../errors.js';
 import { bucketStart } from '../domain/window.js';
 import { loadBudgets, storedBudgets } from './budgets.js';
 import { type LoadedForecast, loadForecast } from './forecast.js';
+import { bucketMoney } from './usage-series.js';
 
 export interface Figures {
   profile: string;
@@ -15,6 +16,8 @@ export interface Figures {
   /** A profile that answers in part (a device token reads the balance, not usage): what it read. */
   balanceOnly?: import('../api/balance.js').Balance;
   budgets?: Awaited<ReturnType<typeof loadBudgets>>;
+  /** The account's spend today (the usage series' money on the grid day that holds `now`), as the gateway wrote it. */
+  spendToday?: string;
   /** The key's spend today per model: the top MODEL_SERIES, the rest added up as `other` (bounded series). */
   models?: { model: string; spend: string }[];
 }
@@ -30,9 +33,11 @@ export async function figuresOf(ctx: Context, profile: string): Promise<Figures>
     const stored = storedBudgets(ctx).then((list) => (list.length > 0 ? loadBudgets(ctx, [], loaded) : undefined));
     const [forecast, budgets] = await Promise.all([loaded, stored]);
     // Exported as what could be read: a quota that could not be read leaves the runway unknown too (never a value for an alert rule).
-    if (forecast.keyQuota.state === 'unknown') ctx.warn(`profile "${profile}": ${forecast.keyQuota.reason}; tally_key_remaining and tally_runway_seconds are left out`);
+    if (forecast.allowance.quota.state === 'unknown') ctx.warn(`profile "${profile}": ${forecast.allowance.quota.reason}; tally_key_remaining and tally_runway_seconds are left out`);
     const now = Math.floor(ctx.now() / 1000);
-    return { profile, loaded: forecast, budgets, now, models: await modelsToday(ctx, forecast, now) };
+    const today = forecast.series.slots.indexOf(bucketStart(now, 'day', forecast.series.dayGrid.offset));
+    const spendToday = today < 0 ? undefined : bucketMoney([forecast.series.buckets[today]!], forecast.metric)[0];
+    return { profile, loaded: forecast, budgets, now, spendToday, models: await modelsToday(ctx, forecast, now) };
   } catch (error) {
     if (error instanceof TallyError && error.kind === 'interrupted') throw error;
     // A device token reads the balance and nothing else: export what it can read, and say what not.

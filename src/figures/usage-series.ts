@@ -2,6 +2,7 @@
 // for the window (split into parts of at most 92 days), learn the buckets' shape and day grid
 // from what came back, fill the gaps, and for weeks and months add the days up.
 import type { Context } from '../context.js';
+import { ServiceError } from '../errors.js';
 import { type CacheState, type UsagePage, fetchUsage } from '../api/usage.js';
 import type { HttpClient } from '../api/http.js';
 import { type BucketShape, MalformedUsage, checkTotals, discoverShape, distinctBuckets, fillMissingBuckets, inferGridOffset } from '../domain/buckets.js';
@@ -295,10 +296,33 @@ function runningJson(series: UsageSeries, now: number): { complete: boolean; run
   return { complete: false, ...(running === undefined ? {} : { running_from: running, running_from_iso: isoInZone(running, series.labelZone) }) };
 }
 
+// The spend of a series: the one reader of money out of a series, in total and bucket by bucket.
+
+/** The spend of a series: its money field's total (--metric, else the one discovered); zero when there is no usage at all, never when the total is unreadable. */
+export function seriesSpend(series: UsageSeries, metric: string | undefined): Decimal {
+  if (metric === undefined) return new Decimal(0);
+  const value = series.totals[metric];
+  if (value === undefined || value === null) {
+    if (series.filled === series.buckets.length) return new Decimal(0);
+    throw new ServiceError(`usage totals carry no "${metric}" although the buckets do`);
+  }
+  if (!isDecimalString(value)) throw new ServiceError(`usage totals."${metric}" is not a decimal amount`);
+  return new Decimal(value);
+}
+
 /**
- * What each bucket spent, by the usage field that holds money: the one reader of a series' spend
- * per bucket (a bucket without a decimal amount there spent nothing; no field at all, nothing).
+ * The money of each bucket, as the gateway wrote it (a decimal string, so a Prometheus sample or
+ * a sum keeps every digit), or undefined where the field holds no readable amount (a day without
+ * usage, a filled hole).
  */
+export function bucketMoney(buckets: readonly JsonObject[], metric: string | undefined): (string | undefined)[] {
+  return buckets.map((bucket) => {
+    const value = metric === undefined ? undefined : bucket[metric];
+    return isDecimalString(value) ? value : undefined;
+  });
+}
+
+/** What each bucket spent, by the same reading: a bucket without a decimal amount spent nothing (no field at all, nothing). */
 export function bucketAmounts(buckets: readonly JsonObject[], metric: string | undefined): Decimal[] {
-  return buckets.map((b) => (metric !== undefined && isDecimalString(b[metric]) ? new Decimal(b[metric] as string) : new Decimal(0)));
+  return bucketMoney(buckets, metric).map((amount) => new Decimal(amount ?? 0));
 }

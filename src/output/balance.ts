@@ -2,12 +2,12 @@
 import type { Context } from '../context.js';
 import type { Balance } from '../api/balance.js';
 import { jsonText } from '../domain/json.js';
-import type { KeyQuotaFigure } from '../figures/key-quota.js';
+import type { KeyAllowance } from '../figures/key-allowance.js';
 import { keyQuotaRows } from './key-quota.js';
 import type { BalanceDocument } from '../api/balance.js';
 import type { FleetRow } from './fleet.js';
 
-export async function renderBalance(balance: Balance, ctx: Context, quota?: KeyQuotaFigure): Promise<string> {
+export async function renderBalance(balance: Balance, allowance: KeyAllowance, ctx: Context): Promise<string> {
   const [{ renderPanel, bar, drawn }, { formatAmount, formatPercent }, { styleFor }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
@@ -28,21 +28,20 @@ export async function renderBalance(balance: Balance, ctx: Context, quota?: KeyQ
     rows.push(['Key', 'signed in with a device token, no key-level limit']);
   } else {
     rows.push(['Key', [key.name, key.prefix && `(${key.prefix}…)`].filter(Boolean).join(' ') || 'unnamed key']);
-    if (key.dailyLimit === undefined) {
+    const { used, limit, left, share } = allowance.daily!;
+    if (limit === undefined) {
       rows.push(['Daily limit', 'none set']);
-      if (key.dailyUsed !== undefined) rows.push(['Used today', amount(key.dailyUsed)]);
+      if (used !== undefined) rows.push(['Used today', amount(used)]);
     } else {
-      const used = key.dailyUsed;
-      rows.push(['Daily limit', amount(key.dailyLimit)]);
+      rows.push(['Daily limit', amount(limit)]);
       if (used !== undefined) {
-        const share = key.dailyLimit.isZero() ? 1 : used.div(key.dailyLimit).toNumber();
-        rows.push(['Used today', drawn(`${amount(used)}  ${bar(share, 20, style)}  ${formatPercent(used, key.dailyLimit)}`)]);
-        const remaining = key.dailyLimit.minus(used);
-        rows.push(['Remaining today', amount(remaining.isNegative() ? remaining.mul(0) : remaining)]);
+        // A zero limit is all used up: the bar is full.
+        rows.push(['Used today', drawn(`${amount(used)}  ${bar(share?.toNumber() ?? 1, 20, style)}  ${formatPercent(used, limit)}`)]);
+        rows.push(['Remaining today', amount(left!)]);
       }
     }
   }
-  if (quota?.state === 'quota') rows.push(...keyQuotaRows(quota, ctx.options.exact));
+  if (allowance.quota.state === 'quota') rows.push(...keyQuotaRows(allowance.quota, ctx.options.exact));
   rows.push(['Currency', balance.currency]);
   return renderPanel(rows, style);
 }

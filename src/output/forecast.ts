@@ -22,7 +22,7 @@ export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promis
   const what = f.runwayBasis === 'key_quota' ? "the key's own quota" : 'the balance';
   const rows: [string, string][] = [
     ['Average daily spend', `${amount(f.averageDailySpend)}  (${loaded.series.scope === 'account' ? "the whole account's, " : loaded.series.scope === 'key' ? "this key's, " : ''}the last ${f.basis.days} complete day${f.basis.days === 1 ? '' : 's'}, ${date(f.basis.start)} to ${date(f.basis.end - 1)}: ${amount(f.basis.spend)})`],
-    ['Runway', f.runwayDays === null ? `no spend in that time: ${what} is not being used up` : `${wholeDays(f.runwayDays)}: ${what} runs out ${runsOut} at ${f.runwayBasis === 'key_quota' && f.keyPace ? keyPaceWords(f.keyPace, amount) : 'this pace'}${loaded.keyQuota.state === 'unknown' ? " (the key's quota was not read: it may run out first)" : ''}`],
+    ['Runway', f.runwayDays === null ? `no spend in that time: ${what} is not being used up` : `${wholeDays(f.runwayDays)}: ${what} runs out ${runsOut} at ${f.runwayBasis === 'key_quota' && f.keyPace ? keyPaceWords(f.keyPace, amount) : 'this pace'}${loaded.allowance.quota.state === 'unknown' ? " (the key's quota was not read: it may run out first)" : ''}`],
     ['This month', `${amount(f.monthToDate)} so far; ${amount(f.projectedMonthEnd)} projected by the month's end${f.monthRange && !f.monthRange.low.eq(f.monthRange.high) ? ` (${groupDigits(new Decimal(f.monthRange.coverage).mul(100).toFixed())}% range ${amount(f.monthRange.low)} to ${amount(f.monthRange.high)}${f.monthRange.method === 'weekday' ? ', with the weekday pattern' : ''})` : ''}`],
   ];
   const today = f.today;
@@ -57,7 +57,7 @@ export async function renderForecast(loaded: LoadedForecast, ctx: Context): Prom
     import('../output/wrap.js'),
   ]);
   const style = await styleFor(ctx);
-  const rows: [string, string][] = [['Balance', formatAmount(loaded.balance.balance, 'account', { currency: loaded.balance.currency, exact: ctx.options.exact })], ...keyQuotaRows(loaded.keyQuota, ctx.options.exact), ...(await forecastRows(loaded, ctx))];
+  const rows: [string, string][] = [['Balance', formatAmount(loaded.balance.balance, 'account', { currency: loaded.balance.currency, exact: ctx.options.exact })], ...keyQuotaRows(loaded.allowance.quota, ctx.options.exact), ...(await forecastRows(loaded, ctx))];
   const note = `${describeGrid(loaded.series)}; spend from usage field "${loaded.metric ?? 'none (no usage in 92 days)'}"`;
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }

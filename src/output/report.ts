@@ -65,7 +65,7 @@ export function reportFacts(r: Report, exact = false) {
   const percent = percentCell;
   const f = r.forecast.forecast;
   const runway = f.runwayDays === null ? 'not being used up' : `${groupDigits(f.runwayDays.toFixed())} days${f.runsOutOn === null ? '' : ` (to ${dateText(wallClock(f.runsOutOn, zone))})`}`;
-  const quota = r.forecast.keyQuota.state === 'quota' ? r.forecast.keyQuota.quota : undefined;
+  const quota = r.forecast.allowance.quota.state === 'quota' ? r.forecast.allowance.quota.quota : undefined;
   return {
     label: periodLabel(r),
     range: `${inclusiveDays(r.window, zone)} (days of UTC${isoInZone(r.window.start, zone).slice(19)})`,
@@ -75,7 +75,7 @@ export function reportFacts(r: Report, exact = false) {
     percent,
     balance: amount(r.forecast.balance.balance),
     runway,
-    quota: quota ? `${formatAmount(quota.remaining, 'account', { currency: quota.currency ?? 'units', exact })} left of the key's own quota` : r.forecast.keyQuota.state === 'unknown' ? `not read (${notReadWhy(r.forecast.keyQuota)})` : undefined,
+    quota: quota ? `${formatAmount(quota.remaining, 'account', { currency: quota.currency ?? 'units', exact })} left of the key's own quota` : r.forecast.allowance.quota.state === 'unknown' ? `not read (${notReadWhy(r.forecast.allowance.quota)})` : undefined,
     spend: `${amount(r.spend.current)} (previous ${amount(r.spend.previous)}, ${signed(r.spend.change)}, ${percent(r.spend)})`,
     spendScope: scopeText(r.spendScope),
     modelsScope: scopeText(r.modelsScope),

@@ -42,13 +42,12 @@ export async function renderStatus(data: StatusData, ctx: Context): Promise<stri
   const rows: Parameters<typeof renderPanel>[0] = [
     ['Balance', `${amount(balance.balance)} · lifetime spend ${amount(balance.lifetimeSpend)} · ${balance.hasActivePlan ? 'plan active' : 'no active plan (billing from balance)'}`],
   ];
-  const key = balance.apiKey;
-  if (key === null) rows.push(['Today', 'signed in with a device token: no key-level limit']);
-  else if (key.dailyUsed !== undefined && key.dailyLimit !== undefined && !key.dailyLimit.isZero()) {
-    const share = key.dailyUsed.div(key.dailyLimit).toNumber();
-    rows.push(['Today', drawn(`${amount(key.dailyUsed)} of ${amount(key.dailyLimit)}  ${bar(share, 20, style)}  ${formatPercent(key.dailyUsed, key.dailyLimit)}`)]);
-  } else if (key.dailyUsed !== undefined) rows.push(['Today', `${amount(key.dailyUsed)} (the key has no daily limit)`]);
-  rows.push(...keyQuotaRows(data.loaded.keyQuota, ctx.options.exact));
+  const daily = data.loaded.allowance.daily;
+  if (daily === undefined) rows.push(['Today', 'signed in with a device token: no key-level limit']);
+  else if (daily.used !== undefined && daily.limit !== undefined && daily.share !== undefined) {
+    rows.push(['Today', drawn(`${amount(daily.used)} of ${amount(daily.limit)}  ${bar(daily.share.toNumber(), 20, style)}  ${formatPercent(daily.used, daily.limit)}`)]);
+  } else if (daily.used !== undefined) rows.push(['Today', `${amount(daily.used)} (the key has no daily limit)`]);
+  rows.push(...keyQuotaRows(data.loaded.allowance.quota, ctx.options.exact));
   const money = data.loaded.metric;
   const week = data.week;
   if (money) {

@@ -10,6 +10,7 @@ import { credentialId } from '../settings/cache-key.js';
 import { ensurePrivateDir, writeFileAtomic } from '../settings/files.js';
 import { type StatuslineFigures, type StatuslineIdentity, isFresh, statuslinePath } from './cache.js';
 import type { SessionSpend } from './session.js';
+import { dailyAllowance } from '../figures/key-allowance.js';
 
 /** The key's spend today and its daily limit (null: none), as a balance said them. */
 export interface DailyFigure {
@@ -171,11 +172,14 @@ export function decide(limits: GuardLimits, figures: GuardFigures, now: number, 
     else if (!figure || !usable(figure)) unread.push("--max-daily-used: the key's spend today could not be read");
     else if (limits.maxDaily.kind === 'amount') {
       if (new Decimal(figure.used).gt(limits.maxDaily.value)) crossed.push({ kind: 'daily', figure, threshold: limits.maxDaily });
-    } else if (figure.limit === null || new Decimal(figure.limit).isZero()) {
-      unread.push('--max-daily-used: the key has no daily limit to take a share of');
     } else {
-      const share = new Decimal(figure.used).div(figure.limit).mul(100);
-      if (share.gt(limits.maxDaily.value)) crossed.push({ kind: 'daily', figure, threshold: limits.maxDaily, share });
+      // The share of the limit by the figure's one rule (none of a zero limit, or of none).
+      const day = dailyAllowance({ name: undefined, prefix: undefined, dailyUsed: new Decimal(figure.used), dailyLimit: figure.limit === null ? undefined : new Decimal(figure.limit) });
+      if (day?.share === undefined) unread.push('--max-daily-used: the key has no daily limit to take a share of');
+      else {
+        const share = day.share.mul(100);
+        if (share.gt(limits.maxDaily.value)) crossed.push({ kind: 'daily', figure, threshold: limits.maxDaily, share });
+      }
     }
   }
   if (limits.maxSession) {

@@ -34,9 +34,9 @@ export async function fetchFigures(ctx: Context, asked?: SessionAsk): Promise<Fe
   const spending = asked && !deviceToken ? sessionSpend(ctx, asked) : undefined;
   // Asked alongside; a log that cannot be read leaves {session} as it was, never the line.
   spending?.catch(() => undefined);
-  const loaded = deviceToken ? { balance: await fetchBalance(client), forecast: { runwayDays: null }, keyQuota: undefined } : await loadForecast(ctx, {});
-  const quota = loaded.keyQuota?.state === 'quota' ? loaded.keyQuota.quota : undefined;
-  const key = loaded.balance.apiKey;
+  const loaded = deviceToken ? { balance: await fetchBalance(client), forecast: { runwayDays: null }, allowance: undefined } : await loadForecast(ctx, {});
+  const quota = loaded.allowance?.quota.state === 'quota' ? loaded.allowance.quota.quota : undefined;
+  const daily = loaded.allowance?.daily;
   // The credential the requests carried (a device token may have been renewed on the way).
   const who = { profile: settings.profile, baseUrl: client.baseUrl, secret: client.credential?.secret ?? '' };
   return {
@@ -48,8 +48,8 @@ export async function fetchFigures(ctx: Context, asked?: SessionAsk): Promise<Fe
       fetched_at: new Date(ctx.now()).toISOString(),
       currency: loaded.balance.currency,
       balance: loaded.balance.balance.toFixed(),
-      today: key?.dailyUsed?.toFixed() ?? null,
-      limit: key?.dailyLimit?.toFixed() ?? null,
+      today: daily?.used?.toFixed() ?? null,
+      limit: daily?.limit?.toFixed() ?? null,
       runway_days: loaded.forecast.runwayDays === null ? null : String(loaded.forecast.runwayDays),
       key_left: quota ? quota.remaining.toFixed() : null,
       key_unit: quota?.currency ?? null,

@@ -128,7 +128,7 @@ describe('monitoring/', () => {
 
   it('ships a Grafana dashboard whose queries name only series tally writes', () => {
     const dashboard = JSON.parse(readFileSync(`${root}monitoring/grafana-dashboard.json`, 'utf8')) as { panels: { targets: { expr: string }[] }[]; templating: { list: { name: string }[] } };
-    const source = readFileSync(`${root}src/commands/metrics.ts`, 'utf8');
+    const source = readFileSync(`${root}src/output/metrics.ts`, 'utf8');
     const written = new Set([...source.matchAll(/family\('(tally_\w+)'/g)].map((m) => m[1]!));
     expect(written.size).toBeGreaterThan(8);
     const used = dashboard.panels.flatMap((p) => p.targets.flatMap((t) => [...t.expr.matchAll(/\btally_\w+/g)].map((m) => m[0])));

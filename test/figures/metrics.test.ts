@@ -23,6 +23,8 @@ describe('metrics figures', () => {
     expect(figures.models?.map((m) => `${m.model} ${m.spend}`)).toEqual(['m-12 0.12', 'm-11 0.11', 'm-10 0.1', 'm-09 0.09', 'm-08 0.08', 'm-07 0.07', 'm-06 0.06', 'm-05 0.05', 'm-04 0.04', 'm-03 0.03', 'other 0.03']);
     expect(figures.loaded?.balance.balance.toFixed()).toBe('80');
     expect(figures.now).toBe(NOW / 1000);
+    // The account's spend today: the day series' money on today's grid day, as the gateway wrote it.
+    expect(figures.spendToday).toBe('1.00');
   });
 
   it('a profile whose gateway fails is only its name', async () => {
