@@ -7,8 +7,7 @@ import type { CommandLine } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { addWindowOptions } from '../flags/options.js';
 import { emit, formatCsv } from '../output/emit.js';
-import type { Ledger } from '../figures/ledger.js';
-import { renderLedger } from '../output/ledger.js';
+import { renderLedger, scopeNotes } from '../output/ledger.js';
 import { ledgerCells, ledgerText } from '../domain/ledger-format.js';
 
 export interface ExportOptions {
@@ -45,9 +44,9 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): Export
 
 export async function run(options: ExportOptions, ctx: Context): Promise<void> {
   const csv = ctx.options.csv === true;
-  const [{ loadLedger, LEDGER_COLUMNS }, { acrossProfiles }, appending] = await Promise.all([
+  const [{ LEDGER_COLUMNS }, { loadLedgers }, appending] = await Promise.all([
     import('../figures/ledger.js'),
-    import('../fleet.js'),
+    import('../figures/ledgers.js'),
     options.append === undefined ? undefined : import('../figures/ledger-append.js'),
   ]);
   // The file is read (and refused, untouched) before the gateway is asked anything.
@@ -56,32 +55,11 @@ export async function run(options: ExportOptions, ctx: Context): Promise<void> {
   // A ledger asks period by period: a rate limit's window is waited out (within --timeout when given).
   ctx.options.patient = true;
   if (!fleet && !ctx.options.timeoutGiven) ctx.withoutDeadline();
-  const partial: string[] = [];
-  const exportOne = async (profileCtx: Context, name: string): Promise<Ledger | undefined> => {
-    const settings = await profileCtx.settings();
-    // A device token reads the balance only: it has no usage to put in a ledger, which the others still get.
-    if (fleet && settings.credential?.kind === 'device-token') {
-      ctx.note(`profile "${name}" is signed in with a device token, which reads no usage: it is left out of the ledger (\`tally --profile ${name} login --with-token\` gives it an API key)`);
-      return undefined;
-    }
-    const gateway = await profileCtx.gatewayIdentity();
-    const held = ledgerFile && appending!.heldDates(ledgerFile.held, ledgerFile.file, settings.profile, gateway.href);
-    if (held) partial.push(...held.partial.map((d) => `${d}${fleet ? ` (${settings.profile})` : ''}`));
-    try {
-      return await loadLedger(profileCtx, { ...options, ...(held && { skipDates: held.dates }), endedOnly: ledgerFile !== undefined });
-    } catch (error) {
-      // A ledger is whole or not written: which profile stopped it is said before its error.
-      if (fleet) ctx.warn(`profile "${name}" could not be exported, so nothing was written`);
-      throw error;
-    }
-  };
-  // One profile after another: a ledger is complete or not written at all.
-  const results = fleet ? (await acrossProfiles(ctx, exportOne, { sequential: true, failFast: true })).map((r) => ({ profile: r.profile, ledger: (r as { value: Ledger | undefined }).value })) : [{ profile: undefined, ledger: await exportOne(ctx, (await ctx.settings()).profile) }];
-  const exported = results.filter((r): r is { profile: string | undefined; ledger: Ledger } => r.ledger !== undefined);
+  const { exported, partial } = await loadLedgers(ctx, options, ledgerFile);
   const ledgers = exported.map((r) => r.ledger);
   // Whose spend each profile's rows are, on stderr (the file stays clean), as for one profile.
   const sayScopes = async () => {
-    for (const { profile, ledger } of exported) await sayScope(ctx, ledger, profile);
+    for (const { profile, ledger } of exported) for (const line of await scopeNotes(ledger, profile)) ctx.note(line);
   };
   const rows = ledgers.flatMap((l) => l.rows);
   if (ledgers.some((l) => l.incomplete)) ctx.warn('a period had more records than tally fetched: its rows are partial');
@@ -114,15 +92,3 @@ export async function run(options: ExportOptions, ctx: Context): Promise<void> {
     human: () => renderLedger(rows, ledgers, ctx),
   });
 }
-
-/** Whose spend the rows are, on stderr (the CSV stays clean): a key's ledger is not the account's, and says how much of it it is. */
-async function sayScope(ctx: Context, ledger: Ledger | undefined, profile?: string): Promise<void> {
-  if (ledger?.scope !== 'key') return;
-  const these = profile === undefined ? 'these rows are' : `profile "${profile}": its rows are`;
-  const way = profile === undefined ? ' (--all-profiles exports every stored key)' : '';
-  if (ledger.accountSpend === undefined) return ctx.note(`${these} this key's spend, not the whole account's${way}`);
-  const [{ shareNote }, { Decimal }] = await Promise.all([import('../output/usage-by-model.js'), import('../domain/money.js')]);
-  const key = ledger.rows.filter((r) => profile === undefined || r.profile === profile).reduce((a, r) => a.plus(r.amount), new Decimal(0)).toFixed();
-  for (const line of await shareNote({ key, account: ledger.accountSpend })) ctx.note(`${these} ${line.replace(/^this key: /, 'this key\'s spend: ')}; the rest is other keys'${way}`);
-}
-

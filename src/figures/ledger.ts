@@ -3,6 +3,7 @@
 // limit allows), with the calls and tokens where the records give them and the amount exactly.
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { Decimal } from '../domain/money.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import type { Scope } from '../domain/records.js';
 import { usagePerModel } from '../domain/repricing.js';
@@ -38,6 +39,8 @@ export interface Ledger {
   accountSpend: string | undefined;
   /** A period's records did not all come back. */
   incomplete: boolean;
+  /** The rows' amounts added up (decimal text): the spend these rows are. */
+  spend: string;
 }
 
 /** At most a year of days, or 31 days of hours, per run: each is a request. */
@@ -89,7 +92,8 @@ export async function loadLedger(ctx: Context, request: LedgerRequest): Promise<
       rows.push({ date: dateOf(period.start), zone: `UTC${formatOffset(grid.offset)}`, profile: settings.profile, gateway: gateway.href, scope: over.scope ?? '', ...row, currency: 'CNY', complete: periodEnded(period) });
     }
   }
-  return { window, dayOffset: grid.offset, bucket, rows, skipped: periods.length - wanted.length - running.length, running, scope, accountSpend: account, incomplete: found.some((f) => f.over.incomplete) };
+  const spend = rows.reduce((sum, row) => sum.plus(row.amount), new Decimal(0)).toFixed();
+  return { window, dayOffset: grid.offset, bucket, rows, skipped: periods.length - wanted.length - running.length, running, scope, accountSpend: account, incomplete: found.some((f) => f.over.incomplete), spend };
 }
 
 /** The default window: the last 7 days (or 7 days of hours) that have ended, on the gateway's grid. */

@@ -27,3 +27,13 @@ export async function renderLedger(rows: LedgerRow[], ledgers: Ledger[], ctx: Co
   notes.push('--csv or --ndjson for the ledger itself (every amount exact)');
   return `${table}${style.paint.dim(await fitLines([...new Set(notes)].join('\n'), style.width))}\n`;
 }
+
+/** Whose spend the rows are, for stderr (the CSV stays clean): a key's ledger is not the account's, and says how much of it it is. */
+export async function scopeNotes(ledger: Ledger, profile: string | undefined): Promise<string[]> {
+  if (ledger.scope !== 'key') return [];
+  const these = profile === undefined ? 'these rows are' : `profile "${profile}": its rows are`;
+  const way = profile === undefined ? ' (--all-profiles exports every stored key)' : '';
+  if (ledger.accountSpend === undefined) return [`${these} this key's spend, not the whole account's${way}`];
+  const { shareNote } = await import('./usage-by-model.js');
+  return (await shareNote({ key: ledger.spend, account: ledger.accountSpend })).map((line) => `${these} ${line.replace(/^this key: /, "this key's spend: ")}; the rest is other keys'${way}`);
+}

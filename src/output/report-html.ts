@@ -4,6 +4,7 @@
 // data-value attribute, so what the page shows can be checked against the JSON.
 import type { Decimal } from '../domain/money.js';
 import type { Report } from '../figures/report.js';
+import type { FleetTotals } from '../figures/report-fleet.js';
 import { reportFacts } from './report.js';
 
 /**
@@ -120,13 +121,6 @@ ${reportSection(i.report, i.profile, totals !== undefined)}
 </body>
 </html>
 `;
-}
-
-/** Spend of a fleet: each account once. */
-export interface FleetTotals {
-  accounts: number;
-  current: Decimal;
-  previous: Decimal;
 }
 
 /** Text with its dates kept whole on a line (a narrow screen never breaks inside 2026-11-16). */

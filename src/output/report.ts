@@ -8,6 +8,7 @@ import { dateText, fixedZone, isoInZone, parseZone, wallClock } from '../domain/
 import { budgetJson } from '../figures/budgets.js';
 import { forecastJson } from '../figures/forecast.js';
 import type { Report } from '../figures/report.js';
+import type { FleetReports } from '../figures/report-fleet.js';
 import { anomaliesJson, findingMessage, findingWhen } from './anomalies.js';
 import { budgetWhose } from './budgets.js';
 import { comparisonRowJson, percentCell, signed as signedAmount } from './comparison.js';
@@ -170,4 +171,21 @@ export async function renderReport(r: Report, profile: string, ctx: Context): Pr
   notes.push(...(x.findings.length ? x.findings.map((f) => `anomaly (${f.kind}, ${f.when}): ${f.text}`) : ['anomalies: nothing unusual']));
   out.push(style.paint.dim(await fitLines(notes.join('\n'), style.width)), '');
   return out.join('\n');
+}
+
+/** Several profiles' reports as one document: each profile's, those not reported with why, and the totals (each account once). */
+export function fleetReportsJson({ items, failed, totals }: FleetReports) {
+  return {
+    profiles: [...items.map((i) => reportJson(i.report, i.profile)), ...failed.map((f) => ({ profile: f.profile, error: f.error }))],
+    totals: { accounts: totals.accounts, current: totals.current.toFixed(), previous: totals.previous.toFixed(), change: totals.current.minus(totals.previous).toFixed() },
+  };
+}
+
+/** Several profiles' digests: the spend of every account once, the profiles not reported, then each profile's digest (as text or Markdown). */
+export async function renderFleetReports({ items, failed, totals }: FleetReports, ctx: Context, markdown: boolean): Promise<string> {
+  const totalLine = `Spend of ${totals.accounts} account${totals.accounts === 1 ? '' : 's'}, each counted once: ${formatAmount(totals.current, 'account')} (previous ${formatAmount(totals.previous, 'account')})`;
+  const parts = await Promise.all(items.map((i) => (markdown ? reportMarkdown(i.report, i.profile, ctx.options.exact) : renderReport(i.report, i.profile, ctx))));
+  const missing = failed.map((f) => `profile ${f.profile}: not reported (${f.error.message})`);
+  if (markdown) return `# tally report, ${items.length} profiles\n\n**${totalLine}**\n\n${missing.map((m) => `> ${escapeMarkdown(m)}\n\n`).join('')}${parts.join('\n')}`;
+  return `${totalLine}\n${missing.map((m) => `${m}\n`).join('')}\n${parts.join('\n')}`;
 }

@@ -55,6 +55,8 @@ describe('the ledger', () => {
     expect(ledger.scope).toBe('key');
     expect(ledger.accountSpend).toBe('30.00');
     expect(ledger.incomplete).toBe(false);
+    // The spend these rows are: three days of 0.00000009 + 2.60000001.
+    expect(ledger.spend).toBe('7.8000003');
   });
 
   it('--append: the days the file holds are not asked, nor the running day', async () => {
