@@ -207,6 +207,22 @@ describe('one definition per command', () => {
     expect(names.filter((n) => new RegExp(`^\\s+${n}: \\[`, 'm').test(view))).toEqual([]);
   });
 
+  it('defines every command as configure, parse and run(request, ctx) in its module (test/commands/requests.test.ts loads each and holds it to that)', () => {
+    const modules = readdirSync(join(src, 'commands')).filter((f) => f.endsWith('.ts'));
+    expect(modules.length).toBeGreaterThan(30);
+    const lacking = modules.flatMap((file) => {
+      const text = readFileSync(join(src, 'commands', file), 'utf8');
+      const has = (part: string) => new RegExp(`^export (async )?(function|const) ${part}\\b|^  (async )?${part}[(:]`, 'm').test(text);
+      return ['configure', 'parse', 'run'].filter((part) => !has(part)).map((part) => `${file}: ${part}`);
+    });
+    expect(lacking).toEqual([]);
+    // A run takes the request and the context only: its words and flags are in the request.
+    const signature = (file: string) => /^export async function run\(([^)]*)\)/m.exec(readFileSync(join(src, 'commands', file), 'utf8'))?.[1]?.replace(/<[^<>]*>/g, '') ?? '';
+    expect(signature('demo.ts')).toBe('_request: Record, ctx: Context');
+    const wide = modules.filter((file) => signature(file).split(',').length > 2);
+    expect(wide).toEqual([]);
+  });
+
   it('names only commands of the registry in the MCP tools', () => {
     const tools = readFileSync(join(src, 'mcp/tools.ts'), 'utf8');
     const commands = [...tools.matchAll(/command: \['([^']+)'/g)].map((m) => m[1]!);
