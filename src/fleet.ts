@@ -206,17 +206,18 @@ async function runOne(module: CommandModule, request: unknown, parent: Context, 
   // The balance record names the account; commands whose result does not hold it ask for it beside their run.
   const inResult = module.fleetRow?.balance;
   const balanceAside = statusline || inResult ? undefined : accountBalance(ctx);
+  const whose = async (result: unknown) => ({ account: await accountOfBalance(ctx, inResult ? inResult(result) : await balanceAside), key: await keyOf(ctx) });
   try {
     await module.run(request, ctx);
     if (statusline) return { profile, ok: true, line: io.stdout.trim(), exitCode: 0 };
     const result = parseJson(io.stdout);
-    return { profile, ok: true, result, exitCode: 0, account: await accountOfBalance(ctx, inResult ? inResult(result) : await balanceAside), key: await keyOf(ctx) };
+    return { profile, ok: true, result, exitCode: 0, ...(await whose(result)) };
   } catch (error) {
     if (error instanceof TallyError && error.kind === 'interrupted') throw error;
     // A failed check still printed its document: the profile's result is there, with exit 5.
     if (error instanceof CheckFailed && io.stdout.trim()) {
       const result = parseJson(io.stdout);
-      return { profile, ok: true, result, exitCode: 5, account: await accountOfBalance(ctx, inResult ? inResult(result) : await balanceAside), key: await keyOf(ctx) };
+      return { profile, ok: true, result, exitCode: 5, ...(await whose(result)) };
     }
     const text = errorText(error, parent.secrets);
     return { profile, ok: false, error: { kind: text.kind, message: text.message, ...(text.status !== undefined ? { status: text.status } : {}) }, exitCode: error instanceof TallyError ? error.exitCode : 1 };
@@ -227,16 +228,15 @@ async function runOne(module: CommandModule, request: unknown, parent: Context, 
   }
 }
 
-
 async function accountBalance(ctx: Context): Promise<unknown> {
   try {
-    const { fetchBalance } = await import('./api/balance.js');
-    return (await fetchBalance(await ctx.client())).raw;
+    // The run's own figure: a command that asks for the balance too asks the gateway once.
+    const { balanceOf } = await import('./figures/balance.js');
+    return (await balanceOf(ctx)).raw;
   } catch {
     return undefined;
   }
 }
-
 
 /**
  * An account's id, the one rule a fleet counts each account once by: a hash of the origin and of

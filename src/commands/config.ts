@@ -9,7 +9,7 @@ import { escapeControl } from '../output/escape.js';
 import type { Source } from '../settings/resolve.js';
 import { originOf } from '../settings/base-url.js';
 import { SETTINGS, type SettingKey } from '../settings/profile-rules.js';
-import { type CommandModule, type NoRequest, noRequest } from '../cli/command.js';
+import { type CommandLine, type CommandModule, type NoRequest, noRequest } from '../cli/command.js';
 import { storedNamesHint } from '../domain/suggest.js';
 
 type Key = SettingKey;
@@ -61,6 +61,8 @@ interface KeyRequest {
   key: Key;
 }
 
+const keyRequest = (_flags: Record<string, unknown>, line: CommandLine): KeyRequest => ({ key: checkKey(line.args[0]!) });
+
 /** The setting and the value `set` stores (checked by the run, which knows --allow-http). */
 interface SetRequest extends KeyRequest {
   value: string;
@@ -84,7 +86,7 @@ export const get: CommandModule<KeyRequest> = {
   configure(command: Command) {
     command.addArgument(keyArgument()).description('the value of one setting as it applies now');
   },
-  parse: (_flags, line) => ({ key: checkKey(line.args[0]!) }),
+  parse: keyRequest,
   async run({ key }, ctx) {
     const entry = (await effective(ctx)).entries.find((e) => e.key === key)!;
     await emit(ctx, { json: { key, value: entry.value, source: SOURCES[entry.source] }, human: () => (entry.value === null ? '' : `${ctx.io.stdoutIsTTY ? escapeControl(entry.value) : entry.value}\n`) });
@@ -122,7 +124,7 @@ export const unset: CommandModule<KeyRequest> = {
   configure(command: Command) {
     command.addArgument(keyArgument()).description('remove a setting from the profile (its default applies again)');
   },
-  parse: (_flags, line) => ({ key: checkKey(line.args[0]!) }),
+  parse: keyRequest,
   async run({ key }, ctx) {
     if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');
     const { profile } = await ctx.profileChoice();

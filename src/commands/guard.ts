@@ -13,9 +13,10 @@ import { QuietExit, TallyError, UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
 import { parseAmount, parseThreshold } from '../flags/amount-flags.js';
 import { wholeNumber } from '../flags/flag-values.js';
+import { namedSession } from '../flags/session-flags.js';
 import { fetchBalance } from '../api/balance.js';
 import { type StatuslineIdentity, failedRecently, forgetFailure, readFigures, releaseRefreshLock, rememberFailure } from '../statusline/cache.js';
-import { type AgentSession, SESSION_ID, type SessionSpend, parseSession, readSessions, readStdin, sessionsPath, withSession } from '../statusline/session.js';
+import { type AgentSession, type SessionSpend, parseSession, readSessions, readStdin, sessionsPath, withSession } from '../statusline/session.js';
 import { refreshInBackground, sessionStart } from '../statusline/fast.js';
 import { type BudgetFigure, type GuardCache, type GuardFigures, type GuardLimits, dailyFromStatusline, decide, fresher, readGuardCache, staleParts, writeGuardCache } from '../statusline/guard.js';
 import { blockText, unreadText } from '../output/guard.js';
@@ -81,11 +82,7 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): GuardR
   };
   if (!limits.maxDaily && !limits.maxSession && limits.budgets.length === 0) throw new UsageError('name a limit: --budget NAME, --max-session-spend AMOUNT or --max-daily-used SHARE (tally guard --max-session-spend 10)');
   const maxAge = wholeNumber(options.maxAge, '--max-age', 0);
-  let session: GuardRequest['session'];
-  if (options.refresh && options.sessionId !== undefined) {
-    if (!SESSION_ID.test(options.sessionId)) throw new UsageError('--session-id is not a session id');
-    session = { id: options.sessionId, start: wholeNumber(options.sessionStart, '--session-start', 0) };
-  }
+  const session = options.refresh ? namedSession(options.sessionId, options.sessionStart) : undefined;
   return { limits, maxAge, failClosed: options.failClosed === true, refresh: options.refresh === true, session, options };
 }
 

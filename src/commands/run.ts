@@ -77,12 +77,11 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): RunReq
 }
 
 export async function run(request: RunRequest, ctx: Context): Promise<void> {
-  const options = request;
   const { max, warn, poll, grace, program, programArgs } = request;
 
   const [settings, client, gateway] = await Promise.all([ctx.settings(), ctx.client(), ctx.gatewayIdentity()]);
   const scope = request.scope ?? (client.credential?.kind === 'api-key' ? 'key' : 'account');
-  const destinations = options.notify.length ? await (await import('../notify/destinations.js')).destinationsNamed(ctx, options.notify) : [];
+  const destinations = request.notify.length ? await (await import('../notify/destinations.js')).destinationsNamed(ctx, request.notify) : [];
   const limits: RunLimits = { command: program.replace(/.*[\\/]/, ''), scope, max, warn, pollSeconds: poll, graceSeconds: grace };
   // The run lasts as long as its command: --timeout bounds each reading, not the run; Ctrl-C is the command's.
   ctx.runUntilInterrupted();
@@ -96,7 +95,7 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
   } catch (error) {
     if (!(error instanceof TallyError) || !isUnreachable(error)) throw error;
     const why = ctx.secrets.scrubMessage(error.message);
-    if (options.failClosed) throw new NotWatched(`the spend cannot be read (${why}); --fail-closed: ${limits.command} was not started`);
+    if (request.failClosed) throw new NotWatched(`the spend cannot be read (${why}); --fail-closed: ${limits.command} was not started`);
     ctx.note(`tally run: the spend cannot be read at the start (${why}): ${limits.command} runs, and the run's spend is counted from when the gateway answers`);
     start = unreadStart(ctx, scope);
   }
@@ -145,7 +144,7 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
       ctx.renewDeadline();
       reading = await watch.read(ctx);
     } catch (error) {
-      if (error instanceof TallyError && (error.kind === 'usage' || error.kind === 'auth' || error.kind === 'config') && !options.failClosed) {
+      if (error instanceof TallyError && (error.kind === 'usage' || error.kind === 'auth' || error.kind === 'config') && !request.failClosed) {
         // A credential refused now will not be accepted later: said once, the command runs on unwatched.
         ctx.note(unreadText(ctx.secrets.scrubMessage(error.message), 0, false).replace(/; reading again in 0s$/, ''));
         break;
@@ -154,8 +153,8 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
       failures++;
       const message = ctx.secrets.scrubMessage((error as Error).message);
       wait = backoffSeconds(poll, failures);
-      ctx.note(unreadText(message, wait, options.failClosed === true));
-      if (options.failClosed) {
+      ctx.note(unreadText(message, wait, request.failClosed));
+      if (request.failClosed) {
         outcome = 'stopped_unwatched';
         stoppedBy = (await child.stop(grace * 1000, (ms) => ctx.sleep(ms).catch(() => undefined))) === 'killed' ? 'SIGKILL' : 'SIGTERM';
         break;
@@ -244,7 +243,7 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     profile: settings.profile,
     gateway: gateway.href,
   };
-  await writeSummaries(ctx, summary, options.jsonSummary);
+  await writeSummaries(ctx, summary, request.jsonSummary);
   if (summary.outcome === 'stopped_unwatched') throw new NotWatched(`${limits.command} was stopped: the spend could not be read (--fail-closed)`);
   throw new QuietExit(tallyExit);
 }

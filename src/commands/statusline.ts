@@ -8,9 +8,10 @@ import type { Context } from '../context.js';
 import { TallyError, UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
 import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, OFFLINE_MARKER, type StatuslineIdentity, failedRecently, formatStatusline, readFigures, releaseRefreshLock, rememberFailure, statuslinePath } from '../statusline/cache.js';
-import { type AgentSession, SESSION_ID, sessionFromStdin } from '../statusline/session.js';
+import { type AgentSession, sessionFromStdin } from '../statusline/session.js';
 import { lineFromCache, refreshInBackground, sessionStart, templateFor } from '../statusline/fast.js';
 import { wholeNumber } from '../flags/flag-values.js';
+import { namedSession } from '../flags/session-flags.js';
 import { type Fetched, type SessionAsk, fetchFigures, saveFigures } from '../statusline/refresh.js';
 
 /** How long a prompt waits for a statusline without a cache. */
@@ -54,27 +55,21 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): Status
     if (line.output[flag]) throw new UsageError(`--${flag} does not apply to statusline, which prints one line for a prompt (for the figures as JSON: \`tally forecast --json\` or \`tally balance --json\`)`);
   }
   const maxAge = wholeNumber(options.maxAge, '--max-age', 0);
-  let session: SessionAsk | undefined;
-  if (options.sessionId !== undefined) {
-    if (!SESSION_ID.test(options.sessionId)) throw new UsageError('--session-id is not a session id');
-    session = { id: options.sessionId, start: wholeNumber(options.sessionStart, '--session-start', 0) };
-  }
-  return { format: options.format, maxAge, check: options.check === true, refresh: options.refresh === true, session };
+  return { format: options.format, maxAge, check: options.check === true, refresh: options.refresh === true, session: namedSession(options.sessionId, options.sessionStart) };
 }
 
 export async function run(request: StatuslineRequest, ctx: Context): Promise<void> {
-  const options = request;
-  const maxAge = request.maxAge;
+  const { maxAge } = request;
   const stateDir = await ctx.stateDir();
   // An agent's status line hands its session over on stdin (the background refresh has none).
-  const session = options.refresh ? undefined : await sessionFromStdin();
+  const session = request.refresh ? undefined : await sessionFromStdin();
   // Its project's .tally.json chooses the profile, as it would in a shell there.
   if (session?.project) ctx.workspaceFrom(session.project);
   const asked = request.session ?? (session?.id === undefined ? undefined : { id: session.id, start: sessionStart(session, ctx.now()) });
-  if (options.check) {
+  if (request.check) {
     const fetched = await fetchFigures(ctx, asked);
     if (!ctx.options.demo) saveFigures(stateDir, fetched);
-    ctx.io.out(`${formatStatusline(fetched.figures, templateFor(options.format, session), false, session && { ...session, ...(fetched.session ? { spend: fetched.session } : {}) })}\n`);
+    ctx.io.out(`${formatStatusline(fetched.figures, templateFor(request.format, session), false, session && { ...session, ...(fetched.session ? { spend: fetched.session } : {}) })}\n`);
     ctx.note(ctx.options.demo ? 'fetched from the demo gateway (nothing cached)' : `fetched now and cached in ${statuslinePath(stateDir, fetched.who)}`);
     return;
   }
@@ -82,7 +77,7 @@ export async function run(request: StatuslineRequest, ctx: Context): Promise<voi
   // (or a warning: an unwritable state folder costs a fetch, and --debug says so).
   ctx.quiet();
   try {
-    await promptLine(ctx, options, maxAge, stateDir, session, asked);
+    await promptLine(ctx, request, maxAge, stateDir, session, asked);
   } catch (error) {
     if (!(error instanceof TallyError) || error.kind === 'interrupted') throw error;
     ctx.debug(`statusline: ${error.message}`);

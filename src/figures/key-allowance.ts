@@ -32,7 +32,7 @@ export interface KeyAllowance {
 }
 
 /** The daily part, from the balance record's key (null: a device token). */
-export function dailyAllowance(key: KeyLimit | null): DailyAllowance | undefined {
+export function dailyAllowance(key: Pick<KeyLimit, 'dailyUsed' | 'dailyLimit'> | null): DailyAllowance | undefined {
   if (key === null) return undefined;
   const { dailyUsed: used, dailyLimit: limit } = key;
   const both = used !== undefined && limit !== undefined;

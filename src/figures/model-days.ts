@@ -23,25 +23,23 @@ export interface ModelDay {
 /** The most days a run asks ahead, beside its first requests, when it remembers the others: today, and the days settled since the last run. */
 export const AHEAD_DAYS = 7;
 
-/** The tokens (in and out) a model's records count, where the records name them; zero otherwise. */
-export function tokensOf(over: ModelSpendOver, model: string): Decimal {
+/** The tokens (in and out) each model's records count, where the records name them (records with a readable amount). */
+function tokensPerModel(over: ModelSpendOver): Map<string, Decimal> {
   const fields = over.fields;
-  if (!fields) return new Decimal(0);
-  const u = usagePerModel(over.records.filter((r) => isDecimalString(r[fields.spend])), fields).get(model);
-  return (u?.input ?? new Decimal(0)).plus(u?.output ?? 0);
+  if (!fields) return new Map();
+  return new Map([...usagePerModel(over.records.filter((r) => isDecimalString(r[fields.spend])), fields)].map(([model, u]) => [model, (u.input ?? new Decimal(0)).plus(u.output ?? 0)]));
+}
+
+/** The tokens (in and out) a model's records count; zero where they name none. */
+export function tokensOf(over: ModelSpendOver, model: string): Decimal {
+  return tokensPerModel(over).get(model) ?? new Decimal(0);
 }
 
 /** A day's answer as a day of models; undefined when the answer is not whole (more pages than followed). */
 export function modelDayOf(over: ModelSpendOver): ModelDay | undefined {
   if (over.incomplete) return undefined;
   const spent = new Map([...over.spend].filter(([, v]) => v.isPositive() && !v.isZero()));
-  const fields = over.fields;
-  const tokens = new Set<string>();
-  if (fields) {
-    for (const [model, u] of usagePerModel(over.records.filter((r) => isDecimalString(r[fields.spend])), fields)) {
-      if ((u.input ?? new Decimal(0)).plus(u.output ?? 0).gt(0)) tokens.add(model);
-    }
-  }
+  const tokens = new Set([...tokensPerModel(over)].filter(([, count]) => count.gt(0)).map(([model]) => model));
   return { start: over.window.start, end: over.window.end, spent, tokens };
 }
 
@@ -76,10 +74,13 @@ export function daysOf(windows: UsageWindow[], dayOffset: number): Day[] {
   return windows.flatMap((w) => periodsOf(w, 'day', dayOffset)).filter((d) => !seen.has(`${d.start}-${d.end}`) && seen.add(`${d.start}-${d.end}`));
 }
 
-const rememberedDay = (known: Map<number, RememberedDay>, d: Day): ModelDay | undefined => {
+/** What is remembered of a day, where the whole day is. */
+const keptFor = (known: Map<number, RememberedDay>, d: Day): RememberedDay | undefined => {
   const kept = d.partial ? undefined : known.get(d.start);
-  return kept && kept.end === d.end ? { start: kept.start, end: kept.end, spent: new Map(kept.spent.map(([m, v]) => [m, new Decimal(v)])), tokens: new Set(kept.tokens) } : undefined;
+  return kept?.end === d.end ? kept : undefined;
 };
+
+const asModelDay = (kept: RememberedDay): ModelDay => ({ start: kept.start, end: kept.end, spent: new Map(kept.spent.map(([m, v]) => [m, new Decimal(v)])), tokens: new Set(kept.tokens) });
 
 /**
  * Asks, beside a run's first requests, for the days of `windows` it does not remember, for each
@@ -92,7 +93,8 @@ export function askModelDaysAhead(ctx: Context, windows: UsageWindow[], dayOffse
     (async () => {
       const known = await remembered(ctx);
       if (known.size === 0) return;
-      const missing = daysOf(windows.filter((w) => daysOf([w], dayOffset).filter((d) => !rememberedDay(known, d)).length <= AHEAD_DAYS), dayOffset).filter((d) => !rememberedDay(known, d));
+      const unknown = (days: Day[]) => days.filter((d) => !keptFor(known, d));
+      const missing = unknown(daysOf(windows.filter((w) => unknown(daysOf([w], dayOffset)).length <= AHEAD_DAYS), dayOffset));
       // Not waiting for an HTTP/2 server's SETTINGS: they come with the first answers, a round late.
       if (missing.length === 0 || missing.length + others > (await (await ctx.client()).together({ settings: false }))) return;
       for (const day of missing) startAhead(spendPerModel(ctx, { start: day.start, end: day.end }));
@@ -109,16 +111,19 @@ export async function modelDaysIn(ctx: Context, windows: UsageWindow[], dayOffse
   const known = await remembered(ctx);
   const days = daysOf(windows, dayOffset);
   // A day asked already (ahead, or for a spike) is under way in this round: only the others are asked now.
-  if (days.filter((d) => !rememberedDay(known, d) && !ctx.askedFigure(spendPerModelKey(d))).length > room) return undefined;
-  const answers = await Promise.all(days.map(async (d) => rememberedDay(known, d) ?? modelDayOf(await spendPerModel(ctx, { start: d.start, end: d.end }))));
+  if (days.filter((d) => !keptFor(known, d) && !ctx.askedFigure(spendPerModelKey(d))).length > room) return undefined;
+  const answers = await Promise.all(days.map(async (d) => {
+    const kept = keptFor(known, d);
+    return kept ? asModelDay(kept) : modelDayOf(await spendPerModel(ctx, { start: d.start, end: d.end }));
+  }));
   if (answers.some((a) => a === undefined)) return undefined;
   return new Map(windows.map((w) => [`${w.start}-${w.end}`, (answers as ModelDay[]).filter((a) => a.start >= w.start && a.end <= w.end)]));
 }
 
 /** What each model spent on one day: remembered where the day is, else asked (undefined: the answer was not whole). */
 export async function spendOnDay(ctx: Context, day: UsageWindow): Promise<ReadonlyMap<string, Decimal> | undefined> {
-  const kept = rememberedDay(await remembered(ctx), { ...day, partial: false });
-  return kept ? kept.spent : modelDayOf(await spendPerModel(ctx, day))?.spent;
+  const kept = keptFor(await remembered(ctx), { ...day, partial: false });
+  return kept ? asModelDay(kept).spent : modelDayOf(await spendPerModel(ctx, day))?.spent;
 }
 
 /** Remembers the whole days of `windows` this run has answers for and did not remember (those settled: settings/model-days-cache.ts). */

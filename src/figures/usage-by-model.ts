@@ -223,7 +223,7 @@ export function spendByModel(records: JsonObject[], fields = modelAndSpend(recor
  * unreadable amount left out, never read as zero), with the models ranked by their total,
  * largest first (ties by name): what a table of periods by models shows, added up here.
  */
-export function spendByPeriod(periods: { found: PagedRecords }[], fields: { model: string; spend: string }): { byPeriod: Map<string, Decimal>[]; totals: Map<string, Decimal>; ranked: string[] } {
+export function spendByPeriod(periods: { found: PagedRecords }[], fields: PeriodSpend['fields']): Omit<PeriodSpend, 'fields'> {
   const byPeriod = periods.map((p) => new Map(spendByModel(p.found.records, fields)?.ranked.map((m) => [m.model, m.spend]) ?? []));
   const totals = new Map<string, Decimal>();
   for (const spend of byPeriod) for (const [model, value] of spend) totals.set(model, (totals.get(model) ?? new Decimal(0)).plus(value));

@@ -174,7 +174,7 @@ export function decide(limits: GuardLimits, figures: GuardFigures, now: number, 
       if (new Decimal(figure.used).gt(limits.maxDaily.value)) crossed.push({ kind: 'daily', figure, threshold: limits.maxDaily });
     } else {
       // The share of the limit by the figure's one rule (none of a zero limit, or of none).
-      const day = dailyAllowance({ name: undefined, prefix: undefined, dailyUsed: new Decimal(figure.used), dailyLimit: figure.limit === null ? undefined : new Decimal(figure.limit) });
+      const day = dailyAllowance({ dailyUsed: new Decimal(figure.used), dailyLimit: figure.limit === null ? undefined : new Decimal(figure.limit) });
       if (day?.share === undefined) unread.push('--max-daily-used: the key has no daily limit to take a share of');
       else {
         const share = day.share.mul(100);

@@ -13,7 +13,7 @@ const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY };
 const balanceRecord = (apiKey: string, currency = 'CNY') => `{"currency":"${currency}","balance":"80.00","lifetime_spend":"420.00","plan":{"has_active_plan":true},"api_key":${apiKey}}`;
 const tokenRecord = (fields: string) => `{"object":"token_usage","name":"eval",${fields},"currency":"CNY"}`;
 const text = (d: Decimal | undefined) => d?.toFixed();
-const daily = (limit: string | undefined, used: string | undefined) => dailyAllowance({ name: 'k', prefix: undefined, dailyLimit: limit === undefined ? undefined : new Decimal(limit), dailyUsed: used === undefined ? undefined : new Decimal(used) });
+const daily = (limit: string | undefined, used: string | undefined) => dailyAllowance({ dailyLimit: limit === undefined ? undefined : new Decimal(limit), dailyUsed: used === undefined ? undefined : new Decimal(used) });
 
 describe("the key's day", () => {
   it('states what is used, what is left and the share of the limit, exactly', () => {
