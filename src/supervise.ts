@@ -12,7 +12,7 @@
 //   not send it again.
 // On Windows, the command and what it started are ended with `taskkill /T`.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { RunProcesses, type Unreachable, groupOf, processTable } from './run-processes.js';
 import { constants } from 'node:os';
 
 export type SuperviseMode = 'group' | 'tree';
@@ -51,36 +51,44 @@ export class Supervised {
   readonly #child: ChildProcess;
   readonly #pid: number;
   #outcome: ChildOutcome | undefined;
-  /** Every process seen under the command (tree mode), to stop those its exit left behind. */
-  readonly #seen = new Set<number>();
+  /** Every process of the run, found by its mark or under one of the run's (run-processes.ts). */
+  readonly #processes: RunProcesses;
+  /** Processes found between readings: the tree is looked at this often, so a child that leaves it quickly is still seen under its parent. */
+  readonly #scanner: NodeJS.Timeout | undefined;
   readonly #listeners: [NodeJS.Signals, () => void][] = [];
   readonly #onExit = () => this.kill('SIGKILL');
 
-  private constructor(child: ChildProcess, mode: SuperviseMode) {
+  private constructor(child: ChildProcess, mode: SuperviseMode, processes: RunProcesses) {
     this.#child = child;
     this.#pid = child.pid!;
     this.mode = mode;
+    this.#processes = processes;
+    processes.adopt(this.#pid);
     this.exited = new Promise((resolve) =>
       child.once('exit', (code, signal) => {
         this.#outcome = { code, signal };
         resolve(this.#outcome);
       }),
     );
-    // tally never ends leaving the command running: an exit for any reason stops it at once.
+    if (process.platform !== 'win32') {
+      this.#scanner = setInterval(() => processes.scan(), SCAN_MS);
+      this.#scanner.unref();
+    }
+    // tally never ends leaving the run's processes running: an exit for any reason stops them at once.
     process.on('exit', this.#onExit);
-    void this.exited.then(() => process.off('exit', this.#onExit));
   }
 
-  /** Starts `command` (looked up on the PATH as a shell would); resolves once it runs, or rejects with NotStarted. */
-  static start(command: string, args: string[], options: { mode: SuperviseMode; env: NodeJS.ProcessEnv }): Promise<Supervised> {
+  /** Starts `command` (looked up on the PATH as a shell would), its environment marked as the run's; resolves once it runs, or rejects with NotStarted. */
+  static start(command: string, args: string[], options: { mode: SuperviseMode; env: NodeJS.ProcessEnv; processes?: RunProcesses }): Promise<Supervised> {
     const windows = process.platform === 'win32';
+    const processes = options.processes ?? new RunProcesses();
     return new Promise((resolve, reject) => {
-      const child = spawn(command, args, { stdio: 'inherit', env: options.env, detached: options.mode === 'group' && !windows, windowsHide: false });
+      const child = spawn(command, args, { stdio: 'inherit', env: processes.marked(options.env), detached: options.mode === 'group' && !windows, windowsHide: false });
       child.once('error', (error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') reject(new NotStarted(`${command}: command not found`, 127));
         else reject(new NotStarted(`${command}: cannot run it (${error.code ?? error.message})`, 126));
       });
-      child.once('spawn', () => resolve(new Supervised(child, options.mode)));
+      child.once('spawn', () => resolve(new Supervised(child, options.mode, processes)));
     });
   }
 
@@ -88,6 +96,7 @@ export class Supervised {
     return this.#pid;
   }
 
+  /** Whether the command itself runs (what it started may run on: see anyAlive). */
   get running(): boolean {
     return this.#outcome === undefined;
   }
@@ -112,91 +121,116 @@ export class Supervised {
     }
   }
 
-  /** Stops passing signals on (the command has ended). */
+  /** Stops passing signals on and looking for processes (the run is over: none of its processes runs). */
   release(): void {
     for (const [signal, listener] of this.#listeners.splice(0)) process.off(signal, listener);
+    clearInterval(this.#scanner);
+    if (!this.anyAlive()) process.off('exit', this.#onExit);
   }
 
-  /** A signal for the command as a person would send it: to its group, or to the command itself. */
+  /**
+   * A signal for the command as a person would send it: to its group (or the command itself), and
+   * to the run's processes that left it (a new session, a daemon), which no terminal reaches.
+   */
   send(signal: NodeJS.Signals): void {
-    if (!this.running) return;
-    try {
-      if (this.mode === 'group' && process.platform !== 'win32') process.kill(-this.#pid, signal);
-      else this.#child.kill(signal);
-    } catch {
-      // Gone already.
+    if (this.running) {
+      try {
+        if (this.mode === 'group' && process.platform !== 'win32') process.kill(-this.#pid, signal);
+        else this.#child.kill(signal);
+      } catch {
+        // Gone already.
+      }
     }
+    if (process.platform !== 'win32') this.#processes.signal(signal, this.mode === 'group' ? this.#inGroup() : new Set([this.#pid]));
   }
 
-  /** Whether the command, or anything it started that is still in its group or tree, runs. */
+  /** Whether the command, or anything the run started, wherever it went, runs. */
   anyAlive(): boolean {
     if (process.platform === 'win32') return this.running;
-    if (this.mode === 'group') return signalable(-this.#pid);
-    if (this.running) return true;
-    return [...this.#seen].some((pid) => signalable(pid));
+    if (this.mode === 'group' && signalable(-this.#pid)) return true;
+    return this.#processes.anyRunning();
   }
 
-  /** Sends `signal` to the command and everything it started. */
-  kill(signal: NodeJS.Signals): void {
+  /** The pids of the run's processes running now (found afresh). */
+  processes(): number[] {
+    return process.platform === 'win32' ? (this.running ? [this.#pid] : []) : this.#processes.scan();
+  }
+
+  /** The run's processes that tally could not stop (another user's), to be named. */
+  unreachable(): Unreachable[] {
+    return process.platform === 'win32' ? [] : this.#processes.unreachable();
+  }
+
+  /** Sends `signal` to the command and everything the run started (those in `skip` aside); returns the pids it reached. */
+  kill(signal: NodeJS.Signals, skip: ReadonlySet<number> = new Set()): number[] {
     if (process.platform === 'win32') {
-      if (!this.running) return;
+      if (!this.running) return [];
       try {
         spawn('taskkill', ['/pid', String(this.#pid), '/T', ...(signal === 'SIGKILL' ? ['/F'] : [])], { stdio: 'ignore', windowsHide: true });
       } catch {
         this.#child.kill(signal);
       }
-      return;
+      return [this.#pid];
     }
-    if (this.mode === 'group') {
+    const reachedAsGroup: number[] = [];
+    if (this.mode === 'group' && !skip.has(-this.#pid)) {
+      // The group as one, and its members are not signalled again one by one.
+      reachedAsGroup.push(...this.#inGroup());
       try {
         process.kill(-this.#pid, signal);
       } catch {
         // The group is empty.
       }
-      return;
     }
-    const tree = this.running ? descendants(this.#pid) : [];
-    for (const pid of tree) this.#seen.add(pid);
-    const own = ownGroup();
-    const groups = new Set<number>();
-    for (const pid of [...(this.running ? [this.#pid] : []), ...this.#seen]) {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // Gone.
-      }
-      const group = groupOf(pid);
-      if (group !== undefined && group !== own) groups.add(group);
-    }
-    // Processes the command put in groups of their own go with their groups.
-    for (const group of groups) {
+    const reached = this.#processes.signal(signal, new Set([...skip, ...reachedAsGroup]));
+    // The groups they lead or share go with them (a process the scan has not seen yet may be in one).
+    const own = groupOf(process.pid);
+    for (const group of new Set(reached.map(groupOf))) {
+      if (group === undefined || group === own || group === -this.#pid || skip.has(-group)) continue;
       try {
         process.kill(-group, signal);
       } catch {
         // Empty.
       }
     }
+    return [...reachedAsGroup, ...reached];
   }
 
   /**
-   * Stops the command and what it started: SIGTERM, then SIGKILL to whatever still runs after
-   * `graceMs`. Resolves with how it ended ('terminated': within the grace).
+   * Stops the command and everything the run started: SIGTERM (once to each process, those that
+   * appear during the grace included), then SIGKILL to whatever still runs after `graceMs`, until
+   * none does. Resolves with how it ended ('terminated': within the grace).
    */
   async stop(graceMs: number, sleep: (ms: number) => Promise<void>): Promise<'terminated' | 'killed'> {
-    this.kill('SIGTERM');
+    const termed = new Set<number>([-this.#pid]);
+    for (const pid of this.kill('SIGTERM')) termed.add(pid);
     const until = Date.now() + graceMs;
     while (Date.now() < until) {
       if (!this.anyAlive()) return 'terminated';
       await Promise.race([sleep(Math.min(100, Math.max(1, until - Date.now()))), this.running ? this.exited : new Promise(() => undefined)]);
-      // A child that exits leaves the others of its tree: they are looked for once more.
-      if (this.mode === 'tree' && this.#seen.size === 0 && !this.running) break;
+      // Started during the grace (a worker pool replacing its workers): asked to end too.
+      for (const pid of this.kill('SIGTERM', termed)) termed.add(pid);
     }
     if (!this.anyAlive()) return 'terminated';
-    this.kill('SIGKILL');
-    await this.exited;
+    // A process that forks as fast as it is killed is killed again, for a bounded while.
+    for (let round = 0; round < 50 && this.anyAlive(); round++) {
+      this.kill('SIGKILL');
+      await sleep(round < 10 ? 10 : 50);
+    }
+    if (this.running) await this.exited;
     return 'killed';
   }
+
+  /** The pids in the command's process group now (signalled with it). */
+  #inGroup(): Set<number> {
+    const members = new Set<number>();
+    for (const [pid, facts] of processTable()) if (facts.pgid === this.#pid) members.add(pid);
+    return members;
+  }
 }
+
+/** How often the run's processes are looked for between readings (ms). */
+const SCAN_MS = 500;
 
 /** Whether a process (or, negative, a process group) exists: signal 0 checks without sending. */
 function signalable(pid: number): boolean {
@@ -208,62 +242,3 @@ function signalable(pid: number): boolean {
   }
 }
 
-/** The processes under `root` (not itself), by their parents: /proc on Linux, `ps` elsewhere. */
-export function descendants(root: number): number[] {
-  const parents = processTable();
-  const children = new Map<number, number[]>();
-  for (const [pid, { ppid }] of parents) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-  const found: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    for (const child of children.get(queue.shift()!) ?? []) {
-      if (found.includes(child)) continue;
-      found.push(child);
-      queue.push(child);
-    }
-  }
-  return found;
-}
-
-/** Every process's parent and group. */
-function processTable(): Map<number, { ppid: number; pgid: number }> {
-  const table = new Map<number, { ppid: number; pgid: number }>();
-  if (process.platform === 'linux') {
-    for (const name of readdirSync('/proc')) {
-      if (!/^\d+$/.test(name)) continue;
-      const fields = statFields(Number(name));
-      if (fields) table.set(Number(name), fields);
-    }
-    return table;
-  }
-  try {
-    const { execFileSync } = process.getBuiltinModule('node:child_process');
-    for (const line of execFileSync('ps', ['-A', '-o', 'pid=,ppid=,pgid='], { encoding: 'utf8' }).split('\n')) {
-      const [pid, ppid, pgid] = line.trim().split(/\s+/).map(Number);
-      if (Number.isInteger(pid) && Number.isInteger(ppid) && Number.isInteger(pgid)) table.set(pid!, { ppid: ppid!, pgid: pgid! });
-    }
-  } catch {
-    // No ps: only the command itself is known.
-  }
-  return table;
-}
-
-/** A process's parent and group from /proc/PID/stat (its name, in parentheses, may hold anything). */
-function statFields(pid: number): { ppid: number; pgid: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(rest[1]), pgid: Number(rest[2]) };
-  } catch {
-    return undefined;
-  }
-}
-
-function groupOf(pid: number): number | undefined {
-  if (process.platform === 'linux') return statFields(pid)?.pgid;
-  return processTable().get(pid)?.pgid;
-}
-
-function ownGroup(): number | undefined {
-  return groupOf(process.pid);
-}

@@ -10,6 +10,7 @@ import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { importExternal } from '../external.js';
 import { withAuthorities } from './authorities.js';
+import { handshake, untilAborted } from './abortable.js';
 
 import { MAX_STREAMS_TOGETHER, STREAMS_BEFORE_SETTINGS, type TogetherOptions, type TransportRequest, type TransportResponse } from './transport-types.js';
 
@@ -72,20 +73,12 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
   let context: import('node:tls').SecureContext | undefined;
   const trusted = (tls: typeof import('node:tls')) => (context ??= withAuthorities(tls, options.ca!));
 
-  const connect = async (url: URL): Promise<Opened> => {
+  // A TLS connection offering both protocols, its handshake under the request's deadline.
+  const connect = async (url: URL, signal: AbortSignal): Promise<Opened> => {
     const [tls, http2] = await Promise.all([importExternal<typeof import('node:tls')>('node:tls'), importExternal<typeof import('node:http2')>('node:http2')]);
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const socket = await new Promise<TLSSocket>((resolve, reject) => {
-      const s = tls.connect({
-        host,
-        port: Number(url.port || 443),
-        ALPNProtocols: ['h2', 'http/1.1'],
-        ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }),
-        ...(options.ca ? { secureContext: trusted(tls) } : {}),
-      });
-      s.once('secureConnect', () => resolve(s));
-      s.once('error', reject);
-    });
+    const name = /^[\d.]+$|:/.test(host) ? {} : { servername: host };
+    const socket = await handshake(tls, { host, port: Number(url.port || 443), ALPNProtocols: ['h2', 'http/1.1'], ...name, ...(options.ca ? { secureContext: trusted(tls) } : {}) }, signal);
     socket.removeAllListeners('error');
     // Small frames go out at once (no Nagle delay waiting for an ACK), as node:http's own sockets do.
     socket.setNoDelay(true);
@@ -128,7 +121,7 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
    * would), so that an HTTP/1.1 server costs no round trip more than before; once one says h2,
    * every later request shares the first session.
    */
-  const sessionFor = async (url: URL): Promise<Session | 'http/1.1'> => {
+  const sessionFor = async (url: URL, signal: AbortSignal): Promise<Session | 'http/1.1'> => {
     await options.memory?.load();
     // What an earlier run learned: HTTP/1.1 straight away; HTTP/2 on one connection shared from the start.
     const remembered = options.memory?.get(url.origin);
@@ -139,10 +132,10 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
       const open = probes.get(url.origin) ?? new Set<Promise<Opened>>();
       probes.set(url.origin, open);
       if (open.size >= (remembered === 'h2' ? 1 : MAX_PROBES)) {
-        await Promise.race([...open]).catch(() => undefined);
+        await untilAborted(Promise.race([...open]).catch(() => undefined), signal);
         continue;
       }
-      const probe = connect(url);
+      const probe = connect(url, signal);
       open.add(probe);
       try {
         const opened = await probe;
@@ -155,7 +148,16 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
 
   const send = async (entry: Session, request: TransportRequest): Promise<TransportResponse> => {
     const limit = Math.min(entry.session.remoteSettings?.maxConcurrentStreams ?? 100, 1000);
-    while (entry.active >= limit) await new Promise<void>((resolve) => entry.waiting.push(resolve));
+    while (entry.active >= limit) {
+      let wake: (() => void) | undefined;
+      try {
+        await untilAborted(new Promise<void>((resolve) => entry.waiting.push((wake = resolve))), request.signal);
+      } catch (error) {
+        // A request that gave up leaves the queue: the stream that ends next wakes one still waiting.
+        entry.waiting = entry.waiting.filter((w) => w !== wake);
+        throw error;
+      }
+    }
     entry.active++;
     entry.session.ref();
     const reused = entry.used;
@@ -196,7 +198,7 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
   return {
     async request(request) {
       for (let attempt = 1; ; attempt++) {
-        const entry = await sessionFor(request.url);
+        const entry = await sessionFor(request.url, request.signal);
         if (entry === 'http/1.1') return undefined;
         try {
           return await send(entry, request);
@@ -242,4 +244,5 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
     },
   };
 }
+
 

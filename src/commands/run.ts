@@ -15,7 +15,8 @@ import type { Decimal } from '../domain/money.js';
 import { wholeNumber } from '../flags/flag-values.js';
 import { backoffSeconds, pollSeconds } from '../loops/follow.js';
 import { type RunReading, type RunScope, RunSpendWatch, startRun, unreadStart } from '../figures/run-watch.js';
-import { type RunLimits, type RunSummary, callFacts, crossingCalls, endText, lateText, readingText, startText, stopText, summaryMarkdown, unreadText, warnText } from '../output/run.js';
+import { type RunLimits, type RunSummary, callFacts, crossingCalls, endText, lateText, leftRunningText, readingText, settlingText, startText, stopText, summaryMarkdown, unreachableText, unreadText, unsettledText, warnText } from '../output/run.js';
+import { bookingLag, settleSpend } from '../loops/settle.js';
 import { NotStarted, Supervised, exitCodeOf } from '../supervise.js';
 
 const SCOPES: readonly RunScope[] = ['key', 'account'];
@@ -28,6 +29,7 @@ export function configure(command: Command): void {
     .option('--scope <whose>', "whose spend counts: key (this key's own; the default for an API key) or account (every key's)")
     .option('--poll <seconds>', 'read the spend this often (no faster than the rate limit allows)', '5')
     .option('--grace <seconds>', 'after SIGTERM, how long the command has to end before SIGKILL', '10')
+    .option('--settle <seconds>', "after the run's last process ended, read the gateway until its figures settle, for at most this long (its log books calls late)", '30')
     .option('--fail-closed', 'stop the command (exit 4) when the spend cannot be read; by default it runs on, unwatched, with a warning')
     .option('--notify <name...>', 'alert these destinations (tally notify) once at --warn-spend and once at the stop')
     .option('--json-summary <file>', 'write the run summary as JSON (tally schema run) to this file');
@@ -39,6 +41,7 @@ interface RunOptions {
   scope?: string;
   poll: string;
   grace: string;
+  settle: string;
   failClosed?: boolean;
   notify?: string[];
   jsonSummary?: string;
@@ -54,6 +57,8 @@ export interface RunRequest {
   scope: RunScope | undefined;
   poll: number;
   grace: number;
+  /** Seconds to wait at most for the gateway's figures to settle after the run's processes ended. */
+  settle: number;
   failClosed: boolean;
   notify: string[];
   jsonSummary: string | undefined;
@@ -71,9 +76,10 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): RunReq
   }
   const poll = wholeNumber(options.poll, '--poll', 1, 3600);
   const grace = wholeNumber(options.grace, '--grace', 0, 3600);
+  const settle = wholeNumber(options.settle ?? '30', '--settle', 0, 3600);
   const [program, ...programArgs] = line.args;
   if (program === undefined || program === '') throw new UsageError('name the command to run after --: tally run --max-spend 5 -- npm test');
-  return { program, programArgs, max, warn, scope: options.scope as RunScope | undefined, poll, grace, failClosed: options.failClosed === true, notify: options.notify ?? [], jsonSummary: options.jsonSummary };
+  return { program, programArgs, max, warn, scope: options.scope as RunScope | undefined, poll, grace, settle, failClosed: options.failClosed === true, notify: options.notify ?? [], jsonSummary: options.jsonSummary };
 }
 
 export async function run(request: RunRequest, ctx: Context): Promise<void> {
@@ -100,7 +106,6 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     start = unreadStart(ctx, scope);
   }
   const watch = new RunSpendWatch(start);
-  ctx.note(startText(limits, start.currency));
 
   let child: Supervised;
   try {
@@ -110,6 +115,8 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     ctx.note(`tally run: ${error.message}`);
     throw new QuietExit(error.exitCode, error.message);
   }
+  // Said once the command runs (a command that is not found never "runs").
+  ctx.note(startText(limits, start.currency));
   child.forwardSignals((signal) => ctx.debug(`tally run: ${signal} ${child.mode === 'group' || !['SIGINT', 'SIGQUIT'].includes(signal) ? 'passed on to' : 'reached'} ${limits.command}`));
 
   let last: RunReading | undefined;
@@ -121,6 +128,8 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
   let crossedAt: number | null = null;
   let stoppedBy: RunSummary['stopped_by'] = null;
   let crossing: RunSummary['crossing_calls'] = [];
+  /** The longest the log took to book a call during the run (seconds): how long its figures take to settle. */
+  let lag = 0;
   const alert = async (level: 'warn' | 'fail', message: string) => {
     if (destinations.length === 0 || !last) return;
     const { deliver } = await import('../notify/send.js');
@@ -165,6 +174,7 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     failures = 0;
     readings++;
     last = reading;
+    lag = Math.max(lag, bookingLag(reading, Math.floor(ctx.now() / 1000)));
     if (readings === 1 && watch.passedOver) ctx.debug(`tally run: ${watch.passedOver}: following ${reading.source === 'key counter' ? "the key's daily counter" : "the account's lifetime spend"}`);
     ctx.debug(readingText(reading, ctx.zone));
     if (reading.spent.gt(max)) {
@@ -186,28 +196,55 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     wait = pollSeconds(poll, client.rateLimit, reading.requests);
   }
   const outcomeOfChild = await child.exited;
+  // What the command started and left running (a daemon, a setsid child) is the run's: stopped before tally ends.
+  let stoppedAfterEnd = 0;
+  if (outcome === 'finished' && child.anyAlive()) {
+    const left = child.processes();
+    stoppedAfterEnd = left.length;
+    ctx.note(leftRunningText(limits, left.length, grace));
+    await child.stop(grace * 1000, (ms) => ctx.sleep(ms).catch(() => undefined));
+  }
+  const unreachable = child.unreachable();
+  for (const process of unreachable) ctx.note(unreachableText(process));
   child.release();
 
-  // The calls of the command's last moments: one more reading, where the run ended on its own.
-  if (outcome === 'finished' && failures === 0 && (last || readings === 0)) {
-    try {
-      ctx.renewDeadline();
-      last = await watch.read(ctx);
-      readings++;
-      ctx.debug(readingText(last, ctx.zone));
-    } catch {
-      failed++;
-    }
-    // What the last calls earned is said (and alerted) as any other, once: a warning, or the limit
-    // passed after the command ended on its own (the end's line says so too).
-    if (last?.spent.gt(max)) {
-      warned = warn !== undefined;
-      await alert('fail', lateText(last, limits));
-    } else if (last && warn && !warned && last.spent.gt(warn)) {
-      warned = true;
-      const line = warnText(last, limits);
-      ctx.note(line);
-      await alert('warn', line);
+  // The calls of the run's last moments, those of a stop's grace included: read until the gateway's figures settle.
+  let settled = true;
+  if (outcome !== 'stopped_unwatched' && failures === 0 && (last || readings === 0)) {
+    const step = pollSeconds(1, client.rateLimit, last?.requests ?? 1);
+    const result = await settleSpend(
+      {
+        read: () => {
+          ctx.renewDeadline();
+          return watch.read(ctx).then((reading) => {
+            ctx.debug(readingText(reading, ctx.zone));
+            return reading;
+          });
+        },
+        booked: () => watch.logBooked(ctx),
+        sleep: (ms) => ctx.sleep(ms).catch(() => undefined),
+        now: () => ctx.now(),
+        waiting: (seconds) => ctx.note(settlingText(seconds)),
+      },
+      { settleSeconds: request.settle, stepSeconds: step, lagSeconds: lag, ...(last ? { last } : {}) },
+    );
+    readings += result.readings;
+    failed += result.failed;
+    last = result.last ?? last;
+    settled = result.settled;
+    if (!settled && last) ctx.note(unsettledText(request.settle));
+    if (outcome === 'finished') {
+      // What the last calls earned is said (and alerted) as any other, once: a warning, or the limit
+      // passed after the command ended on its own (the end's line says so too).
+      if (last?.spent.gt(max)) {
+        warned = warn !== undefined;
+        await alert('fail', lateText(last, limits));
+      } else if (last && warn && !warned && last.spent.gt(warn)) {
+        warned = true;
+        const line = warnText(last, limits);
+        ctx.note(line);
+        await alert('warn', line);
+      }
     }
   }
   const endedAt = Math.floor(ctx.now() / 1000);
@@ -228,7 +265,12 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     source: last?.source ?? watch.source ?? null,
     calls: last?.calls ?? null,
     unpriced_calls: last?.unpriced ?? null,
-    floor: last ? last.floor || failures > 0 : false,
+    floor: last ? last.floor || failures > 0 || !settled : false,
+    refunded: last && last.source === 'log' ? last.refunded.toFixed() : null,
+    settled,
+    exit_code_of: outcome === 'finished' ? 'command' : 'tally',
+    left_running: unreachable.map(({ pid, name, why }) => ({ pid, name, why })),
+    stopped_after_end: stoppedAfterEnd,
     started_at: startedAt,
     started_at_iso: isoInZone(startedAt, ctx.zone),
     ended_at: endedAt,

@@ -29,6 +29,7 @@ export function configure(command: Command): void {
     .option('--tls', 'serve HTTPS (HTTP/2 and HTTP/1.1, the client\'s choice) with a self-signed certificate made for this state folder (prints the TALLY_CA_FILE that trusts it)')
     .option('--http1-only', 'with --tls: offer HTTP/1.1 only, as a front end that does not speak HTTP/2')
     .option('--seed <n>', 'another seeded history of the same world (default 0, the one the README shows)')
+    .option('--log-lag <seconds>', 'book each call in the per-call log this many seconds late, as real gateways do (the balance counts it at once)')
     .option('--log-size <n>', 'serve this many generated log entries (over the last six days) instead of the seeded calls')
     .option('--account-limit <n>', 'requests a minute on account endpoints before 429 (default 120, as the spec)')
     .option('--live [seconds]', 'make a call every few seconds (default 3) at the seeded mix of models, so the log grows (logs --follow, tally run); POST /v1/chat/completions always spends')
@@ -55,6 +56,7 @@ export function parse(options: Record<string, unknown>): SandboxRequest {
   const catalogSize = options.catalogSize === undefined ? undefined : wholeNumber(options.catalogSize, '--catalog-size', 0, 1_000_000);
   const accountLimit = options.accountLimit === undefined ? undefined : wholeNumber(options.accountLimit, '--account-limit', 1);
   const logSize = options.logSize === undefined ? undefined : wholeNumber(options.logSize, '--log-size', 0, 10_000_000);
+  const logLagSeconds = options.logLag === undefined ? undefined : wholeNumber(options.logLag, '--log-lag', 0, 3600);
   const repriceAfter = options.repriceAfter === undefined ? undefined : wholeNumber(options.repriceAfter, '--reprice-after', 0, 1_000_000);
   const seed = options.seed === undefined ? undefined : wholeNumber(options.seed, '--seed', 0, 1_000_000);
   const liveEveryMs = options.live === undefined ? undefined : options.live === true ? 3000 : wholeNumber(options.live, '--live', 1, 3600) * 1000;
@@ -75,6 +77,7 @@ export function parse(options: Record<string, unknown>): SandboxRequest {
     tokenClasses: options.tokenClasses === true,
     http1Only: options.http1Only === true,
     logSize,
+    logLagSeconds,
     seed,
     accountLimit,
     liveEveryMs,

@@ -32,7 +32,10 @@ export interface LandedCall {
 }
 
 export interface RunReading {
+  /** What the run's calls were charged: refunds and negative charges never lower it (they are `refunded`). */
   spent: Decimal;
+  /** Refunds and negative charges in the log since the start (shown apart; zero where there are none or no log). */
+  refunded: Decimal;
   source: RunSource;
   /** Calls counted from the log (the log source only), and those without a readable cost. */
   calls?: number;
@@ -87,6 +90,7 @@ export class RunSpendWatch {
   #source: RunSource | undefined;
   #follower: CallFollower | undefined;
   #logSpent = new Decimal(0);
+  #refunded = new Decimal(0);
   #calls = 0;
   #unpriced = 0;
   #fields: CallFields | undefined;
@@ -144,17 +148,19 @@ export class RunSpendWatch {
     for (const call of calls) {
       this.#calls++;
       if (call.cost === undefined) this.#unpriced++;
+      // A refund (a negative charge) is shown apart: a limit is measured against what was charged.
+      else if (new Decimal(call.cost).isNegative()) this.#refunded = this.#refunded.plus(new Decimal(call.cost).neg());
       else this.#logSpent = this.#logSpent.plus(call.cost);
     }
     this.#fields = landed.fields;
     // The log states no currency: the one the balance states (read at the start) labels it.
-    return { spent: this.#logSpent, source: 'log', calls: this.#calls, unpriced: this.#unpriced, landed: calls, fields: this.#fields, floor: false, countedFrom: this.#start.at, requests: landed.requests, currency: this.#currency };
+    return { spent: this.#logSpent, refunded: this.#refunded, source: 'log', calls: this.#calls, unpriced: this.#unpriced, landed: calls, fields: this.#fields, floor: false, countedFrom: this.#start.at, requests: landed.requests, currency: this.#currency };
   }
 
   async #readCounters(ctx: Context): Promise<RunReading> {
     const { balance, reading, now } = await readCounters(ctx);
     this.#currency ??= balance.currency;
-    const common = { landed: [], requests: 1, currency: this.#currency };
+    const common = { landed: [], requests: 1, currency: this.#currency, refunded: new Decimal(0) };
     if (!this.#base) {
       // The gateway could not be read at the start: the counting begins now.
       this.#base = { counters: reading, at: now };
@@ -169,4 +175,22 @@ export class RunSpendWatch {
     this.#track = followKeyTrack(this.#track, reading.key);
     return { ...common, source: 'key counter', spent: trackedSpend(this.#track), floor: later || this.#track.floor, countedFrom };
   }
+
+  /**
+   * Whether the per-call log has booked every call the key's daily counter has counted since the
+   * start (the counter is charged as a call ends; the log often books it later): 'booked', 'behind',
+   * or undefined where the two cannot be set side by side (no log followed, another scope, no key
+   * counter at the start, a day of the counter ended since).
+   */
+  async logBooked(ctx: Context): Promise<'booked' | 'behind' | undefined> {
+    if (this.#source !== 'log' || this.#start.scope !== 'key' || !this.#start.counters?.key) return undefined;
+    const { reading } = await readCounters(ctx);
+    if (!reading.key) return undefined;
+    const track = followKeyTrack(startKeyTrack(this.#start.counters.key), reading.key);
+    if (track.floor) return undefined;
+    // The counter may round each charge: a ten-thousandth of a yuan (the audit's own tolerance) is the same spend.
+    return trackedSpend(track).minus(this.#logSpent.minus(this.#refunded)).lte(COUNTER_TOLERANCE) ? 'booked' : 'behind';
+  }
 }
+
+const COUNTER_TOLERANCE = new Decimal('0.0001');

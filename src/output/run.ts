@@ -9,6 +9,7 @@ import { escapeControl } from './escape.js';
 import { formatAmount } from './money.js';
 import { spanText } from './follow.js';
 import { wallText } from './window-text.js';
+import type { Unreachable } from '../run-processes.js';
 
 export interface RunLimits {
   /** The command's name (its first word; its arguments may hold secrets and are never written). */
@@ -61,6 +62,35 @@ export interface RunSummary {
   crossing_calls: { at: number | null; model: string | null; cost: string | null }[];
   profile: string;
   gateway: string;
+  /** Refunds and negative charges in the log since the start, shown apart (null: no log followed). */
+  refunded: string | null;
+  /** Whether the gateway's figures settled after the run's processes ended, within --settle. */
+  settled: boolean;
+  /** Whose exit code tally_exit_code is. */
+  exit_code_of: 'command' | 'tally';
+  /** Processes of the run tally could not stop. */
+  left_running: Unreachable[];
+  /** Processes the command left running when it ended, stopped by tally. */
+  stopped_after_end: number;
+}
+
+/** Processes the command left running when it ended: the run's, stopped before tally ends. */
+export function leftRunningText(limits: RunLimits, count: number, graceSeconds: number): string {
+  return `tally run: ${escapeControl(limits.command)} ended, leaving ${count} ${count === 1 ? 'process' : 'processes'} it started running: stopping ${count === 1 ? 'it' : 'them'} (SIGTERM, then SIGKILL after ${graceSeconds}s)`;
+}
+
+/** A process of the run tally cannot stop, named with its pid. */
+export function unreachableText(process: Unreachable): string {
+  return `tally run: process ${process.pid} (${escapeControl(process.name)}) was started by the run and is still running: tally cannot stop it (${process.why}); stop it yourself: kill ${process.pid}`;
+}
+
+/** Said while the gateway's figures are read again after the run's processes ended. */
+export function settlingText(seconds: number): string {
+  return `tally run: waiting for the gateway to book the run's last calls (up to ${seconds}s; --settle sets how long)`;
+}
+
+export function unsettledText(settleSeconds: number): string {
+  return `tally run: the gateway's figures did not settle within ${settleSeconds}s (--settle): the run's spend may be more than said`;
 }
 
 export function whose(scope: RunScope): string {
@@ -142,7 +172,8 @@ export function endText(summary: RunSummary): string {
         ? 'was stopped: the spend could not be read (--fail-closed)'
         : summary.signal
           ? `ended on ${summary.signal}`
-          : `exited ${summary.exit_code}`;
+          : // 4 and 5 are tally's own codes too: whose this one is, is said.
+            `exited ${summary.exit_code}${summary.exit_code === 4 || summary.exit_code === 5 ? ' (its own exit code, passed on; not tally\'s)' : ''}`;
   const spent =
     summary.spent === null
       ? 'its spend could not be read'
@@ -150,7 +181,8 @@ export function endText(summary: RunSummary): string {
   // The gateway's figures lag: calls of the command's last moments can take the spend past the
   // limit after it ended on its own; said, never hidden (its exit code stands).
   const late = summary.outcome === 'finished' && summary.past_max_spend ? ' — past the limit, found in the reading after it ended (the gateway had not yet counted those calls while it ran)' : '';
-  return `tally run: ${escapeControl(summary.command)} ${how} after ${spanText(summary.duration_seconds / 60)}; ${spent}${late}`;
+  const refunds = summary.refunded !== null && summary.refunded !== '0' ? `; refunds since the start ${money(summary.refunded, summary.currency)}, shown apart (they do not lower the spend a limit is measured against)` : '';
+  return `tally run: ${escapeControl(summary.command)} ${how} after ${spanText(summary.duration_seconds / 60)}; ${spent}${late}${refunds}`;
 }
 
 /** What the GitHub step summary gets. */

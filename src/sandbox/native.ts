@@ -17,6 +17,8 @@ export interface NativeOptions {
   cacheMs: number;
   /** Serve this many generated log entries (over the last six days) instead of the seeded calls. */
   logSize: number | undefined;
+  /** Seconds a call takes to appear in the per-call log (real gateways book it late); the counters book it at once. */
+  logLagSeconds?: number;
   /** Report cache-read and reasoning tokens in usage by model and the log. */
   tokenClasses?: boolean;
 }
@@ -211,17 +213,19 @@ export class NativeFamily {
     const cursor = url.searchParams.get('cursor');
     const offset = cursor ? Number.parseInt(Buffer.from(cursor, 'base64url').toString('utf8'), 10) : 0;
     if (!Number.isInteger(offset) || offset < 0) return sendJson(res, 500, { error: 'invalid cursor' });
-    const entries = this.options.logSize === undefined ? this.#seededEntries(url, key, start, end) : generatedEntries(this.options.logSize, now, start, end);
+    const entries = this.options.logSize === undefined ? this.#seededEntries(url, key, start, end, now) : generatedEntries(this.options.logSize, now, start, end);
     const page: unknown[] = [];
     for (let i = offset; i < Math.min(offset + limit, entries.length); i++) page.push(entries.entry(i));
     const next = offset + limit < entries.length ? Buffer.from(String(offset + limit)).toString('base64url') : null;
     sendJson(res, 200, { scope: 'key', data: page, next_cursor: next, has_more: next !== null });
   }
 
-  #seededEntries(url: URL, key: SandboxKey, start: number, end: number): LogEntries {
+  #seededEntries(url: URL, key: SandboxKey, start: number, end: number, now: number): LogEntries {
     const model = url.searchParams.get('model');
+    // A call is in the log once it is booked: --log-lag seconds after it was made.
+    const booked = now - (this.options.logLagSeconds ?? 0);
     const calls = this.calls()
-      .filter((c) => c.key === key.secret && c.at >= start && c.at < end && (!model || c.model === model))
+      .filter((c) => c.key === key.secret && c.at >= start && c.at < end && c.at <= booked && (!model || c.model === model))
       .reverse();
     return {
       length: calls.length,

@@ -67,6 +67,8 @@ export interface SandboxOptions {
   http1Only?: boolean;
   /** Make a call every this many milliseconds of the clock (`tally sandbox --live`): the log grows. */
   liveEveryMs?: number;
+  /** Book each call in the per-call log this many seconds late, as real gateways do (`--log-lag`); the balance's counters book it at once. */
+  logLagSeconds?: number;
 }
 
 /** A clock that shows `startMs` now and runs on from there (`tally sandbox --now`, tests). */
@@ -130,7 +132,7 @@ export class Sandbox {
     // The history is seeded on first use, up to the clock's now at that moment.
     const calls = () => (this.#calls ??= seedCalls(Math.floor(this.now() / 1000), dayOffsetMinutes, options.seed ?? 0, { offCatalog: options.offCatalog === true, tokenClasses: options.tokenClasses === true }));
     this.#live = new LiveCalls(calls, { now: this.now, everyMs: options.liveEveryMs, seed: options.seed });
-    this.#native = new NativeFamily({ now: this.now, naming: options.naming ?? 'compact', dayOffsetMinutes, cacheMs: options.cacheMs ?? 30_000, logSize: options.logSize, tokenClasses: options.tokenClasses === true }, calls);
+    this.#native = new NativeFamily({ now: this.now, naming: options.naming ?? 'compact', dayOffsetMinutes, cacheMs: options.cacheMs ?? 30_000, logSize: options.logSize, tokenClasses: options.tokenClasses === true, logLagSeconds: options.logLagSeconds ?? 0 }, calls);
     this.#compat = new CompatFamily(
       { wrap: options.compatWrap ?? 'code-true', units: options.compatUnits ?? 'stated', tokenEndpoint: !options.compatNoToken },
       (account, secret) => this.#native.spend(secret === undefined ? (c) => c.account === account.id : (c) => c.key === secret),

@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
+import { Decimal } from '../../src/domain/money.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { COMMANDS } from '../../src/cli/registry.js';
@@ -32,12 +33,16 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 const [url, key, every, mode, out, count, exitCode] = process.argv.slice(2);
-writeFileSync(out + '/pid', String(process.pid));
+writeFileSync(out + (mode === 'escaped' ? '/escaped' : '/pid'), String(process.pid));
+if (mode === 'setsid') {
+  // A child that leaves the command's group and session (as language servers and worker pools do), and goes on spending.
+  spawn(process.execPath, [process.argv[1], url, key, every, 'escaped', out, count, exitCode], { stdio: 'ignore', detached: true }).unref();
+}
 if (mode === 'fork') {
   const grandchild = spawn(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)'], { stdio: 'ignore' });
   writeFileSync(out + '/grandchild', String(grandchild.pid));
 }
-if (mode === 'ignore-term' || mode === 'fork') process.on('SIGTERM', () => appendFileSync(out + '/signals', 'SIGTERM ignored\\n'));
+if (mode === 'ignore-term' || mode === 'fork' || mode === 'escaped') process.on('SIGTERM', () => appendFileSync(out + '/signals', 'SIGTERM ignored\\n'));
 else process.on('SIGTERM', () => { appendFileSync(out + '/signals', 'SIGTERM\\n'); process.exit(143); });
 process.on('SIGINT', () => { appendFileSync(out + '/signals', 'SIGINT\\n'); process.exit(130); });
 const call = () => new Promise((resolve) => {
@@ -73,11 +78,11 @@ interface Ran {
 }
 
 /** `tally run FLAGS -- node spender.mjs …` as a child process; `during` acts on it while it runs. */
-async function runSpender(flags: string[], spend: { every?: number; mode?: string; count?: number; exitCode?: number; gateway?: Sandbox; env?: NodeJS.ProcessEnv } = {}, during?: (child: ChildProcess, out: string) => void): Promise<Ran> {
+async function runSpender(flags: string[], spend: { every?: number; mode?: string; count?: number; exitCode?: number; gateway?: Sandbox; env?: NodeJS.ProcessEnv; logLag?: number } = {}, during?: (child: ChildProcess, out: string) => void): Promise<Ran> {
   const out = join(work.path, `run-${++runs}`);
   mkdirSync(out);
   // A gateway of its own unless one is given: the calls of another test's command never count here.
-  const own = spend.gateway ? undefined : await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 100_000 });
+  const own = spend.gateway ? undefined : await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 100_000, logLagSeconds: spend.logLag ?? 0 });
   const gateway = spend.gateway ?? own!;
   const args = ['run', ...flags, '--json-summary', join(out, 'summary.json'), '--', NODE, spender, gateway.baseUrl, gateway.demoKey, String(spend.every ?? 200), spend.mode ?? 'plain', out, String(spend.count ?? 1000), String(spend.exitCode ?? 0)];
   const child = spawn(NODE, binaryArgs(args, NOW), { env: { ...env, ...spend.env, TALLY_BASE_URL: gateway.baseUrl }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -123,6 +128,32 @@ describe('tally run: a command under a spending limit', () => {
     expect(ran.summary).toMatchObject({ command: 'node', outcome: 'stopped', signal: 'SIGKILL', exit_code: null, tally_exit_code: 5, currency: 'CNY', max_spend: '25', scope: 'key', source: 'log', stopped_by: 'SIGKILL', failed_readings: 0 });
     expect(Number(ran.summary.spent)).toBeGreaterThan(25);
     expect((ran.summary.crossing_calls as { model: string }[])[0]).toMatchObject({ model: 'claude-opus-4.1', cost: expect.stringMatching(/^10\.5/) });
+  });
+
+  it("stops a child that left the command's session (setsid) and spends on through the grace, and counts every call of the grace although the log books them 2 s late", async () => {
+    const gateway = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 100_000, logLagSeconds: 2 });
+    const used = async () => {
+      const response = await fetch(`${gateway.baseUrl}/v1/open/balance`, { headers: { authorization: `Bearer ${gateway.demoKey}` } });
+      return ((await response.json()) as { api_key: { daily_cost_used: string } }).api_key.daily_cost_used;
+    };
+    const before = await used();
+    try {
+      const ran = await runSpender(['--max-spend', '25', '--poll', '1', '--grace', '2', '--settle', '20'], { mode: 'setsid', gateway });
+      expect(ran.code, ran.stderr).toBe(5);
+      // Nothing the run started runs on: not the command, not the child in a session of its own.
+      expect(alive(join(ran.out, 'pid'))).toBe(false);
+      expect(alive(join(ran.out, 'escaped'))).toBe(false);
+      expect(ran.stderr).toContain("tally run: waiting for the gateway to book the run's last calls");
+      // Every call of the run is in the figure, the grace's and the escaped child's included: what the key's counter says it spent.
+      const spentByKey = new Decimal(await used()).minus(before);
+      expect(new Decimal(String(ran.summary.spent)).toFixed(8)).toBe(spentByKey.toFixed(8));
+      expect(ran.summary).toMatchObject({ outcome: 'stopped', settled: true, floor: false, exit_code_of: 'tally', left_running: [] });
+      expect(validate(ran.summary), JSON.stringify(validate.errors)).toBe(true);
+      // Calls were made after the stop was decided (the grace), and they are counted.
+      expect(spentByKey.gt(new Decimal(25).plus('21'))).toBe(true);
+    } finally {
+      await gateway.close();
+    }
   });
 
   it.each([
