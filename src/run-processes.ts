@@ -148,8 +148,11 @@ export function processTable(): Map<number, ProcessFacts> {
   try {
     const { execFileSync } = process.getBuiltinModule('node:child_process');
     for (const line of execFileSync('ps', ['-A', '-o', 'pid=,ppid=,pgid=,lstart=,stat=,comm='], { encoding: 'utf8' }).split('\n')) {
-      const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+\s+\S+\s+\d+\s+[\d:]+\s+\d+)\s+(\S+)\s+(.*)$/.exec(line);
-      if (match) table.set(Number(match[1]), { ppid: Number(match[2]), pgid: Number(match[3]), started: match[4]!, ended: match[5]!.startsWith('Z'), name: match[6]! });
+      // pid ppid pgid, the start (five words: Mon Dec  1 22:00:00 2026), the state, the name.
+      const words = line.trim().split(/\s+/);
+      const [pid, ppid, pgid] = words.slice(0, 3).map(Number);
+      if (words.length < 10 || !Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(pgid)) continue;
+      table.set(pid!, { ppid: ppid!, pgid: pgid!, started: words.slice(3, 8).join(' '), ended: words[8]!.startsWith('Z'), name: words.slice(9).join(' ') });
     }
   } catch {
     // No ps: only the command itself is known.

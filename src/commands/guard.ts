@@ -101,8 +101,8 @@ export async function run(request: GuardRequest, ctx: Context): Promise<void> {
     if (session?.project) ctx.workspaceFrom(session.project);
   }
 
-  const fail = (unread: string[], why?: string): never => {
-    ctx.io.err(`${unreadText(unread, failClosed, why && ctx.secrets.scrubMessage(why))}\n`);
+  const fail = (unread: string[], why?: string, fromGateway = false): never => {
+    ctx.io.err(`${unreadText(unread, failClosed, why && ctx.secrets.scrubMessage(why), fromGateway)}\n`);
     throw new QuietExit(failClosed ? 2 : 0);
   };
   let who: StatuslineIdentity;
@@ -115,11 +115,13 @@ export async function run(request: GuardRequest, ctx: Context): Promise<void> {
     return fail(['every limit'], error.message);
   }
 
-  // A budget that is not stored is the hook's mistake (exit 1), not a limit left unchecked.
+  // A budget that is not stored is the hook's mistake (exit 1), not a limit left unchecked. The
+  // budgets are read at every event: only the gateway's figures are kept, never a limit.
   if (limits.budgets.length > 0) {
     const { storedBudgets, budgetsHint } = await import('../figures/budgets.js');
     const stored = await storedBudgets(ctx);
     for (const name of limits.budgets) if (!stored.some(([n]) => n === name)) throw new UsageError(`there is no budget "${name}"`, { hint: budgetsHint(stored, name) });
+    limits.stored = new Map(stored.filter(([n]) => limits.budgets.includes(n)));
   }
   const cache = readGuardCache(stateDir, who);
   const kept = readSessions(stateDir, who);
@@ -144,6 +146,7 @@ export async function run(request: GuardRequest, ctx: Context): Promise<void> {
   }
 
   let why: string | undefined;
+  let fromGateway = false;
   if (needsFetch) {
     if (failedRecently(stateDir, who, now, maxAge, 'guard')) why = 'the gateway did not answer moments ago';
     else {
@@ -163,6 +166,8 @@ export async function run(request: GuardRequest, ctx: Context): Promise<void> {
         if (error instanceof TallyError && error.kind === 'interrupted') throw error;
         rememberFailure(stateDir, who, ctx.now(), 'guard');
         why = (error as Error).message;
+        // What the gateway answered is its words, not tally's: quoted as data in the reason the agent reads.
+        fromGateway = error instanceof TallyError && ['service', 'auth', 'rate_limit'].includes(error.kind);
       }
     }
   }
@@ -173,7 +178,7 @@ export async function run(request: GuardRequest, ctx: Context): Promise<void> {
     ctx.io.err(`${ctx.secrets.scrub(blockText(decision.crossed, Math.max(0, Math.round((ctx.now() - Math.min(...fetched)) / 1000))))}\n`);
     throw new QuietExit(2);
   }
-  if (decision.unread.length > 0) fail(decision.unread, why);
+  if (decision.unread.length > 0) fail(decision.unread, why, fromGateway);
 }
 
 /** Fetches what is stale: the balance (today's spend and the currency), the session's spend from the log, the budgets. */
@@ -182,7 +187,11 @@ async function fetchParts(ctx: Context, stale: { daily: boolean; session: boolea
   const at = () => new Date(ctx.now()).toISOString();
   const balance = stale.daily || stale.session ? fetchBalance(client) : undefined;
   const spending = stale.session && ask ? import('../figures/call-log.js').then(({ spendSince }) => spendSince(ctx, ask.start)) : undefined;
-  const budgets = stale.budgets.length ? import('../figures/budgets.js').then(({ loadBudgets, budgetJson }) => loadBudgets(ctx, stale.budgets).then(budgetJson)) : undefined;
+  const budgets = stale.budgets.length
+    ? Promise.all([import('../figures/budgets.js'), import('../domain/budget.js')]).then(([{ loadBudgets, budgetJson }, { budgetMeasure }]) =>
+        loadBudgets(ctx, stale.budgets).then((loaded) => budgetJson(loaded).budgets.map((json, i) => ({ json, measure: budgetMeasure(loaded.budgets[i]!.budget) }))),
+      )
+    : undefined;
   for (const p of [balance, spending, budgets]) p?.catch(() => undefined);
   const got: Fetched = {};
   if (balance) {
@@ -195,7 +204,7 @@ async function fetchParts(ctx: Context, stale: { daily: boolean; session: boolea
     }
   }
   if (budgets) {
-    got.budgets = (await budgets).budgets.map((j) => ({
+    got.budgets = (await budgets).map(({ json: j, measure }) => ({
       name: j.name,
       amount: j.amount,
       currency: j.currency,
@@ -208,6 +217,7 @@ async function fetchParts(ctx: Context, stale: { daily: boolean; session: boolea
       ...(j.not_measured ? { not_measured: j.not_measured } : {}),
       end_iso: j.end_iso,
       fetched_at: at(),
+      measure,
     }));
   }
   return got;

@@ -31,6 +31,11 @@ export function budgetScope(budget: StoredBudget): BudgetScope {
   return budget.scope ?? 'account';
 }
 
+/** What a budget measures (its period, zone, whose spend and which models), apart from its amount: a figure kept for one measure never stands for another. */
+export function budgetMeasure(budget: StoredBudget): string {
+  return JSON.stringify([budget.period, budget.starts ?? null, budget.zone, budgetScope(budget), budget.models ?? null]);
+}
+
 /** Whether a budget is measured from the usage series (the whole account, every model) or from spend per model. */
 export function countsPerModel(budget: StoredBudget): boolean {
   return budgetScope(budget) === 'key' || (budget.models?.length ?? 0) > 0;

@@ -9,7 +9,7 @@ import { globMatcher } from '../domain/glob.js';
 import { type ModelSpendOver, spendPerModel } from './usage-by-model.js';
 import { Decimal, derivedText, oneDecimal } from '../domain/money.js';
 import { type UsageWindow, bucketStart, ended } from '../domain/window.js';
-import { isoInZone, parseZone } from '../domain/zone.js';
+import { UTC, formatOffset, isoInZone, parseZone } from '../domain/zone.js';
 import { type LoadedForecast, loadForecast, spendMetric } from './forecast.js';
 import { bucketMoney, loadUsageSeries } from './usage-series.js';
 import { storedNamesHint } from '../domain/suggest.js';
@@ -35,8 +35,6 @@ export interface BudgetFigures {
   /** Where it stands; undefined when its spend cannot be told (`notMeasured` says why). */
   standing: BudgetStanding | undefined;
   notMeasured?: string;
-  /** Counted from spend per model, which the gateway states by its own days: the start of the day the count begins at, where that is before the period's. */
-  measuredFrom?: number;
 }
 
 export interface LoadedBudgets {
@@ -74,12 +72,12 @@ export async function loadBudgets(ctx: Context, names: string[], forecast?: Prom
   const [loaded, hours] = await Promise.all([loading, hoursRequest]);
   const metric = hours && spendMetric(hours, undefined);
   const basis = loaded.forecast.basis;
-  // Spend per model is answered on the gateway's days: a period is asked from the start of the
-  // grid day that holds its start (what the gateway would align it to), and says so where that is earlier.
+  // Spend per model is answered on the gateway's days: a period is measured from it where it
+  // begins and ends on them (asked to the end of the running day, which the gateway reports as
+  // it stands), and is not measured where its days begin at another hour (never another period's figure).
   const gridOffset = loaded.series.dayGrid.offset;
-  const measuredFrom = at.map((a) => bucketStart(a.period.start, 'day', gridOffset));
-  const periodSpend = chosen.map(([, b], i) => (fromSeries[i] ? undefined : spendOver({ start: measuredFrom[i]!, end: Math.min(at[i]!.measured, at[i]!.period.end) })));
-  for (const p of periodSpend) p?.catch(() => undefined);
+  const gridDays = at.map(({ period, measured }) => gridWindow(period, Math.min(measured, period.end), gridOffset));
+  const periodSpend = chosen.map(([, b], i) => (fromSeries[i] || typeof gridDays[i] === 'string' ? undefined : spendOver(gridDays[i] as UsageWindow)));
   const budgets = await Promise.all(
     chosen.map(async ([name, budget], i): Promise<BudgetFigures> => {
       const { period, measured } = at[i]!;
@@ -90,27 +88,42 @@ export async function loadBudgets(ctx: Context, names: string[], forecast?: Prom
       const ownPace = (spent: Decimal) => (measured - period.start <= 0 ? new Decimal(0) : spent.div(new Decimal(measured - period.start).div(86_400)));
       if (fromSeries[i]) {
         if (hours!.scope === 'key') return { name, budget, period, at: moment, standing: undefined, notMeasured: "the gateway states its usage over time as this key's, so the whole account's spend cannot be told" };
-        const first = Math.floor(period.start / 3600) * 3600;
+        // The gateway's hours begin on the hour: a period that begins at half past is not theirs to add up.
+        if (period.start % 3600 !== 0) return { name, budget, period, at: moment, standing: undefined, notMeasured: `its ${budget.period}s begin at ${isoInZone(period.start, parseZone(budget.zone)!).slice(11, 16)} in ${budget.zone}, and the gateway states its usage by whole hours` };
         let spent = new Decimal(0);
         bucketMoney(hours!.buckets, metric).forEach((amount, j) => {
           const slot = hours!.slots[j]!;
-          if (slot >= first && slot < period.end && slot < measured && amount !== undefined) spent = spent.plus(amount);
+          if (slot >= period.start && slot < period.end && slot < measured && amount !== undefined) spent = spent.plus(amount);
         });
         return figures(spent, past ? ownPace(spent) : loaded.forecast.averageDailySpend);
       }
+      const days = gridDays[i]!;
+      if (typeof days === 'string') return { name, budget, period, at: moment, standing: undefined, notMeasured: days };
       const over = await periodSpend[i]!;
       const why = perModelProblem(budget, over);
-      const from = measuredFrom[i]! < period.start ? { measuredFrom: measuredFrom[i]! } : {};
-      if (why) return { name, budget, period, at: moment, standing: undefined, notMeasured: why, ...from };
+      if (why) return { name, budget, period, at: moment, standing: undefined, notMeasured: why };
       const spent = budgetSpend(budget, over);
-      if (past || basis.days === 0) return { ...figures(spent, ownPace(spent)), ...from };
+      if (past || basis.days === 0) return figures(spent, ownPace(spent));
       const before = await spendOver({ start: basis.start, end: basis.end });
       const beforeWhy = perModelProblem(budget, before);
       // The pace of the same spend over the forecast's days; a period that cannot be read for it goes by the budget's own period so far.
-      return { ...figures(spent, beforeWhy ? ownPace(spent) : budgetSpend(budget, before).div(basis.days)), ...from };
+      return figures(spent, beforeWhy ? ownPace(spent) : budgetSpend(budget, before).div(basis.days));
     }),
   );
   return { currency: loaded.balance.currency, budgets, forecast: loaded };
+}
+
+/**
+ * The gateway's days that make up a period up to `until` (the running day whole: the gateway
+ * reports it as it stands), or why they cannot: the period begins or ends between two of them.
+ */
+export function gridWindow(period: Period, until: number, gridOffset: number): UsageWindow | string {
+  const onGrid = (t: number) => bucketStart(t, 'day', gridOffset) === t;
+  if (!onGrid(period.start) || !onGrid(period.end)) {
+    const grid = formatOffset(gridOffset);
+    return `the gateway states spend per model by its own days, which begin at 00:00 UTC${grid} (${isoInZone(bucketStart(period.start, 'day', gridOffset), UTC).slice(11, 16)} UTC), and this budget's period begins or ends between two of them: set it in the gateway's zone (--tz ${grid}) to measure it`;
+  }
+  return { start: period.start, end: Math.min(period.end, bucketStart(Math.max(period.start, until - 1), 'day', gridOffset) + 86_400) };
 }
 
 /** Why spend per model over a window cannot measure a budget: the gateway says it is someone else's, or says nothing, or it is cut short. */
@@ -152,7 +165,7 @@ const ledger = derivedText;
 
 export function budgetJson(loaded: LoadedBudgets) {
   return {
-    budgets: loaded.budgets.map(({ name, budget, period, at, standing: s, notMeasured, measuredFrom }) => {
+    budgets: loaded.budgets.map(({ name, budget, period, at, standing: s, notMeasured }) => {
       const zone = parseZone(budget.zone)!;
       const now = elapsedOf(period, at);
       return {
@@ -174,7 +187,6 @@ export function budgetJson(loaded: LoadedBudgets) {
         resets_in_days: oneDecimal(s ? s.resetsInDays : new Decimal(now.left).div(86_400)),
         state: s ? s.state : 'not measured',
         ...(notMeasured ? { not_measured: notMeasured } : {}),
-        ...(measuredFrom === undefined ? {} : { measured_from: measuredFrom, measured_from_iso: isoInZone(measuredFrom, zone) }),
       };
     }),
   };

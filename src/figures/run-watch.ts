@@ -59,6 +59,8 @@ export async function startRun(ctx: Context, scope: RunScope): Promise<RunStart>
     throw new UsageError("--scope key follows an API key's own spend; this profile holds a device token, which has no key of its own: use --scope account");
   }
   const { balance, reading } = await readCounters(ctx);
+  const offset = client.clockOffsetMs ?? 0;
+  if (Math.abs(offset) >= MAX_CLOCK_OFFSET_MS) ctx.note(`tally run: the gateway's clock is ${(Math.abs(offset) / 3_600_000).toFixed(1)} hours ${offset > 0 ? 'ahead of' : 'behind'} this machine's (its Date header): no clock a gateway keeps, so its log is read on this machine's clock`);
   return { at: Math.floor(gatewayNow(ctx, client) / 1000), scope, currency: balance.currency, counters: reading };
 }
 

@@ -64,11 +64,9 @@ export async function renderBudgets(loaded: LoadedBudgets, ctx: Context): Promis
   const [{ renderPanel }, { styleFor }, { fitLines }] = await Promise.all([import('./table.js'), import('./style.js'), import('./wrap.js')]);
   const style = await styleFor(ctx);
   const rows = await budgetLines(loaded, ctx);
-  const resets = loaded.budgets.map(({ name, budget, period, measuredFrom }) => {
+  const resets = loaded.budgets.map(({ name, budget, period }) => {
     const zone = parseZone(budget.zone)!;
-    // Spend per model comes by the gateway's days: a count that begins before the period says where.
-    const from = measuredFrom === undefined ? '' : ` (counted from ${isoInZone(measuredFrom, zone).slice(0, 16)}, the start of the gateway's day that holds the period's start)`;
-    return `${name}: ${describeBudget(budget)}, this period ${isoInZone(period.start, zone).slice(0, 16)} → ${isoInZone(period.end, zone).slice(0, 16)}${from}`;
+    return `${name}: ${describeBudget(budget)}, this period ${isoInZone(period.start, zone).slice(0, 16)} → ${isoInZone(period.end, zone).slice(0, 16)}`;
   });
   const note = [...resets, 'projected = spent + the average daily spend of the same spend over the last 7 complete days × the days left'].join('\n');
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;

@@ -49,13 +49,22 @@ export async function renderFleet(command: string, row: FleetRow<unknown> | unde
   const ok = outcomes.filter((o) => o.ok);
   if (!lines && ok.length > 1 && currencies.size === 1 && summed.some(Boolean)) {
     const currency = [...currencies][0]!;
-    // Account-level figures count each account once (its first profile); per-key figures every key.
-    const firstOfAccount = ok.filter((o, i) => o.account === undefined || ok.findIndex((p) => p.account === o.account) === i);
+    // Account-level figures count each account once, from the first of its profiles that can read
+    // the figure (a device token beside API keys reads the balance but not usage); per-key figures every key.
+    const accountValues = (c: FleetColumn<unknown>) => {
+      const counted = new Set<string>();
+      return ok.flatMap((o) => {
+        const value = c.value(o.result);
+        if (value === undefined || (o.account !== undefined && counted.has(o.account))) return [];
+        if (o.account !== undefined) counted.add(o.account);
+        return [value];
+      });
+    };
     // Per-key figures count each key once: one key under two profiles is one key.
     const firstOfKey = ok.filter((o, i) => o.key === undefined || ok.findIndex((p) => p.key === o.key) === i);
     footer = ['total', ...columns.map((c, i) => {
       if (!summed[i]) return '';
-      const values = (c.scope === 'key' ? firstOfKey : firstOfAccount).map((o) => c.value(o.result)).filter((v): v is string => v !== undefined);
+      const values = c.scope === 'key' ? firstOfKey.map((o) => c.value(o.result)).filter((v): v is string => v !== undefined) : accountValues(c);
       return money(values.reduce((a, b) => a.plus(b), new Decimal(0)).toFixed(), currency);
     })];
   }

@@ -2,7 +2,7 @@
 // would wait for a writer forever), a link to /dev/urandom (endless), a file of gigabytes. Only
 // a regular file of at most `maxBytes` is read; anything else is an error the caller reports
 // (or, for a cache, treats as no cache). Opened without waiting, checked on the open descriptor.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 
 /** What was wrong with the file, for a message: `a FIFO`, `larger than 4 MB`. */
 export class UnreadableFile extends Error {
@@ -18,6 +18,28 @@ export function readStateFile(path: string, maxBytes: number, headBytes = Number
     const stat = fstatSync(fd);
     const bytes = readOpened(fd, stat, path, maxBytes, headBytes);
     return withOwner ? { bytes, owner: stat.uid } : bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A file tally reads back to decide something (the guard's and the status line's caches): read
+ * only when it is the user's own regular file that nobody else may write, opened without
+ * following a link, in a folder that is no link either and likewise the user's alone. Anything
+ * else throws, and the caller learns the figures again (a forged "spent 0" never decides).
+ */
+export function readOwnStateFile(path: string, maxBytes: number): Buffer {
+  const uid = process.getuid?.();
+  const folder = path.slice(0, Math.max(0, path.lastIndexOf('/'))) || '/';
+  const dir = lstatSync(folder);
+  if (dir.isSymbolicLink() || !dir.isDirectory()) throw new UnreadableFile(`${folder} is not a folder of tally's own`);
+  if (uid !== undefined && (dir.uid !== uid || (dir.mode & 0o022) !== 0)) throw new UnreadableFile(`${folder} is not the user's own folder, or others may write to it`);
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0));
+  try {
+    const stat = fstatSync(fd);
+    if (uid !== undefined && (stat.uid !== uid || (stat.mode & 0o022) !== 0)) throw new UnreadableFile(`${path} is not the user's own file, or others may write to it`);
+    return readOpened(fd, stat, path, maxBytes, Number.MAX_SAFE_INTEGER);
   } finally {
     closeSync(fd);
   }

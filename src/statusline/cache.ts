@@ -7,7 +7,7 @@ import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { formatAmount, formatShare } from '../output/money.js';
 import { escapeControl } from '../output/escape.js';
 import { cachePath, credentialId } from '../settings/cache-key.js';
-import { readStateFile } from '../settings/read-file.js';
+import { readOwnStateFile } from '../settings/read-file.js';
 import { isKeptDecimal } from '../domain/decimal-text.js';
 import { trimEnd } from '../domain/trim.js';
 
@@ -68,7 +68,7 @@ const MAX_CACHE_BYTES = 64 * 1024;
 export function readFigures(stateDir: string, who: StatuslineIdentity): StatuslineFigures | undefined {
   let file: unknown;
   try {
-    file = JSON.parse(readStateFile(statuslinePath(stateDir, who), MAX_CACHE_BYTES).toString('utf8'));
+    file = JSON.parse(readOwnStateFile(statuslinePath(stateDir, who), MAX_CACHE_BYTES).toString('utf8'));
   } catch {
     return undefined;
   }
@@ -166,7 +166,7 @@ export function rememberFailure(stateDir: string, who: StatuslineIdentity, now: 
 /** Whether asking this gateway failed within the last `maxAgeSeconds`. */
 export function failedRecently(stateDir: string, who: StatuslineIdentity, now: number, maxAgeSeconds: number, kind: CacheKind = 'statusline'): boolean {
   try {
-    const file = JSON.parse(readStateFile(failurePath(stateDir, who, kind), 4096).toString('utf8')) as Record<string, unknown>;
+    const file = JSON.parse(readOwnStateFile(failurePath(stateDir, who, kind), 4096).toString('utf8')) as Record<string, unknown>;
     return file.base_url === who.baseUrl.href && file.credential_id === credentialId(who.secret) && typeof file.failed_at === 'string' && isFresh(file.failed_at, now, maxAgeSeconds);
   } catch {
     return false;

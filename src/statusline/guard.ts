@@ -3,14 +3,15 @@
 // sessions' file, the guard's own cache), and the rule that turns them into a block or a pass.
 // Pure but for the cache file it reads and writes; the command (commands/guard.ts) fetches.
 import { dirname } from 'node:path';
-import { Decimal, type Threshold } from '../domain/money.js';
+import { Decimal, type Threshold, oneDecimal } from '../domain/money.js';
 import { isKeptDecimal } from '../domain/decimal-text.js';
-import { readStateFile } from '../settings/read-file.js';
+import { readOwnStateFile } from '../settings/read-file.js';
 import { credentialId } from '../settings/cache-key.js';
 import { ensurePrivateDir, writeFileAtomic } from '../settings/files.js';
 import { type StatuslineFigures, type StatuslineIdentity, isFresh, statuslinePath } from './cache.js';
 import type { SessionSpend } from './session.js';
 import { dailyAllowance } from '../figures/key-allowance.js';
+import { type StoredBudget, budgetMeasure } from '../domain/budget.js';
 
 /** The key's spend today and its daily limit (null: none), as a balance said them. */
 export interface DailyFigure {
@@ -37,6 +38,8 @@ export interface BudgetFigure {
   /** When the period ends (ISO 8601, the budget's zone). */
   end_iso: string;
   fetched_at: string;
+  /** What was measured (budgetMeasure): the figure stands only for a budget that still measures the same. */
+  measure?: string;
 }
 
 export interface GuardCache {
@@ -50,6 +53,8 @@ export interface GuardLimits {
   maxDaily?: Threshold;
   maxSession?: Decimal;
   budgets: string[];
+  /** The named budgets as stored now (read at every event: a limit raised, lowered or changed takes effect at once). */
+  stored?: Map<string, StoredBudget>;
 }
 
 /** What the guard knows, each figure with when it was fetched. */
@@ -82,7 +87,7 @@ export function readGuardCache(stateDir: string, who: StatuslineIdentity): Guard
   const empty: GuardCache = { base_url: who.baseUrl.href, credential_id: credentialId(who.secret), budgets: [] };
   let file: unknown;
   try {
-    file = JSON.parse(readStateFile(guardPath(stateDir, who), MAX_CACHE_BYTES).toString('utf8'));
+    file = JSON.parse(readOwnStateFile(guardPath(stateDir, who), MAX_CACHE_BYTES).toString('utf8'));
   } catch {
     return empty;
   }
@@ -124,7 +129,8 @@ function isBudget(v: unknown): v is BudgetFigure {
     text(b.state, 32) &&
     (b.not_measured === undefined || text(b.not_measured, 1024)) &&
     text(b.end_iso, 64) &&
-    when(b.fetched_at)
+    when(b.fetched_at) &&
+    (b.measure === undefined || text(b.measure, 2048))
   );
 }
 
@@ -149,8 +155,23 @@ export function staleParts(limits: GuardLimits, figures: GuardFigures, now: numb
   return {
     daily: limits.maxDaily !== undefined && stale(figures.daily),
     session: limits.maxSession !== undefined && sessionKnown && stale(figures.session),
-    budgets: limits.budgets.filter((name) => stale(figures.budgets.get(name))),
+    budgets: limits.budgets.filter((name) => stale(figures.budgets.get(name)) || !standsFor(figures.budgets.get(name)!, limits.stored?.get(name), now)),
   };
+}
+
+/** Whether a kept budget figure stands for the budget as stored now: the same measure, and its period not over. */
+function standsFor(figure: BudgetFigure, budget: StoredBudget | undefined, now: number): boolean {
+  if (!budget || figure.measure !== budgetMeasure(budget)) return false;
+  return Date.parse(figure.end_iso) > now;
+}
+
+/** A kept budget figure against the amount stored now: the share and state the amount gives. */
+function againstAmount(figure: BudgetFigure, budget: StoredBudget | undefined): BudgetFigure {
+  if (!budget || figure.spent === null || budget.amount === figure.amount) return figure;
+  const spent = new Decimal(figure.spent);
+  const amount = new Decimal(budget.amount);
+  const over = spent.gte(amount);
+  return { ...figure, amount: budget.amount, percent: oneDecimal(spent.div(amount).mul(100)), state: over ? 'over' : figure.state === 'over' ? 'on track' : figure.state };
 }
 
 /** How old a figure may be and still decide (the gateway did not answer in time): beyond it, the limit is not checked. */
@@ -189,7 +210,9 @@ export function decide(limits: GuardLimits, figures: GuardFigures, now: number, 
     else if (new Decimal(spend.spent).gt(limits.maxSession)) crossed.push({ kind: 'session', spend, max: limits.maxSession });
   }
   for (const name of limits.budgets) {
-    const figure = figures.budgets.get(name);
+    const stored = limits.stored?.get(name);
+    const kept = figures.budgets.get(name);
+    const figure = kept && (!limits.stored || standsFor(kept, stored, now)) ? againstAmount(kept, stored) : undefined;
     if (!figure || !usable(figure)) unread.push(`budget "${name}": its spend could not be read`);
     else if (figure.spent === null) unread.push(`budget "${name}": not measured (${figure.not_measured ?? 'the gateway does not say it'})`);
     else if (figure.state === 'over') crossed.push({ kind: 'budget', figure });

@@ -6,7 +6,7 @@
 // ignored; input that is not such a document is no session (the plain line). Everything read is
 // data: escaped before it reaches the line.
 import { fstatSync } from 'node:fs';
-import { readStateFile } from '../settings/read-file.js';
+import { readOwnStateFile, readStateFile } from '../settings/read-file.js';
 import { isKeptDecimal } from '../domain/decimal-text.js';
 import { cachePath, credentialId } from '../settings/cache-key.js';
 import type { StatuslineIdentity } from './cache.js';
@@ -154,7 +154,7 @@ export function sessionsPath(stateDir: string, who: StatuslineIdentity): string 
 export function readSessions(stateDir: string, who: StatuslineIdentity): SessionSpend[] {
   let file: unknown;
   try {
-    file = JSON.parse(readStateFile(sessionsPath(stateDir, who), 64 * 1024).toString('utf8'));
+    file = JSON.parse(readOwnStateFile(sessionsPath(stateDir, who), 64 * 1024).toString('utf8'));
   } catch {
     return [];
   }

@@ -1,6 +1,7 @@
 // No pattern in src/ backtracks on a long text (CONTRACT: no text from the gateway, however long,
 // holds a command past --timeout). Every regular-expression literal is analysed by recheck (a
-// ReDoS checker: it finds the attack string, not a timing), with no clock involved. A pattern it
+// ReDoS checker: it finds the attack string, not a timing), with no clock involved (a check that
+// runs out of time on a loaded machine is made again with more, never counted as a verdict). A pattern it
 // finds super-linear is either rewritten as a scan (domain/trim.ts, the secret's line endings,
 // the zero test, the URL's user info, the token-class names) or listed here with why its text is
 // short by construction: the command line or tally's own words, never the gateway's.
@@ -64,7 +65,10 @@ describe('regular expressions', () => {
     const superLinear: string[] = [];
     for (const { file, text } of all) {
       const end = text.lastIndexOf('/');
-      const result = checkSync(text.slice(1, end), text.slice(end + 1), { timeout: 10_000 });
+      // The fuzzer's seed fixed; a check that ran out of time on a loaded machine ("unknown": a
+      // timeout, never a verdict) is made again with more time before it counts.
+      let result = checkSync(text.slice(1, end), text.slice(end + 1), { timeout: 10_000, randomSeed: 42 });
+      for (let more = 1; more <= 3 && result.status === 'unknown' && result.error.kind === 'timeout'; more++) result = checkSync(text.slice(1, end), text.slice(end + 1), { timeout: 10_000 * 4 ** more, randomSeed: 42 });
       if (result.status === 'safe') continue;
       const key = Object.keys(BOUNDED).find((k) => `${file} ${text}`.startsWith(k));
       if (!key) superLinear.push(`${file} ${text} (${result.status === 'vulnerable' ? result.complexity.summary : result.status})`);

@@ -44,23 +44,25 @@ async function keySpend(start: number, end: number, glob?: string): Promise<Deci
 describe("a budget says whose spend it counts, and counts that spend", () => {
   it("counts the whole account's, this key's own, or some models', each from its own figure", async () => {
     expect((await tally(['budget', 'set', 'account', '--amount', '50', '--period', 'month', '--tz', 'UTC'])).code).toBe(0);
-    const set = await tally(['budget', 'set', 'mine', '--amount', '50', '--period', 'month', '--tz', 'UTC', '--scope', 'key']);
-    expect(set.stdout).toBe('Set budget "mine" of profile "default": ¥50.00 a month from day 1, in UTC, of this key\'s spend.\n');
-    expect((await tally(['budget', 'set', 'opus', '--amount', '5', '--period', 'week', '--tz', 'UTC', '--scope', 'key', '--model', 'claude-*', '--model', 'gpt-5*'])).code).toBe(0);
+    const set = await tally(['budget', 'set', 'mine', '--amount', '50', '--period', 'month', '--tz', '+08:00', '--scope', 'key']);
+    expect(set.stdout).toBe('Set budget "mine" of profile "default": ¥50.00 a month from day 1, in +08:00, of this key\'s spend.\n');
+    expect((await tally(['budget', 'set', 'opus', '--amount', '5', '--period', 'week', '--tz', '+08:00', '--scope', 'key', '--model', 'claude-*', '--model', 'gpt-5*'])).code).toBe(0);
     const doc = JSON.parse((await tally(['budget', '--json'])).stdout) as { budgets: Record<string, unknown>[] };
     const [account, mine, opus] = doc.budgets as { scope: string; spent: string; models?: string[]; start: number; end: number }[];
     expect([account!.scope, mine!.scope, opus!.scope, opus!.models]).toEqual(['account', 'key', 'key', ['claude-*', 'gpt-5*']]);
     // The account's: the usage series since the 1st (every key of the account).
     const hours = JSON.parse((await tally(['usage', '--bucket', 'hour', '--since', String(account!.start), '--json'])).stdout);
     expect(account!.spent).toBe(new Decimal(hours.totals.cost).toFixed());
-    // The key's own: its spend per model over the same period, every model, or the models named.
-    const now = Math.floor(NOW / 1000) + 1;
-    // Spend per model comes by the gateway's days (+08:00 here): counted from the start of the day holding the period's start, and said.
+    // The key's own: its spend per model over the same period, every model, or the models named,
+    // the running day included (the gateway's days are +08:00 here, as the budgets').
     const gridDay = (t: number) => Math.floor((t + 8 * 3600) / 86_400) * 86_400 - 8 * 3600;
-    expect((mine as { measured_from?: number }).measured_from).toBe(gridDay(mine!.start));
-    expect(mine!.spent).toBe((await keySpend(gridDay(mine!.start), now)).toFixed());
-    const claude = await keySpend(gridDay(opus!.start), now, 'claude-*');
-    const gpt = await keySpend(gridDay(opus!.start), now, 'gpt-5*');
+    const today = gridDay(Math.floor(NOW / 1000));
+    expect((mine as { measured_from?: number }).measured_from).toBeUndefined();
+    expect(mine!.spent).toBe((await keySpend(mine!.start, today + 86_400)).toFixed());
+    // The running day is in it: more than the complete days alone.
+    expect(new Decimal(mine!.spent).gt(await keySpend(mine!.start, today))).toBe(true);
+    const claude = await keySpend(opus!.start, today + 86_400, 'claude-*');
+    const gpt = await keySpend(opus!.start, today + 86_400, 'gpt-5*');
     expect(opus!.spent).toBe(claude.plus(gpt).toFixed());
     // Several keys spend from this account: the key's share is a part of it, never the whole.
     expect(new Decimal(mine!.spent).lt(account!.spent)).toBe(true);
@@ -69,11 +71,36 @@ describe("a budget says whose spend it counts, and counts that spend", () => {
     expect(panel).toMatch(/^account +¥[\d,.]+ of ¥50\.00 \(the account\) /m);
     expect(panel).toMatch(/^mine +¥[\d,.]+ of ¥50\.00 \(this key\) /m);
     expect(panel).toMatch(/^opus +¥[\d,.]+ of ¥5\.00 \(this key, claude-\*, gpt-5\*\) /m);
-    expect((await tally(['budget', 'list'])).stdout).toMatch(/^mine +¥50\.00 +month +1 +UTC +this key +every model$/m);
+    expect((await tally(["budget", "list"])).stdout).toMatch(/^mine +¥50\.00 +month +1 +\+08:00 +this key +every model$/m);
     expect((await tally(['status'])).stdout).toMatch(/^Budget mine +¥[\d,.]+ of ¥50\.00 \(this key\)/m);
     const gate = JSON.parse((await tally(['check', '--budget', 'mine', '--json'])).stdout);
     expect(gate.checks[0]).toMatchObject({ name: 'budget:mine', actual: mine!.spent, scope: 'key', window: { start: mine!.start, end: mine!.end } });
     expect(gate.checks[0].detail).toContain("budget of this key's spend");
+  });
+
+  it("is not measured where its periods begin between the gateway's days (a key's UTC day on a +08:00 grid): never another period's figure", async () => {
+    for (const [name, period] of [['utc-day', 'day'], ['utc-week', 'week'], ['utc-month', 'month']] as const) {
+      expect((await tally(['budget', 'set', name, '--amount', '5', '--period', period, '--tz', 'UTC', '--scope', 'key'])).code).toBe(0);
+    }
+    const doc = JSON.parse((await tally(['budget', 'utc-day', 'utc-week', 'utc-month', '--json'])).stdout) as { budgets: Record<string, unknown>[] };
+    for (const b of doc.budgets) {
+      expect(b).toMatchObject({ spent: null, state: 'not measured', not_measured: "the gateway states spend per model by its own days, which begin at 00:00 UTC+08:00 (16:00 UTC), and this budget's period begins or ends between two of them: set it in the gateway's zone (--tz +08:00) to measure it" });
+    }
+    const gate = await tally(['check', '--budget', 'utc-day']);
+    expect(gate.code).toBe(1);
+    for (const name of ['utc-day', 'utc-week', 'utc-month']) await tally(['budget', 'rm', name]);
+  });
+
+  it("counts a key's day with the running day across the gateway's midnight: today's spend after it, never yesterday's", async () => {
+    expect((await tally(['budget', 'set', 'day8', '--amount', '500', '--period', 'day', '--tz', 'Asia/Shanghai', '--scope', 'key'])).code).toBe(0);
+    const gridDay = (t: number) => Math.floor((t + 8 * 3600) / 86_400) * 86_400 - 8 * 3600;
+    for (const at of [NOW, gridDay(NOW / 1000) * 1000 + 86_400_000 - 60_000, gridDay(NOW / 1000) * 1000 + 86_400_000 + 60_000]) {
+      const doc = JSON.parse((await tally(['budget', 'day8', '--json'], { now: at })).stdout) as { budgets: { spent: string; start: number; end: number }[] };
+      const day = gridDay(Math.floor(at / 1000));
+      expect(doc.budgets[0]!.start).toBe(day);
+      expect(doc.budgets[0]!.spent).toBe((await keySpend(day, day + 86_400)).toFixed());
+    }
+    await tally(['budget', 'rm', 'day8']);
   });
 
   it("is not measured where the gateway does not say the spend per model is the key's: never the account's under the key's name", async () => {

@@ -4,6 +4,7 @@
 // the hour buckets; a budget whose spend the gateway states as someone else's not measured
 // (never counted from another's spend), and why.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { budgetJson, loadBudgets } from '../../src/figures/budgets.js';
 import { GW, KEY, mockGateway, tempDir, testContext } from '../helpers.js';
@@ -88,5 +89,27 @@ describe('budgets', () => {
     const env = withBudgets({ glm: { amount: '100', period: 'month', zone: 'UTC', starts: 1 } });
     const { ctx } = testContext({ transport: mockGateway().transport, env, now: () => NOW });
     await expect(loadBudgets(ctx, ['gml'])).rejects.toThrow('there is no budget "gml"');
+  });
+});
+
+describe("a budget's days on the gateway's grid (gridWindow)", () => {
+  it("asks a period's grid days up to the end of the running day, and refuses a period that begins between two of them", async () => {
+    const { gridWindow } = await import('../../src/figures/budgets.js');
+    const DAY = 86_400;
+    fc.assert(
+      fc.property(fc.integer({ min: -11, max: 14 }), fc.integer({ min: -11, max: 14 }), fc.integer({ min: 20_000, max: 21_000 }), fc.integer({ min: 0, max: DAY - 1 }), (gridHours, zoneHours, day, into) => {
+        const grid = gridHours * 3600;
+        const start = day * DAY - zoneHours * 3600;
+        const period = { start, end: start + 7 * DAY };
+        const until = start + into + 2 * DAY;
+        const window = gridWindow(period, until, grid);
+        if (gridHours !== zoneHours) {
+          expect(typeof window).toBe('string');
+          return;
+        }
+        // The period's own start; the end of the grid day that holds the moment measured, the running day whole.
+        expect(window).toEqual({ start, end: start + 3 * DAY });
+      }),
+    );
   });
 });

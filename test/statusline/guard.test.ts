@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
+import { type StoredBudget, budgetMeasure } from '../../src/domain/budget.js';
 import { type BudgetFigure, type DailyFigure, USABLE_FOR_SECONDS, decide, fresher, guardPath, readGuardCache, staleParts, writeGuardCache } from '../../src/statusline/guard.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
@@ -58,6 +59,18 @@ describe('the guard rule', () => {
     expect(decide(limits, { daily: daily('99', '100', USABLE_FOR_SECONDS - 1), budgets: new Map() }, NOW, true).crossed).toHaveLength(1);
   });
 
+  it('a budget kept as spent is decided against the amount stored now: raised, it goes on; lowered, it blocks', () => {
+    const stored: StoredBudget = { amount: '10', period: 'month', starts: 1, zone: 'UTC', scope: 'key' };
+    const kept = { ...budget('m', '9', '10', 'ahead of pace'), measure: budgetMeasure(stored) };
+    const at = (amount: string) => decide({ budgets: ['m'], stored: new Map([['m', { ...stored, amount }]]) }, { budgets: new Map([['m', kept]]) }, NOW, false);
+    expect(at('10').crossed).toEqual([]);
+    expect(at('9').crossed).toMatchObject([{ kind: 'budget', figure: { amount: '9', spent: '9', percent: '100.0', state: 'over' } }]);
+    expect(at('8.5').crossed).toMatchObject([{ figure: { percent: '105.9' } }]);
+    expect(decide({ budgets: ['m'], stored: new Map([['m', { ...stored, amount: '100' }]]) }, { budgets: new Map([['m', { ...kept, spent: '50', state: 'over', amount: '20' }]]) }, NOW, false).crossed).toEqual([]);
+    // A kept figure of another measure decides nothing: unread until it is measured again.
+    expect(decide({ budgets: ['m'], stored: new Map([['m', { ...stored, zone: '+08:00' }]]) }, { budgets: new Map([['m', kept]]) }, NOW, false).unread).toEqual(['budget "m": its spend could not be read']);
+  });
+
   it("a budget is crossed by its own state (spent to its amount is over); the session by more than the limit", () => {
     const figures = { budgets: new Map([['a', budget('a', '10', '10', 'over')], ['b', budget('b', '9.99', '10', 'ahead of pace')]]), session: { id: 's', started: 0, spent: '5.00', currency: 'CNY', complete: true, fetched_at: iso(NOW) } };
     const d = decide({ maxSession: new Decimal('5'), budgets: ['a', 'b'] }, figures, NOW, true);
@@ -66,10 +79,17 @@ describe('the guard rule', () => {
   });
 
   it('asks again only for what is older than --max-age, and the fresher of two figures is used', () => {
-    const limits = { maxDaily: { kind: 'amount' as const, value: new Decimal(1) }, maxSession: new Decimal(1), budgets: ['x', 'y'] };
-    const figures = { daily: daily('1', '2', 30), budgets: new Map([['x', budget('x', '1', '2', 'on track')]]) };
+    const monthly: StoredBudget = { amount: '2', period: 'month', starts: 1, zone: 'UTC', scope: 'key' };
+    const limits = { maxDaily: { kind: 'amount' as const, value: new Decimal(1) }, maxSession: new Decimal(1), budgets: ['x', 'y'], stored: new Map([['x', monthly], ['y', monthly]]) };
+    const figures = { daily: daily('1', '2', 30), budgets: new Map([['x', { ...budget('x', '1', '2', 'on track'), measure: budgetMeasure(monthly) }]]) };
     expect(staleParts(limits, figures, NOW, 60, true)).toEqual({ daily: false, session: true, budgets: ['y'] });
     expect(staleParts(limits, figures, NOW, 10, false)).toEqual({ daily: true, session: false, budgets: ['y'] });
+    // Only the figures are kept: a budget that now measures another period (or a figure from before measures were kept) is asked again; a new amount is not.
+    expect(staleParts({ ...limits, stored: new Map([['x', { ...monthly, period: 'week', starts: 'mon' }]]) }, figures, NOW, 60, true).budgets).toEqual(['x', 'y']);
+    expect(staleParts({ ...limits, stored: new Map([['x', { ...monthly, amount: '500' }]]) }, figures, NOW, 60, true).budgets).toEqual(['y']);
+    expect(staleParts(limits, { ...figures, budgets: new Map([['x', budget('x', '1', '2', 'on track')]]) }, NOW, 60, true).budgets).toEqual(['x', 'y']);
+    // A period that has ended is asked again.
+    expect(staleParts(limits, figures, Date.UTC(2026, 11, 1, 0, 0, 1), 3600 * 24 * 30, true).budgets).toEqual(['x', 'y']);
     expect(fresher(daily('1', '2', 30), daily('3', '2', 5))?.used).toBe('3');
     expect(fresher(null, undefined)).toBeNull();
   });
