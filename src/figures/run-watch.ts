@@ -36,6 +36,8 @@ export interface RunReading {
   spent: Decimal;
   /** Refunds and negative charges in the log since the start (shown apart; zero where there are none or no log). */
   refunded: Decimal;
+  /** The log's own sum, where the key's counter (charged as a call ends) is ahead of it and so gives `spent`. */
+  logged?: Decimal;
   source: RunSource;
   /** Calls counted from the log (the log source only), and those without a readable cost. */
   calls?: number;
@@ -135,6 +137,9 @@ export class RunSpendWatch {
   async #readLog(ctx: Context): Promise<RunReading | undefined> {
     const client = await ctx.client();
     this.#follower ??= new CallFollower(this.#start.at, {}, () => gatewayNow(ctx, client));
+    // The key's counter beside the log: charged as a call ends, it is ahead of a log that books
+    // calls late, and a stop goes by whichever says more (the log still names the calls).
+    const counting = this.#start.scope === 'key' && this.#start.counters?.key ? readCounters(ctx).catch(() => undefined) : undefined;
     const landed = await this.#follower.poll(ctx);
     if (this.#source === undefined) {
       // The log serves this run when it holds this scope's calls: the key's own (what a log says
@@ -155,8 +160,12 @@ export class RunSpendWatch {
       else this.#logSpent = this.#logSpent.plus(call.cost);
     }
     this.#fields = landed.fields;
+    const counter = await counting;
+    const track = counter?.reading.key ? followKeyTrack(startKeyTrack(this.#start.counters!.key!), counter.reading.key) : undefined;
+    const counted = track && !track.floor ? trackedSpend(track) : undefined;
+    const ahead = counted !== undefined && counted.gt(this.#logSpent) ? { spent: counted, logged: this.#logSpent } : { spent: this.#logSpent };
     // The log states no currency: the one the balance states (read at the start) labels it.
-    return { spent: this.#logSpent, refunded: this.#refunded, source: 'log', calls: this.#calls, unpriced: this.#unpriced, landed: calls, fields: this.#fields, floor: false, countedFrom: this.#start.at, requests: landed.requests, currency: this.#currency };
+    return { ...ahead, refunded: this.#refunded, source: 'log', calls: this.#calls, unpriced: this.#unpriced, landed: calls, fields: this.#fields, floor: false, countedFrom: this.#start.at, requests: landed.requests + (counting ? 1 : 0), currency: this.#currency };
   }
 
   async #readCounters(ctx: Context): Promise<RunReading> {

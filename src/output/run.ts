@@ -124,7 +124,7 @@ export function warnText(reading: RunReading, limits: RunLimits): string {
 
 /** The calls that took the spend from below `max` to past it, and those after them in the same reading. */
 export function crossingCalls(reading: RunReading, max: Decimal): LandedCall[] {
-  let before = reading.spent;
+  let before = reading.logged ?? reading.spent;
   for (const call of reading.landed) if (call.cost !== undefined) before = before.minus(call.cost);
   for (const [index, call] of reading.landed.entries()) {
     if (call.cost !== undefined) before = before.plus(call.cost);
@@ -148,7 +148,8 @@ export function stopText(reading: RunReading, limits: RunLimits, zone: Zone, gro
     return [f.at === null ? undefined : wallText(f.at, zone).slice(11), f.model === null ? undefined : escapeControl(f.model).slice(0, 60), f.cost === null ? 'no cost stated' : formatAmount(f.cost, 'per-call', { currency: reading.currency ?? 'CNY' })].filter(Boolean).join(' ');
   });
   const more = calls.length > 3 ? ` and ${calls.length - 3} more` : '';
-  const which = reading.source === 'log' ? (named.length ? `; the calls that crossed it: ${named.join(', ')}${more}` : '') : ` (from ${sourceText(reading.source)}: no per-call detail)`;
+  const booked = reading.logged === undefined ? '' : ` (the key's daily counter; its per-call log has booked ${money(reading.logged, reading.currency)} of it so far)`;
+  const which = reading.source === 'log' ? `${booked}${named.length ? `; the calls that crossed it: ${named.join(', ')}${more}` : ''}` : ` (from ${sourceText(reading.source)}: no per-call detail)`;
   return `tally run: ${whose(limits.scope)} since the start is ${money(reading.spent, reading.currency)}, past --max-spend ${money(limits.max, reading.currency)}${which}. Stopping ${escapeControl(limits.command)}: SIGTERM to ${groupWide ? 'its process group' : 'it and the processes it started'}, SIGKILL after ${limits.graceSeconds}s`;
 }
 

@@ -118,7 +118,7 @@ describe('tally run: a command under a spending limit', () => {
     expect(ran.stdout).toBe('');
     const lines = ran.stderr.trim().split('\n');
     expect(lines[0]).toMatch(/^tally run: node runs with --max-spend ¥25\.00 on this key's spend, read every 1s; a stop comes within one reading plus the gateway's own lag/);
-    expect(lines).toContainEqual(expect.stringMatching(/^tally run: this key's spend since the start is ¥(2[5-9]|[3-9]\d)\.\d\d, past --max-spend ¥25\.00; the calls that crossed it: \d\d:\d\d claude-opus-4\.1 ¥10\.5\d{3}.*\. Stopping node: SIGTERM to its process group, SIGKILL after 1s$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^tally run: this key's spend since the start is ¥(2[5-9]|[3-9]\d)\.\d\d, past --max-spend ¥25\.00(?: \(the key's daily counter; its per-call log has booked ¥[\d,.]+ of it so far\))?; the calls that crossed it: \d\d:\d\d claude-opus-4\.1 ¥10\.5\d{3}.*\. Stopping node: SIGTERM to its process group, SIGKILL after 1s$/));
     expect(lines.at(-1)).toMatch(/^tally run: node was stopped past --max-spend \(killed after the grace\) after \d+ seconds?; this key's spend since the start: ¥\d+\.\d\d \(\d+ calls\) against --max-spend ¥25\.00, read from its per-call log$/);
     expect(readFileSync(join(ran.out, 'signals'), 'utf8')).toBe('SIGTERM ignored\n');
     // Nothing of the command runs on: not the command, not what it started.
@@ -151,6 +151,21 @@ describe('tally run: a command under a spending limit', () => {
       expect(validate(ran.summary), JSON.stringify(validate.errors)).toBe(true);
       // Calls were made after the stop was decided (the grace), and they are counted.
       expect(spentByKey.gt(new Decimal(25).plus('21'))).toBe(true);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it("stops by the key's counter when the per-call log books calls late: the overshoot is the poll's, not the log's lag", async () => {
+    // The log books each call 10 s late; a call costs about ¥10.50 and one goes out every 100 ms, so
+    // a stop that waited for the log would come some ¥1,000 past the limit.
+    const gateway = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 100_000, logLagSeconds: 10 });
+    try {
+      const ran = await runSpender(['--max-spend', '25', '--poll', '1', '--grace', '1', '--settle', '30'], { every: 100, gateway });
+      expect(ran.code, ran.stderr).toBe(5);
+      expect(ran.stderr).toMatch(/past --max-spend ¥25\.00 \(the key's daily counter; its per-call log has booked ¥[\d,.]+ of it so far\)/);
+      expect(ran.summary).toMatchObject({ outcome: 'stopped', settled: true });
+      expect(Number(ran.summary.spent) - 25).toBeLessThan(400);
     } finally {
       await gateway.close();
     }
