@@ -126,14 +126,65 @@ function saveCaches() {
   for (const { script, path } of pendingCaches.splice(0)) {
     try {
       const folder = dirname(path);
-      fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-      // tally's own folders are never followed through a link.
-      for (let dir = folder, i = 0; i < 3; dir = dirname(dir), i++) if (fs.lstatSync(dir).isSymbolicLink()) return;
+      // tally's own folders are never followed through a link: each one that exists is looked at before anything is made in it.
+      const code = dirname(folder);
+      const cache = dirname(code);
+      for (const dir of [dirname(cache), cache, code, folder]) {
+        let stat;
+        try {
+          stat = fs.lstatSync(dir);
+        } catch {
+          continue;
+        }
+        if (stat.isSymbolicLink() || !stat.isDirectory()) return;
+      }
+      for (const dir of [cache, code, folder]) {
+        try {
+          fs.mkdirSync(dir, { mode: 0o700 });
+        } catch (error) {
+          if (error.code !== 'EEXIST') throw error;
+        }
+        if (fs.lstatSync(dir).isSymbolicLink()) return;
+      }
       const temporary = `${path}.${process.pid}.tmp`;
       fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600, flag: 'wx' });
       fs.renameSync(temporary, path);
+      prune(code, folder, path);
     } catch {
       // A read-only or full disk, a race with another run: the next run makes it.
+    }
+  }
+}
+
+/** Code caches left unused this long (of a Node no longer run) are removed. */
+const UNUSED_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * The cache folder stays within a few MB: in this Node's folder, the caches of other builds of the
+ * bundle (another content hash) go once a cache of this build is written; another Node's folder
+ * goes once none of its caches was written or read for 30 days.
+ */
+function prune(code, folder, written) {
+  const build = written.replace(/.*[\\/]/, '').replace(/-[a-z][a-z-]*\.cache$/, '');
+  for (const name of fs.readdirSync(folder)) {
+    if (!name.endsWith('.cache') || name.startsWith(`${build}-`)) continue;
+    try {
+      fs.unlinkSync(join(folder, name));
+    } catch {
+      // Another run's, gone already.
+    }
+  }
+  const now = Date.now();
+  for (const name of fs.readdirSync(code)) {
+    const other = join(code, name);
+    if (other === folder) continue;
+    try {
+      const stat = fs.lstatSync(other);
+      if (!stat.isDirectory() || stat.isSymbolicLink()) continue;
+      const newest = Math.max(stat.mtimeMs, ...fs.readdirSync(other).map((f) => fs.lstatSync(join(other, f)).atimeMs));
+      if (now - newest > UNUSED_MS) fs.rmSync(other, { recursive: true, force: true });
+    } catch {
+      // Being written by another run: kept.
     }
   }
 }

@@ -10,7 +10,8 @@ import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { importExternal } from '../external.js';
 import { withAuthorities } from './authorities.js';
-import { handshake, untilAborted } from './abortable.js';
+import { handshake } from './handshake.js';
+import { untilAborted } from '../abortable.js';
 
 import { MAX_STREAMS_TOGETHER, STREAMS_BEFORE_SETTINGS, type TogetherOptions, type TransportRequest, type TransportResponse } from './transport-types.js';
 

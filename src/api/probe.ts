@@ -3,6 +3,7 @@
 // which headers (the gateway's clock, the rate-limit headroom).
 import type { HttpClient } from './http.js';
 import { importExternal } from '../external.js';
+import { withAuthorities } from './authorities.js';
 
 export interface ReachProbe {
   address?: string;
@@ -14,7 +15,7 @@ export interface ReachProbe {
 }
 
 /** Resolves, connects and (for https) shakes hands with the base URL's host, each step within `timeoutMs`. */
-export async function probeReach(url: URL, timeoutMs: number): Promise<ReachProbe> {
+export async function probeReach(url: URL, timeoutMs: number, ca?: string): Promise<ReachProbe> {
   const [{ lookup }, net, tls] = await Promise.all([
     importExternal<typeof import('node:dns/promises')>('node:dns/promises'),
     importExternal<typeof import('node:net')>('node:net'),
@@ -35,12 +36,15 @@ export async function probeReach(url: URL, timeoutMs: number): Promise<ReachProb
     new Promise<string>((resolve, reject) => {
       const at = Date.now();
       const socket = secure
-        ? tls.connect({ host: probe.address, port, servername: host, timeout: timeoutMs })
+        ? // TALLY_CA_FILE's authorities as every command trusts them; a name to check only where the host is one (an address as the server name is deprecated, RFC 6066).
+          tls.connect({ host: probe.address, port, ...(net.isIP(host) ? {} : { servername: host }), ...(ca ? { secureContext: withAuthorities(tls, ca) } : {}), timeout: timeoutMs })
         : net.connect({ host: probe.address, port, timeout: timeoutMs });
       const done = (error?: Error) => {
+        // The protocol is read before the socket is gone (a destroyed socket has none).
+        const said = secure ? `TLS ${(socket as import('node:tls').TLSSocket).getProtocol?.() ?? ''} with ${host} (${Date.now() - at} ms)`.replace('  ', ' ') : `connected to ${host}:${port} (${Date.now() - at} ms)`;
         socket.destroy();
         if (error) reject(error);
-        else resolve(secure ? `TLS ${(socket as import('node:tls').TLSSocket).getProtocol?.() ?? ''} with ${host} (${Date.now() - at} ms)`.replace('  ', ' ') : `connected to ${host}:${port} (${Date.now() - at} ms)`);
+        else resolve(said);
       };
       socket.once(secure ? 'secureConnect' : 'connect', () => done());
       socket.once('timeout', () => done(new Error(`no answer within ${timeoutMs} ms`)));

@@ -135,7 +135,15 @@ async function checkGateway(ctx: Context, settings: ResolvedSettings, add: (name
   const direct = !proxy || isLoopback(settings.baseUrl.hostname);
   if (proxy) add('proxy', 'pass', direct ? `${redactUrl(proxy)} (not used for a loopback host)` : `${redactUrl(proxy)}${ctx.env.NO_PROXY ? `, NO_PROXY=${ctx.env.NO_PROXY}` : ''}`);
   if (direct) {
-    const reach = await probeReach(settings.baseUrl, Math.min(ctx.options.timeout, 10) * 1000);
+    const { readCaFile } = await import('../api/transport.js');
+    let ca: string | undefined;
+    try {
+      ca = readCaFile(ctx.env);
+      if (ca) add('ca file', 'pass', `TALLY_CA_FILE ${escapeControl(ctx.env.TALLY_CA_FILE ?? '')}: its authorities are trusted beside the system's`);
+    } catch (error) {
+      add('ca file', 'fail', (error as Error).message);
+    }
+    const reach = await probeReach(settings.baseUrl, Math.min(ctx.options.timeout, 10) * 1000, ca);
     if (reach.dns) add('dns', 'pass', reach.dns);
     if (reach.tcp) add('tcp', 'pass', reach.tcp);
     if (reach.tls) add('tls', 'pass', reach.tls);

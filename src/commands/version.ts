@@ -5,7 +5,7 @@ import { type NoRequest, noRequest } from '../cli/command.js';
 import { emit } from '../output/emit.js';
 
 export function configure(command: Command): void {
-  command.description('print the version as `tally X.Y.Z` (--version prints the number alone, for scripts)');
+  command.description('print the version and the Node that runs it: `tally X.Y.Z (Node 22.x, linux-x64)` (--version prints the number alone, for scripts)');
 }
 
 export const parse = noRequest;
@@ -14,6 +14,7 @@ export async function run(_request: NoRequest, ctx: Context): Promise<void> {
   const version = typeof __TALLY_VERSION__ === 'string' ? __TALLY_VERSION__ : 'dev';
   await emit(ctx, {
     json: { version, node: process.versions.node, platform: process.platform, arch: process.arch },
-    human: () => `tally ${version}\n`,
+    // The version, and the Node it runs on (a PATH may hold several: the one that answers is named).
+    human: () => `tally ${version} (Node ${process.versions.node}, ${process.platform}-${process.arch})\n`,
   });
 }

@@ -65,16 +65,44 @@ describe('code caches, made where they are used', () => {
     expect(versions).toContain(`${nodeVersion}-${process.arch}`);
   }, 60_000);
 
-  it('follow the bundle\'s content: changed in place to the same length, it gets a new cache and runs as it now is', async () => {
+  it('follow the bundle\'s content: changed in place to the same length, it gets a new cache and runs as it now is; the old build\'s caches go', async () => {
     const dir = installed();
     const own = installs();
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string;
-    expect((await tally(dir, ['version'], { state: own })).stdout).toBe(`tally ${version}\n`);
+    expect((await tally(dir, ['version'], { state: own })).stdout).toMatch(new RegExp(`^tally ${version.replace(/\./g, '\\.')} \\(Node `));
+    expect((await tally(dir, ['pricing', '--demo', '--json'], { state: own })).code).toBe(0);
+    const before = readdirSync(cacheFolder(own)).sort();
+    expect(before).toHaveLength(2);
     const main = join(dir, 'dist', 'main.cjs');
     const changed = version.replace(/\d/g, '9');
     writeFileSync(main, readFileSync(main, 'utf8').split(JSON.stringify(version)).join(JSON.stringify(changed)));
-    expect((await tally(dir, ['version'], { state: own })).stdout).toBe(`tally ${changed}\n`);
-    expect(readdirSync(cacheFolder(own)).filter((f) => f.endsWith('-version.cache'))).toHaveLength(2);
+    expect((await tally(dir, ['version'], { state: own })).stdout).toMatch(new RegExp(`^tally ${changed.replace(/\./g, '\\.')} \\(Node `));
+    // The new build's cache alone: the caches of the build no longer installed are removed.
+    const after = readdirSync(cacheFolder(own));
+    expect(after).toEqual([expect.stringMatching(/-version\.cache$/)]);
+    expect(before).not.toContain(after[0]);
+    // Another Node's folder unused for a month goes too; one used lately stays.
+    const stale = join(own, 'cache', 'code', 'v18.0.0-x64');
+    const recent = join(own, 'cache', 'code', 'v21.0.0-x64');
+    for (const old of [stale, recent]) {
+      mkdirSync(old);
+      writeFileSync(join(old, 'main.cjs-0000000000000000-balance.cache'), 'x');
+    }
+    const { utimesSync } = await import('node:fs');
+    const monthAgo = new Date(Date.now() - 40 * 24 * 3600 * 1000);
+    utimesSync(join(stale, 'main.cjs-0000000000000000-balance.cache'), monthAgo, monthAgo);
+    utimesSync(stale, monthAgo, monthAgo);
+    expect((await tally(dir, ['status', '--demo', '--json'], { state: own })).code).toBe(0);
+    expect(readdirSync(join(own, 'cache', 'code')).sort()).toEqual([`${nodeVersion}-${process.arch}`, 'v21.0.0-x64'].sort());
+  });
+
+  it('never makes a folder through a link in place of tally\'s cache folders', async () => {
+    const dir = installed();
+    const own = installs();
+    const elsewhere = installs();
+    symlinkSync(elsewhere, join(own, 'cache'));
+    expect((await tally(dir, ['balance', '--demo', '--json'], { state: own })).code).toBe(0);
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 
   it('cost only time where the cache folder cannot be written or is not a folder', async () => {

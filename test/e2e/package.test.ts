@@ -118,11 +118,11 @@ describe('the Homebrew formula (packaging/homebrew/tally.rb)', () => {
 });
 
 describe('tally version', () => {
-  it('answers as gh does, the same as --version', async () => {
+  it('answers as gh does, with the Node that runs it, the number as --version prints it', async () => {
     const [version, flag] = await Promise.all([runTally(['version']), runTally(['--version'])]);
-    expect(version.stdout).toBe(`tally ${flag.stdout}`);
-    const json = JSON.parse((await runTally(['version', '--json'])).stdout);
     const node = execFileSync(NODE, ['-p', 'process.versions.node']).toString().trim();
+    expect(version.stdout).toBe(`tally ${flag.stdout.trim()} (Node ${node}, ${process.platform}-${process.arch})\n`);
+    const json = JSON.parse((await runTally(['version', '--json'])).stdout);
     expect(json).toEqual({ version: flag.stdout.trim(), node, platform: process.platform, arch: process.arch });
   });
 });

@@ -44,6 +44,19 @@ describe('HTTPS against the TLS sandbox', () => {
     expect(missing.stderr).toContain('TALLY_CA_FILE');
   });
 
+  it('is trusted by doctor through TALLY_CA_FILE as by every command: its TLS check passes, with no warning of Node\'s', async () => {
+    const env = { TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TZ: 'UTC', TALLY_CA_FILE: certFile };
+    const doctor = await runTally(['doctor', '--json'], { env, now: NOW });
+    const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; level: string; detail: string }[] }).checks;
+    expect(checks.find((c) => c.name === 'tls'), doctor.stdout).toMatchObject({ level: 'pass', detail: expect.stringMatching(/^TLS TLSv1\.3 with 127\.0\.0\.1/) });
+    expect(checks.find((c) => c.name === 'ca file')).toMatchObject({ level: 'pass' });
+    expect(doctor.stderr).not.toMatch(/DeprecationWarning|\(node:\d+\)/);
+    // Without it, the failure is the real one (the certificate is self-signed).
+    const untrusted = await runTally(['doctor', '--json'], { env: { ...env, TALLY_CA_FILE: '' }, now: NOW });
+    expect((JSON.parse(untrusted.stdout) as { checks: { name: string; level: string }[] }).checks.find((c) => c.name === 'tls')).toMatchObject({ level: 'fail' });
+    expect(untrusted.stderr).not.toMatch(/DeprecationWarning/);
+  });
+
   it('is what `tally sandbox --tls` serves, printing the TALLY_CA_FILE line that trusts it', async () => {
     const dir = tempDir();
     try {

@@ -1,5 +1,4 @@
-// Waiting under a deadline: a TLS handshake, and a wait on something another request started (a
-// connection being opened, a free stream), end with this request's own signal.
+// A TLS handshake under the request's deadline.
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 
 /**
@@ -23,24 +22,5 @@ export function handshake(tls: typeof import('node:tls'), options: ConnectionOpt
       signal.removeEventListener('abort', abort);
       reject(error);
     });
-  });
-}
-
-/** `promise`, or the signal's reason once it is aborted (a wait on another request's connection is under this request's deadline too). */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', abort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', abort);
-        reject(error);
-      },
-    );
   });
 }
