@@ -4,12 +4,14 @@
 //
 // The range for a horizon of days (weights: 1 a whole day, the share left of today):
 // - the pace m is the average of the basis days (the forecast's);
+// - the expected spend of the horizon is m x W, W the sum of weights: the forecast's own
+//   projection, so the range is built around the point the forecast states (one method gives both);
 // - with at least four weeks of complete days before the horizon, each weekday has a factor: its
-//   mean over those weeks against their overall mean (a weekly pattern); the expected spend of a
-//   day is m x its weekday's factor; with fewer days, m;
-// - the spread s is the standard deviation of those days around what the same rule expects of
-//   them; the sum over the horizon varies by s^2 x (sum of weights) and the pace itself is
-//   uncertain by s^2 / basis days, so V = s^2 x (W + W^2 / basis days), W the sum of weights;
+//   mean over those weeks against their overall mean (a weekly pattern), and a day's variation is
+//   measured around its weekday's level; with fewer days, around the overall level;
+// - the spread s is the standard deviation of those days around that level; the sum over the
+//   horizon varies by s^2 x W and the pace itself is uncertain by s^2 / basis days, so
+//   V = s^2 x (W + W^2 / basis days);
 // - the range is expected +/- z x sqrt(V), z the normal quantile of the coverage (80%: 1.2816),
 //   never below zero.
 import { Decimal, ZERO, derived } from './money.js';
@@ -64,7 +66,7 @@ export function spendRange(history: DayAmount[], basisDays: number, horizon: Hor
   const residuals = history.map((d) => d.spend.minus(level.mul(factor(d.day))));
   const spread = sum(residuals.map((r) => r.mul(r))).div(history.length - 1);
   const weights = sum(horizon.map((h) => h.weight));
-  const expected = sum(horizon.map((h) => pace.mul(factor(h.day)).mul(h.weight)));
+  const expected = pace.mul(weights);
   const variance = spread.mul(weights.plus(weights.mul(weights).div(basis.length)));
   const half = Z_80.mul(variance.sqrt());
   // Derived amounts: the ledger's 8 places (half up), the low end never below zero.

@@ -11,7 +11,10 @@
 import { Decimal, ZERO } from './money.js';
 import { bucketStart, nextBucketStart } from './window.js';
 import { LAST_CALENDAR_SECOND } from './zone.js';
-import { RANGE_COVERAGE, type SpendRange, daysBetween, spendRange } from './forecast-range.js';
+import { RANGE_COVERAGE, type SpendRange, backtest, daysBetween, spendRange } from './forecast-range.js';
+
+/** Past weeks the month's range is tried on, at most. */
+const HELD_WEEKS = 8;
 
 /** Decimal places of derived amounts (the ledger's). */
 export const FORECAST_DECIMALS = 8;
@@ -60,7 +63,8 @@ export interface Forecast {
   monthToDate: Decimal;
   projectedMonthEnd: Decimal;
   /** What the month may end at (month to date + the range of the days left), with its coverage; null with fewer than two days of history. */
-  monthRange: (SpendRange & { coverage: string }) | null;
+  /** The month's range, and how often the same method's range held over the past weeks the series covers (its coverage as measured). */
+  monthRange: (SpendRange & { coverage: string; held: { inside: number; weeks: number } | null }) | null;
   today: { used: Decimal | null; limit: Decimal | null; projected: Decimal | null; limitReachedAt: number | null } | null;
 }
 
@@ -102,6 +106,9 @@ export function forecast(input: ForecastInput): Forecast {
   const horizon = [{ day: todayStart, weight: new Decimal(todayStart + DAY - now).div(DAY) }];
   for (let day = todayStart + DAY; day < monthEnd; day = nextBucketStart(day, 'day', dayOffset)) horizon.push({ day, weight: new Decimal(Math.min(DAY, monthEnd - day)).div(DAY) });
   const range = spendRange(daysBetween(input.days, earliest, todayStart), input.basisDays, horizon, dayOffset);
+  // How the method did over the whole weeks the series covers (with four weeks of history before each): its coverage as measured.
+  const weeks = Math.min(HELD_WEEKS, Math.floor((todayStart - earliest) / DAY / 7) - 4);
+  const tried = range && weeks >= 1 ? backtest(input.days, todayStart, weeks, input.basisDays, 28, dayOffset) : undefined;
   return {
     basis: { days: input.basisDays, start: basisStart, end: todayStart, spend: basisSpend },
     averageDailySpend: average,
@@ -111,7 +118,7 @@ export function forecast(input: ForecastInput): Forecast {
     ...(keyPace ? { keyPace } : {}),
     monthToDate,
     projectedMonthEnd,
-    monthRange: range ? { ...range, expected: monthToDate.plus(range.expected), low: monthToDate.plus(range.low), high: monthToDate.plus(range.high), coverage: RANGE_COVERAGE } : null,
+    monthRange: range ? { ...range, expected: monthToDate.plus(range.expected), low: monthToDate.plus(range.low), high: monthToDate.plus(range.high), coverage: RANGE_COVERAGE, held: tried && tried.ranged > 0 ? { inside: tried.inside, weeks: tried.ranged } : null } : null,
     today: input.today ? todayForecast(input.today, now, todayStart) : null,
   };
 }

@@ -138,6 +138,7 @@ export function forecastJson(loaded: LoadedForecast) {
       coverage: f.monthRange.coverage,
       method: f.monthRange.method,
       days: f.monthRange.days,
+      held: f.monthRange.held,
     },
     today: today && {
       // What the service sent, as it sent it.

@@ -23,7 +23,7 @@ export async function forecastRows(loaded: LoadedForecast, ctx: Context): Promis
   const rows: [string, string][] = [
     ['Average daily spend', `${amount(f.averageDailySpend)}  (${loaded.series.scope === 'account' ? "the whole account's, " : loaded.series.scope === 'key' ? "this key's, " : ''}the last ${f.basis.days} complete day${f.basis.days === 1 ? '' : 's'}, ${date(f.basis.start)} to ${date(f.basis.end - 1)}: ${amount(f.basis.spend)})`],
     ['Runway', f.runwayDays === null ? `no spend in that time: ${what} is not being used up` : `${wholeDays(f.runwayDays)}: ${what} runs out ${runsOut} at ${f.runwayBasis === 'key_quota' && f.keyPace ? keyPaceWords(f.keyPace, amount) : 'this pace'}${loaded.allowance.quota.state === 'unknown' ? " (the key's quota was not read: it may run out first)" : ''}`],
-    ['This month', `${amount(f.monthToDate)} so far; ${amount(f.projectedMonthEnd)} projected by the month's end${f.monthRange && !f.monthRange.low.eq(f.monthRange.high) ? ` (${groupDigits(new Decimal(f.monthRange.coverage).mul(100).toFixed())}% range ${amount(f.monthRange.low)} to ${amount(f.monthRange.high)}${f.monthRange.method === 'weekday' ? ', with the weekday pattern' : ''})` : ''}`],
+    ['This month', `${amount(f.monthToDate)} so far; ${amount(f.projectedMonthEnd)} projected by the month's end${f.monthRange && !f.monthRange.low.eq(f.monthRange.high) ? ` (${rangeLabel(f.monthRange)} ${amount(f.monthRange.low)} to ${amount(f.monthRange.high)}${f.monthRange.method === 'weekday' ? ', with the weekday pattern' : ''})` : ''}`],
   ];
   const today = f.today;
   if (today === null) rows.push(['Today', 'signed in with a device token: no key-level daily limit']);
@@ -100,3 +100,14 @@ export const forecastFleetRow: FleetRow<Parsed<ReturnType<typeof forecastJson>>>
     { header: 'month projected', value: (r) => r.projected_month_end, amount: true, drop: 1 },
   ],
 };
+
+/**
+ * What the range is: an 80% range, as its method means it; where the same method's range held far
+ * less often over the past weeks (at most half of four or more), the label says what was measured.
+ */
+function rangeLabel(range: { coverage: string; held: { inside: number; weeks: number } | null }): string {
+  const meant = `${groupDigits(new Decimal(range.coverage).mul(100).toFixed())}%`;
+  const held = range.held;
+  if (held && held.weeks >= 4 && held.inside * 2 <= held.weeks) return `a range meant to hold ${meant}, which held in ${held.inside} of the ${held.weeks} past weeks tried:`;
+  return `${meant} range`;
+}

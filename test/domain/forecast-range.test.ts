@@ -97,3 +97,40 @@ describe('the backtest', () => {
     expect(result.mape!.toFixed()).toBe('0');
   });
 });
+
+describe("the month's projection and its range", () => {
+  it('are one method: the projection is the middle of its own range, whatever the series and the hour (property)', async () => {
+    const { forecast } = await import('../../src/domain/forecast.js');
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 5_000 }), { minLength: 30, maxLength: 91 }), fc.integer({ min: 1, max: 14 }), fc.integer({ min: 0, max: 27 * DAY }), (cents, basisDays, into) => {
+        // A weekly pattern under the noise (weekends light), as the steady account had.
+        const now = Date.UTC(2026, 10, 1) / 1000 + into;
+        const today = Math.floor(now / DAY) * DAY;
+        const days = cents.map((c, i) => {
+          const day = today - (cents.length - i) * DAY;
+          return { day, spend: new Decimal(c + ([0, 6].includes(weekdayOf(day, 0)) ? 0 : 3_000)).div(100) };
+        });
+        const f = forecast({ balance: new Decimal(1000), days, basisDays, now, dayOffset: 0, today: undefined });
+        if (!f.monthRange) return;
+        expect(f.monthRange.expected.toFixed(8)).toBe(f.projectedMonthEnd.toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed(8));
+        expect(f.monthRange.low.lte(f.projectedMonthEnd) && f.projectedMonthEnd.lte(f.monthRange.high)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("the month's range says how often it held", () => {
+  it('on a steady series every past week tried held; on one that keeps growing, the range says how few did', async () => {
+    const { forecast } = await import('../../src/domain/forecast.js');
+    const now = Date.UTC(2026, 10, 20, 12) / 1000;
+    const today = Math.floor(now / DAY) * DAY;
+    const days = (spend: (i: number) => number) => Array.from({ length: 91 }, (_, i) => ({ day: today - (91 - i) * DAY, spend: new Decimal(spend(i)).div(100) }));
+    const steady = forecast({ balance: new Decimal(1000), days: days((i) => 1000 + (i % 3) * 10), basisDays: 7, now, dayOffset: 0, today: undefined });
+    expect(steady.monthRange!.held).toEqual({ inside: 8, weeks: 8 });
+    // Each day 5% more than the day before: the last week's pace always falls short of the next week.
+    const growing = forecast({ balance: new Decimal(1000), days: days((i) => Math.round(1000 * 1.05 ** i)), basisDays: 7, now, dayOffset: 0, today: undefined });
+    expect(growing.monthRange!.held!.weeks).toBe(8);
+    expect(growing.monthRange!.held!.inside).toBeLessThanOrEqual(4);
+  });
+});
