@@ -74,3 +74,6 @@ export function settle(charged: Decimal, expected: Expected & { basis: 'tokens' 
 export function departureShare(charged: Decimal, expected: Decimal): Decimal | null {
   return expected.isZero() ? null : charged.minus(expected).div(expected).mul(100);
 }
+
+/** Why a day's charge is not read (a record states none tally can read): unknown, never zero. */
+export const CHARGE_NOT_READ = 'a record of its usage states no charge tally can read (null or not a decimal amount)';

@@ -16,16 +16,19 @@ import { type Expected, type Tolerance, type Verdict, expectedCharge, settle } f
 import { classFields, classTotals, wholeText } from '../domain/token-classes.js';
 import { type ModelUsageByPeriod, loadModelUsage, spendFieldsOf } from './usage-by-model.js';
 import { LOGS_PATH } from './call-log.js';
+import { bucketStart } from '../domain/window.js';
 import { fetchAllPages } from './records.js';
 import type { WindowOptions } from './day-grid.js';
 
 export interface AuditRow {
   day: number;
   model: string;
-  charged: Decimal;
+  /** null: a record of the day's usage states no charge tally can read (unknown, never zero). */
+  charged: Decimal | null;
   expected: Expected;
   verdict: Verdict | 'unknown';
 }
+
 
 export type CallFindingKind = 'above' | 'below' | 'failed_charged' | 'not_charged';
 
@@ -82,10 +85,11 @@ function auditPeriod(day: number, records: JsonObject[], prices: Map<string, Pri
   if (!fields) throw new ServiceError('the usage by model names no model and amount tally can read, so its charges cannot be audited');
   const classes = classFields(records);
   return [...usagePerModel(records, fields)].map(([model, usage]) => {
-    const charged = usage.amount ?? new Decimal(0);
+    // A charge any record leaves unreadable makes the day's charge unknown: never 0, never a verdict.
+    const charged = usage.amount ?? null;
     const cached = classes.cache_read === undefined ? null : classTotals(records.filter((r) => String(r[fields.model] ?? '') === model), classes).cache_read;
     const expected = expectedCharge({ ...(usage.input ? { input: usage.input } : {}), ...(usage.output ? { output: usage.output } : {}), ...(usage.calls ? { calls: usage.calls } : {}), ...(cached ? { cacheRead: cached } : {}) }, prices.get(model), model);
-    if (expected.basis === 'unknown') return { day, model, charged, expected, verdict: 'unknown' };
+    if (expected.basis === 'unknown' || charged === null) return { day, model, charged, expected, verdict: 'unknown' };
     const settled = settle(charged, expected, tolerance);
     return { day, model, charged, expected: { basis: expected.basis, amount: settled.amount }, verdict: settled.verdict };
   });
@@ -149,8 +153,14 @@ function failed(value: unknown): boolean {
   return typeof value === 'string' && /fail|error|timeout|cancel/i.test(value);
 }
 
-/** Whether everything is explained: no charge above the prices (by day or call), no failed call charged. */
-export function unexplained(audit: Pick<LoadedAudit, 'rows' | 'calls'>): number {
-  return audit.rows.filter((r) => r.verdict === 'above').length + audit.calls.findings.filter((f) => f.kind === 'above' || f.kind === 'failed_charged').length;
+/**
+ * How many charges are not explained: each call charged above the prices or charged though it
+ * failed, and each model's day above the prices that no such call of that day explains (where the
+ * log was not read, every such day). A call and its day are one charge, counted once.
+ */
+export function unexplained(audit: Pick<LoadedAudit, 'rows' | 'calls' | 'offset'>): number {
+  const calls = audit.calls.findings.filter((f) => f.kind === 'above' || f.kind === 'failed_charged');
+  const explained = new Set(calls.flatMap((f) => (f.at === null ? [] : [`${bucketStart(f.at, 'day', audit.offset)}|${f.model}`])));
+  return calls.length + audit.rows.filter((r) => r.verdict === 'above' && !explained.has(`${r.day}|${r.model}`)).length;
 }
 

@@ -3,11 +3,11 @@
 // tally cannot know. --json, --csv (a row per model and day) and --markdown carry the same.
 import type { Context } from '../context.js';
 import { Decimal, derivedText } from '../domain/money.js';
-import { departureShare } from '../domain/audit.js';
+import { CHARGE_NOT_READ, departureShare } from '../domain/audit.js';
 import { fixedZone, isoInZone } from '../domain/zone.js';
 import { windowJson } from '../domain/window.js';
 import type { AuditRow, CallFinding, LoadedAudit } from '../figures/audit.js';
-import { escapeControl } from './escape.js';
+import { escapeControl, escapeMarkdown } from './escape.js';
 import { formatAmount } from './money.js';
 
 const CURRENCY = 'CNY';
@@ -18,7 +18,8 @@ export const CANNOT_KNOW = "What tally cannot know: a price that changed inside 
 
 interface ModelSummary {
   model: string;
-  charged: Decimal;
+  /** null: some day's charge could not be read. */
+  charged: Decimal | null;
   expected: Decimal | null;
   days: number;
   above: number;
@@ -30,7 +31,7 @@ export function modelSummaries(rows: AuditRow[]): ModelSummary[] {
   const byModel = new Map<string, ModelSummary>();
   for (const row of rows) {
     const s = byModel.get(row.model) ?? { model: row.model, charged: new Decimal(0), expected: new Decimal(0), days: 0, above: 0, below: 0 };
-    s.charged = s.charged.plus(row.charged);
+    s.charged = s.charged === null || row.charged === null ? null : s.charged.plus(row.charged);
     if (row.expected.basis === 'unknown') {
       s.expected = null;
       s.why = row.expected.why;
@@ -40,8 +41,14 @@ export function modelSummaries(rows: AuditRow[]): ModelSummary[] {
     if (row.verdict === 'below') s.below++;
     byModel.set(row.model, s);
   }
-  return [...byModel.values()].sort((a, b) => b.charged.comparedTo(a.charged) || a.model.localeCompare(b.model));
+  return [...byModel.values()].sort((a, b) => (b.charged ?? new Decimal(-1)).comparedTo(a.charged ?? new Decimal(-1)) || a.model.localeCompare(b.model));
 }
+
+/** Charged less expected, where both are known. */
+function difference(charged: Decimal | null, expected: Decimal | null): Decimal | null {
+  return charged === null || expected === null ? null : charged.minus(expected);
+}
+const known = (charged: Decimal | null) => (charged === null ? null : ledger(charged));
 
 export function auditJson(audit: LoadedAudit) {
   const zone = fixedZone(audit.offset);
@@ -54,26 +61,28 @@ export function auditJson(audit: LoadedAudit) {
     tolerance: { percent: audit.tolerance.percent.toFixed(), amount: audit.tolerance.amount.toFixed() },
     models: modelSummaries(audit.rows).map((s) => ({
       model: s.model,
-      charged: ledger(s.charged),
+      charged: known(s.charged),
       expected: s.expected === null ? null : ledger(s.expected),
-      difference: s.expected === null ? null : ledger(s.charged.minus(s.expected)),
-      difference_percent: s.expected === null ? null : percent(departureShare(s.charged, s.expected)),
+      difference: known(difference(s.charged, s.expected)),
+      difference_percent: s.expected === null || s.charged === null ? null : percent(departureShare(s.charged, s.expected)),
       days: s.days,
       days_above: s.above,
       days_below: s.below,
       ...(s.why ? { not_priced: s.why } : {}),
+      ...(s.charged === null ? { not_read: CHARGE_NOT_READ } : {}),
     })),
     days: audit.rows.map((r) => ({
       day: r.day,
       day_iso: isoInZone(r.day, zone),
       model: r.model,
-      charged: ledger(r.charged),
+      charged: known(r.charged),
       expected: r.expected.basis === 'unknown' ? null : ledger(r.expected.amount),
       basis: r.expected.basis,
-      difference: r.expected.basis === 'unknown' ? null : ledger(r.charged.minus(r.expected.amount)),
-      difference_percent: r.expected.basis === 'unknown' ? null : percent(departureShare(r.charged, r.expected.amount)),
+      difference: known(difference(r.charged, r.expected.basis === 'unknown' ? null : r.expected.amount)),
+      difference_percent: r.expected.basis === 'unknown' || r.charged === null ? null : percent(departureShare(r.charged, r.expected.amount)),
       verdict: r.verdict,
       ...(r.expected.basis === 'unknown' ? { not_priced: r.expected.why } : {}),
+      ...(r.charged === null ? { not_read: CHARGE_NOT_READ } : {}),
     })),
     calls: {
       read: audit.calls.read,
@@ -95,11 +104,11 @@ export function auditCsv(audit: LoadedAudit) {
     rows: audit.rows.map((r) => [
       isoInZone(r.day, zone).slice(0, 10),
       r.model,
-      ledger(r.charged),
+      r.charged === null ? '' : ledger(r.charged),
       r.expected.basis === 'unknown' ? '' : ledger(r.expected.amount),
       r.expected.basis,
-      r.expected.basis === 'unknown' ? '' : ledger(r.charged.minus(r.expected.amount)),
-      r.expected.basis === 'unknown' ? '' : (percent(departureShare(r.charged, r.expected.amount)) ?? ''),
+      r.expected.basis === 'unknown' || r.charged === null ? '' : ledger(r.charged.minus(r.expected.amount)),
+      r.expected.basis === 'unknown' || r.charged === null ? '' : (percent(departureShare(r.charged, r.expected.amount)) ?? ''),
       r.verdict,
     ]),
   };
@@ -137,9 +146,9 @@ export async function renderAudit(audit: LoadedAudit, ctx: Context): Promise<str
   const head = `Audit of ${whose}, ${describeWindow(audit.window, ctx.zone)}, against the catalog${audit.pricingVersion ? ` ${escapeControl(audit.pricingVersion)}` : ''} (a departure: more than ${audit.tolerance.percent.toFixed()}% and ${money(audit.tolerance.amount, true)} off)`;
   const rows = modelSummaries(audit.rows).map((s) => [
     escapeControl(s.model),
-    money(s.charged),
+    s.charged === null ? 'not read' : money(s.charged),
     s.expected === null ? 'not priced' : money(s.expected),
-    s.expected === null ? '—' : s.charged.eq(s.expected) ? 'none' : `${signed(s.charged.minus(s.expected))}${departureShare(s.charged, s.expected) === null ? '' : ` (${percent(departureShare(s.charged, s.expected))}%)`}`,
+    s.expected === null || s.charged === null ? '—' : s.charged.eq(s.expected) ? 'none' : `${signed(s.charged.minus(s.expected))}${departureShare(s.charged, s.expected) === null ? '' : ` (${percent(departureShare(s.charged, s.expected))}%)`}`,
     s.above + s.below === 0 ? (s.expected === null ? '—' : 'none') : [s.above && `${s.above} of ${s.days} above`, s.below && `${s.below} of ${s.days} below`].filter(Boolean).join(', '),
   ]);
   const table = await renderTable({ columns: [{ header: 'model' }, { header: 'charged', align: 'decimal' }, { header: 'at the prices', align: 'decimal' }, { header: 'difference' }, { header: 'days off' }], rows }, style);
@@ -154,8 +163,9 @@ export async function renderAudit(audit: LoadedAudit, ctx: Context): Promise<str
 }
 
 export function auditMarkdown(audit: LoadedAudit): string {
-  const cell = (text: string) => escapeControl(text).replace(/\|/g, '\\|');
-  const rows = modelSummaries(audit.rows).map((s) => `| ${cell(s.model)} | ${money(s.charged)} | ${s.expected === null ? 'not priced' : money(s.expected)} | ${s.expected === null ? '—' : signed(s.charged.minus(s.expected))} | ${s.above} | ${s.below} |`);
+  // Model names are the gateway's text: escaped as Markdown data (links, HTML, mentions), the one rule every Markdown writer uses.
+  const cell = escapeMarkdown;
+  const rows = modelSummaries(audit.rows).map((s) => `| ${cell(s.model)} | ${s.charged === null ? 'not read' : money(s.charged)} | ${s.expected === null ? 'not priced' : money(s.expected)} | ${s.expected === null || s.charged === null ? '—' : signed(s.charged.minus(s.expected))} | ${s.above} | ${s.below} |`);
   const c = audit.calls;
   const calls = c.unread ? `Calls: not audited (${c.unread}).` : `Calls: ${c.priced} of ${c.read} set against the prices; ${c.findings.filter((f) => f.kind === 'above').length} above, ${c.findings.filter((f) => f.kind === 'failed_charged').length} failed and charged.`;
   return `### tally audit\n\n${audit.unexplained === 0 ? '✅' : '❌'} ${verdictText(audit)}\n\n| model | charged | at the prices | difference | days above | days below |\n|---|---|---|---|---|---|\n${rows.join('\n')}\n\n${calls}\n\n_${CANNOT_KNOW}_\n`;

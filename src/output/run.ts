@@ -5,7 +5,7 @@ import type { JsonObject } from '../domain/json.js';
 import { timeSeconds } from '../domain/records.js';
 import type { Zone } from '../domain/zone.js';
 import type { LandedCall, RunReading, RunScope, RunSource } from '../figures/run-watch.js';
-import { escapeControl } from './escape.js';
+import { escapeControl, escapeMarkdown } from './escape.js';
 import { formatAmount } from './money.js';
 import { spanText } from './follow.js';
 import { wallText } from './window-text.js';
@@ -188,9 +188,9 @@ export function endText(summary: RunSummary): string {
 
 /** What the GitHub step summary gets. */
 export function summaryMarkdown(summary: RunSummary): string {
-  const cell = (text: string) => escapeControl(text).replace(/\|/g, '\\|');
+  const cell = escapeMarkdown;
   const rows = [
-    ['command', `\`${cell(summary.command)}\``],
+    ['command', cell(summary.command)],
     ['ended', summary.outcome === 'finished' ? (summary.signal ? `on ${summary.signal}` : `exit ${summary.exit_code}`) : summary.outcome === 'stopped' ? '**stopped**: past the limit' : '**stopped**: spend unreadable (--fail-closed)'],
     ['spent', summary.spent === null ? 'could not be read' : `${summary.floor ? 'at least ' : ''}${money(summary.spent, summary.currency)}${summary.calls === null ? '' : ` (${summary.calls} calls)`}`],
     ['limit', `${money(summary.max_spend, summary.currency)}${summary.warn_spend ? ` (warns at ${money(summary.warn_spend, summary.currency)})` : ''}${summary.outcome === 'finished' && summary.past_max_spend ? ' — **passed** in the last reading, after the command ended' : ''}`],

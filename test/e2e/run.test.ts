@@ -203,7 +203,7 @@ describe('tally run: a command under a spending limit', () => {
     expect(ran.code, ran.stderr).toBe(5);
     expect(readFileSync(join(ran.out, 'signals'), 'utf8')).toBe('SIGTERM\n');
     expect(ran.summary).toMatchObject({ outcome: 'stopped', exit_code: 143, signal: null, stopped_by: 'SIGTERM' });
-    expect(readFileSync(stepSummary, 'utf8')).toMatch(/^### tally run\n\n\| \| \|\n\|---\|---\|\n\| command \| `node` \|\n\| ended \| \*\*stopped\*\*: past the limit \|\n\| spent \| ¥\d+\.\d\d \(\d+ calls\) \|\n\| limit \| ¥15\.00 \|\n/);
+    expect(readFileSync(stepSummary, 'utf8')).toMatch(/^### tally run\n\n\| \| \|\n\|---\|---\|\n\| command \| node \|\n\| ended \| \*\*stopped\*\*: past the limit \|\n\| spent \| ¥\d+\.\d\d \(\d+ calls\) \|\n\| limit \| ¥15\.00 \|\n/);
   });
 
   it('keeps the exit code of a command that ends first, says what it spent, and warns (and alerts) once at --warn-spend', async () => {

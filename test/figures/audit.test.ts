@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadAudit, unexplained } from '../../src/figures/audit.js';
 import { DEFAULT_TOLERANCE } from '../../src/domain/audit.js';
+import { Decimal } from '../../src/domain/money.js';
 import { GW, KEY, mockGateway, testContext } from '../helpers.js';
 import { catalogBody, catalogRow } from '../support/catalog.js';
 
@@ -40,7 +41,7 @@ describe('the audit', () => {
     ]);
     const { ctx } = testContext({ transport: gw.transport, env, now: () => NOW });
     const audit = await loadAudit(ctx, { since: '2026-11-25', until: '2026-11-27', utcOffset: '+00:00', tolerance: DEFAULT_TOLERANCE });
-    expect(audit.rows.map((r) => [r.day, r.model, r.charged.toFixed(), r.expected.basis === 'unknown' ? r.expected.why : r.expected.amount.toFixed(), r.verdict])).toEqual([
+    expect(audit.rows.map((r) => [r.day, r.model, r.charged?.toFixed() ?? null, r.expected.basis === 'unknown' ? r.expected.why : r.expected.amount.toFixed(), r.verdict])).toEqual([
       [utc(25), 'glm-4.6', '0.028', '0.028', 'match'],
       [utc(25), 'secret-model', '9', 'the catalog does not list secret-model', 'unknown'],
       [utc(26), 'glm-4.6', '0.05', '0.028', 'above'],
@@ -60,5 +61,31 @@ describe('the audit', () => {
     const { ctx } = testContext({ transport: gw.transport, env, now: () => NOW });
     const audit = await loadAudit(ctx, { since: '2026-11-25', until: '2026-11-26', utcOffset: '+00:00', tolerance: DEFAULT_TOLERANCE });
     expect(audit.calls).toEqual({ read: 0, complete: false, priced: 0, findings: [], unread: 'the gateway has no per-call log' });
+  });
+});
+
+describe("the audit's unknowns and its count", () => {
+  it("reads a day whose records leave a charge unreadable as unknown, never as charged 0 below the prices", async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/api/pricing' }).reply(200, catalogBody('v3', [catalogRow('glm-4.6', { input: '0.002', output: '0.008' })]), json);
+    gw.pool
+      .intercept({ path: (p) => p.startsWith('/v1/open/usage/models?') })
+      // Two records of one model: one charged 0.028, one whose charge is null.
+      .reply(200, JSON.stringify({ scope: 'key', data: [{ model: 'glm-4.6', prompt: 10_000, completion: 1_000, cost: '0.028' }, { model: 'glm-4.6', prompt: 10_000, completion: 1_000, cost: null }] }), json)
+      .persist();
+    gw.pool.intercept({ path: (p) => p.startsWith('/v1/open/logs') }).reply(404, '{"error":"not found"}', json);
+    const { ctx } = testContext({ transport: gw.transport, env, now: () => NOW });
+    const audit = await loadAudit(ctx, { since: '2026-11-25', until: '2026-11-26', utcOffset: '+00:00', tolerance: DEFAULT_TOLERANCE });
+    expect(audit.rows.map((r) => [r.model, r.charged, r.verdict])).toEqual([['glm-4.6', null, 'unknown']]);
+    expect(unexplained(audit)).toBe(0);
+  });
+
+  it('counts a call charged above the prices and its day once, and a day above that no call explains', () => {
+    const day = utc(26);
+    const row = (model: string) => ({ day, model, charged: null, expected: { basis: 'tokens' as const, amount: new Decimal(0) }, verdict: 'above' as const });
+    const call = (model: string, at: number) => ({ kind: 'above' as const, at, id: null, model, charged: new Decimal(1), expected: null });
+    const audit = { offset: 0, rows: [row('glm-4.6'), row('kimi-k2')], calls: { read: 3, complete: true, priced: 3, findings: [call('glm-4.6', day + 100), call('glm-4.6', day + 200)] } };
+    // Two calls of glm-4.6 explain its day; kimi-k2's day has no call: 3, not 4.
+    expect(unexplained(audit as never)).toBe(3);
   });
 });
