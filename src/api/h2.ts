@@ -124,9 +124,9 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
    */
   const sessionFor = async (url: URL, signal: AbortSignal): Promise<Session | 'http/1.1'> => {
     await options.memory?.load();
-    // What an earlier run learned: HTTP/1.1 straight away; HTTP/2 on one connection shared from the start.
+    // What an earlier run learned: HTTP/2 on one connection shared from the start. A connection
+    // always offers both, so what the server picks now is what is spoken (a hint, never a choice).
     const remembered = options.memory?.get(url.origin);
-    if (remembered === 'http/1.1' && !known.has(url.origin)) known.set(url.origin, 'http/1.1');
     for (;;) {
       const said = known.get(url.origin);
       if (said) return said;

@@ -130,6 +130,31 @@ describe('HTTP/2 where the gateway offers it', () => {
   });
 });
 
+describe('what a run remembers of a front end', () => {
+  it('is a hint: an entry saying HTTP/1.1 for a front end that now speaks only HTTP/2 is learned again at the first handshake', async () => {
+    const server = http2.createSecureServer({ key: tls.key, cert: tls.cert });
+    server.on('stream', (stream, headers) => {
+      void fetchFrom(new URL(String(headers[':path']), h2.baseUrl), String(headers.authorization ?? '')).then(({ status, body, type }) => {
+        stream.respond({ ':status': status, 'content-type': type, date: new Date(NOW).toUTCString() });
+        stream.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const env = { ...envOf(h2, 'relearn'), TALLY_BASE_URL: base };
+      const { mkdirSync, writeFileSync, readFileSync } = await import('node:fs');
+      mkdirSync(`${env.TALLY_CONFIG_DIR}/cache`, { recursive: true, mode: 0o700 });
+      writeFileSync(`${env.TALLY_CONFIG_DIR}/cache/protocols.json`, JSON.stringify({ [base]: { protocol: 'http/1.1', at: NOW - 60_000 } }), { mode: 0o600 });
+      const run = await runTally(['balance', '--json'], { env, now: NOW });
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(`${env.TALLY_CONFIG_DIR}/cache/protocols.json`, 'utf8'))[base].protocol).toBe('h2');
+    } finally {
+      server.close();
+    }
+  });
+});
+
 /** A document without the figures that move with the second the two runs happen to read the clock at (today's and the month's projections). */
 function same(text: string): string {
   return text.replace(/"(projected|limit_reached_at|projected_month_end|low|high|middle)": ("[^"]*"|null)/g, '"$1": "…"');

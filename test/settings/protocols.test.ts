@@ -44,6 +44,23 @@ describe('the protocol memory', () => {
     expect(memory.get('https://gw.example.com')).toBeUndefined();
   });
 
+  it('reads an entry dated ahead of the clock, or a file behind a link, as nothing learned', async () => {
+    const dir = fresh();
+    mkdirSync(join(dir, 'cache'), { recursive: true });
+    writeFileSync(join(dir, 'cache', 'protocols.json'), JSON.stringify({ 'https://gw.example.com': { protocol: 'http/1.1', at: NOW + 86_400_000 }, 'https://ok.example.com': { protocol: 'h2', at: NOW - 1000 } }));
+    const memory = protocolMemory(async () => dir, () => NOW);
+    await memory.load();
+    expect(memory.get('https://gw.example.com')).toBeUndefined();
+    expect(memory.get('https://ok.example.com')).toBe('h2');
+    const linked = fresh();
+    mkdirSync(join(linked, 'cache'), { recursive: true });
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync(join(dir, 'cache', 'protocols.json'), join(linked, 'cache', 'protocols.json'));
+    const through = protocolMemory(async () => linked, () => NOW);
+    await through.load();
+    expect(through.get('https://ok.example.com')).toBeUndefined();
+  });
+
   it('a state folder that cannot be had is a run that learns again', async () => {
     const memory = protocolMemory(async () => {
       throw new Error('no state folder');
