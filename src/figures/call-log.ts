@@ -74,11 +74,12 @@ export interface LandedCalls {
   scope: Scope | undefined;
   /** The requests this poll made (a page each): what the pace counts. */
   requests: number;
+  /** Why the poll was cut short (the rate limit held, a page failed): its calls are the pages read, and the next poll goes on from the page that failed. */
+  cut?: Error;
 }
 
-/** A poll that could not read every page (the rate limit held, a page failed): what it read, and where the next one goes on. */
+/** A poll that could not read every page (the rate limit held, a page failed): where the next one goes on. */
 interface UnfinishedPoll {
-  records: JsonObject[];
   resume: string;
   /** The window it asked for, asked again unchanged so the cursor stays valid. */
   query: Record<string, string>;
@@ -115,16 +116,13 @@ export class CallFollower {
     const end = now + 1;
     const query = unfinished?.query ?? { ...this.#query, start: String(this.#from), end: String(end) };
     const found = await fetchAllPages(ctx, await ctx.client(), LOGS_PATH, query, { all: true, maxPages: FOLLOW_MAX_PAGES, noun: 'log entries', keepPartial: true, ...(unfinished ? { resume: unfinished.resume } : {}) });
-    const records = [...(unfinished?.records ?? []), ...found.records];
-    // A page that failed stops the poll: what it read is kept (printed when the rest is read, in order,
-    // each call once), and the next poll asks for the page that failed. A log longer than a poll
-    // reads is followed in what it reads, said once.
-    if (found.stopped && !found.stopped.capped) {
-      this.#unfinished = { records, resume: found.stopped.resume, query, now };
-      found.stopped.error.message += ` (the ${records.length} log entries read so far are kept; the next poll goes on from there)`;
-      throw found.stopped.error;
-    }
-    this.#unfinished = undefined;
+    const records = found.records;
+    // A page that failed stops the poll: what it read is handed back (each call once) and the next
+    // poll asks for the page that failed, in the same window; a log longer than a poll reads is
+    // followed in what it reads, said once.
+    const cut = found.stopped && !found.stopped.capped ? found.stopped : undefined;
+    this.#unfinished = cut ? { resume: cut.resume, query, now } : undefined;
+    if (cut) cut.error.message += ` (the ${records.length} log entries read so far are shown; the next poll goes on from there)`;
     if (found.stopped?.capped && !this.#saidCapped) {
       this.#saidCapped = true;
       ctx.warn(`the log holds more than ${FOLLOW_MAX_PAGES} pages for the last ${Math.round((end - this.#from) / 60)} minutes (or the gateway does not narrow it to them): each poll reads the first ${FOLLOW_MAX_PAGES}`);
@@ -143,10 +141,12 @@ export class CallFollower {
     if (fields.time !== undefined) {
       const at = (r: JsonObject) => timeSeconds(r[fields.time!]) ?? now;
       landed.sort((a, b) => at(a) - at(b));
-      // The next poll looks back from here; what was seen before its start cannot come again.
-      this.#from = Math.max(this.#from, now - LOOKBACK_SECONDS);
-      for (const [identity, seenAt] of this.#seen) if (seenAt < this.#from) this.#seen.delete(identity);
+      // The next poll looks back from here (once this one's window is read whole); what was seen before its start cannot come again.
+      if (!cut) {
+        this.#from = Math.max(this.#from, now - LOOKBACK_SECONDS);
+        for (const [identity, seenAt] of this.#seen) if (seenAt < this.#from) this.#seen.delete(identity);
+      }
     }
-    return { calls: landed, fields, scope: found.scope, requests: found.pages };
+    return { calls: landed, fields, scope: found.scope, requests: found.pages, ...(cut ? { cut: cut.error } : {}) };
   }
 }

@@ -88,6 +88,8 @@ export async function followLog(ctx: Context, request: FollowRequest): Promise<n
           // One record per line, each as the gateway sent it (every digit), written as it lands: what logs --ndjson prints.
           emitNdjson(ctx, landed.calls);
         }
+        // A poll cut short (the rate limit held) printed what it read; it is said, and the next goes on from there.
+        if (landed.cut) throw landed.cut;
         if (failures > 0) {
           writer?.done();
           ctx.note('reading the log again');

@@ -37,7 +37,12 @@ export interface WireOptions {
   parse: (value: unknown) => unknown;
   /** The `_meta` key a 2026-era request names its protocol version with. */
   versionKey: string;
+  /** How long the answers still owed are waited for once the client closed stdin (ms); then the wire closes and what is in flight ends. */
+  lingerMs?: number;
 }
+
+/** A client that closed stdin has gone, or is going: its answers are waited for this long at most. */
+export const LINGER_MS = 3000;
 
 export class StdioWire implements WireTransport {
   onmessage?: (message: JsonRpcMessage) => void;
@@ -69,7 +74,7 @@ export class StdioWire implements WireTransport {
   constructor(stdin: Readable, stdout: Writable, options: WireOptions) {
     this.#stdin = stdin;
     this.#stdout = stdout;
-    this.#options = { maxBytes: MAX_MESSAGE_BYTES, ...options };
+    this.#options = { maxBytes: MAX_MESSAGE_BYTES, lingerMs: LINGER_MS, ...options };
   }
 
   async start(): Promise<void> {
@@ -77,15 +82,23 @@ export class StdioWire implements WireTransport {
     this.#stdin.on('error', this.#onError);
     this.#stdin.on('end', this.#onEnd);
     this.#stdin.on('close', this.#onEnd);
-    this.#stdout.on('error', this.#onError);
+    // A client gone (its end of stdout closed): nothing more can be answered, so the wire closes.
+    this.#stdout.on('error', (error: Error) => {
+      this.#onError(error);
+      void this.close();
+    });
   }
 
   #onError = (error: Error) => this.onerror?.(error);
-  // A client that writes its requests and closes stdin (a pipe, a script) still gets every answer.
+  // A client that writes its requests and closes stdin (a pipe, a script) still gets the answers
+  // that come within a moment; past it the client is taken as gone, the wire closes, and what is
+  // in flight (a gateway request included) ends with it: a client's end ends the server.
   #onEnd = () => {
+    if (this.#inputEnded) return;
     this.#inputEnded = true;
     this.#stdin.off('data', this.#onData);
     if (this.#unanswered.size === 0) void this.close();
+    else setTimeout(() => void this.close(), this.#options.lingerMs).unref();
   };
 
   #onData = (chunk: Buffer | string) => {

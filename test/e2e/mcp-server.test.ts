@@ -341,6 +341,33 @@ describe('the protocol on stdio', () => {
   });
 });
 
+describe('a client that went away', () => {
+  it('ends the server and the gateway requests it had in flight (stdin closed with a call unanswered)', async () => {
+    const held: IncomingMessage[] = [];
+    const closed: string[] = [];
+    const gateway = await respondingWith((req) => {
+      held.push(req);
+      req.socket.on('close', () => closed.push(req.url ?? ''));
+    });
+    const server = rawServer({ PATH: process.env.PATH!, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: tempDir().path, TALLY_API_KEY: gatewayA.demoKey, TALLY_BASE_URL: gateway.url });
+    try {
+      await server.initialize();
+      server.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'get_forecast', arguments: {} } });
+      const until = Date.now() + 10_000;
+      while (held.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(held.length).toBeGreaterThan(0);
+      // The client goes: the gateway never answers, and the server ends anyway, its requests abandoned.
+      server.child.stdin.end();
+      await server.exit();
+      const stopped = Date.now() + 10_000;
+      while (closed.length < held.length && Date.now() < stopped) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(closed.length).toBe(held.length);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('tally mcp --http on IPv6 loopback', () => {
   it('knows [::1] as loopback: checks the Host, and takes the Origin of its own page', async () => {
     const state = tempDir();
