@@ -138,6 +138,8 @@ function saveCaches() {
         }
         if (stat.isSymbolicLink() || !stat.isDirectory()) return;
       }
+      // The state folder itself as the user named it (made with its parents where missing); tally's own below it, one by one.
+      fs.mkdirSync(dirname(cache), { recursive: true, mode: 0o700 });
       for (const dir of [cache, code, folder]) {
         try {
           fs.mkdirSync(dir, { mode: 0o700 });

@@ -1,8 +1,9 @@
-# Homebrew formula for tally, for a tap (a repository named homebrew-tally, this file as
-# Formula/tally.rb): `brew install your-org/tally/tally`. It installs the package the registry
-# serves, on Homebrew's Node, with shell completion for bash, zsh and fish.
-# url and sha256 are the release's: scripts/homebrew-formula.mjs writes them from the tarball
-# published (each release attaches the formula so written).
+# Homebrew formula for tally: each release attaches it (`brew install --formula ./tally.rb`), and
+# a tap may keep it as Formula/tally.rb. It installs the package the registry serves, on
+# Homebrew's Node, with shell completion for bash, zsh and fish.
+# url and sha256 are the release's: the release workflow writes them with
+# scripts/homebrew-formula.mjs from the tarball the registry serves once published; the ones
+# below are of the last tarball packed here and are not a published one.
 class Tally < Formula
   desc "See and guard what you spend on an LLM inference gateway"
   homepage "https://www.npmjs.com/package/llm-tally"

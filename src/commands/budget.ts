@@ -87,6 +87,32 @@ async function setBudget(ctx: Context, name: string, options: BudgetOptions & { 
     json: { profile, name, ...budget },
     human: () => `Set budget "${name}" of profile "${profile}": ${describeBudget(budget)}.\n${options.scope === undefined ? "It counts the whole account's spend, every key's; --scope key counts this key's own.\n" : ''}`,
   });
+  await sayIfNotMeasured(ctx, name);
+}
+
+/** How long `budget set` asks the gateway whether the budget can be measured before it leaves it unsaid. */
+const MEASURE_WAIT_MS = 5000;
+
+/**
+ * A budget the gateway cannot measure (another scope's spend per model, periods between its days)
+ * is stored as asked, and said so at once rather than at the first check. Asked of the gateway
+ * where one is set up, within a few seconds; a gateway that does not answer leaves it unsaid.
+ */
+async function sayIfNotMeasured(ctx: Context, name: string): Promise<void> {
+  try {
+    const settings = await ctx.settings();
+    if (!settings.baseUrl || !settings.credential) return;
+    const { loadBudgets } = await import('../figures/budgets.js');
+    const measuring = loadBudgets(ctx, [name]);
+    measuring.catch(() => undefined);
+    const waited = new AbortController();
+    const loaded = await Promise.race([measuring, ctx.sleep(MEASURE_WAIT_MS, waited.signal).then(() => undefined, () => undefined)]);
+    waited.abort();
+    const why = loaded?.budgets[0]?.notMeasured;
+    if (why) ctx.warn(`budget "${name}" is stored, but the gateway cannot measure it: ${why}`);
+  } catch (error) {
+    ctx.debug(`budget set: whether "${name}" can be measured was not asked (${(error as Error).message})`);
+  }
 }
 
 async function listBudgets(ctx: Context): Promise<void> {

@@ -24,8 +24,8 @@ const envOf = (gateway: Sandbox, name: string) => ({ TALLY_CONFIG_DIR: `${work.p
 
 interface AuditDoc {
   models: { model: string; charged: string; expected: string | null; days_above: number; days_below: number }[];
-  days: { model: string; verdict: string; charged: string; expected: string | null }[];
-  calls: { read: number; priced: number; findings: { kind: string; model: string; charged: string; expected: string | null }[] };
+  days: { day: number; model: string; verdict: string; charged: string; expected: string | null }[];
+  calls: { read: number; priced: number; findings: { kind: string; at: number | null; model: string; charged: string; expected: string | null }[] };
   unexplained: number;
   ok: boolean;
   scope: string | null;
@@ -65,7 +65,12 @@ describe('tally audit', () => {
     const failed = doc.calls.findings.filter((f) => f.kind === 'failed_charged');
     expect(failed.length).toBeGreaterThan(0);
     expect(new Set(failed.map((f) => f.model))).toEqual(new Set(['deepseek-chat']));
-    expect(doc.unexplained).toBe(mini.days_above + above.length + failed.length);
+    // Each charge once: a call above the prices and its day are one charge; a day above that no call of it explains counts on its own.
+    const dayOf = (at: number) => doc.days.find((d) => d.model === 'gpt-4.1-mini' && d.day <= at && at < d.day + 86_400)?.day;
+    const explainedDays = new Set(above.map((f) => dayOf(f.at!)));
+    const daysAlone = doc.days.filter((d) => d.verdict === 'above' && !explainedDays.has(d.day)).length;
+    expect(doc.unexplained).toBe(above.length + failed.length + daysAlone);
+    expect(doc.unexplained).toBeLessThan(mini.days_above + above.length + failed.length);
 
     const table = await runTally(['audit', '--since', '10d', '--fail'], { env, now: NOW });
     expect(table.code).toBe(5);
