@@ -80,7 +80,10 @@ describe("a budget says whose spend it counts, and counts that spend", () => {
 
   it("is not measured where its periods begin between the gateway's days (a key's UTC day on a +08:00 grid): never another period's figure", async () => {
     for (const [name, period] of [['utc-day', 'day'], ['utc-week', 'week'], ['utc-month', 'month']] as const) {
-      expect((await tally(['budget', 'set', name, '--amount', '5', '--period', period, '--tz', 'UTC', '--scope', 'key'])).code).toBe(0);
+      const set = await tally(['budget', 'set', name, '--amount', '5', '--period', period, '--tz', 'UTC', '--scope', 'key']);
+      expect(set.code).toBe(0);
+      // Said at once, when it is set: stored as asked, and why the gateway cannot measure it.
+      expect(set.stderr).toContain(`budget "${name}" is stored, but the gateway cannot measure it: the gateway states spend per model by its own days`);
     }
     const doc = JSON.parse((await tally(['budget', 'utc-day', 'utc-week', 'utc-month', '--json'])).stdout) as { budgets: Record<string, unknown>[] };
     for (const b of doc.budgets) {
@@ -89,6 +92,11 @@ describe("a budget says whose spend it counts, and counts that spend", () => {
     const gate = await tally(['check', '--budget', 'utc-day']);
     expect(gate.code).toBe(1);
     for (const name of ['utc-day', 'utc-week', 'utc-month']) await tally(['budget', 'rm', name]);
+    // An account budget of some models, where the gateway states spend per model as the key's: said at set.
+    const some = await tally(['budget', 'set', 'acct-glm', '--amount', '5', '--period', 'month', '--tz', '+08:00', '--scope', 'account', '--model', 'glm-*']);
+    expect(some.code).toBe(0);
+    expect(some.stderr).toContain('budget "acct-glm" is stored, but the gateway cannot measure it: the gateway states its spend per model as this key\'s');
+    await tally(['budget', 'rm', 'acct-glm']);
   });
 
   it("counts a key's day with the running day across the gateway's midnight: today's spend after it, never yesterday's", async () => {
