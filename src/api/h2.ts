@@ -117,10 +117,11 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
   };
 
   /**
-   * The session a request goes on, or 'http/1.1'. While an origin's protocol is not known, the
-   * requests sent together each open a connection offering both (up to MAX_PROBES, as HTTP/1.1
-   * would), so that an HTTP/1.1 server costs no round trip more than before; once one says h2,
-   * every later request shares the first session.
+   * The session a request goes on, or 'http/1.1'. While an origin's protocol is not known, one
+   * connection offering both is opened and the requests sent with it wait for its answer (ALPN):
+   * an HTTP/2 server gets one connection for all of them. Where an earlier run saw HTTP/1.1, the
+   * requests sent together each open one (up to MAX_PROBES, as HTTP/1.1 would), so an HTTP/1.1
+   * server costs no round trip more; the server's answer decides either way.
    */
   const sessionFor = async (url: URL, signal: AbortSignal): Promise<Session | 'http/1.1'> => {
     await options.memory?.load();
@@ -132,7 +133,7 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
       if (said) return said;
       const open = probes.get(url.origin) ?? new Set<Promise<Opened>>();
       probes.set(url.origin, open);
-      if (open.size >= (remembered === 'h2' ? 1 : MAX_PROBES)) {
+      if (open.size >= (remembered === 'http/1.1' ? MAX_PROBES : 1)) {
         await untilAborted(Promise.race([...open]).catch(() => undefined), signal);
         continue;
       }

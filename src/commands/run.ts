@@ -178,6 +178,13 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     if (readings === 1 && watch.passedOver) ctx.debug(`tally run: ${watch.passedOver}: following ${reading.source === 'key counter' ? "the key's daily counter" : "the account's lifetime spend"}`);
     ctx.debug(readingText(reading, ctx.zone));
     if (reading.spent.gt(max)) {
+      // Past both limits in one reading (the first one, or a burst): the warning is said and sent too, before the stop.
+      if (warn && !warned) {
+        warned = true;
+        const line = warnText(reading, limits);
+        ctx.note(line);
+        await alert('warn', line);
+      }
       crossedAt = Math.floor(ctx.now() / 1000);
       crossing = crossingCalls(reading, max).slice(0, 20).map((call) => callFacts(call, reading));
       const line = stopText(reading, limits, ctx.zone, child.mode === 'group');

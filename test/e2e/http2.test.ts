@@ -130,6 +130,17 @@ describe('HTTP/2 where the gateway offers it', () => {
   });
 });
 
+describe('one connection where HTTP/2 is spoken', () => {
+  it('balance asks its two requests over one connection on a first run (nothing remembered): the second waits for the first handshake\'s answer', async () => {
+    const run = await runTally(['balance', '--debug'], { env: envOf(h2, 'first-balance'), now: NOW });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stderr.split('\n').filter((l) => l.startsWith('[debug] GET'));
+    expect(lines.length).toBe(2);
+    expect(lines.filter((l) => l.includes('new connection'))).toHaveLength(1);
+    expect(lines.every((l) => l.includes('HTTP/2'))).toBe(true);
+  });
+});
+
 describe('what a run remembers of a front end', () => {
   it('is a hint: an entry saying HTTP/1.1 for a front end that now speaks only HTTP/2 is learned again at the first handshake', async () => {
     const server = http2.createSecureServer({ key: tls.key, cert: tls.cert });
