@@ -15,7 +15,7 @@ type Stdio = typeof import('@modelcontextprotocol/server/stdio');
 type McpServerInstance = InstanceType<Sdk['McpServer']>;
 type StandardSchemaWithJSON<I, O> = ReturnType<typeof import('@modelcontextprotocol/server').fromJsonSchema<O>> & { readonly '~types'?: I };
 
-export const INSTRUCTIONS = `Read-only figures of an LLM inference gateway account and API key: balance, limits, spend over time and per model, budgets, prices, forecasts, anomalies. Each tool answers with one JSON document. ${DATA_NOTE}`;
+export const INSTRUCTIONS = `Read-only figures of an LLM inference gateway account and API key: balance, limits, spend over time and per model, budgets, prices, forecasts, anomalies, an audit of the bill against the prices. Each tool answers with one JSON document. ${DATA_NOTE} To hold spending to a limit, the person runs the work under \`tally run --max-spend AMOUNT -- COMMAND\` (it stops the command and everything it started past the limit) or sets \`tally guard\` as a hook (it blocks the next tool call once a budget or limit is reached); these tools only read.`;
 
 /**
  * Builds the server: every tool, its input and output schemas, read-only annotations. The factory

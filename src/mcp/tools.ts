@@ -149,6 +149,18 @@ export const TOOLS: ToolSpec[] = [
     narrower: 'ask for fewer conditions',
   },
   {
+    name: 'audit_charges',
+    title: 'Check the bill against the prices',
+    description: "Sets what the gateway charged (per model and day, and per call from its log) against what the public catalog's prices give for the same tokens: charges above the prices, failed calls that were charged, calls with tokens and no charge. Each departure says what tally cannot know (a price changed inside the window, a rule the catalog does not publish); a charge it cannot read is unknown, never zero. unexplained: the charges not explained.",
+    schema: 'audit',
+    command: ['audit'],
+    inputs: {
+      ...WINDOW,
+      tolerance: { flag: '--tolerance', description: "how far a charge may be from the prices: a share ('0.5%') or an amount in yuan ('0.0001'); default both 0.5% and ¥0.0001", list: true },
+    },
+    narrower: 'ask for a shorter window',
+  },
+  {
     name: 'list_prices',
     title: 'Model prices',
     description: 'The public price catalog: input and output prices in yuan per million tokens for each model, its vendor and type, filtered by a model pattern or vendor.',
