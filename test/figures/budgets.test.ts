@@ -103,7 +103,8 @@ describe("a budget's days on the gateway's grid (gridWindow)", () => {
         const period = { start, end: start + 7 * DAY };
         const until = start + into + 2 * DAY;
         const window = gridWindow(period, until, grid);
-        if (gridHours !== zoneHours) {
+        // Offsets a whole day apart (+13:00 and -11:00) begin their days at the same instant.
+        if ((gridHours - zoneHours) % 24 !== 0) {
           expect(typeof window).toBe('string');
           return;
         }
