@@ -19,7 +19,7 @@ function programFor(argv, from) {
 }
 
 /** The first words of the command lines dist/fast.cjs may answer without the full program. */
-const FAST = new Set(['--version', '-V', 'statusline', 'complete']);
+const FAST = new Set(['--version', '-V', 'statusline', 'complete', 'guard']);
 
 /**
  * A fast answer, written straight to file descriptor 1: building process.stdout (its stream
@@ -38,6 +38,17 @@ function writeDirect(text) {
     if (error.code !== 'EAGAIN') throw error;
     process.stdout.write(bytes);
     return true;
+  }
+}
+
+/** A fast answer's stderr (the guard's reason), written straight to file descriptor 2, as stdout's. */
+function writeDirectErr(text) {
+  let bytes = Buffer.from(text);
+  try {
+    while (bytes.length > 0) bytes = bytes.subarray(fs.writeSync(2, bytes));
+  } catch (error) {
+    if (error.code === 'EPIPE') return;
+    process.stderr.write(bytes);
   }
 }
 
@@ -69,8 +80,8 @@ exports.run = function run(argv, from) {
     if (streams) process.stdout.write(text);
     else streams = writeDirect(text);
   };
-  fast.answerFast(argv, true, write).then(
-    (answered) => (answered ? finish(0, streams || answered === 'streams') : full(true)),
+  fast.answerFast(argv, true, write, writeDirectErr).then(
+    (answered) => (answered && typeof answered === 'object' ? finish(answered.exit, streams) : answered ? finish(0, streams || answered === 'streams') : full(true)),
     () => full(true), // the full program reports what went wrong, as one line
   );
 };

@@ -5,10 +5,11 @@
 
 /**
  * How the run was answered here: 'write' when everything went through `write`, 'streams' when
- * through process.stdout too (completion prints with console.log); false sends it to the full
- * program.
+ * through process.stdout too (completion prints with console.log), { exit } for an answer that is
+ * an exit code (the guard's: 0 goes on, 2 blocks, its reason through `writeErr`); false sends it
+ * to the full program.
  */
-export async function answerFast(argv: string[], savedSpec: boolean, write: (text: string) => void): Promise<'write' | 'streams' | false> {
+export async function answerFast(argv: string[], savedSpec: boolean, write: (text: string) => void, writeErr: (text: string) => void = (text) => process.stderr.write(text)): Promise<'write' | 'streams' | false | { exit: number }> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     write(`${__TALLY_VERSION__}\n`);
     return 'write';
@@ -17,6 +18,12 @@ export async function answerFast(argv: string[], savedSpec: boolean, write: (tex
   if (argv[0] === 'statusline') {
     const { statuslineFromCache } = await import('./statusline/fast.js');
     return (await statuslineFromCache(argv, process.env, write)) && 'write';
+  }
+  // An agent's hook runs the guard before every tool call: from fresh caches it decides at once.
+  if (argv[0] === 'guard') {
+    const { guardFromCache } = await import('./statusline/fast-guard.js');
+    const code = await guardFromCache(argv, process.env, writeErr);
+    return code === undefined ? false : { exit: code };
   }
   // What the shell completion scripts ask at every Tab, from the spec the build saved.
   // (whatif --swap's models come from the catalog cache: the full program answers that one.)

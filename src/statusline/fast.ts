@@ -86,7 +86,7 @@ export function sessionStart(session: AgentSession, now: number): number {
  * stored credential for another origin, a config that is not a small JSON file), which the full
  * command then settles.
  */
-function identityOf(env: NodeJS.ProcessEnv, profile: string, stateDir: string): StatuslineIdentity | undefined {
+export function identityOf(env: NodeJS.ProcessEnv, profile: string, stateDir: string): StatuslineIdentity | undefined {
   const envUrl = env.TALLY_BASE_URL || undefined;
   const envKey = env.TALLY_API_KEY?.trim() || undefined;
   let record: { base_url?: unknown; api_key?: unknown; device_token?: { access_token?: unknown } } | undefined;
@@ -113,7 +113,7 @@ function identityOf(env: NodeJS.ProcessEnv, profile: string, stateDir: string): 
 }
 
 /** The active profile config.json names, while it is stored; undefined otherwise (or when it cannot be read plainly). */
-function activeProfile(stateDir: string): string | undefined {
+export function activeProfile(stateDir: string): string | undefined {
   try {
     const config = JSON.parse(readStateFile(`${stateDir}/config.json`, 4 * 1024 * 1024).toString('utf8')) as { active?: unknown; profiles?: Record<string, unknown> };
     return typeof config.active === 'string' && config.profiles && Object.hasOwn(config.profiles, config.active) ? config.active : undefined;

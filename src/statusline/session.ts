@@ -82,6 +82,14 @@ export function parseSession(text: string | undefined): AgentSession | undefined
  * a pipe nothing writes to: a status line never hangs on its input.
  */
 export async function readStdin(): Promise<string | undefined> {
+  // Read once a run: the fast answers (dist/fast-*.cjs) and the full program share a process, and
+  // what the first read is what the full program reads when the fast path hands the run on.
+  const shared = globalThis as { __tallyStdin?: Promise<string | undefined> };
+  shared.__tallyStdin ??= readStdinOnce();
+  return shared.__tallyStdin;
+}
+
+async function readStdinOnce(): Promise<string | undefined> {
   let stat;
   try {
     stat = fstatSync(0);
