@@ -5,14 +5,12 @@
 // guard's one rule (statusline/guard.ts). Anything this path does not settle (another flag, a
 // figure missing or older than --max-age, a limit it cannot check, a stored budget it cannot
 // read) goes to the full command, which fetches, refreshes and says why.
-import { PROFILE_NAME } from '../settings/profile-name.js';
 import { readStateFile } from '../settings/read-file.js';
 import { stateDirFor } from '../settings/state-dir.js';
-import { workspaceProfile } from '../settings/workspace.js';
 import { readFigures } from './cache.js';
 import { readSessions, sessionFromStdin } from './session.js';
 import { type GuardFigures, type GuardLimits, dailyFromStatusline, decide, fresher, readGuardCache, staleParts } from './guard.js';
-import { activeProfile, identityOf } from './fast.js';
+import { whoRuns } from './fast.js';
 import { type StoredBudget, checkBudget } from '../domain/budget.js';
 import { parseAmount, parseThreshold } from '../flags/amount-flags.js';
 import { blockText } from '../output/guard.js';
@@ -46,16 +44,9 @@ export async function guardFromCache(argv: string[], env: NodeJS.ProcessEnv, err
   if (!limits.maxDaily && !limits.maxSession && limits.budgets.length === 0) return undefined;
   const stateDir = await stateDirFor(env);
   const session = await sessionFromStdin();
-  let profile = flags.profile ?? (env.TALLY_PROFILE || undefined);
-  if (profile === undefined) {
-    const workspace = workspaceProfile(session?.project ?? process.cwd());
-    if (workspace && 'error' in workspace) return undefined;
-    profile = workspace && 'profile' in workspace ? workspace.profile : undefined;
-  }
-  profile ??= activeProfile(stateDir) ?? 'default';
-  if (!PROFILE_NAME.test(profile)) return undefined;
-  const who = identityOf(env, profile, stateDir);
+  const who = whoRuns(env, stateDir, flags.profile ?? (env.TALLY_PROFILE || undefined), session);
   if (!who) return undefined;
+  const profile = who.profile;
   // The budgets as stored now: a limit raised or lowered takes effect at this event.
   if (limits.budgets.length > 0) {
     const stored = storedBudgets(stateDir, profile, limits.budgets);

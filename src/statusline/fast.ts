@@ -26,22 +26,32 @@ export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv
   const stateDir = await stateDirFor(env);
   // Inside an agent, the session names its project: its .tally.json chooses the profile, as in a shell there.
   const session = await sessionFromStdin();
-  // Neither --profile nor TALLY_PROFILE: the folder's .tally.json, the active profile (tally auth switch), as the full command chooses.
-  if (profile === undefined) {
-    const workspace = workspaceProfile(session?.project ?? process.cwd());
-    // A .tally.json that cannot be used: the full command says so (with --check).
-    if (workspace && 'error' in workspace) return false;
-    // One another user owns is passed over, as the full command does.
-    profile = workspace && 'profile' in workspace ? workspace.profile : undefined;
-  }
-  profile ??= activeProfile(stateDir) ?? 'default';
-  if (!PROFILE_NAME.test(profile)) return false;
-  const who = identityOf(env, profile, stateDir);
+  const who = whoRuns(env, stateDir, profile, session);
   if (!who) return false;
   const figures = readFigures(stateDir, who);
   if (!figures) return false;
   write(lineFromCache(stateDir, who, figures, { format, maxAge, now: Date.now(), session }));
   return true;
+}
+
+/**
+ * The profile, gateway and credential this run would use, chosen as the full command chooses them:
+ * --profile or TALLY_PROFILE, else the folder's .tally.json (the session's project inside an agent),
+ * else the active profile (tally auth switch), else default. Undefined where the full command must
+ * settle it (a .tally.json it cannot use, a name that is none, a credential stored for another origin).
+ */
+export function whoRuns(env: NodeJS.ProcessEnv, stateDir: string, named: string | undefined, session: AgentSession | undefined): StatuslineIdentity | undefined {
+  let profile = named;
+  if (profile === undefined) {
+    const workspace = workspaceProfile(session?.project ?? process.cwd());
+    // A .tally.json that cannot be used: the full command says so (with --check).
+    if (workspace && 'error' in workspace) return undefined;
+    // One another user owns is passed over, as the full command does.
+    profile = workspace && 'profile' in workspace ? workspace.profile : undefined;
+  }
+  profile ??= activeProfile(stateDir) ?? 'default';
+  if (!PROFILE_NAME.test(profile)) return undefined;
+  return identityOf(env, profile, stateDir);
 }
 
 /** The line for a session on stdin, or without one: the agent's default line unless --format names another. */
@@ -86,7 +96,7 @@ export function sessionStart(session: AgentSession, now: number): number {
  * stored credential for another origin, a config that is not a small JSON file), which the full
  * command then settles.
  */
-export function identityOf(env: NodeJS.ProcessEnv, profile: string, stateDir: string): StatuslineIdentity | undefined {
+function identityOf(env: NodeJS.ProcessEnv, profile: string, stateDir: string): StatuslineIdentity | undefined {
   const envUrl = env.TALLY_BASE_URL || undefined;
   const envKey = env.TALLY_API_KEY?.trim() || undefined;
   let record: { base_url?: unknown; api_key?: unknown; device_token?: { access_token?: unknown } } | undefined;
@@ -113,7 +123,7 @@ export function identityOf(env: NodeJS.ProcessEnv, profile: string, stateDir: st
 }
 
 /** The active profile config.json names, while it is stored; undefined otherwise (or when it cannot be read plainly). */
-export function activeProfile(stateDir: string): string | undefined {
+function activeProfile(stateDir: string): string | undefined {
   try {
     const config = JSON.parse(readStateFile(`${stateDir}/config.json`, 4 * 1024 * 1024).toString('utf8')) as { active?: unknown; profiles?: Record<string, unknown> };
     return typeof config.active === 'string' && config.profiles && Object.hasOwn(config.profiles, config.active) ? config.active : undefined;
