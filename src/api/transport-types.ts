@@ -2,10 +2,12 @@
 // one (h2.ts), which do not import each other.
 
 export interface TransportRequest {
-  method: 'GET' | 'POST';
+  /** GET and POST for tally's own requests; a request the proxy forwards keeps its client's method. */
+  method: string;
   url: URL;
   headers: Record<string, string>;
-  body?: string;
+  /** Text for tally's own requests; the bytes of a request the proxy forwards, as its client sent them. */
+  body?: string | Uint8Array;
   signal: AbortSignal;
 }
 

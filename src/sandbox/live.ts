@@ -61,7 +61,7 @@ export class LiveCalls {
  * with a fixed text and the usage it was billed for (the prompt's length in tokens, about four
  * characters each, and `max_tokens` or 256 out).
  */
-export function completion(live: LiveCalls, key: SandboxKey, body: unknown): { status: number; body: unknown } {
+export function completion(live: LiveCalls, key: SandboxKey, body: unknown): { status: number; body: unknown; stream?: string[] } {
   const request = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const envelope = (status: number, type: string, code: string, message: string) => ({ status, body: { error: { type, code, message, request_id: 'sbx-req' }, request_id: 'sbx-req' } });
   const model = CATALOG.find((m) => m.name === request.model);
@@ -71,6 +71,13 @@ export function completion(live: LiveCalls, key: SandboxKey, body: unknown): { s
   const prompt = Math.max(1, Math.ceil(JSON.stringify(request.messages ?? '').length / 4));
   const out = typeof request.max_tokens === 'number' && Number.isInteger(request.max_tokens) && request.max_tokens > 0 ? Math.min(request.max_tokens, model.maxOutput) : 256;
   const call = live.record(key, model, prompt, out);
+  if (request.stream === true) {
+    // A streamed answer: chunks of the text, then (with stream_options.include_usage, as the
+    // interface asks, or always here) a last chunk holding the usage, then [DONE].
+    const chunk = (delta: Record<string, unknown>, finish: string | null, usage?: Record<string, number>) => ({ id: `chatcmpl-${call.id}`, object: 'chat.completion.chunk', created: call.at, model: model.name, choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) });
+    const events = [chunk({ role: 'assistant', content: 'This is ' }, null), chunk({ content: 'the sandbox ' }, null), chunk({ content: 'answering.' }, 'stop'), chunk({}, null, { prompt_tokens: call.promptTokens, completion_tokens: call.completionTokens, total_tokens: call.promptTokens + call.completionTokens })];
+    return { status: 200, body: null, stream: [...events.map((e) => `data: ${JSON.stringify(e)}\n\n`), 'data: [DONE]\n\n'] };
+  }
   return {
     status: 200,
     body: {

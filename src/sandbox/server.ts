@@ -283,7 +283,17 @@ export class Sandbox {
       return sendJson(res, 400, { error: { type: 'invalid_request_error', code: 'invalid_json', message: 'the body is not JSON' } });
     }
     const answer = completion(this.#live, principal.key, body);
-    sendJson(res, answer.status, answer.body);
+    if (!answer.stream) return sendJson(res, answer.status, answer.body);
+    // Streamed event by event, a moment apart, as an upstream model answers.
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const events = [...answer.stream];
+    const next = () => {
+      const event = events.shift();
+      if (event === undefined || res.destroyed) return void res.end();
+      res.write(event);
+      setTimeout(next, 50).unref();
+    };
+    next();
   }
 
   #pricing(res: ServerResponse): void {

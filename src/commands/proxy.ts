@@ -1,0 +1,112 @@
+// tally proxy: a spending firewall on a loopback address in front of the profile's gateway. Clients
+// (an agent, an SDK) call it with a local token instead of the key; each call's worst case is held
+// against the limits before it is forwarded (402 past one), and its usage priced as it comes back.
+// Prints TALLY_PROXY_URL=… and TALLY_PROXY_TOKEN_FILE=… first; runs until Ctrl-C or SIGTERM, then
+// waits for the calls in flight and says what they cost.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import type { CommandLine } from '../cli/command.js';
+import { parseAmount } from '../flags/amount-flags.js';
+import type { Decimal } from '../domain/money.js';
+import { isLoopback } from '../domain/loopback.js';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+
+export function configure(command: Command): void {
+  command
+    .option('--listen <host:port>', 'the address to serve on (default 127.0.0.1 and a free port; loopback only unless --allow-remote)')
+    .option('--allow-remote', 'serve on an address that is not loopback (--listen names it)')
+    .option('--max-spend <amount>', "refuse calls that would take the proxy's spend past this (yuan)")
+    .option('--budget <name...>', 'refuse calls that would take a stored budget (tally budget set) past its amount')
+    .option('--fail-closed', 'refuse calls the catalog cannot price (by default they go through, counted at no cost, and said)')
+    .option('--token-file <file>', 'write the local token clients present here (0600; default: in the state folder, its path printed)')
+    .option('--json-log <file>', 'append one JSON line per call (time, path, model, status, cost; never a body or a key)');
+}
+
+export interface ProxyRequest {
+  host: string;
+  port: number;
+  maxSpend: Decimal | undefined;
+  budgets: string[];
+  failClosed: boolean;
+  tokenFile: string | undefined;
+  jsonLog: string | undefined;
+}
+
+export function parse(flags: Record<string, unknown>, line: CommandLine): ProxyRequest {
+  const options = flags as { listen?: string; allowRemote?: boolean; maxSpend?: string; budget?: string[]; failClosed?: boolean; tokenFile?: string; jsonLog?: string };
+  if (line.output.json || line.output.jq || line.output.csv) throw new UsageError('tally proxy serves until stopped: it prints its address and token file, and --json-log FILE writes each call as JSON');
+  const maxSpend = options.maxSpend === undefined ? undefined : parseAmount(options.maxSpend, '--max-spend');
+  const budgets = [...new Set(options.budget ?? [])];
+  if (maxSpend === undefined && budgets.length === 0) throw new UsageError('name a limit: --max-spend AMOUNT or --budget NAME (tally proxy --max-spend 5)');
+  const [host, port] = listenAddress(options.listen ?? '127.0.0.1:0');
+  if (!isLoopback(host) && !options.allowRemote) throw new UsageError(`--listen ${options.listen} is not a loopback address: the proxy holds the gateway's key for anyone who can reach it; add --allow-remote to serve there anyway`);
+  return { host, port, maxSpend, budgets, failClosed: options.failClosed === true, tokenFile: options.tokenFile, jsonLog: options.jsonLog };
+}
+
+function listenAddress(text: string): [string, number] {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([\w.-]+)):(\d{1,5})$/.exec(text);
+  const port = match ? Number(match[3]) : Number.NaN;
+  if (!match || port > 65535) throw new UsageError(`--listen "${text}" is not HOST:PORT (127.0.0.1:8787; port 0 picks a free one)`);
+  return [match[1] ?? match[2]!, port];
+}
+
+export async function run(request: ProxyRequest, ctx: Context): Promise<void> {
+  const [settings, client] = await Promise.all([ctx.settings(), ctx.client()]);
+  if (client.credential?.kind !== 'api-key') throw new UsageError('tally proxy forwards calls with an API key: this profile holds no key (tally login --with-token)');
+  const [{ SpendLedger }, { startProxy }, { loadCatalog }, { writeFileAtomic, ensurePrivateDir }, { formatAmount }] = await Promise.all([
+    import('../proxy/ledger.js'),
+    import('../proxy/server.js'),
+    import('../figures/price-listing.js'),
+    import('../settings/files.js'),
+    import('../output/money.js'),
+  ]);
+  const money = (amount: Decimal) => formatAmount(amount, 'account', { currency: 'CNY' });
+  const limits = [];
+  if (request.maxSpend) limits.push({ name: `--max-spend ${money(request.maxSpend)}`, amount: request.maxSpend, before: new (await import('../domain/money.js')).Decimal(0), raise: 'To go on, start tally proxy again with a higher --max-spend.' });
+  if (request.budgets.length > 0) {
+    const { loadBudgets } = await import('../figures/budgets.js');
+    const { Decimal } = await import('../domain/money.js');
+    for (const b of (await loadBudgets(ctx, request.budgets)).budgets) {
+      // A budget the gateway cannot measure cannot be held: said before anything is served.
+      if (!b.standing) throw new UsageError(`budget "${b.name}" is not measured (${b.notMeasured ?? 'its spend cannot be read'}): tally proxy cannot hold it`);
+      limits.push({ name: `budget "${b.name}" (${money(new Decimal(b.budget.amount))} a ${b.budget.period})`, amount: new Decimal(b.budget.amount), before: b.standing.spent, raise: `To go on, raise it (tally budget set ${b.name} --amount AMOUNT --period ${b.budget.period}) and start tally proxy again.` });
+    }
+  }
+  // Each model's prices and output limit, from the catalog (cached as every command keeps it).
+  const catalog = await loadCatalog(ctx, {}, { whole: true });
+  const prices = new Map(
+    catalog.rows.map((row, i) => {
+      const record = catalog.records?.[i] as { max_output_tokens?: unknown } | undefined;
+      const maxOutput = typeof record?.max_output_tokens === 'number' && Number.isSafeInteger(record.max_output_tokens) ? record.max_output_tokens : undefined;
+      return [row.name, { row, maxOutput }] as const;
+    }),
+  );
+  const ledger = new SpendLedger(limits);
+  const token = randomBytes(32).toString('base64url');
+  const stateDir = await ctx.stateDir();
+  const tokenFile = request.tokenFile ?? path.join(stateDir, 'proxy', `token-${settings.profile}`);
+  if (!request.tokenFile) ensurePrivateDir(path.dirname(tokenFile), { own: true });
+  writeFileAtomic(tokenFile, [`${token}\n`], { mode: 0o600 });
+  let log: ((entry: Record<string, unknown>) => void) | undefined;
+  if (request.jsonLog) {
+    const { appendToFile } = await import('../settings/files.js');
+    log = (entry) => {
+      try {
+        appendToFile(request.jsonLog!, `${JSON.stringify(entry)}\n`);
+      } catch (error) {
+        ctx.warn(`--json-log: ${(error as Error).message}`);
+      }
+    };
+  }
+  ctx.runUntilInterrupted();
+  const proxy = await startProxy({ transport: ctx.transport(), gateway: client.baseUrl, credential: client.credential.secret, token, ledger, prices, failClosed: request.failClosed, timeoutMs: ctx.options.timeout * 1000, host: request.host, port: request.port, ...(log ? { log } : {}) });
+  ctx.io.out(`TALLY_PROXY_URL=${proxy.url}\nTALLY_PROXY_TOKEN_FILE=${tokenFile}\n`);
+  ctx.note(`tally proxy: forwarding ${proxy.url}/v1/… to ${client.baseUrl.origin} with this profile's key; clients present the token in ${tokenFile}; ${limits.map((l) => l.name).join(', ')} held before each call. Ctrl-C stops.`);
+  const { untilStopped } = await import('../serving.js');
+  await untilStopped(ctx.interrupt);
+  await proxy.close();
+  ctx.note(`tally proxy: stopped; ${ledger.calls} calls forwarded, ${money(ledger.spent)} by their usage at the catalog's prices${ledger.unpriced ? ` (${ledger.unpriced} not priced)` : ''}, ${ledger.refused} refused`);
+  if (ctx.interrupt.aborted) throw ctx.abortError();
+}
