@@ -55,10 +55,9 @@ function listenAddress(text: string): [string, number] {
 export async function run(request: ProxyRequest, ctx: Context): Promise<void> {
   const [settings, client] = await Promise.all([ctx.settings(), ctx.client()]);
   if (client.credential?.kind !== 'api-key') throw new UsageError('tally proxy forwards calls with an API key: this profile holds no key (tally login --with-token)');
-  const [{ SpendLedger }, { startProxy }, { loadCatalog }, { writeFileAtomic, ensurePrivateDir }, { formatAmount }] = await Promise.all([
+  const [{ SpendLedger }, { startProxy }, { writeFileAtomic, ensurePrivateDir }, { formatAmount }] = await Promise.all([
     import('../proxy/ledger.js'),
     import('../proxy/server.js'),
-    import('../figures/price-listing.js'),
     import('../settings/files.js'),
     import('../output/money.js'),
   ]);
@@ -75,14 +74,7 @@ export async function run(request: ProxyRequest, ctx: Context): Promise<void> {
     }
   }
   // Each model's prices and output limit, from the catalog (cached as every command keeps it).
-  const catalog = await loadCatalog(ctx, {}, { whole: true });
-  const prices = new Map(
-    catalog.rows.map((row, i) => {
-      const record = catalog.records?.[i] as { max_output_tokens?: unknown } | undefined;
-      const maxOutput = typeof record?.max_output_tokens === 'number' && Number.isSafeInteger(record.max_output_tokens) ? record.max_output_tokens : undefined;
-      return [row.name, { row, maxOutput }] as const;
-    }),
-  );
+  const prices = await (await import('../proxy/prices.js')).catalogPrices(ctx);
   const ledger = new SpendLedger(limits);
   const token = randomBytes(32).toString('base64url');
   const stateDir = await ctx.stateDir();

@@ -32,7 +32,8 @@ export function configure(command: Command): void {
     .option('--settle <seconds>', "after the run's last process ended, read the gateway until its figures settle, for at most this long (its log books calls late)", '30')
     .option('--fail-closed', 'stop the command (exit 4) when the spend cannot be read; by default it runs on, unwatched, with a warning')
     .option('--notify <name...>', 'alert these destinations (tally notify) once at --warn-spend and once at the stop')
-    .option('--json-summary <file>', 'write the run summary as JSON (tally schema run) to this file');
+    .option('--json-summary <file>', 'write the run summary as JSON (tally schema run) to this file')
+    .option('--proxy', "point the command's OpenAI and Anthropic SDKs at a spending firewall started for the run (tally proxy): a call past --max-spend is refused before it is made, then the command is stopped");
 }
 
 interface RunOptions {
@@ -45,6 +46,7 @@ interface RunOptions {
   failClosed?: boolean;
   notify?: string[];
   jsonSummary?: string;
+  proxy?: boolean;
 }
 
 /** What `tally run` was asked: the command, its limits, whose spend, how often it is read, and what is said where. */
@@ -62,6 +64,8 @@ export interface RunRequest {
   failClosed: boolean;
   notify: string[];
   jsonSummary: string | undefined;
+  /** Calls go through a spending firewall started for the run (the command's SDKs pointed at it). */
+  proxy: boolean;
 }
 
 export function parse(flags: Record<string, unknown>, line: CommandLine): RunRequest {
@@ -79,7 +83,7 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): RunReq
   const settle = wholeNumber(options.settle ?? '30', '--settle', 0, 3600);
   const [program, ...programArgs] = line.args;
   if (program === undefined || program === '') throw new UsageError('name the command to run after --: tally run --max-spend 5 -- npm test');
-  return { program, programArgs, max, warn, scope: options.scope as RunScope | undefined, poll, grace, settle, failClosed: options.failClosed === true, notify: options.notify ?? [], jsonSummary: options.jsonSummary };
+  return { program, programArgs, max, warn, scope: options.scope as RunScope | undefined, poll, grace, settle, failClosed: options.failClosed === true, notify: options.notify ?? [], jsonSummary: options.jsonSummary, proxy: options.proxy === true };
 }
 
 export async function run(request: RunRequest, ctx: Context): Promise<void> {
@@ -107,10 +111,14 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
   }
   const watch = new RunSpendWatch(start);
 
+  // With --proxy the command's SDKs go through a firewall started for the run: a call past the limit is refused before it is made.
+  const firewall = request.proxy ? await (await import('../proxy/run-proxy.js')).startRunProxy(ctx, client, max) : undefined;
+
   let child: Supervised;
   try {
-    child = await Supervised.start(program, programArgs, { mode: ctx.io.stdinIsTTY ? 'tree' : 'group', env: ctx.env });
+    child = await Supervised.start(program, programArgs, { mode: ctx.io.stdinIsTTY ? 'tree' : 'group', env: firewall ? firewall.env(ctx.env) : ctx.env });
   } catch (error) {
+    await firewall?.close();
     if (!(error instanceof NotStarted)) throw error;
     ctx.note(`tally run: ${error.message}`);
     throw new QuietExit(error.exitCode, error.message);
@@ -144,9 +152,12 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
 
   const ended = new AbortController();
   void child.exited.then(() => ended.abort());
+  // A call the firewall refused is read at once, not at the next poll.
+  const refusedNow = new AbortController();
+  firewall?.onRefused(() => refusedNow.abort());
   let wait = 0;
   while (child.running) {
-    if (wait > 0) await ctx.sleep(wait * 1000, ended.signal).catch(() => undefined);
+    if (wait > 0) await ctx.sleep(wait * 1000, AbortSignal.any([ended.signal, refusedNow.signal])).catch(() => undefined);
     if (!child.running) break;
     let reading: RunReading;
     try {
@@ -177,7 +188,7 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     lag = Math.max(lag, bookingLag(reading, Math.floor(ctx.now() / 1000)));
     if (readings === 1 && watch.passedOver) ctx.debug(`tally run: ${watch.passedOver}: following ${reading.source === 'key counter' ? "the key's daily counter" : "the account's lifetime spend"}`);
     ctx.debug(readingText(reading, ctx.zone));
-    if (reading.spent.gt(max)) {
+    if (reading.spent.gt(max) || (firewall?.refused() ?? 0) > 0) {
       // Past both limits in one reading (the first one, or a burst): the warning is said and sent too, before the stop.
       if (warn && !warned) {
         warned = true;
@@ -187,7 +198,7 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
       }
       crossedAt = Math.floor(ctx.now() / 1000);
       crossing = crossingCalls(reading, max).slice(0, 20).map((call) => callFacts(call, reading));
-      const line = stopText(reading, limits, ctx.zone, child.mode === 'group');
+      const line = reading.spent.gt(max) ? stopText(reading, limits, ctx.zone, child.mode === 'group') : firewall!.stopText(limits.command, child.mode === 'group', grace);
       ctx.note(line);
       outcome = 'stopped';
       const [how] = await Promise.all([child.stop(grace * 1000, (ms) => ctx.sleep(ms).catch(() => undefined)), alert('fail', line)]);
@@ -211,6 +222,8 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     ctx.note(leftRunningText(limits, left.length, grace));
     await child.stop(grace * 1000, (ms) => ctx.sleep(ms).catch(() => undefined));
   }
+  // The firewall stops after the calls in flight (their cost counted), once the command's processes are gone.
+  await firewall?.close();
   const unreachable = child.unreachable();
   for (const process of unreachable) ctx.note(unreachableText(process));
   child.release();
@@ -278,6 +291,7 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     exit_code_of: outcome === 'finished' ? 'command' : 'tally',
     left_running: unreachable.map(({ pid, name, why }) => ({ pid, name, why })),
     stopped_after_end: stoppedAfterEnd,
+    refused_calls: firewall ? firewall.refused() : null,
     started_at: startedAt,
     started_at_iso: isoInZone(startedAt, ctx.zone),
     ended_at: endedAt,

@@ -72,6 +72,8 @@ export interface RunSummary {
   left_running: Unreachable[];
   /** Processes the command left running when it ended, stopped by tally. */
   stopped_after_end: number;
+  /** With --proxy: the calls the firewall refused (null without it). */
+  refused_calls: number | null;
 }
 
 /** Processes the command left running when it ended: the run's, stopped before tally ends. */

@@ -33,6 +33,8 @@ export class SpendLedger {
   unpriced = 0;
   readonly #reserved = new Map<number, Decimal>();
   #next = 0;
+  /** Told of each refusal (tally run --proxy stops its command at the first). */
+  onRefused: ((refusal: Refusal) => void) | undefined;
 
   constructor(limits: SpendLimit[]) {
     this.limits = limits;
@@ -44,7 +46,9 @@ export class SpendLedger {
       const spent = limit.before.plus(this.spent).plus(this.inFlight);
       if (spent.plus(worst).gt(limit.amount)) {
         this.refused++;
-        return { refused: { limit, spent, worst } };
+        const refusal = { limit, spent, worst };
+        this.onRefused?.(refusal);
+        return { refused: refusal };
       }
     }
     const id = ++this.#next;

@@ -45,8 +45,11 @@ if (mode === 'fork') {
 if (mode === 'ignore-term' || mode === 'fork' || mode === 'escaped') process.on('SIGTERM', () => appendFileSync(out + '/signals', 'SIGTERM ignored\\n'));
 else process.on('SIGTERM', () => { appendFileSync(out + '/signals', 'SIGTERM\\n'); process.exit(143); });
 process.on('SIGINT', () => { appendFileSync(out + '/signals', 'SIGINT\\n'); process.exit(130); });
+if (mode === 'sdk') appendFileSync(out + '/env', 'TALLY_API_KEY=' + (process.env.TALLY_API_KEY ? 'present' : 'absent') + ' OPENAI_API_KEY=' + (process.env.OPENAI_API_KEY && process.env.OPENAI_API_KEY !== key ? 'local' : 'the key'));
+const base = mode === 'sdk' ? process.env.OPENAI_BASE_URL : url + '/v1';
+const bearer = mode === 'sdk' ? process.env.OPENAI_API_KEY : key;
 const call = () => new Promise((resolve) => {
-  const request = http.request(url + '/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json' } }, (response) => { response.resume(); response.on('end', resolve); });
+  const request = http.request(base + '/chat/completions', { method: 'POST', headers: { authorization: 'Bearer ' + bearer, 'content-type': 'application/json' } }, (response) => { response.resume(); response.on('end', resolve); });
   request.on('error', resolve);
   request.end(JSON.stringify({ model: 'claude-opus-4.1', messages: [{ role: 'user', content: 'hi' }], max_tokens: 20000 }));
 });
@@ -166,6 +169,29 @@ describe('tally run: a command under a spending limit', () => {
       expect(ran.stderr).toMatch(/past --max-spend ¥25\.00 \(the key's daily counter; its per-call log has booked ¥[\d,.]+ of it so far\)/);
       expect(ran.summary).toMatchObject({ outcome: 'stopped', settled: true });
       expect(Number(ran.summary.spent) - 25).toBeLessThan(400);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('--proxy: the command\'s SDK goes through a firewall started for the run; the call past --max-spend is refused before it is made, then the command is stopped (exit 5)', async () => {
+    const gateway = await startSandbox({ now: clockStartingAt(NOW), dayOffsetMinutes: 480, accountLimit: 100_000 });
+    const used = async () => {
+      const response = await fetch(`${gateway.baseUrl}/v1/open/balance`, { headers: { authorization: `Bearer ${gateway.demoKey}` } });
+      return ((await response.json()) as { api_key: { daily_cost_used: string } }).api_key.daily_cost_used;
+    };
+    const before = await used();
+    try {
+      // The command calls as an OpenAI SDK does: its base URL and key from the environment.
+      const ran = await runSpender(['--max-spend', '25', '--poll', '5', '--grace', '1', '--proxy', '--settle', '10'], { mode: 'sdk', every: 50, gateway });
+      expect(ran.code, ran.stderr).toBe(5);
+      expect(ran.stderr).toMatch(/tally run: the firewall refused a call of node that could have taken the run's spend past --max-spend ¥25\.00/);
+      // The gateway's own counter never passed the limit: the refused call was never made.
+      expect(new Decimal(await used()).minus(before).lte(25)).toBe(true);
+      expect(ran.summary).toMatchObject({ outcome: 'stopped', refused_calls: expect.any(Number) });
+      expect(validate(ran.summary), JSON.stringify(validate.errors)).toBe(true);
+      // No gateway credential in the command's environment: the key stays with tally.
+      expect(readFileSync(join(ran.out, 'env'), 'utf8')).toBe('TALLY_API_KEY=absent OPENAI_API_KEY=local');
     } finally {
       await gateway.close();
     }
