@@ -62,7 +62,7 @@ export async function run(request: ProxyRequest, ctx: Context): Promise<void> {
     import('../output/money.js'),
   ]);
   const money = (amount: Decimal) => formatAmount(amount, 'account', { currency: 'CNY' });
-  const limits = [];
+  const limits: import('../proxy/ledger.js').SpendLimit[] = [];
   if (request.maxSpend) limits.push({ name: `--max-spend ${money(request.maxSpend)}`, amount: request.maxSpend, before: new (await import('../domain/money.js')).Decimal(0), raise: 'To go on, start tally proxy again with a higher --max-spend.' });
   if (request.budgets.length > 0) {
     const { loadBudgets } = await import('../figures/budgets.js');
@@ -75,6 +75,11 @@ export async function run(request: ProxyRequest, ctx: Context): Promise<void> {
   }
   // Each model's prices and output limit, from the catalog (cached as every command keeps it).
   const prices = await (await import('../proxy/prices.js')).catalogPrices(ctx);
+  const who = { profile: settings.profile, baseUrl: client.baseUrl, secret: client.credential.secret };
+  const { runningProxy, writeProxyFigures, forgetProxy } = await import('../settings/proxy-state.js');
+  // One ledger per profile and key: a second proxy would hold the same limits without the first one's spend.
+  const other = runningProxy(await ctx.stateDir(), who);
+  if (other) throw new UsageError(`a tally proxy already runs for profile "${settings.profile}" at ${other.url} (pid ${other.pid}): one proxy holds a profile's limits; point the client at it, or stop it first`);
   const ledger = new SpendLedger(limits);
   const token = randomBytes(32).toString('base64url');
   const stateDir = await ctx.stateDir();
@@ -94,11 +99,26 @@ export async function run(request: ProxyRequest, ctx: Context): Promise<void> {
   }
   ctx.runUntilInterrupted();
   const proxy = await startProxy({ transport: ctx.transport(), gateway: client.baseUrl, credential: client.credential.secret, token, ledger, prices, failClosed: request.failClosed, timeoutMs: ctx.options.timeout * 1000, host: request.host, port: request.port, ...(log ? { log } : {}) });
+  // Its live figures, for status (and the MCP server): written as the ledger moves, removed at the end.
+  const startedAt = new Date(ctx.now()).toISOString();
+  let written = '';
+  const publish = () => {
+    const figures = { pid: process.pid, url: proxy.url, started_at: startedAt, updated_at: new Date(ctx.now()).toISOString(), estimated: ledger.spent.toFixed(), in_flight: ledger.inFlight.toFixed(), calls: ledger.calls, refused: ledger.refused, unpriced: ledger.unpriced, limits: limits.map((l) => l.name) };
+    const key = JSON.stringify({ ...figures, updated_at: '' });
+    if (key === written) return;
+    written = key;
+    writeProxyFigures(stateDir, who, figures);
+  };
+  publish();
+  const publishing = setInterval(publish, 500);
+  publishing.unref();
   ctx.io.out(`TALLY_PROXY_URL=${proxy.url}\nTALLY_PROXY_TOKEN_FILE=${tokenFile}\n`);
   ctx.note(`tally proxy: forwarding ${proxy.url}/v1/… to ${client.baseUrl.origin} with this profile's key; clients present the token in ${tokenFile}; ${limits.map((l) => l.name).join(', ')} held before each call. Ctrl-C stops.`);
   const { untilStopped } = await import('../serving.js');
   await untilStopped(ctx.interrupt);
   await proxy.close();
+  clearInterval(publishing);
+  forgetProxy(stateDir, who, process.pid);
   ctx.note(`tally proxy: stopped; ${ledger.calls} calls forwarded, ${money(ledger.spent)} by their usage at the catalog's prices${ledger.unpriced ? ` (${ledger.unpriced} not priced)` : ''}, ${ledger.refused} refused`);
   if (ctx.interrupt.aborted) throw ctx.abortError();
 }

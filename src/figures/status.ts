@@ -33,6 +33,8 @@ export interface StatusData {
   alert: Finding | undefined;
   /** The rule that found it (its words say how far above). */
   alertRule: AnomalyRule;
+  /** A `tally proxy` running for this profile and key: its live figures. */
+  proxy?: import('../settings/proxy-state.js').ProxyFigures;
 }
 
 export async function loadStatus(ctx: Context, options: { utcOffset?: string }): Promise<StatusData> {
@@ -65,7 +67,11 @@ export async function loadStatus(ctx: Context, options: { utcOffset?: string }):
   // One entry per top model, its records added up, with the records as sent (--json keeps them).
   const topModels = (modelTotals(models.records, modelFields) ?? []).slice(0, topSpend.length).map((m) => ({ ...m.totals, records: m.records }));
   const { DAY_RULE, spikeToday } = await import('../figures/anomalies.js');
-  return { loaded, week, weekDays: WEEK, topModels, topSpend, modelFields, modelsScope: models.scope, budgets, alert: spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000)), alertRule: DAY_RULE };
+  // A proxy running for this profile and key says its figures in a small file of the state folder.
+  const settings = await ctx.settings();
+  const { runningProxy } = await import('../settings/proxy-state.js');
+  const proxy = settings.credential ? runningProxy(await ctx.stateDir(), { profile: settings.profile, baseUrl: client.baseUrl, secret: settings.credential.secret }) : undefined;
+  return { loaded, week, weekDays: WEEK, topModels, topSpend, modelFields, modelsScope: models.scope, budgets, alert: spikeToday(loaded.series, loaded.metric, Math.floor(ctx.now() / 1000)), alertRule: DAY_RULE, ...(proxy ? { proxy } : {}) };
 }
 
 /** The status document (--json, and each profile's row of a fleet). */
@@ -78,6 +84,7 @@ export function statusJson(data: StatusData) {
     forecast: forecastJson(data.loaded),
     ...(data.budgets ? { budgets: budgetJson(data.budgets).budgets } : {}),
     alert: alert ? { kind: alert.kind, start: alert.start, amount: alert.amount.toFixed(), baseline: alert.baseline?.toFixed() ?? null, ratio: alert.ratio?.toDecimalPlaces(4, Decimal.ROUND_HALF_UP).toFixed() ?? null } : null,
+    ...(data.proxy ? { proxy: { url: data.proxy.url, started_at: data.proxy.started_at, updated_at: data.proxy.updated_at, estimated: data.proxy.estimated, in_flight: data.proxy.in_flight, calls: data.proxy.calls, refused: data.proxy.refused, unpriced: data.proxy.unpriced, limits: data.proxy.limits } } : {}),
   };
 }
 

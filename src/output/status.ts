@@ -10,6 +10,7 @@ import type { Scope } from '../domain/records.js';
 import type { StatusData } from '../figures/status.js';
 import { keyQuotaRows } from './key-quota.js';
 import { describeWindow } from './window-text.js';
+import { escapeControl } from './escape.js';
 import { describeGrid } from './usage.js';
 import { forecastRows, runwayCell } from './forecast.js';
 import { budgetLines } from './budgets.js';
@@ -67,6 +68,10 @@ export async function renderStatus(data: StatusData, ctx: Context): Promise<stri
   const forecast = (await forecastRows(data.loaded, ctx)).filter(([label]) => label !== 'Today');
   rows.push(...forecast);
   if (data.budgets) for (const [name, line] of await budgetLines(data.budgets, ctx)) rows.push([`Budget ${name}`, line]);
+  if (data.proxy) {
+    const p = data.proxy;
+    rows.push(['Proxy', drawn(`${escapeControl(p.url)}: ${amount(p.estimated)} through it since ${escapeControl(p.started_at.slice(11, 16))} UTC (estimated from usage), ${formatCount(String(p.calls))} calls, ${formatCount(String(p.refused))} refused, ${amount(p.in_flight)} in flight`)]);
+  }
   const note = `${describeWindow(week.window, fixedZone(data.loaded.series.dayGrid.offset))}, ${describeGrid(data.loaded.series)}`;
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { Decimal } from '../../src/domain/money.js';
-import { BIN, NODE, tempDir } from '../helpers.js';
+import { BIN, NODE, runTally, tempDir } from '../helpers.js';
 
 const work = tempDir();
 let sandbox: Sandbox;
@@ -119,11 +119,31 @@ describe('tally proxy: a spending firewall in front of the gateway', () => {
     expect((await used()).minus(before).lte(25)).toBe(true);
   });
 
+  it('shows its live figures in status (and so to the MCP server), and holds the profile: a second proxy for it refuses to start', async () => {
+    const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: join(work.path, 'state'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
+    // The figures are written as the ledger moves (within half a second).
+    let doc: { proxy?: { url: string; calls: number; refused: number; estimated: string } } = {};
+    for (let i = 0; i < 40 && (doc.proxy?.refused ?? 0) < 1; i++) {
+      doc = JSON.parse((await runTally(['status', '--json'], { env })).stdout) as typeof doc;
+      if ((doc.proxy?.refused ?? 0) < 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(doc.proxy).toMatchObject({ url, refused: 1 });
+    expect(doc.proxy!.calls).toBeGreaterThan(1);
+    expect(new Decimal(doc.proxy!.estimated).gt(0)).toBe(true);
+    expect((await runTally(['status'], { env })).stdout).toMatch(new RegExp(`^Proxy +${url.replace(/[.]/g, '\\.')}: ¥[\\d,.]+ through it since \\d\\d:\\d\\d UTC \\(estimated from usage\\), \\d+ calls, 1 refused, ¥0\\.00 in flight$`, 'm'));
+    const second = await runTally(['proxy', '--max-spend', '5'], { env, timeoutMs: 20_000 });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`a tally proxy already runs for profile "default" at ${url}`);
+  });
+
   it('stops on Ctrl-C after the calls in flight, saying what they cost', async () => {
     const closed = new Promise<number | null>((resolve) => proxy.on('close', resolve));
     proxy.kill('SIGINT');
     expect(await closed).toBe(130);
     expect(stderr, stderr).toMatch(/tally proxy: stopped; \d+ calls forwarded, ¥[\d,.]+ by their usage at the catalog's prices, 1 refused/);
     expect(stderr).not.toContain(sandbox.demoKey);
+    // Stopped: status shows no proxy.
+    const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: join(work.path, 'state'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
+    expect(JSON.parse((await runTally(['status', '--json'], { env })).stdout).proxy).toBeUndefined();
   });
 });
