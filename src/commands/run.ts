@@ -190,7 +190,7 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     ctx.debug(readingText(reading, ctx.zone));
     if (reading.spent.gt(max) || (firewall?.refused() ?? 0) > 0) {
       // Past both limits in one reading (the first one, or a burst): the warning is said and sent too, before the stop.
-      if (warn && !warned) {
+      if (warn && !warned && reading.spent.gt(warn)) {
         warned = true;
         const line = warnText(reading, limits);
         ctx.note(line);
@@ -280,7 +280,8 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     max_spend: max.toFixed(),
     warn_spend: warn ? warn.toFixed() : null,
     warned,
-    past_max_spend: outcome === 'stopped' || (last?.spent.gt(max) ?? false),
+    // A stop the firewall made (it refused the call that would have passed) is no spend past the limit.
+    past_max_spend: last?.spent.gt(max) ?? false,
     scope,
     source: last?.source ?? watch.source ?? null,
     calls: last?.calls ?? null,

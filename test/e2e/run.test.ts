@@ -188,7 +188,8 @@ describe('tally run: a command under a spending limit', () => {
       expect(ran.stderr).toMatch(/tally run: the firewall refused a call of node that could have taken the run's spend past --max-spend ¥25\.00/);
       // The gateway's own counter never passed the limit: the refused call was never made.
       expect(new Decimal(await used()).minus(before).lte(25)).toBe(true);
-      expect(ran.summary).toMatchObject({ outcome: 'stopped', refused_calls: expect.any(Number) });
+      // Stopped by the firewall before the spend passed the limit: no spend past it, and no warning it was not past.
+      expect(ran.summary).toMatchObject({ outcome: 'stopped', refused_calls: expect.any(Number), past_max_spend: false, warned: false });
       expect(validate(ran.summary), JSON.stringify(validate.errors)).toBe(true);
       // No gateway credential in the command's environment: the key stays with tally.
       expect(readFileSync(join(ran.out, 'env'), 'utf8')).toBe('TALLY_API_KEY=absent OPENAI_API_KEY=local');
