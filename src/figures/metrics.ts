@@ -20,6 +20,8 @@ export interface Figures {
   spendToday?: string;
   /** The key's spend today per model: the top MODEL_SERIES, the rest added up as `other` (bounded series). */
   models?: { model: string; spend: string }[];
+  /** A `tally proxy` running for this profile and key: its live figures. */
+  proxy?: import('../settings/proxy-state.js').ProxyFigures;
 }
 
 /** Models with a series of their own; the rest are one series, `other`. */
@@ -37,7 +39,7 @@ export async function figuresOf(ctx: Context, profile: string): Promise<Figures>
     const now = Math.floor(ctx.now() / 1000);
     const today = forecast.series.slots.indexOf(bucketStart(now, 'day', forecast.series.dayGrid.offset));
     const spendToday = today < 0 ? undefined : bucketMoney([forecast.series.buckets[today]!], forecast.metric)[0];
-    return { profile, loaded: forecast, budgets, now, spendToday, models: await modelsToday(ctx, forecast, now) };
+    return { profile, loaded: forecast, budgets, now, spendToday, models: await modelsToday(ctx, forecast, now), ...(await proxyOf(ctx)) };
   } catch (error) {
     if (error instanceof TallyError && error.kind === 'interrupted') throw error;
     // A device token reads the balance and nothing else: export what it can read, and say what not.
@@ -54,6 +56,15 @@ export async function figuresOf(ctx: Context, profile: string): Promise<Figures>
     ctx.debug(`metrics: profile "${profile}": ${(error as Error).message}`);
     return { profile };
   }
+}
+
+/** The figures of a proxy running for this profile and key, where one runs. */
+async function proxyOf(ctx: Context): Promise<Pick<Figures, 'proxy'>> {
+  const [settings, client] = await Promise.all([ctx.settings(), ctx.client()]);
+  if (!settings.credential) return {};
+  const { runningProxy } = await import('../settings/proxy-state.js');
+  const proxy = runningProxy(await ctx.stateDir(), { profile: settings.profile, baseUrl: client.baseUrl, secret: settings.credential.secret });
+  return proxy ? { proxy } : {};
 }
 
 /** The key's spend today per model (its grid day), bounded to the top models and `other`; none when it cannot be read. */

@@ -17,6 +17,9 @@ export function metricsFamilies(all: Figures[]): Family[] {
   const keyRemaining = family('tally_key_remaining', "What the key's own total quota leaves (keys with a quota whose record states its currency).");
   const budgetSpent = family('tally_budget_spent', "A budget's spend in its current period.");
   const budgetAmount = family('tally_budget_amount', "A budget's amount for each period.");
+  const proxySpent = family('tally_proxy_spend_estimated', 'What went through a running tally proxy for this profile since it started, estimated from each answer\'s usage at the catalog\'s prices.');
+  const proxyInFlight = family('tally_proxy_in_flight', "The worst case of the calls in flight through a running tally proxy.");
+  const proxyRefused = family('tally_proxy_calls_refused', 'Calls a running tally proxy refused since it started (each would have passed a limit).');
   for (const f of all) {
     up.samples.push({ labels: { profile: f.profile }, value: f.loaded || f.balanceOnly ? '1' : '0' });
     if (f.balanceOnly) {
@@ -45,6 +48,11 @@ export function metricsFamilies(all: Figures[]): Family[] {
       if (budget.standing) budgetSpent.samples.push({ labels: budgetLabels, value: derivedText(budget.standing.spent) });
       budgetAmount.samples.push({ labels: budgetLabels, value: new Decimal(budget.budget.amount).toFixed() });
     }
+    if (f.proxy) {
+      proxySpent.samples.push({ labels, value: f.proxy.estimated });
+      proxyInFlight.samples.push({ labels, value: f.proxy.in_flight });
+      proxyRefused.samples.push({ labels: { profile: f.profile }, value: String(f.proxy.refused) });
+    }
   }
-  return [up, balance, lifetime, used, limit, today, runway, keyRemaining, budgetSpent, budgetAmount];
+  return [up, balance, lifetime, used, limit, today, runway, keyRemaining, budgetSpent, budgetAmount, proxySpent, proxyInFlight, proxyRefused];
 }
