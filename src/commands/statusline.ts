@@ -10,6 +10,7 @@ import type { CommandLine } from '../cli/command.js';
 import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, OFFLINE_MARKER, type StatuslineIdentity, failedRecently, formatStatusline, readFigures, releaseRefreshLock, rememberFailure, statuslinePath } from '../statusline/cache.js';
 import { type AgentSession, sessionFromStdin } from '../statusline/session.js';
 import { lineFromCache, refreshInBackground, sessionStart, templateFor } from '../statusline/fast.js';
+import { runningProxy } from '../settings/proxy-state.js';
 import { wholeNumber } from '../flags/flag-values.js';
 import { namedSession } from '../flags/session-flags.js';
 import { type Fetched, type SessionAsk, fetchFigures, saveFigures } from '../statusline/refresh.js';
@@ -28,7 +29,7 @@ interface StatuslineOptions {
 
 export function configure(command: Command): void {
   command
-    .option('--format <template>', `placeholders: {balance} {today} {limit} {percent} {runway} {profile} {key_left} {alert} (empty unless today is anomalous); with an agent's session JSON on stdin {model} {dir} {session} (default "${DEFAULT_FORMAT}")`)
+    .option('--format <template>', `placeholders: {balance} {today} {limit} {percent} {runway} {profile} {key_left} {alert} (empty unless today is anomalous) {proxy} (empty unless a tally proxy runs for the profile); with an agent's session JSON on stdin {model} {dir} {session} (default "${DEFAULT_FORMAT}")`)
     .option('--max-age <seconds>', 'use the cached line while it is younger than this', String(DEFAULT_MAX_AGE))
     .option('--check', 'fetch now and show what goes wrong, if anything (errors and exit codes as any command)')
     // What the background refresh runs: fetch and cache the figures, print nothing.
@@ -69,7 +70,7 @@ export async function run(request: StatuslineRequest, ctx: Context): Promise<voi
   if (request.check) {
     const fetched = await fetchFigures(ctx, asked);
     if (!ctx.options.demo) saveFigures(stateDir, fetched);
-    ctx.io.out(`${formatStatusline(fetched.figures, templateFor(request.format, session), false, session && { ...session, ...(fetched.session ? { spend: fetched.session } : {}) })}\n`);
+    ctx.io.out(`${formatStatusline(fetched.figures, templateFor(request.format, session), false, session && { ...session, ...(fetched.session ? { spend: fetched.session } : {}) }, runningProxy(stateDir, fetched.who))}\n`);
     ctx.note(ctx.options.demo ? 'fetched from the demo gateway (nothing cached)' : `fetched now and cached in ${statuslinePath(stateDir, fetched.who)}`);
     return;
   }
@@ -131,6 +132,6 @@ async function promptLine(ctx: Context, options: StatuslineRequest, maxAge: numb
       // An unwritable cache costs the next prompt a fetch, nothing more.
     }
   }
-  ctx.io.out(`${formatStatusline(fetched.figures, templateFor(options.format, session), false, session && { ...session, ...(fetched.session ? { spend: fetched.session } : {}) })}\n`);
+  ctx.io.out(`${formatStatusline(fetched.figures, templateFor(options.format, session), false, session && { ...session, ...(fetched.session ? { spend: fetched.session } : {}) }, runningProxy(stateDir, fetched.who))}\n`);
 }
 

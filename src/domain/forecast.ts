@@ -118,7 +118,8 @@ export function forecast(input: ForecastInput): Forecast {
     ...(keyPace ? { keyPace } : {}),
     monthToDate,
     projectedMonthEnd,
-    monthRange: range ? { ...range, expected: monthToDate.plus(range.expected), low: monthToDate.plus(range.low), high: monthToDate.plus(range.high), coverage: RANGE_COVERAGE, held: tried && tried.ranged > 0 ? { inside: tried.inside, weeks: tried.ranged } : null } : null,
+    // Built around the projection itself (its middle is the point the forecast states, to the last digit).
+    monthRange: range ? { ...range, expected: projectedMonthEnd, low: Decimal.max(monthToDate, projectedMonthEnd.minus(range.high.minus(range.expected))), high: projectedMonthEnd.plus(range.high.minus(range.expected)), coverage: RANGE_COVERAGE, held: tried && tried.ranged > 0 ? { inside: tried.inside, weeks: tried.ranged } : null } : null,
     today: input.today ? todayForecast(input.today, now, todayStart) : null,
   };
 }

@@ -104,7 +104,7 @@ function sessionText(text: string): string {
  * {alert}, and with an agent's session {model} {dir} {session}; unknown placeholders stay as
  * written.
  */
-export function formatStatusline(figures: StatuslineFigures, template: string, stale: boolean, session?: SessionValues): string {
+export function formatStatusline(figures: StatuslineFigures, template: string, stale: boolean, session?: SessionValues, proxy?: { estimated: string; refused: number }): string {
   const amount = (value: string | null) => (value === null ? '—' : formatAmount(value, 'account', { currency: figures.currency }));
   const values = new Map<string, string>([
     ['balance', amount(figures.balance)],
@@ -121,6 +121,8 @@ export function formatStatusline(figures: StatuslineFigures, template: string, s
     ['dir', session?.dir === undefined ? '—' : sessionText(trimEnd(session.dir, '/').split('/').pop() || '/')],
     // Labelled as the key's: every call the key made since the session began, this session's or not.
     ['session', session?.spend === undefined ? '—' : `session ${session.spend.complete ? '' : '≥'}${formatAmount(session.spend.spent, 'account', { currency: session.spend.currency })} (key)`],
+    // Empty unless a tally proxy runs for the profile: what went through it (estimated) and what it refused.
+    ['proxy', proxy ? `proxy ${formatAmount(proxy.estimated, 'account', { currency: figures.currency })}${proxy.refused ? ` (${proxy.refused} refused)` : ''}` : ''],
   ]);
   // The default line shows what the credential has: a device token no key figures, a key without a daily limit no share of one (never `—/— (—)`).
   const line =
@@ -131,6 +133,7 @@ export function formatStatusline(figures: StatuslineFigures, template: string, s
           values.get('balance'),
           figures.today !== null && `today ${values.get('today')}${figures.limit !== null ? `/${values.get('limit')} (${values.get('percent')})` : ''}`,
           figures.runway_days !== null && values.get('runway'),
+          values.get('proxy'),
         ].filter(Boolean).join(' \u00b7 ')
       : // A Map, not an object: `{constructor}` or `{__proto__}` is an unknown placeholder, not JavaScript's.
         template.replace(/\{(\w+)\}/g, (whole, name: string) => values.get(name) ?? whole);

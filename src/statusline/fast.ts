@@ -8,6 +8,7 @@ import { readStateFile } from '../settings/read-file.js';
 import { stateDirFor } from '../settings/state-dir.js';
 import { AGENT_FORMAT, type CacheKind, DEFAULT_FORMAT, DEFAULT_MAX_AGE, type StatuslineFigures, type StatuslineIdentity, formatStatusline, isFresh, readFigures, releaseRefreshLock, takeRefreshLock } from './cache.js';
 import { type AgentSession, readSessions, sessionFromStdin, transcriptStart } from './session.js';
+import { runningProxy } from '../settings/proxy-state.js';
 
 /** True when the line was printed from the cache (a stale one also starts a refresh). */
 export async function statuslineFromCache(argv: string[], env: NodeJS.ProcessEnv, write: (text: string) => void): Promise<boolean> {
@@ -74,7 +75,8 @@ export function lineFromCache(
   const fresh = isFresh(figures.fetched_at, now, maxAge);
   const wantsSpend = session?.id !== undefined && (template === AGENT_FORMAT || template.includes('{session}'));
   const spend = wantsSpend ? readSessions(stateDir, who).find((s) => s.id === session.id) : undefined;
-  const line = formatStatusline(figures, template, !fresh, session && { ...session, ...(spend ? { spend } : {}) });
+  const proxy = runningProxy(stateDir, who);
+  const line = formatStatusline(figures, template, !fresh, session && { ...session, ...(spend ? { spend } : {}) }, proxy);
   const sessionStale = wantsSpend && (!spend || !isFresh(spend.fetched_at, now, maxAge));
   if (!fresh || sessionStale) refreshInBackground(stateDir, who, now, wantsSpend ? sessionArgs(session, spend?.started, now) : []);
   return `${line}\n`;

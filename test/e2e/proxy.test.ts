@@ -119,7 +119,7 @@ describe('tally proxy: a spending firewall in front of the gateway', () => {
     expect((await used()).minus(before).lte(25)).toBe(true);
   });
 
-  it('shows its live figures in status (and so to the MCP server) and metrics, and holds the profile: a second proxy for it refuses to start', async () => {
+  it('shows its live figures in status (and so to the MCP server), metrics and the status line, and holds the profile: a second proxy for it refuses to start', async () => {
     const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: join(work.path, 'state'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
     // The figures are written as the ledger moves (within half a second).
     let doc: { proxy?: { url: string; calls: number; refused: number; estimated: string } } = {};
@@ -135,6 +135,9 @@ describe('tally proxy: a spending firewall in front of the gateway', () => {
     expect(metrics).toMatch(/^tally_proxy_calls_refused\{profile="default"\} 1$/m);
     expect(metrics).toMatch(/^tally_proxy_spend_estimated\{profile="default",currency="CNY"\} \d+(\.\d+)?$/m);
     expect(metrics).toMatch(/^tally_proxy_in_flight\{profile="default",currency="CNY"\} 0$/m);
+    // The status line: {proxy} (empty without a proxy), and at the end of the default line.
+    expect((await runTally(['statusline', '--format', '{proxy}'], { env })).stdout).toMatch(/^proxy ¥[\d,.]+ \(1 refused\)\n$/);
+    expect((await runTally(['statusline'], { env })).stdout).toMatch(/ · proxy ¥[\d,.]+ \(1 refused\)\n$/);
     const second = await runTally(['proxy', '--max-spend', '5'], { env, timeoutMs: 20_000 });
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`a tally proxy already runs for profile "default" at ${url}`);

@@ -108,8 +108,8 @@ describe("a budget's days on the gateway's grid (gridWindow)", () => {
           expect(typeof window).toBe('string');
           return;
         }
-        // The period's own start; the end of the grid day that holds the moment measured, the running day whole.
-        expect(window).toEqual({ start, end: start + 3 * DAY });
+        // The period's own start; the end of the grid day that holds the last second measured (`until` is exclusive), the running day whole.
+        expect(window).toEqual({ start, end: start + (into === 0 ? 2 : 3) * DAY });
       }),
     );
   });
