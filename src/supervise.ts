@@ -13,6 +13,7 @@
 // On Windows, the command and what it started are ended with `taskkill /T`.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { RunProcesses, type Unreachable, groupOf, processTable } from './run-processes.js';
+import { processExists } from './settings/files.js';
 import { constants } from 'node:os';
 
 export type SuperviseMode = 'group' | 'tree';
@@ -147,7 +148,7 @@ export class Supervised {
   /** Whether the command, or anything the run started, wherever it went, runs. */
   anyAlive(): boolean {
     if (process.platform === 'win32') return this.running;
-    if (this.mode === 'group' && signalable(-this.#pid)) return true;
+    if (this.mode === 'group' && processExists(-this.#pid)) return true;
     return this.#processes.anyRunning();
   }
 
@@ -231,14 +232,3 @@ export class Supervised {
 
 /** How often the run's processes are looked for between readings (ms). */
 const SCAN_MS = 500;
-
-/** Whether a process (or, negative, a process group) exists: signal 0 checks without sending. */
-function signalable(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-

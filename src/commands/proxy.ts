@@ -8,7 +8,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
 import { parseAmount } from '../flags/amount-flags.js';
-import type { Decimal } from '../domain/money.js';
+import { Decimal } from '../domain/money.js';
 import { isLoopback } from '../domain/loopback.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -63,10 +63,9 @@ export async function run(request: ProxyRequest, ctx: Context): Promise<void> {
   ]);
   const money = (amount: Decimal) => formatAmount(amount, 'account', { currency: 'CNY' });
   const limits: import('../proxy/ledger.js').SpendLimit[] = [];
-  if (request.maxSpend) limits.push({ name: `--max-spend ${money(request.maxSpend)}`, amount: request.maxSpend, before: new (await import('../domain/money.js')).Decimal(0), raise: 'To go on, start tally proxy again with a higher --max-spend.' });
+  if (request.maxSpend) limits.push({ name: `--max-spend ${money(request.maxSpend)}`, amount: request.maxSpend, before: new Decimal(0), raise: 'To go on, start tally proxy again with a higher --max-spend.' });
   if (request.budgets.length > 0) {
     const { loadBudgets } = await import('../figures/budgets.js');
-    const { Decimal } = await import('../domain/money.js');
     for (const b of (await loadBudgets(ctx, request.budgets)).budgets) {
       // A budget the gateway cannot measure cannot be held: said before anything is served.
       if (!b.standing) throw new UsageError(`budget "${b.name}" is not measured (${b.notMeasured ?? 'its spend cannot be read'}): tally proxy cannot hold it`);

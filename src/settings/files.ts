@@ -180,13 +180,18 @@ function lockHolder(lockPath: string): { stale: boolean; why: string } {
   if (text === '') return { stale: age > 1000, why: 'being taken by another tally process' };
   const pid = Number(text);
   if (!Number.isSafeInteger(pid) || pid <= 0) return { stale: age > LOCK_STALE_MS, why: 'not a lock tally made' };
+  if (!processExists(pid)) return { stale: true, why: `held by process ${pid}, which is gone` };
+  return { stale: false, why: `held by tally process ${pid}, still running` };
+}
+
+/** Whether a process (or, negative, a process group) exists: signal 0 checks without sending; one that runs as another user (EPERM) exists. */
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
+    return true;
   } catch (error) {
-    // ESRCH: no such process. EPERM: it runs, as another user: alive.
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return { stale: true, why: `held by process ${pid}, which is gone` };
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
-  return { stale: false, why: `held by tally process ${pid}, still running` };
 }
 
 /**

@@ -7,7 +7,7 @@ import { unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { cachePath, credentialId } from './cache-key.js';
 import { readOwnStateFile } from './read-file.js';
-import { ensurePrivateDir, writeFileAtomic } from './files.js';
+import { ensurePrivateDir, processExists, writeFileAtomic } from './files.js';
 import { isKeptDecimal } from '../domain/decimal-text.js';
 
 /** The proxy's live figures (amounts are estimates from each answer's usage at the catalog's prices). */
@@ -42,7 +42,7 @@ const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) &
 const text = (v: unknown, max = 512) => typeof v === 'string' && v.length > 0 && v.length <= max;
 
 /** The figures of a proxy running now for this owner; undefined when none runs (or the file is not one a proxy wrote for it). */
-export function runningProxy(stateDir: string, who: ProxyOwner, alive: (pid: number) => boolean = processAlive): ProxyFigures | undefined {
+export function runningProxy(stateDir: string, who: ProxyOwner, alive: (pid: number) => boolean = processExists): ProxyFigures | undefined {
   let file: unknown;
   try {
     file = JSON.parse(readOwnStateFile(proxyStatePath(stateDir, who), 64 * 1024).toString('utf8'));
@@ -80,11 +80,3 @@ export function forgetProxy(stateDir: string, who: ProxyOwner, pid: number): voi
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
