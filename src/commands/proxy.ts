@@ -10,7 +10,6 @@ import type { CommandLine } from '../cli/command.js';
 import { parseAmount } from '../flags/amount-flags.js';
 import { Decimal } from '../domain/money.js';
 import { isLoopback } from '../domain/loopback.js';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 
 export function configure(command: Command): void {
@@ -19,6 +18,7 @@ export function configure(command: Command): void {
     .option('--allow-remote', 'serve on an address that is not loopback (--listen names it)')
     .option('--max-spend <amount>', "refuse calls that would take the proxy's spend past this (yuan)")
     .option('--budget <name...>', 'refuse calls that would take a stored budget (tally budget set) past its amount')
+    .option('--max-session-spend <amount>', "refuse calls that would take one session's spend past this (yuan; a session is what the client names in X-Tally-Session, Claude Code's X-Claude-Code-Session-Id or Codex's session-id)")
     .option('--fail-closed', 'refuse calls the catalog cannot price (by default they go through, counted at no cost, and said)')
     .option('--token-file <file>', 'write the local token clients present here (0600; default: in the state folder, its path printed)')
     .option('--json-log <file>', 'append one JSON line per call (time, path, model, status, cost; never a body or a key)');
@@ -28,6 +28,7 @@ export interface ProxyRequest {
   host: string;
   port: number;
   maxSpend: Decimal | undefined;
+  maxSessionSpend: Decimal | undefined;
   budgets: string[];
   failClosed: boolean;
   tokenFile: string | undefined;
@@ -35,14 +36,15 @@ export interface ProxyRequest {
 }
 
 export function parse(flags: Record<string, unknown>, line: CommandLine): ProxyRequest {
-  const options = flags as { listen?: string; allowRemote?: boolean; maxSpend?: string; budget?: string[]; failClosed?: boolean; tokenFile?: string; jsonLog?: string };
+  const options = flags as { listen?: string; allowRemote?: boolean; maxSpend?: string; maxSessionSpend?: string; budget?: string[]; failClosed?: boolean; tokenFile?: string; jsonLog?: string };
   if (line.output.json || line.output.jq || line.output.csv) throw new UsageError('tally proxy serves until stopped: it prints its address and token file, and --json-log FILE writes each call as JSON');
   const maxSpend = options.maxSpend === undefined ? undefined : parseAmount(options.maxSpend, '--max-spend');
+  const maxSessionSpend = options.maxSessionSpend === undefined ? undefined : parseAmount(options.maxSessionSpend, '--max-session-spend');
   const budgets = [...new Set(options.budget ?? [])];
-  if (maxSpend === undefined && budgets.length === 0) throw new UsageError('name a limit: --max-spend AMOUNT or --budget NAME (tally proxy --max-spend 5)');
+  if (maxSpend === undefined && maxSessionSpend === undefined && budgets.length === 0) throw new UsageError('name a limit: --max-spend AMOUNT, --max-session-spend AMOUNT or --budget NAME (tally proxy --max-spend 5)');
   const [host, port] = listenAddress(options.listen ?? '127.0.0.1:0');
   if (!isLoopback(host) && !options.allowRemote) throw new UsageError(`--listen ${options.listen} is not a loopback address: the proxy holds the gateway's key for anyone who can reach it; add --allow-remote to serve there anyway`);
-  return { host, port, maxSpend, budgets, failClosed: options.failClosed === true, tokenFile: options.tokenFile, jsonLog: options.jsonLog };
+  return { host, port, maxSpend, maxSessionSpend, budgets, failClosed: options.failClosed === true, tokenFile: options.tokenFile, jsonLog: options.jsonLog };
 }
 
 function listenAddress(text: string): [string, number] {
@@ -55,39 +57,28 @@ function listenAddress(text: string): [string, number] {
 export async function run(request: ProxyRequest, ctx: Context): Promise<void> {
   const [settings, client] = await Promise.all([ctx.settings(), ctx.client()]);
   if (client.credential?.kind !== 'api-key') throw new UsageError('tally proxy forwards calls with an API key: this profile holds no key (tally login --with-token)');
-  const [{ SpendLedger }, { startProxy }, { writeFileAtomic, ensurePrivateDir }, { formatAmount }] = await Promise.all([
-    import('../proxy/ledger.js'),
-    import('../proxy/server.js'),
-    import('../settings/files.js'),
-    import('../output/money.js'),
-  ]);
+  const [{ openFirewall }, { writeFileAtomic, ensurePrivateDir, appendToFile }, { formatAmount }] = await Promise.all([import('../proxy/firewall.js'), import('../settings/files.js'), import('../output/money.js')]);
   const money = (amount: Decimal) => formatAmount(amount, 'account', { currency: 'CNY' });
   const limits: import('../proxy/ledger.js').SpendLimit[] = [];
-  if (request.maxSpend) limits.push({ name: `--max-spend ${money(request.maxSpend)}`, amount: request.maxSpend, before: new Decimal(0), raise: 'To go on, start tally proxy again with a higher --max-spend.' });
+  if (request.maxSpend) limits.push({ name: `--max-spend ${money(request.maxSpend)}`, amount: request.maxSpend, before: new Decimal(0), raise: 'To go on, start tally proxy again with a higher --max-spend.', scope: 'proxy' });
+  if (request.maxSessionSpend) limits.push({ name: `--max-session-spend ${money(request.maxSessionSpend)}`, amount: request.maxSessionSpend, before: new Decimal(0), raise: 'To go on, start a new session, or start tally proxy again with a higher --max-session-spend.', scope: 'session' });
   if (request.budgets.length > 0) {
     const { loadBudgets } = await import('../figures/budgets.js');
     for (const b of (await loadBudgets(ctx, request.budgets)).budgets) {
       // A budget the gateway cannot measure cannot be held: said before anything is served.
       if (!b.standing) throw new UsageError(`budget "${b.name}" is not measured (${b.notMeasured ?? 'its spend cannot be read'}): tally proxy cannot hold it`);
-      limits.push({ name: `budget "${b.name}" (${money(new Decimal(b.budget.amount))} a ${b.budget.period})`, amount: new Decimal(b.budget.amount), before: b.standing.spent, raise: `To go on, raise it (tally budget set ${b.name} --amount AMOUNT --period ${b.budget.period}) and start tally proxy again.` });
+      limits.push({ name: `budget "${b.name}" (${money(new Decimal(b.budget.amount))} a ${b.budget.period})`, amount: new Decimal(b.budget.amount), before: b.standing.spent, raise: `To go on, raise it (tally budget set ${b.name} --amount AMOUNT --period ${b.budget.period}) and start tally proxy again.`, scope: 'budget' });
     }
   }
-  // Each model's prices and output limit, from the catalog (cached as every command keeps it).
-  const prices = await (await import('../proxy/prices.js')).catalogPrices(ctx);
   const who = { profile: settings.profile, baseUrl: client.baseUrl, secret: client.credential.secret };
-  const { runningProxy, writeProxyFigures, forgetProxy } = await import('../settings/proxy-state.js');
+  const { runningProxy, writeProxyFigures, forgetProxy, proxyFigures } = await import('../settings/proxy-state.js');
   // One ledger per profile and key: a second proxy would hold the same limits without the first one's spend.
   const other = runningProxy(await ctx.stateDir(), who);
   if (other) throw new UsageError(`a tally proxy already runs for profile "${settings.profile}" at ${other.url} (pid ${other.pid}): one proxy holds a profile's limits; point the client at it, or stop it first`);
-  const ledger = new SpendLedger(limits);
-  const token = randomBytes(32).toString('base64url');
   const stateDir = await ctx.stateDir();
   const tokenFile = request.tokenFile ?? path.join(stateDir, 'proxy', `token-${settings.profile}`);
-  if (!request.tokenFile) ensurePrivateDir(path.dirname(tokenFile), { own: true });
-  writeFileAtomic(tokenFile, [`${token}\n`], { mode: 0o600 });
   let log: ((entry: Record<string, unknown>) => void) | undefined;
   if (request.jsonLog) {
-    const { appendToFile } = await import('../settings/files.js');
     log = (entry) => {
       try {
         appendToFile(request.jsonLog!, `${JSON.stringify(entry)}\n`);
@@ -97,12 +88,14 @@ export async function run(request: ProxyRequest, ctx: Context): Promise<void> {
     };
   }
   ctx.runUntilInterrupted();
-  const proxy = await startProxy({ transport: ctx.transport(), gateway: client.baseUrl, credential: client.credential.secret, token, ledger, prices, failClosed: request.failClosed, timeoutMs: ctx.options.timeout * 1000, host: request.host, port: request.port, ...(log ? { log } : {}) });
+  const firewall = await openFirewall(ctx, client, limits, { host: request.host, port: request.port, failClosed: request.failClosed, say: (text) => ctx.warn(`tally proxy: ${text}`), ...(log ? { log } : {}) });
+  if (!request.tokenFile) ensurePrivateDir(path.dirname(tokenFile), { own: true });
+  writeFileAtomic(tokenFile, [`${firewall.token}\n`], { mode: 0o600 });
   // Its live figures, for status (and the MCP server): written as the ledger moves, removed at the end.
   const startedAt = new Date(ctx.now()).toISOString();
   let written = '';
   const publish = () => {
-    const figures = { pid: process.pid, url: proxy.url, started_at: startedAt, updated_at: new Date(ctx.now()).toISOString(), estimated: ledger.spent.toFixed(), in_flight: ledger.inFlight.toFixed(), calls: ledger.calls, refused: ledger.refused, unpriced: ledger.unpriced, limits: limits.map((l) => l.name) };
+    const figures = { pid: process.pid, url: firewall.url, started_at: startedAt, updated_at: new Date(ctx.now()).toISOString(), ...proxyFigures(firewall.ledger, firewall.reconciler.waiting), limits: limits.map((l) => l.name) };
     const key = JSON.stringify({ ...figures, updated_at: '' });
     if (key === written) return;
     written = key;
@@ -111,13 +104,14 @@ export async function run(request: ProxyRequest, ctx: Context): Promise<void> {
   publish();
   const publishing = setInterval(publish, 500);
   publishing.unref();
-  ctx.io.out(`TALLY_PROXY_URL=${proxy.url}\nTALLY_PROXY_TOKEN_FILE=${tokenFile}\n`);
-  ctx.note(`tally proxy: forwarding ${proxy.url}/v1/… to ${client.baseUrl.origin} with this profile's key; clients present the token in ${tokenFile}; ${limits.map((l) => l.name).join(', ')} held before each call. Ctrl-C stops.`);
+  ctx.io.out(`TALLY_PROXY_URL=${firewall.url}\nTALLY_PROXY_TOKEN_FILE=${tokenFile}\n`);
+  ctx.note(`tally proxy: forwarding ${firewall.url}/v1/… to ${client.baseUrl.origin} with this profile's key; clients present the token in ${tokenFile}; ${limits.map((l) => l.name).join(', ')} held before each call. Ctrl-C stops.`);
   const { untilStopped } = await import('../serving.js');
   await untilStopped(ctx.interrupt);
-  await proxy.close();
+  await firewall.close();
   clearInterval(publishing);
   forgetProxy(stateDir, who, process.pid);
-  ctx.note(`tally proxy: stopped; ${ledger.calls} calls forwarded, ${money(ledger.spent)} by their usage at the catalog's prices${ledger.unpriced ? ` (${ledger.unpriced} not priced)` : ''}, ${ledger.refused} refused`);
+  const l = firewall.ledger;
+  ctx.note(`tally proxy: stopped; ${l.calls} calls forwarded: ${money(l.spent)} (${l.bookedCalls} booked by the gateway's log, ${money(l.booked)}; the others estimated from their usage at the catalog's prices)${l.unpriced ? `, ${l.unpriced} not priced` : ''}; ${l.refused} refused`);
   if (ctx.interrupt.aborted) throw ctx.abortError();
 }

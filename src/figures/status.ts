@@ -84,7 +84,7 @@ export function statusJson(data: StatusData) {
     forecast: forecastJson(data.loaded),
     ...(data.budgets ? { budgets: budgetJson(data.budgets).budgets } : {}),
     alert: alert ? { kind: alert.kind, start: alert.start, amount: alert.amount.toFixed(), baseline: alert.baseline?.toFixed() ?? null, ratio: alert.ratio?.toDecimalPlaces(4, Decimal.ROUND_HALF_UP).toFixed() ?? null } : null,
-    ...(data.proxy ? { proxy: { url: data.proxy.url, started_at: data.proxy.started_at, updated_at: data.proxy.updated_at, estimated: data.proxy.estimated, in_flight: data.proxy.in_flight, calls: data.proxy.calls, refused: data.proxy.refused, unpriced: data.proxy.unpriced, limits: data.proxy.limits } } : {}),
+    ...(data.proxy ? { proxy: { url: data.proxy.url, started_at: data.proxy.started_at, updated_at: data.proxy.updated_at, spent: data.proxy.spent, estimated: data.proxy.estimated, booked: data.proxy.booked, booked_calls: data.proxy.booked_calls, awaiting: data.proxy.awaiting, in_flight: data.proxy.in_flight, calls: data.proxy.calls, refused: data.proxy.refused, unpriced: data.proxy.unpriced, limits: data.proxy.limits } } : {}),
   };
 }
 

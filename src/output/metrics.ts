@@ -17,7 +17,9 @@ export function metricsFamilies(all: Figures[]): Family[] {
   const keyRemaining = family('tally_key_remaining', "What the key's own total quota leaves (keys with a quota whose record states its currency).");
   const budgetSpent = family('tally_budget_spent', "A budget's spend in its current period.");
   const budgetAmount = family('tally_budget_amount', "A budget's amount for each period.");
-  const proxySpent = family('tally_proxy_spend_estimated', 'What went through a running tally proxy for this profile since it started, estimated from each answer\'s usage at the catalog\'s prices.');
+  const proxySpent = family('tally_proxy_spend', "What went through a running tally proxy for this profile since it started: each call's charge as the gateway's log booked it, else its estimate from usage at the catalog's prices.");
+  const proxyEstimated = family('tally_proxy_spend_estimated', "The same calls estimated from each answer's usage at the catalog's prices.");
+  const proxyBooked = family('tally_proxy_spend_booked', "What the gateway's log booked for a running tally proxy's calls so far.");
   const proxyInFlight = family('tally_proxy_in_flight', "The worst case of the calls in flight through a running tally proxy.");
   const proxyRefused = family('tally_proxy_calls_refused', 'Calls a running tally proxy refused since it started (each would have passed a limit).');
   for (const f of all) {
@@ -49,10 +51,12 @@ export function metricsFamilies(all: Figures[]): Family[] {
       budgetAmount.samples.push({ labels: budgetLabels, value: new Decimal(budget.budget.amount).toFixed() });
     }
     if (f.proxy) {
-      proxySpent.samples.push({ labels, value: f.proxy.estimated });
+      proxySpent.samples.push({ labels, value: f.proxy.spent });
+      proxyEstimated.samples.push({ labels, value: f.proxy.estimated });
+      proxyBooked.samples.push({ labels, value: f.proxy.booked });
       proxyInFlight.samples.push({ labels, value: f.proxy.in_flight });
       proxyRefused.samples.push({ labels: { profile: f.profile }, value: String(f.proxy.refused) });
     }
   }
-  return [up, balance, lifetime, used, limit, today, runway, keyRemaining, budgetSpent, budgetAmount, proxySpent, proxyInFlight, proxyRefused];
+  return [up, balance, lifetime, used, limit, today, runway, keyRemaining, budgetSpent, budgetAmount, proxySpent, proxyEstimated, proxyBooked, proxyInFlight, proxyRefused];
 }

@@ -70,7 +70,8 @@ export async function renderStatus(data: StatusData, ctx: Context): Promise<stri
   if (data.budgets) for (const [name, line] of await budgetLines(data.budgets, ctx)) rows.push([`Budget ${name}`, line]);
   if (data.proxy) {
     const p = data.proxy;
-    rows.push(['Proxy', drawn(`${escapeControl(p.url)}: ${amount(p.estimated)} through it since ${escapeControl(p.started_at.slice(11, 16))} UTC (estimated from usage), ${formatCount(String(p.calls))} calls, ${formatCount(String(p.refused))} refused, ${amount(p.in_flight)} in flight`)]);
+    const booked = p.booked_calls === 0 ? 'estimated from usage' : p.awaiting === 0 ? 'booked by the log' : `${amount(p.booked)} booked by the log, ${formatCount(String(p.awaiting))} calls estimated until it books them`;
+    rows.push(['Proxy', drawn(`${escapeControl(p.url)}: ${amount(p.spent)} through it since ${escapeControl(p.started_at.slice(11, 16))} UTC (${booked}), ${formatCount(String(p.calls))} calls, ${formatCount(String(p.refused))} refused, ${amount(p.in_flight)} in flight`)]);
   }
   const note = `${describeWindow(week.window, fixedZone(data.loaded.series.dayGrid.offset))}, ${describeGrid(data.loaded.series)}`;
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;

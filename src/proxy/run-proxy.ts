@@ -1,15 +1,12 @@
 // The firewall `tally run --proxy` starts for its command: the run's --max-spend held before each
 // call, the command's OpenAI and Anthropic SDKs pointed at it (their base URLs, and the local token
 // as their keys), and no gateway credential left in the command's environment.
-import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.js';
 import type { HttpClient } from '../api/http.js';
 import { Decimal } from '../domain/money.js';
 import { escapeControl } from '../output/escape.js';
 import { formatAmount } from '../output/money.js';
-import { SpendLedger } from './ledger.js';
-import { startProxy } from './server.js';
-import { catalogPrices } from './prices.js';
+import { openFirewall } from './firewall.js';
 
 export interface RunFirewall {
   /** The command's environment: its SDKs pointed at the firewall, no gateway credential. */
@@ -22,23 +19,21 @@ export interface RunFirewall {
 }
 
 export async function startRunProxy(ctx: Context, client: HttpClient, max: Decimal): Promise<RunFirewall> {
-  if (client.credential?.kind !== 'api-key') throw new (await import('../errors.js')).UsageError('--proxy forwards calls with an API key: this profile holds no key (tally login --with-token)');
   const money = (amount: Decimal) => formatAmount(amount, 'account', { currency: 'CNY' });
-  const ledger = new SpendLedger([{ name: `--max-spend ${money(max)}`, amount: max, before: new Decimal(0), raise: 'The run is being stopped: run it again with a higher --max-spend.' }]);
+  const limits = [{ name: `--max-spend ${money(max)}`, amount: max, before: new Decimal(0), raise: 'The run is being stopped: run it again with a higher --max-spend.', scope: 'proxy' as const }];
+  const firewall = await openFirewall(ctx, client, limits, { host: '127.0.0.1', port: 0, failClosed: false, say: (text) => ctx.debug(`tally run --proxy: ${text}`) });
+  const { ledger, token } = firewall;
   const listeners: (() => void)[] = [];
   let last: { spent: Decimal; worst: Decimal } | undefined;
   ledger.onRefused = (refusal) => {
     last ??= { spent: refusal.spent, worst: refusal.worst };
     for (const listener of listeners.splice(0)) listener();
   };
-  const token = randomBytes(32).toString('base64url');
-  const proxy = await startProxy({ transport: ctx.transport(), gateway: client.baseUrl, credential: client.credential.secret, token, ledger, prices: await catalogPrices(ctx), failClosed: false, timeoutMs: ctx.options.timeout * 1000, host: '127.0.0.1', port: 0 });
-  ctx.secrets.add(token);
-  ctx.note(`tally run: the command's OpenAI and Anthropic SDKs go through a spending firewall at ${proxy.url} (OPENAI_BASE_URL, ANTHROPIC_BASE_URL and their keys are its local token; TALLY_API_KEY is not passed on): a call past --max-spend is refused before it is made`);
+  ctx.note(`tally run: the command's OpenAI and Anthropic SDKs go through a spending firewall at ${firewall.url} (OPENAI_BASE_URL, ANTHROPIC_BASE_URL and their keys are its local token; TALLY_API_KEY is not passed on): a call past --max-spend is refused before it is made`);
   return {
     env: (base) => {
       const { TALLY_API_KEY: _key, ...rest } = base;
-      return { ...rest, OPENAI_BASE_URL: `${proxy.url}/v1`, OPENAI_API_BASE: `${proxy.url}/v1`, OPENAI_API_KEY: token, ANTHROPIC_BASE_URL: proxy.url, ANTHROPIC_API_KEY: token, TALLY_PROXY_URL: proxy.url };
+      return { ...rest, OPENAI_BASE_URL: `${firewall.url}/v1`, OPENAI_API_BASE: `${firewall.url}/v1`, OPENAI_API_KEY: token, ANTHROPIC_BASE_URL: firewall.url, ANTHROPIC_API_KEY: token, TALLY_PROXY_URL: firewall.url };
     },
     refused: () => ledger.refused,
     onRefused: (listener) => {
@@ -47,6 +42,6 @@ export async function startRunProxy(ctx: Context, client: HttpClient, max: Decim
     },
     stopText: (command, groupWide, graceSeconds) =>
       `tally run: the firewall refused a call of ${escapeControl(command)} that could have taken the run's spend past --max-spend ${money(max)} (${money(last?.spent ?? ledger.spent)} through it so far, the call up to ${money(last?.worst ?? new Decimal(0))}). Stopping ${escapeControl(command)}: SIGTERM to ${groupWide ? 'its process group' : 'it and the processes it started'}, SIGKILL after ${graceSeconds}s`,
-    close: () => proxy.close(),
+    close: () => firewall.close(),
   };
 }

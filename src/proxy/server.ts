@@ -14,6 +14,9 @@ import type { PriceRow } from '../domain/catalog.js';
 import { expectedCharge } from '../domain/audit.js';
 import { type CallUsage, StreamUsage, usageOf } from './usage.js';
 import type { SpendLedger } from './ledger.js';
+import type { CallMarks } from './reconcile.js';
+import { sessionOf } from './session.js';
+import { hardenServer } from '../serving.js';
 
 /** A model's prices and its output limit (the worst case of a call that names no max_tokens). */
 export interface ModelPrices {
@@ -36,6 +39,8 @@ export interface ProxyOptions {
   port: number;
   /** Says what happened to a call (for --json-log and --debug); never a body. */
   log?: (entry: Record<string, unknown>) => void;
+  /** Told of each call that ended, with what knows its entry in the gateway's log again (the reconcile loop). */
+  ended?: (id: number, marks: CallMarks) => void;
 }
 
 export interface RunningProxy {
@@ -60,7 +65,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       if (--inFlight === 0) drained?.();
     });
   });
-  server.on('clientError', (_error, socket) => socket.destroy());
+  // A malformed request gets a status, and the server goes on (the rule of every server tally runs).
+  hardenServer(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolve);
@@ -139,11 +145,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: ProxyO
   if (worst === undefined && options.failClosed && req.method === 'POST') {
     return refuse(res, 402, 'insufficient_quota', 'tally_not_priced', `tally proxy cannot price a call${model ? ` of ${model}` : ''} (the catalog states no price for it, or the request names no model), and --fail-closed refuses what it cannot price`);
   }
-  const reservation = options.ledger.reserve(worst ?? new Decimal(0));
+  const session = sessionOf(req.headers, asked);
+  const reservation = options.ledger.reserve(worst ?? new Decimal(0), session);
   if ('refused' in reservation) {
     const { limit, spent, worst: w } = reservation.refused;
-    options.log?.({ at: new Date(started).toISOString(), path, model: model ?? null, outcome: 'refused', limit: limit.name, spent: spent.toFixed(), worst: w.toFixed() });
-    return refuse(res, 402, 'insufficient_quota', 'tally_limit', `tally proxy refused this call: ${limit.name} is ${limit.amount.toFixed()} (CNY); spent ${spent.toDecimalPlaces(8).toFixed()} so far, and this call could cost up to ${w.toDecimalPlaces(8).toFixed()}. ${limit.raise}`);
+    const whose = limit.scope === 'session' ? (session === undefined ? ' for calls that name no session' : ` for session ${JSON.stringify(session)}`) : '';
+    options.log?.({ at: new Date(started).toISOString(), path, model: model ?? null, ...(session === undefined ? {} : { session }), outcome: 'refused', limit: limit.name, spent: spent.toFixed(), worst: w.toFixed() });
+    return refuse(res, 402, 'insufficient_quota', 'tally_limit', `tally proxy refused this call: ${limit.name} is ${limit.amount.toFixed()} (CNY)${whose}; spent ${spent.toDecimalPlaces(8).toFixed()} so far, and this call could cost up to ${w.toDecimalPlaces(8).toFixed()}. ${limit.raise}`);
   }
 
   const headers: Record<string, string> = {};
@@ -156,11 +164,17 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: ProxyO
   const signal = AbortSignal.timeout(options.timeoutMs);
   let cost: Decimal | undefined;
   let status = 0;
+  const marks: CallMarks = { ids: [], at: started };
   try {
     const answer = await options.transport({ method: req.method ?? 'GET', url: target, headers, ...(body.length > 0 ? { body } : {}), signal });
     status = answer.status;
     const out: Record<string, string> = {};
-    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP.has(name)) out[name] = value;
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value === undefined || HOP.has(name)) continue;
+      out[name] = value;
+      // The gateway's request id: how its log names the call, where it does.
+      if (/request[-_]?id$/i.test(name) && value.length <= 256) marks.ids.push(value);
+    }
     res.writeHead(answer.status, out);
     const stream = /text\/event-stream/i.test(answer.headers['content-type'] ?? '') ? new StreamUsage() : undefined;
     const kept: Buffer[] = [];
@@ -187,6 +201,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: ProxyO
           usage = {};
         }
       }
+      if (usage.id) marks.ids.push(usage.id);
+      Object.assign(marks, { ...(usage.model ?? model ? { model: usage.model ?? model } : {}), ...(usage.input === undefined ? {} : { input: usage.input }), ...(usage.output === undefined ? {} : { output: usage.output }) });
       const at = options.prices.get(usage.model ?? model ?? '');
       // A request that names no model and an answer that reports no usage (the model list) is no billed call.
       const billed = model !== undefined || usage.input !== undefined || usage.output !== undefined;
@@ -198,12 +214,17 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: ProxyO
     else res.destroy();
   } finally {
     options.ledger.settle(reservation.id, cost);
-    options.log?.({ at: new Date(started).toISOString(), path, model: model ?? null, status, outcome: 'forwarded', cost: cost === undefined ? null : cost.toFixed(), ms: Date.now() - started });
+    // A call the gateway refused or never answered is in no log; one it served is looked for there.
+    if (status >= 200 && status < 300 && !(cost?.isZero() ?? false)) options.ended?.(reservation.id, marks);
+    options.log?.({ at: new Date(started).toISOString(), path, model: model ?? null, ...(session === undefined ? {} : { session }), status, outcome: 'forwarded', cost: cost === undefined ? null : cost.toFixed(), ms: Date.now() - started });
   }
 }
 
 /** What tokens cost at a model's prices (the audit's one rule); undefined where the catalog cannot say. */
-function priced(usage: { input: number; output: number; cacheRead?: number }, prices: ModelPrices, model: string): Decimal | undefined {
-  const expected = expectedCharge({ input: new Decimal(usage.input), output: new Decimal(usage.output), ...(usage.cacheRead ? { cacheRead: new Decimal(usage.cacheRead) } : {}), calls: new Decimal(1) }, prices.row, model);
-  return expected.basis === 'unknown' ? undefined : expected.amount;
+function priced(usage: { input: number; output: number; cacheRead?: number; cacheBeside?: boolean; cacheWrite?: number }, prices: ModelPrices, model: string): Decimal | undefined {
+  // Cache writes at the input price (the catalog states none for them); reads counted beside the input where the usage counts them so.
+  const input = new Decimal(usage.input).plus(usage.cacheWrite ?? 0);
+  const expected = expectedCharge({ input, output: new Decimal(usage.output), ...(usage.cacheRead ? { cacheRead: new Decimal(usage.cacheRead) } : {}), calls: new Decimal(1) }, prices.row, model);
+  if (expected.basis === 'unknown') return undefined;
+  return usage.cacheBeside && expected.alternative !== undefined ? expected.alternative : expected.amount;
 }

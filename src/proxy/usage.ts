@@ -10,6 +10,12 @@ export interface CallUsage {
   input?: number;
   output?: number;
   cacheRead?: number;
+  /** Cache reads are counted beside the input (a messages-style usage), not inside it. */
+  cacheBeside?: boolean;
+  /** Tokens written to the cache (messages-style: beside the input; priced at the input price, the catalog states none for them). */
+  cacheWrite?: number;
+  /** The answer's own id (`chatcmpl-…`, `msg_…`), to know its entry in the gateway's log again. */
+  id?: string;
 }
 
 const whole = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
@@ -24,13 +30,23 @@ export function usageOf(doc: unknown, before: CallUsage = {}): CallUsage {
   const holder = message ?? response ?? d;
   const model = typeof holder.model === 'string' ? holder.model : typeof d.model === 'string' ? d.model : undefined;
   const usage = (typeof holder.usage === 'object' && holder.usage !== null ? holder.usage : d.usage) as Record<string, unknown> | undefined;
-  const next: CallUsage = { ...before, ...(model ? { model } : {}) };
+  const id = typeof holder.id === 'string' && holder.id.length <= 256 ? holder.id : undefined;
+  const next: CallUsage = { ...before, ...(model ? { model } : {}), ...(id && before.id === undefined ? { id } : {}) };
   if (!usage || typeof usage !== 'object') return next;
   const details = (usage.prompt_tokens_details ?? usage.input_tokens_details) as Record<string, unknown> | undefined;
   const input = whole(usage.prompt_tokens) ?? whole(usage.input_tokens);
   const output = whole(usage.completion_tokens) ?? whole(usage.output_tokens);
-  const cached = whole(details?.cached_tokens) ?? whole(usage.cache_read_input_tokens);
-  return { ...next, ...(input === undefined ? {} : { input }), ...(output === undefined ? {} : { output }), ...(cached === undefined ? {} : { cacheRead: cached }) };
+  const inside = whole(details?.cached_tokens);
+  const beside = whole(usage.cache_read_input_tokens);
+  const cached = inside ?? beside;
+  const written = whole(usage.cache_creation_input_tokens);
+  return {
+    ...next,
+    ...(input === undefined ? {} : { input }),
+    ...(output === undefined ? {} : { output }),
+    ...(cached === undefined ? {} : { cacheRead: cached, ...(inside === undefined ? { cacheBeside: true } : {}) }),
+    ...(written === undefined ? {} : { cacheWrite: written }),
+  };
 }
 
 /** A line of an event stream longer than this is not read for usage (it still passes through). */

@@ -61,25 +61,44 @@ export class LiveCalls {
  * with a fixed text and the usage it was billed for (the prompt's length in tokens, about four
  * characters each, and `max_tokens` or 256 out).
  */
-export function completion(live: LiveCalls, key: SandboxKey, body: unknown): { status: number; body: unknown; stream?: string[] } {
+export interface Generated {
+  status: number;
+  body: unknown;
+  /** A streamed answer's events, each as sent. */
+  stream?: string[];
+  /** The call's id in the log (sent as x-request-id, as gateways name a call). */
+  requestId?: string;
+}
+
+/** The call a generation request asks for, recorded; or the gateway's refusal of it. */
+function generate(live: LiveCalls, key: SandboxKey, body: unknown, endpoint: string): { request: Record<string, unknown>; model: CatalogModel; call: Call } | { status: number; body: unknown } {
   const request = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const envelope = (status: number, type: string, code: string, message: string) => ({ status, body: { error: { type, code, message, request_id: 'sbx-req' }, request_id: 'sbx-req' } });
   const model = CATALOG.find((m) => m.name === request.model);
   if (!model) return envelope(404, 'invalid_request_error', 'model_not_found', `the model ${JSON.stringify(request.model)} does not exist`);
   if (!model.groups.some((g) => key.groups.includes(g))) return envelope(403, 'permission_error', 'model_not_allowed', `this key may not call ${model.name}`);
-  if (model.kind !== 'chat' && model.kind !== 'reasoning') return envelope(503, 'service_unavailable', 'endpoint_unsupported_by_providers', `${model.name} has no upstream for chat completions`);
-  const prompt = Math.max(1, Math.ceil(JSON.stringify(request.messages ?? '').length / 4));
+  if (model.kind !== 'chat' && model.kind !== 'reasoning') return envelope(503, 'service_unavailable', 'endpoint_unsupported_by_providers', `${model.name} has no upstream for ${endpoint}`);
+  // The prompt's length in tokens, about four characters each (a messages request's system prompt too).
+  const asked = endpoint === 'messages' && request.system !== undefined ? [request.system, request.messages ?? ''] : (request.messages ?? '');
+  const prompt = Math.max(1, Math.ceil(JSON.stringify(asked).length / 4));
   const out = typeof request.max_tokens === 'number' && Number.isInteger(request.max_tokens) && request.max_tokens > 0 ? Math.min(request.max_tokens, model.maxOutput) : 256;
-  const call = live.record(key, model, prompt, out);
+  return { request, model, call: live.record(key, model, prompt, out) };
+}
+
+export function completion(live: LiveCalls, key: SandboxKey, body: unknown): Generated {
+  const made = generate(live, key, body, 'chat completions');
+  if (!('call' in made)) return made;
+  const { request, model, call } = made;
   if (request.stream === true) {
     // A streamed answer: chunks of the text, then (with stream_options.include_usage, as the
     // interface asks, or always here) a last chunk holding the usage, then [DONE].
     const chunk = (delta: Record<string, unknown>, finish: string | null, usage?: Record<string, number>) => ({ id: `chatcmpl-${call.id}`, object: 'chat.completion.chunk', created: call.at, model: model.name, choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) });
     const events = [chunk({ role: 'assistant', content: 'This is ' }, null), chunk({ content: 'the sandbox ' }, null), chunk({ content: 'answering.' }, 'stop'), chunk({}, null, { prompt_tokens: call.promptTokens, completion_tokens: call.completionTokens, total_tokens: call.promptTokens + call.completionTokens })];
-    return { status: 200, body: null, stream: [...events.map((e) => `data: ${JSON.stringify(e)}\n\n`), 'data: [DONE]\n\n'] };
+    return { status: 200, body: null, stream: [...events.map((e) => `data: ${JSON.stringify(e)}\n\n`), 'data: [DONE]\n\n'], requestId: call.id };
   }
   return {
     status: 200,
+    requestId: call.id,
     body: {
       id: `chatcmpl-${call.id}`,
       object: 'chat.completion',
@@ -89,4 +108,38 @@ export function completion(live: LiveCalls, key: SandboxKey, body: unknown): { s
       usage: { prompt_tokens: call.promptTokens, completion_tokens: call.completionTokens, total_tokens: call.promptTokens + call.completionTokens },
     },
   };
+}
+
+/**
+ * The answer to POST /v1/messages (the Anthropic interface): the message, or its events
+ * (message_start with the input, content blocks, message_delta with the output, message_stop).
+ */
+export function message(live: LiveCalls, key: SandboxKey, body: unknown): Generated {
+  const made = generate(live, key, body, 'messages');
+  if (!('call' in made)) {
+    const error = (made.body as { error: { type: string; message: string } }).error;
+    return { status: made.status, body: { type: 'error', error: { type: error.type, message: error.message } } };
+  }
+  const { request, model, call } = made;
+  const id = `msg_${call.id}`;
+  const usage = { input_tokens: call.promptTokens, output_tokens: call.completionTokens };
+  const text = 'This is the sandbox answering.';
+  if (request.stream === true) {
+    const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    return {
+      status: 200,
+      body: null,
+      requestId: call.id,
+      stream: [
+        event('message_start', { message: { id, type: 'message', role: 'assistant', model: model.name, content: [], stop_reason: null, usage: { input_tokens: call.promptTokens, output_tokens: 1 } } }),
+        event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+        event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'This is the sandbox ' } }),
+        event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'answering.' } }),
+        event('content_block_stop', { index: 0 }),
+        event('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: call.completionTokens } }),
+        event('message_stop', {}),
+      ],
+    };
+  }
+  return { status: 200, requestId: call.id, body: { id, type: 'message', role: 'assistant', model: model.name, content: [{ type: 'text', text }], stop_reason: 'end_turn', usage } };
 }

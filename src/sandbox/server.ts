@@ -11,7 +11,7 @@ import { DeviceFlow } from './device.js';
 import { type Fault, applyFault } from './faults.js';
 import { familyError, familyOf } from './families.js';
 import { readText, send, sendJson } from './http.js';
-import { LiveCalls, completion } from './live.js';
+import { LiveCalls, completion, message } from './live.js';
 import { guarded, hardenServer, requestUrl } from '../serving.js';
 import { RateLimits } from './limits.js';
 import { type BucketNaming, NativeFamily } from './native.js';
@@ -229,7 +229,8 @@ export class Sandbox {
     if (method === 'POST' && path === '/oauth/device/code') return this.device.deviceCode(res, form);
     if (method === 'POST' && path === '/oauth/token') return this.device.token(res, form);
     if (path === '/device') return this.device.page(res, url, method === 'POST' ? new URLSearchParams(text) : undefined);
-    if (method === 'POST' && path === '/v1/chat/completions') return this.#complete(req, res, text);
+    if (method === 'POST' && path === '/v1/chat/completions') return this.#complete(req, res, text, completion);
+    if (method === 'POST' && path === '/v1/messages') return this.#complete(req, res, text, message);
     if (method !== 'GET') return sendJson(res, 405, { error: { type: 'invalid_request_error', message: `${method} is not allowed here` } });
     if (path === '/api/pricing') return this.#pricing(res);
     if (path === '/api/usage/token') {
@@ -273,7 +274,7 @@ export class Sandbox {
   }
 
   /** The generation stand-in: a call billed to the key that asks, in its log at once. */
-  #complete(req: IncomingMessage, res: ServerResponse, text: string): void {
+  #complete(req: IncomingMessage, res: ServerResponse, text: string, answerWith: typeof completion): void {
     const principal = this.#authenticate(req);
     if (!principal?.key) return sendJson(res, 401, { error: { type: 'authentication_error', code: 'invalid_api_key', message: 'invalid or missing API key' } });
     let body: unknown;
@@ -282,10 +283,11 @@ export class Sandbox {
     } catch {
       return sendJson(res, 400, { error: { type: 'invalid_request_error', code: 'invalid_json', message: 'the body is not JSON' } });
     }
-    const answer = completion(this.#live, principal.key, body);
-    if (!answer.stream) return sendJson(res, answer.status, answer.body);
+    const answer = answerWith(this.#live, principal.key, body);
+    const named: Record<string, string> = answer.requestId ? { 'x-request-id': answer.requestId } : {};
+    if (!answer.stream) return sendJson(res, answer.status, answer.body, named);
     // Streamed event by event, a moment apart, as an upstream model answers.
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...named });
     const events = [...answer.stream];
     const next = () => {
       const event = events.shift();

@@ -9,8 +9,9 @@ import { cachePath, credentialId } from './cache-key.js';
 import { readOwnStateFile } from './read-file.js';
 import { ensurePrivateDir, processExists, writeFileAtomic } from './files.js';
 import { isKeptDecimal } from '../domain/decimal-text.js';
+import type { Decimal } from '../domain/money.js';
 
-/** The proxy's live figures (amounts are estimates from each answer's usage at the catalog's prices). */
+/** The proxy's live figures: what went through it (booked by the gateway's log, else estimated from each answer's usage at the catalog's prices). */
 export interface ProxyFigures {
   pid: number;
   url: string;
@@ -20,7 +21,15 @@ export interface ProxyFigures {
   /** ISO 8601. */
   started_at: string;
   updated_at: string;
+  /** What the limits count: each call's booked charge, else its estimate. */
+  spent: string;
+  /** The sum of the estimates from usage. */
   estimated: string;
+  /** The sum of the charges the gateway's log booked for the proxy's calls, and how many. */
+  booked: string;
+  booked_calls: number;
+  /** Calls the gateway served that its log has not booked yet (at their estimate meanwhile). */
+  awaiting: number;
   in_flight: string;
   calls: number;
   refused: number;
@@ -53,10 +62,15 @@ export function runningProxy(stateDir: string, who: ProxyOwner, alive: (pid: num
   const f = file as Record<string, unknown>;
   const ok =
     count(f.pid) && text(f.url) && /^http:\/\//.test(f.url as string) && f.profile === who.profile && f.base_url === who.baseUrl.href && f.credential_id === credentialId(who.secret) &&
-    text(f.started_at, 64) && text(f.updated_at, 64) && isKeptDecimal(f.estimated) && isKeptDecimal(f.in_flight) && count(f.calls) && count(f.refused) && count(f.unpriced) &&
+    text(f.started_at, 64) && text(f.updated_at, 64) && isKeptDecimal(f.spent) && isKeptDecimal(f.estimated) && isKeptDecimal(f.booked) && count(f.booked_calls) && count(f.awaiting) && isKeptDecimal(f.in_flight) && count(f.calls) && count(f.refused) && count(f.unpriced) &&
     Array.isArray(f.limits) && f.limits.every((l) => text(l));
   if (!ok || !alive(f.pid as number)) return undefined;
   return f as unknown as ProxyFigures;
+}
+
+/** The figures a ledger stands at, as the file keeps them. */
+export function proxyFigures(ledger: { spent: Decimal; estimated: Decimal; booked: Decimal; bookedCalls: number; inFlight: Decimal; calls: number; refused: number; unpriced: number }, awaiting: number): Pick<ProxyFigures, 'spent' | 'estimated' | 'booked' | 'booked_calls' | 'awaiting' | 'in_flight' | 'calls' | 'refused' | 'unpriced'> {
+  return { spent: ledger.spent.toFixed(), estimated: ledger.estimated.toFixed(), booked: ledger.booked.toFixed(), booked_calls: ledger.bookedCalls, awaiting, in_flight: ledger.inFlight.toFixed(), calls: ledger.calls, refused: ledger.refused, unpriced: ledger.unpriced };
 }
 
 /** Writes the proxy's figures (best effort: a state folder that cannot be written only hides them from status). */

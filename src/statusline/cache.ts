@@ -104,7 +104,7 @@ function sessionText(text: string): string {
  * {alert}, and with an agent's session {model} {dir} {session}; unknown placeholders stay as
  * written.
  */
-export function formatStatusline(figures: StatuslineFigures, template: string, stale: boolean, session?: SessionValues, proxy?: { estimated: string; refused: number }): string {
+export function formatStatusline(figures: StatuslineFigures, template: string, stale: boolean, session?: SessionValues, proxy?: { spent: string; refused: number }): string {
   const amount = (value: string | null) => (value === null ? '—' : formatAmount(value, 'account', { currency: figures.currency }));
   const values = new Map<string, string>([
     ['balance', amount(figures.balance)],
@@ -121,8 +121,8 @@ export function formatStatusline(figures: StatuslineFigures, template: string, s
     ['dir', session?.dir === undefined ? '—' : sessionText(trimEnd(session.dir, '/').split('/').pop() || '/')],
     // Labelled as the key's: every call the key made since the session began, this session's or not.
     ['session', session?.spend === undefined ? '—' : `session ${session.spend.complete ? '' : '≥'}${formatAmount(session.spend.spent, 'account', { currency: session.spend.currency })} (key)`],
-    // Empty unless a tally proxy runs for the profile: what went through it (estimated) and what it refused.
-    ['proxy', proxy ? `proxy ${formatAmount(proxy.estimated, 'account', { currency: figures.currency })}${proxy.refused ? ` (${proxy.refused} refused)` : ''}` : ''],
+    // Empty unless a tally proxy runs for the profile: what went through it (booked, else estimated) and what it refused.
+    ['proxy', proxy ? `proxy ${formatAmount(proxy.spent, 'account', { currency: figures.currency })}${proxy.refused ? ` (${proxy.refused} refused)` : ''}` : ''],
   ]);
   // The default line shows what the credential has: a device token no key figures, a key without a daily limit no share of one (never `—/— (—)`).
   const line =

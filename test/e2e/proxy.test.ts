@@ -18,6 +18,8 @@ let proxy: ChildProcess;
 let url: string;
 let token: string;
 let stderr = '';
+/** The key's spend today when the proxy started. */
+let usedAtStart: Decimal;
 
 /** The key's spend today as the gateway counts it (charged as each call ends). */
 async function used(): Promise<Decimal> {
@@ -57,6 +59,7 @@ beforeAll(async () => {
   expect(out).toBe(`TALLY_PROXY_URL=${url}\nTALLY_PROXY_TOKEN_FILE=${tokenFile}\n`);
   expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
   token = readFileSync(tokenFile, 'utf8').trim();
+  usedAtStart = await used();
 }, 30_000);
 afterAll(async () => {
   if (proxy.exitCode === null) proxy.kill('SIGKILL');
@@ -100,6 +103,15 @@ describe('tally proxy: a spending firewall in front of the gateway', () => {
     expect(answer.body.endsWith('data: [DONE]\n\n')).toBe(true);
   });
 
+  it('passes a messages stream (the Anthropic interface) on event by event, priced from its start and last delta', async () => {
+    const answer = await call('/v1/messages', { headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01' }, body: { model: 'claude-sonnet-4.5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] } });
+    expect(answer.status).toBe(200);
+    expect(answer.chunks).toBeGreaterThan(3);
+    expect(answer.body).toMatch(/^event: message_start\ndata: \{"type":"message_start","message":\{"id":"msg_/);
+    expect(answer.body).toMatch(/event: message_delta\ndata: \{"type":"message_delta","delta":\{"stop_reason":"end_turn"\},"usage":\{"output_tokens":64\}\}\n\n/);
+    expect(answer.body.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);
+  });
+
   it('refuses with 402, in the interface\'s shape, the call that would pass --max-spend: the gateway\'s counter never passes the limit', async () => {
     const before = await used();
     const statuses: number[] = [];
@@ -122,18 +134,27 @@ describe('tally proxy: a spending firewall in front of the gateway', () => {
   it('shows its live figures in status (and so to the MCP server), metrics and the status line, and holds the profile: a second proxy for it refuses to start', async () => {
     const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: join(work.path, 'state'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
     // The figures are written as the ledger moves (within half a second).
-    let doc: { proxy?: { url: string; calls: number; refused: number; estimated: string } } = {};
-    for (let i = 0; i < 40 && (doc.proxy?.refused ?? 0) < 1; i++) {
+    // The reconcile loop books each call from the key's log as it lands (a poll every 5 s): then the
+    // proxy's figure is the gateway's own counter to the last digit, the estimates beside it.
+    type Figures = { url: string; calls: number; refused: number; spent: string; estimated: string; booked: string; booked_calls: number; awaiting: number };
+    let doc: { proxy?: Figures } = {};
+    const settled = () => doc.proxy !== undefined && doc.proxy.refused >= 1 && doc.proxy.booked_calls > 0 && doc.proxy.awaiting === 0;
+    for (let i = 0; i < 60 && !settled(); i++) {
       doc = JSON.parse((await runTally(['status', '--json'], { env })).stdout) as typeof doc;
-      if ((doc.proxy?.refused ?? 0) < 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (!settled()) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(doc.proxy).toMatchObject({ url, refused: 1 });
     expect(doc.proxy!.calls).toBeGreaterThan(1);
+    expect(doc.proxy!.booked_calls).toBeGreaterThan(1);
+    expect(doc.proxy!.spent).toBe(doc.proxy!.booked);
+    expect(doc.proxy!.booked).toBe((await used()).minus(usedAtStart).toFixed());
     expect(new Decimal(doc.proxy!.estimated).gt(0)).toBe(true);
-    expect((await runTally(['status'], { env })).stdout).toMatch(new RegExp(`^Proxy +${url.replace(/[.]/g, '\\.')}: ¥[\\d,.]+ through it since \\d\\d:\\d\\d UTC \\(estimated from usage\\), \\d+ calls, 1 refused, ¥0\\.00 in flight$`, 'm'));
+    expect((await runTally(['status'], { env })).stdout).toMatch(new RegExp(`^Proxy +${url.replace(/[.]/g, '\\.')}: ¥[\\d,.]+ through it since \\d\\d:\\d\\d UTC \\(booked by the log\\), \\d+ calls, 1 refused, ¥0\\.00 in flight$`, 'm'));
     const metrics = (await runTally(['metrics'], { env })).stdout;
     expect(metrics).toMatch(/^tally_proxy_calls_refused\{profile="default"\} 1$/m);
     expect(metrics).toMatch(/^tally_proxy_spend_estimated\{profile="default",currency="CNY"\} \d+(\.\d+)?$/m);
+    expect(metrics).toContain(`tally_proxy_spend_booked{profile="default",currency="CNY"} ${doc.proxy!.booked}\n`);
+    expect(metrics).toContain(`tally_proxy_spend{profile="default",currency="CNY"} ${doc.proxy!.spent}\n`);
     expect(metrics).toMatch(/^tally_proxy_in_flight\{profile="default",currency="CNY"\} 0$/m);
     // The status line: {proxy} (empty without a proxy), and at the end of the default line.
     expect((await runTally(['statusline', '--format', '{proxy}'], { env })).stdout).toMatch(/^proxy ¥[\d,.]+ \(1 refused\)\n$/);
@@ -147,7 +168,7 @@ describe('tally proxy: a spending firewall in front of the gateway', () => {
     const closed = new Promise<number | null>((resolve) => proxy.on('close', resolve));
     proxy.kill('SIGINT');
     expect(await closed).toBe(130);
-    expect(stderr, stderr).toMatch(/tally proxy: stopped; \d+ calls forwarded, ¥[\d,.]+ by their usage at the catalog's prices, 1 refused/);
+    expect(stderr, stderr).toMatch(/tally proxy: stopped; \d+ calls forwarded: ¥[\d,.]+ \((\d+) booked by the gateway's log, ¥[\d,.]+; the others estimated from their usage at the catalog's prices\); 1 refused/);
     expect(stderr).not.toContain(sandbox.demoKey);
     // Stopped: status shows no proxy.
     const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: join(work.path, 'state'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };

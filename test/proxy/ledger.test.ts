@@ -8,7 +8,7 @@ import { Decimal } from '../../src/domain/money.js';
 import { SpendLedger } from '../../src/proxy/ledger.js';
 import { StreamUsage, usageOf } from '../../src/proxy/usage.js';
 
-const limit = (amount: string, before = '0') => ({ name: `--max-spend ${amount}`, amount: new Decimal(amount), before: new Decimal(before), raise: 'raise it' });
+const limit = (amount: string, before = '0', scope: 'proxy' | 'session' | 'budget' = 'proxy') => ({ name: `--max-spend ${amount}`, amount: new Decimal(amount), before: new Decimal(before), raise: 'raise it', scope });
 
 describe('the limit ledger', () => {
   it('never lets the spend pass a limit, whatever the calls and the order they end in, while each costs at most its worst case (property)', () => {
@@ -42,13 +42,44 @@ describe('the limit ledger', () => {
     expect('refused' in b && b.refused.spent.toFixed()).toBe('4');
     expect(ledger.refused).toBe(1);
   });
+
+  it('holds a session limit per session, the proxy\'s limit over all, and a budget over the key\'s other calls too', () => {
+    const named = (amount: string, before: string, scope: 'proxy' | 'session' | 'budget') => ({ ...limit(amount, before, scope), name: scope });
+    const ledger = new SpendLedger([named('10', '0', 'session'), named('25', '0', 'proxy')]);
+    const call = (on: SpendLedger, worst: string, session?: string) => {
+      const r = on.reserve(new Decimal(worst), session);
+      if ('id' in r) on.settle(r.id, new Decimal(worst));
+      return 'id' in r ? 'ok' : `${r.refused.limit.name} at ${r.refused.spent.toFixed()}`;
+    };
+    expect([call(ledger, '6', 'a'), call(ledger, '4', 'a'), call(ledger, '0.01', 'a')]).toEqual(['ok', 'ok', 'session at 10']);
+    expect([call(ledger, '9', 'b'), call(ledger, '9'), call(ledger, '6')]).toEqual(['ok', 'proxy at 19', 'ok']);
+    expect([ledger.sessionSpent('a').toFixed(), ledger.sessionSpent(undefined).toFixed(), ledger.spent.toFixed()]).toEqual(['10', '6', '25']);
+    const budget = new SpendLedger([named('40', '10', 'budget')]);
+    expect(call(budget, '20')).toBe('ok');
+    budget.other(new Decimal('4'));
+    expect([call(budget, '6.5'), call(budget, '6')]).toEqual(['budget at 34', 'ok']);
+  });
+
+  it('replaces an estimate by the charge the log booked, whether the charge lands before the answer ends or after', () => {
+    const ledger = new SpendLedger([limit('100')]);
+    const a = ledger.reserve(new Decimal('5'));
+    const b = ledger.reserve(new Decimal('5'));
+    if (!('id' in a) || !('id' in b)) throw new Error('refused');
+    ledger.settle(a.id, new Decimal('1.5'));
+    ledger.book(b.id, new Decimal('2.25'));
+    expect([ledger.spent.toFixed(), ledger.inFlight.toFixed()]).toEqual(['1.5', '5']);
+    ledger.settle(b.id, new Decimal('2'));
+    ledger.book(a.id, new Decimal('1.75'));
+    ledger.book(a.id, new Decimal('99'));
+    expect([ledger.spent.toFixed(), ledger.estimated.toFixed(), ledger.booked.toFixed(), ledger.bookedCalls, ledger.inFlight.toFixed()]).toEqual(['4', '3.5', '4', 2, '0']);
+  });
 });
 
 describe('what an answer used', () => {
   it('reads chat completions, responses and messages usage, cached tokens included', () => {
     expect(usageOf({ model: 'gpt-5', usage: { prompt_tokens: 120, completion_tokens: 30, prompt_tokens_details: { cached_tokens: 100 } } })).toEqual({ model: 'gpt-5', input: 120, output: 30, cacheRead: 100 });
     expect(usageOf({ model: 'gpt-5', usage: { input_tokens: 9, output_tokens: 4, input_tokens_details: { cached_tokens: 0 } } })).toEqual({ model: 'gpt-5', input: 9, output: 4, cacheRead: 0 });
-    expect(usageOf({ model: 'claude-sonnet-4.5', usage: { input_tokens: 50, output_tokens: 7, cache_read_input_tokens: 40 } })).toEqual({ model: 'claude-sonnet-4.5', input: 50, output: 7, cacheRead: 40 });
+    expect(usageOf({ id: 'msg_1', model: 'claude-sonnet-4.5', usage: { input_tokens: 50, output_tokens: 7, cache_read_input_tokens: 40, cache_creation_input_tokens: 12 } })).toEqual({ id: 'msg_1', model: 'claude-sonnet-4.5', input: 50, output: 7, cacheRead: 40, cacheBeside: true, cacheWrite: 12 });
     expect(usageOf({ usage: { prompt_tokens: 1.5, completion_tokens: '3' } })).toEqual({});
   });
 
