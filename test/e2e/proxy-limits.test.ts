@@ -98,3 +98,34 @@ describe('tally proxy: limits that hold while the log is late', () => {
     expect(stderr).toMatch(/tally proxy: stopped; \d+ calls forwarded: ¥[\d,.]+ \(0 booked by the gateway's log, ¥0\.00; the others estimated from their usage at the catalog's prices\); \d+ refused/);
   });
 });
+
+describe("the README's Claude Code settings for the proxy", () => {
+  it('work as Claude Code uses them: the proxy command as printed, the apiKeyHelper read by a shell, a messages call through ANTHROPIC_BASE_URL', async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('apiKeyHelper'))!;
+    const settings = JSON.parse(block) as { env: { ANTHROPIC_BASE_URL: string }; apiKeyHelper: string };
+    const command = /with `(tally proxy --listen [^`]+)` running/.exec(readme.replace(/\n/g, ' '))![1]!;
+    const printed = new URL(settings.env.ANTHROPIC_BASE_URL);
+    expect(command).toContain(`--listen ${printed.host}`);
+    // The README's port may be taken here: the same command on a free one.
+    const home = join(work.path, 'home');
+    const words = command.replace(`--listen ${printed.host}`, '--listen 127.0.0.1:0').replace(/~\//g, `${home}/`).split(' ').slice(1);
+    const env = { PATH: process.env.PATH, HOME: home, TALLY_CONFIG_DIR: join(work.path, 'state-readme'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(home, '.config'), { recursive: true });
+    const child = spawn(NODE, [BIN, ...words], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      child.stdout!.on('data', (d) => (out += d));
+      for (let i = 0; i < 200 && !out.includes('TALLY_PROXY_TOKEN_FILE='); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      const base = /^TALLY_PROXY_URL=(\S+)$/m.exec(out)![1]!;
+      const { execFileSync } = await import('node:child_process');
+      const key = execFileSync('bash', ['-c', settings.apiKeyHelper], { env: { PATH: process.env.PATH, HOME: home } }).toString().trim();
+      const answer = await fetch(`${base}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-claude-code-session-id': 'readme' }, body: JSON.stringify({ model: 'claude-sonnet-4.5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { type: string }).type).toBe('message');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
