@@ -14,6 +14,12 @@ if (process.env.BENCH_TEXT === '1') {
   process.exit(process.exitCode ?? 0);
 }
 
+// BENCH_PROXY=1 (or BENCH_ONLY=proxy): tally proxy's added latency, streams, memory and overshoot (scripts/bench-proxy.mjs).
+if (process.env.BENCH_PROXY === '1' || process.env.BENCH_ONLY === 'proxy') {
+  await import('./bench-proxy.mjs');
+  process.exit(process.exitCode ?? 0);
+}
+
 // BENCH_NETWORK=1: round trips on a link with a round-trip time instead (scripts/bench-network.mjs).
 if (process.env.BENCH_NETWORK === '1') {
   await import('./bench-network.mjs');

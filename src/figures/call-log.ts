@@ -125,7 +125,7 @@ export class CallFollower {
     if (cut) cut.error.message += ` (the ${records.length} log entries read so far are shown; the next poll goes on from there)`;
     if (found.stopped?.capped && !this.#saidCapped) {
       this.#saidCapped = true;
-      ctx.warn(`the log holds more than ${FOLLOW_MAX_PAGES} pages for the last ${Math.round((end - this.#from) / 60)} minutes (or the gateway does not narrow it to them): each poll reads the first ${FOLLOW_MAX_PAGES}`);
+      ctx.warn(`the log holds more than ${FOLLOW_MAX_PAGES} pages for the last ${Math.max(1, Math.round((end - this.#from) / 60))} minutes (or the gateway does not narrow it to them): each poll reads the first ${FOLLOW_MAX_PAGES}`);
     }
     // Each batch adds what the earlier ones lacked (the first may have been empty).
     const seenFields = callFields(records);
