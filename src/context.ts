@@ -376,6 +376,20 @@ export class Context extends Notices<GlobalOptions> {
     return transport;
   }
 
+  /**
+   * A transport of its own for forwarding calls (tally proxy): up to `connections` at once per
+   * origin over HTTP/1.1 instead of a command's four, so concurrent streams are never queued
+   * behind each other; the same CA file, proxies and protocol memory as every request.
+   */
+  forwardingTransport(connections: number): Transport {
+    if (this.#init.transport) return this.#init.transport;
+    const pool = Promise.all([import('./api/transport.js'), import('./settings/protocols.js')]).then(([{ defaultTransport }, { protocolMemory }]) => defaultTransport(this.env, protocolMemory(() => this.stateDir(), this.now), connections)).then((made) => {
+      this.onDispose(() => made.close());
+      return made;
+    });
+    return async (request) => (await pool).transport(request);
+  }
+
   onDispose(dispose: () => Promise<void> | void): void {
     this.#disposers.push(dispose);
   }

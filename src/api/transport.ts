@@ -32,7 +32,7 @@ export interface Pool {
  * requests to one origin share their connections (one TCP and TLS handshake, not one each), at
  * most MAX_CONNECTIONS_PER_ORIGIN at a time. `ca` adds certificate authorities (TALLY_CA_FILE).
  */
-export function nodePool(options: { ca?: string; memory?: import('../settings/protocols.js').ProtocolMemory } = {}): Pool {
+export function nodePool(options: { ca?: string; memory?: import('../settings/protocols.js').ProtocolMemory; connections?: number } = {}): Pool {
   // HTTP/2 where an https origin offers it (h2.ts); its module loads with the first https request.
   let h2: Promise<import('./h2.js').H2Pool> | undefined;
   const h2For = () => (h2 ??= import('./h2.js').then(({ h2Pool }) => h2Pool(options)));
@@ -41,7 +41,7 @@ export function nodePool(options: { ca?: string; memory?: import('../settings/pr
   let http: Promise<import('node:http').Agent> | undefined;
   let https: Promise<import('node:https').Agent> | undefined;
   const made: { destroy(): void }[] = [];
-  const settings = { keepAlive: true, maxSockets: MAX_CONNECTIONS_PER_ORIGIN, scheduling: 'lifo' as const };
+  const settings = { keepAlive: true, maxSockets: options.connections ?? MAX_CONNECTIONS_PER_ORIGIN, scheduling: 'lifo' as const };
   const agentFor = (secure: boolean): Promise<import('node:http').Agent> => {
     if (!secure) {
       http ??= importExternal<typeof import('node:http')>('node:http').then(({ Agent }) => remember(new Agent(settings)));
@@ -153,9 +153,9 @@ export function readCaFile(env: NodeJS.ProcessEnv): string | undefined {
  * HTTPS_PROXY/HTTP_PROXY is set (it honours NO_PROXY), loaded only then; loopback hosts are
  * always reached directly. TALLY_CA_FILE's authorities are trusted on either path.
  */
-export async function defaultTransport(env: NodeJS.ProcessEnv, memory?: import('../settings/protocols.js').ProtocolMemory): Promise<Pool> {
+export async function defaultTransport(env: NodeJS.ProcessEnv, memory?: import('../settings/protocols.js').ProtocolMemory, connections?: number): Promise<Pool> {
   const ca = readCaFile(env);
-  const direct = nodePool({ ca, ...(memory ? { memory } : {}) });
+  const direct = nodePool({ ca, ...(memory ? { memory } : {}), ...(connections ? { connections } : {}) });
   const proxy = env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy;
   if (!proxy) return direct;
   let viaProxy: Transport | undefined;

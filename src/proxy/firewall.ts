@@ -38,7 +38,8 @@ export async function openFirewall(ctx: Context, client: HttpClient, limits: Spe
   const prices = await catalogPrices(ctx);
   const since = Math.floor(ctx.now() / 1000);
   const proxy: RunningProxy = await startProxy({
-    transport: ctx.transport(),
+    // Each client's call on a connection of its own (up to 256 at once): a stream is never queued behind another.
+    transport: ctx.forwardingTransport(256),
     gateway: client.baseUrl,
     credential: client.credential.secret,
     token,
@@ -52,7 +53,8 @@ export async function openFirewall(ctx: Context, client: HttpClient, limits: Spe
     ...(options.log ? { log: options.log } : {}),
   });
   const stopFollowing = new AbortController();
-  const following = reconcileLoop(ctx, reconciler, since, stopFollowing.signal, options.say);
+  const counted = limits.some((l) => l.scope === 'budget');
+  const following = reconcileLoop(ctx, reconciler, since, stopFollowing.signal, options.say, () => counted || reconciler.waiting > 0);
   return {
     url: proxy.url,
     token,

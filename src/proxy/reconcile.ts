@@ -122,15 +122,20 @@ export class Reconciler {
 
 /**
  * Follows the key's log from `since` (Unix seconds) until `stop` aborts, handing each entry to the
- * reconciler; a failure is said once and retried later and later; a log the gateway does not keep
+ * reconciler (while `needed`: calls wait for their charge, or a budget counts the key's others); a failure is said once and retried later and later; a log the gateway does not keep
  * (or refuses) ends the loop, said: the figures stay estimates.
  */
-export async function reconcileLoop(ctx: Context, reconciler: Reconciler, since: number, stop: AbortSignal, say: (text: string) => void): Promise<void> {
+export async function reconcileLoop(ctx: Context, reconciler: Reconciler, since: number, stop: AbortSignal, say: (text: string) => void, needed: () => boolean = () => true): Promise<void> {
   const [{ CallFollower }, { backoffSeconds, pollSeconds, DEFAULT_FOLLOW_SECONDS }] = await Promise.all([import('../figures/call-log.js'), import('../loops/follow.js')]);
   const follower = new CallFollower(since);
   let failures = 0;
   while (!stop.aborted) {
     let wait: number;
+    // Nothing to book and nothing else counted: the gateway is not asked.
+    if (!needed()) {
+      await ctx.sleep(DEFAULT_FOLLOW_SECONDS * 1000, stop).catch(() => undefined);
+      continue;
+    }
     try {
       ctx.renewDeadline();
       const landed = await follower.poll(ctx);

@@ -17,6 +17,7 @@ import type { SpendLedger } from './ledger.js';
 import type { CallMarks } from './reconcile.js';
 import { sessionOf } from './session.js';
 import { hardenServer } from '../serving.js';
+import { KeyScrubber } from './scrub.js';
 
 /** A model's prices and its output limit (the worst case of a call that names no max_tokens). */
 export interface ModelPrices {
@@ -56,12 +57,18 @@ const MAX_READ_BYTES = 8 * 1024 * 1024;
 /** Headers that belong to one connection, never forwarded either way. */
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host']);
 
+/** The key's forms, worked out once: what no answer may carry to a client. */
+interface KeyForms {
+  forms: Buffer[];
+}
+
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const key: KeyForms = { forms: KeyScrubber.formsOf(options.credential) };
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const server: Server = createServer((req, res) => {
     inFlight++;
-    void handle(req, res, options, () => ownHosts).finally(() => {
+    void handle(req, res, options, () => ownHosts, key).finally(() => {
       if (--inFlight === 0) drained?.();
     });
   });
@@ -116,8 +123,9 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return Buffer.concat(chunks);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: ProxyOptions, ownHosts: () => Set<string>): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, options: ProxyOptions, ownHosts: () => Set<string>, key: KeyForms): Promise<void> {
   const started = Date.now();
+  const scrubText = (text: string) => (text.length < 8 ? text : KeyScrubber.scrubHeader(text, key.forms));
   const path = req.url ?? '/';
   // DNS rebinding: a page of another site that reached this port by a name of its own is refused.
   const host = req.headers.host ?? '';
@@ -171,7 +179,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: ProxyO
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value === undefined || HOP.has(name)) continue;
-      out[name] = value;
+      out[name] = scrubText(value);
       // The gateway's request id: how its log names the call, where it does.
       if (/request[-_]?id$/i.test(name) && value.length <= 256) marks.ids.push(value);
     }
@@ -179,16 +187,18 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: ProxyO
     const stream = /text\/event-stream/i.test(answer.headers['content-type'] ?? '') ? new StreamUsage() : undefined;
     const kept: Buffer[] = [];
     let keptBytes = 0;
+    const scrubber = new KeyScrubber(key.forms);
     for await (const chunk of answer.body) {
-      // Passed on as it arrives: a stream is never held.
-      res.write(chunk);
+      // Passed on as it arrives (a stream is never held), the key overwritten wherever the gateway echoed it.
+      const passing = scrubber.push(chunk);
+      if (passing.length) res.write(passing);
       if (stream) stream.push(chunk);
       else if (keptBytes + chunk.length <= MAX_READ_BYTES) {
         kept.push(Buffer.from(chunk));
         keptBytes += chunk.length;
       }
     }
-    res.end();
+    res.end(scrubber.end());
     // An answer the gateway refused (4xx) is not charged; one it served is priced from its usage.
     if (answer.status >= 400 && answer.status < 500) cost = new Decimal(0);
     else if (answer.status < 300) {
