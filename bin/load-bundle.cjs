@@ -21,13 +21,14 @@ const bundle = join(dist, 'main.cjs');
 /** No bundle, cache or list of routes tally writes is near this: anything larger is not one. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-/** A regular file's bytes, opened without blocking; undefined for anything else (missing, a FIFO, a device, too large). */
-function readRegular(file, max = MAX_FILE_BYTES) {
+/** A regular file's bytes, opened without blocking; undefined for anything else (missing, a FIFO, a device, too large). `opened` sees the open file first. */
+function readRegular(file, max = MAX_FILE_BYTES, opened) {
   let fd;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     const stat = fs.fstatSync(fd);
     if (!stat.isFile() || stat.size > max) return undefined;
+    opened?.(fd);
     const bytes = Buffer.allocUnsafe(stat.size);
     let done = 0;
     while (done < stat.size) {
@@ -54,12 +55,17 @@ function stateDir(env = process.env) {
 
 /**
  * Where a bundle's code cache for this Node is kept: by the Node version, the architecture, the
- * bundle's content and the command it ran (a cache holds the functions its first run compiled:
- * one per command, so each command finds its own code compiled).
+ * bundle file as it is now and the command it ran (a cache holds the functions its first run
+ * compiled: one per command, so each command finds its own code compiled). The file is known by
+ * its inode, size and change times (any write to it moves its ctime, which no one can set back):
+ * a bundle replaced or changed in place, even to the same length, gets a cache of its own. Not a
+ * hash of its content: reading node:crypto and hashing a megabyte cost more than the cache saves
+ * of some commands.
  */
-function cachePath(file, source, command) {
-  const hash = require('node:crypto').createHash('sha1').update(source).digest('hex').slice(0, 16);
-  return join(stateDir(), 'cache', 'code', `${process.version}-${process.arch}`, `${file.replace(/.*[\\/]/, '')}-${hash}-${command}.cache`);
+function cachePath(file, fd, command) {
+  const stat = fs.fstatSync(fd, { bigint: true });
+  const build = [stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].map((n) => n.toString(36)).join('.');
+  return join(stateDir(), 'cache', 'code', `${process.version}-${process.arch}`, `${file.replace(/.*[\\/]/, '')}-${build}-${command}.cache`);
 }
 
 /** The command word of a command line (its first word that is no option), for the name of its code cache. */
@@ -78,7 +84,8 @@ function commandWord(argv, takesValue) {
 
 function compile(file, source, cachedData) {
   // The same wrapper as Node's CommonJS loader.
-  const wrapper = `(function (exports, require, module, __filename, __dirname) {${source.toString('utf8')}\n})`;
+  // The bundles are ASCII only (the build refuses anything else): read as Latin-1, the bytes become V8's one-byte string as they are, without decoding UTF-8.
+  const wrapper = `(function (exports, require, module, __filename, __dirname) {${source.toString('latin1')}\n})`;
   return new vm.Script(wrapper, { filename: file, cachedData });
 }
 
@@ -107,14 +114,15 @@ const pendingCaches = [];
  * Throws when the bundle is not there or does not compile.
  */
 exports.load = function load(file = bundle, command = 'none') {
-  const source = readRegular(file);
-  if (!source || source.length === 0) throw new Error(`${file} is missing or not a file tally wrote`);
   let path;
-  try {
-    path = cachePath(file, source, command);
-  } catch {
-    // No home folder, no hash: the bundle runs without a cache.
-  }
+  const source = readRegular(file, MAX_FILE_BYTES, (fd) => {
+    try {
+      path = cachePath(file, fd, command);
+    } catch {
+      // No home folder: the bundle runs without a cache.
+    }
+  });
+  if (!source || source.length === 0) throw new Error(`${file} is missing or not a file tally wrote`);
   const cachedData = path === undefined ? undefined : readRegular(path);
   const script = compile(file, source, cachedData);
   if (path !== undefined && (cachedData === undefined || script.cachedDataRejected)) pendingCaches.push({ script, path });
@@ -151,7 +159,7 @@ function saveCaches() {
       const temporary = `${path}.${process.pid}.tmp`;
       fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600, flag: 'wx' });
       fs.renameSync(temporary, path);
-      prune(code, folder, path);
+      prune(code, folder);
     } catch {
       // A read-only or full disk, a race with another run: the next run makes it.
     }
@@ -162,14 +170,32 @@ function saveCaches() {
 const UNUSED_MS = 30 * 24 * 3600 * 1000;
 
 /**
- * The cache folder stays within a few MB: in this Node's folder, the caches of other builds of the
- * bundle (another content hash) go once a cache of this build is written; another Node's folder
- * goes once none of its caches was written or read for 30 days.
+ * The cache folder stays within a few MB: in this Node's folder, a cache goes once it belongs to no
+ * bundle of this install as it is now (another build, a bundle no longer shipped), as soon as a
+ * cache of this build is written; another Node's folder goes once none of its caches was written
+ * or read for 30 days.
  */
-function prune(code, folder, written) {
-  const build = written.replace(/.*[\\/]/, '').replace(/-[a-z][a-z-]*\.cache$/, '');
+function prune(code, folder) {
+  const current = new Map();
+  const currentOf = (name) => {
+    if (!current.has(name)) {
+      let id;
+      let fd;
+      try {
+        fd = fs.openSync(join(dist, name), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+        id = cachePath(join(dist, name), fd, 'x').replace(/.*[\\/]/, '').replace(/-x\.cache$/, '');
+      } catch {
+        id = undefined;
+      } finally {
+        if (fd !== undefined) fs.closeSync(fd);
+      }
+      current.set(name, id);
+    }
+    return current.get(name);
+  };
   for (const name of fs.readdirSync(folder)) {
-    if (!name.endsWith('.cache') || name.startsWith(`${build}-`)) continue;
+    const bundleName = /^([\w.-]+?\.cjs)-/.exec(name)?.[1];
+    if (!name.endsWith('.cache') || (bundleName && currentOf(bundleName) && name.startsWith(`${currentOf(bundleName)}-`))) continue;
     try {
       fs.unlinkSync(join(folder, name));
     } catch {
@@ -191,16 +217,32 @@ function prune(code, folder, written) {
   }
 }
 
-/** The global options that take a value, as the build wrote them (to find the command word as the parser does); none when the file is not what it writes. */
-function valueFlags() {
+/**
+ * The command words that have a bundle of their own and the global options that take a value, as
+ * the build wrote them (to find the command word as the parser does); neither when the file is not
+ * what it writes (the whole program then runs every line).
+ */
+function routes() {
   try {
     const launch = JSON.parse(readRegular(join(dist, 'commands.json'), 64 * 1024)?.toString('utf8') ?? 'null');
-    const list = launch?.valueFlags;
-    return Array.isArray(list) && list.every((item) => typeof item === 'string' && /^-{1,2}[a-z][a-z-]*$/.test(item)) ? list : [];
+    const words = (list, pattern) => (Array.isArray(list) && list.every((item) => typeof item === 'string' && pattern.test(item)) ? list : undefined);
+    const valueFlags = words(launch?.valueFlags, /^-{1,2}[a-z][a-z-]*$/);
+    const commands = words(launch?.commands, /^[a-z][a-z-]{0,31}$/);
+    return valueFlags && commands ? { valueFlags, commands } : { valueFlags: [], commands: [] };
   } catch {
-    return [];
+    return { valueFlags: [], commands: [] };
   }
 }
+
+/** The bundle a command line runs in: its command's own (an everyday command), else the whole program; with the word naming its cache. */
+function bundleFor(argv) {
+  const { valueFlags, commands } = routes();
+  const word = commandWord(argv, valueFlags);
+  // A help line runs in the whole program (it lists every command), and so does --demo (the sandbox is not in a command's bundle).
+  const own = commands.includes(word) && !argv.some((a) => a === '--help' || a === '-h' || a === '--demo') ? join(dist, `command-${word}.cjs`) : undefined;
+  return { file: own ?? bundle, word };
+}
+exports.bundleFor = bundleFor;
 
 /** The fast answers' module, when it is a file the build wrote (not a FIFO, not missing). */
 function fastModule() {
@@ -217,7 +259,18 @@ function fastModule() {
 const installed = {
   name: bundle,
   fast: fastModule,
-  program: (argv) => exports.load(bundle, commandWord(argv, valueFlags())),
+  program: (argv) => {
+    const { file, word } = bundleFor(argv);
+    // A command's bundle that is missing or damaged: the whole program runs the line.
+    if (file !== bundle) {
+      try {
+        return exports.load(file, word);
+      } catch {
+        // fall through
+      }
+    }
+    return exports.load(bundle, word);
+  },
   saveCaches,
 };
 

@@ -12,9 +12,14 @@ rmSync('dist', { recursive: true, force: true });
 
 await build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/main.cjs', plugins: [lazyChildProcess] });
 // esbuild escapes what is not ASCII in strings, not in regular expressions. One such character
-// makes V8 hold the whole bundle as two-byte text, slower to read and to compile lazily.
-const nonAscii = /[^\x00-\x7f]/.exec(readFileSync('dist/main.cjs', 'latin1'));
-if (nonAscii) throw new Error(`dist/main.cjs has a character outside ASCII near "${readFileSync('dist/main.cjs', 'latin1').slice(nonAscii.index - 40, nonAscii.index + 10)}": write it as \\u escape in the source`);
+// makes V8 hold the whole bundle as two-byte text, slower to read and to compile lazily; and the
+// launcher reads the bundles as Latin-1 (bin/load-bundle.cjs). Every bundle is checked below.
+function asciiOnly(file) {
+  const text = readFileSync(file, 'latin1');
+  const nonAscii = /[^\x00-\x7f]/.exec(text);
+  if (nonAscii) throw new Error(`${file} has a character outside ASCII near "${text.slice(nonAscii.index - 40, nonAscii.index + 10)}": write it as \\u escape in the source`);
+}
+asciiOnly('dist/main.cjs');
 // `--version`, a cached statusline and completion, answered without the full program (see
 // src/fast.ts): a tiny dist/fast.cjs, which requires dist/fast-statusline.cjs or
 // dist/fast-complete.cjs only for the answer it gives.
@@ -36,11 +41,45 @@ const fastOutputs = [
 for (const [entry, outfile, plugins] of fastOutputs) {
   // import() of the parts becomes require(): Node's ESM loader would cost more than the answer.
   const { metafile } = await build({ ...common, entryPoints: [entry], outfile, plugins, metafile: true, supported: { 'dynamic-import': false } });
+  asciiOnly(outfile);
   const bytes = metafile.outputs[outfile]?.bytes ?? 0;
   // These must stay small: a dependency on the command line here would undo them.
   // The guard's decides in exact decimals (decimal.js) with the guard's own rule and the budget checks: twice the others' room.
   const limit = outfile.endsWith('fast-guard.cjs') ? 96 * 1024 : 48 * 1024;
   if (bytes > limit) throw new Error(`${outfile} is ${bytes} bytes: something heavy is imported by ${entry}`);
+}
+
+// One bundle per command for the commands run every day, in CI and by scripts (bin/load-bundle.cjs
+// picks it by the command word): the same program with the other commands' loaders left out, so
+// a run reads, checks and deserialises about half as much (the bundle and its code cache).
+// Measured whole-process, paired, balance --json against the whole program: see the commit.
+export const EVERYDAY = ['balance', 'usage', 'status', 'forecast', 'check', 'logs', 'models', 'pricing'];
+// What a command's line never loads there: the in-process sandbox (--demo, whose lines the launcher
+// sends to the whole program) and shell completion (its lines too). Left out, a command's bundle
+// is a tenth smaller, to read and to deserialise.
+const notInCommandBundles = {
+  name: 'not-in-command-bundles',
+  setup(build) {
+    build.onResolve({ filter: /(^|[\\/])sandbox[\\/]server\.js$|^@bomb\.sh\/tab/ }, (args) => ({ path: args.path, namespace: 'not-in-command-bundles' }));
+    build.onLoad({ filter: /.*/, namespace: 'not-in-command-bundles' }, (args) => ({ contents: `throw new Error(${JSON.stringify(`${args.path} is not in this command's bundle`)});`, loader: 'js' }));
+  },
+};
+const registry = readFileSync('src/cli/registry.ts', 'utf8');
+for (const name of EVERYDAY) {
+  if (!registry.includes(`import('../commands/${name}.js')`)) throw new Error(`build: ${name} is not a command of src/cli/registry.ts`);
+  const onlyThisCommand = {
+    name: 'only-this-command',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]src[\\/]cli[\\/]registry\.ts$/ }, (args) => ({
+        // The launcher sends only this command's lines here: another command's loader is never called.
+        contents: readFileSync(args.path, 'utf8').replace(/import\('\.\.\/commands\/([\w-]+)\.js'\)/g, (whole, file) => (file === name ? whole : `Promise.reject(new Error('${file} is not in the bundle of ${name}'))`)),
+        loader: 'ts',
+      }));
+    },
+  };
+  // No source map of its own: the whole program's (dist/main.cjs.map) maps the same sources (TALLY_BUILD_MAPS=1 writes them, to read a CPU profile).
+  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, onlyThisCommand, notInCommandBundles] });
+  asciiOnly(`dist/command-${name}.cjs`);
 }
 
 // No V8 code cache is built here: one is good only for the Node that made it, so the launcher
@@ -51,6 +90,7 @@ const launcher = createRequire(import.meta.url)('../bin/load-bundle.cjs');
 const program = launcher.load();
 const spec = await program.completionSpec();
 writeFileSync('dist/completion.json', JSON.stringify(spec));
-// The global options that take a value: the launcher skips their values to find the command word
-// (as the command line's parser does), which names the code cache of that command's runs.
-writeFileSync('dist/commands.json', JSON.stringify({ valueFlags: spec.options.filter((o) => o.takesValue).flatMap((o) => [o.name.startsWith('-') ? o.name : `--${o.name}`, ...(o.alias ? [o.alias.startsWith('-') ? o.alias : `-${o.alias}`] : [])]) }));
+// The command words with a bundle of their own, and the global options that take a value: the
+// launcher skips their values to find the command word (as the command line's parser does), which
+// picks the bundle and names the code cache of that command's runs.
+writeFileSync('dist/commands.json', JSON.stringify({ commands: EVERYDAY, valueFlags: spec.options.filter((o) => o.takesValue).flatMap((o) => [o.name.startsWith('-') ? o.name : `--${o.name}`, ...(o.alias ? [o.alias.startsWith('-') ? o.alias : `-${o.alias}`] : [])]) }));

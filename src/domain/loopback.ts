@@ -20,6 +20,8 @@ function addresses(): BlockList {
 export function isLoopback(host: string): boolean {
   const name = host.trim().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
   if (name === 'localhost') return true;
+  // The spellings nearly every run meets, answered without building the address list (a millisecond of each start).
+  if (/^127\.(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){2}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/.test(name) || name === '::1') return true;
   if (isIPv4(name)) return addresses().check(name, 'ipv4');
   // A zone index (fe80::1%eth0) names an interface, never loopback's address.
   if (isIPv6(name)) return addresses().check(name, 'ipv6');

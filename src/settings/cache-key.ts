@@ -28,8 +28,13 @@ export function accountId(origin: string, currency: string, balance: string, lif
   return `acct-${digest(`tally account\u0000${origin}\u0000${currency}\u0000${balance}\u0000${lifetimeSpend}`).slice(0, 12)}`;
 }
 
+/** Each text's digest once a run: a run names the same caches (and the same key) several times. */
+const digests = new Map<string, string>();
+
 function digest(text: string): string {
-  return bytesToHex(sha256(utf8ToBytes(text)));
+  let hex = digests.get(text);
+  if (hex === undefined) digests.set(text, (hex = bytesToHex(sha256(utf8ToBytes(text)))));
+  return hex;
 }
 
 /** Where a cache of `kind` for this gateway (and caller) lives: `<state>/cache/<kind>-<id><ext>`. */

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
-import { type DayAmount, backtest, daysBetween, spendRange, weekdayOf } from '../../src/domain/forecast-range.js';
+import { type DayAmount, backtest, daysBetween, spendRange, sqrt, weekdayOf } from '../../src/domain/forecast-range.js';
 
 const DAY = 86_400;
 /** A Monday, 00:00 UTC. */
@@ -132,5 +132,16 @@ describe("the month's range says how often it held", () => {
     const growing = forecast({ balance: new Decimal(1000), days: days((i) => Math.round(1000 * 1.05 ** i)), basisDays: 7, now, dayOffset: 0, today: undefined });
     expect(growing.monthRange!.held!.weeks).toBe(8);
     expect(growing.monthRange!.held!.inside).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('the integer square root the spread uses', () => {
+  it('is the largest root whose square is not above the value (property)', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 240n }), (value) => {
+        const root = sqrt(value);
+        expect(root * root <= value && (root + 1n) * (root + 1n) > value).toBe(true);
+      }),
+    );
   });
 });

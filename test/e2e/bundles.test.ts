@@ -1,6 +1,7 @@
-// The launcher (bin/load-bundle.cjs): the code cache of each Node version is made on its first
-// run, in the state folder, per command, named by the bundle's content (a bundle changed in place,
-// even to the same length, gets a new one); a cache V8 rejects is made again; a folder that cannot
+// The launcher (bin/load-bundle.cjs): an everyday command runs in its own bundle (the whole program
+// runs the rest, and any line whose bundle is damaged); the code cache of each Node version is
+// made on its first run, in the state folder, per bundle and command, named by the bundle file as
+// it is (a bundle changed in place, even to the same length, gets a new one); a cache V8 rejects is made again; a folder that cannot
 // be written costs only time. A damaged install (the program cut, emptied or a FIFO, the files
 // beside it not what the build wrote, a cache that is a FIFO) never hangs and never prints a
 // stack trace without --debug: what can run runs, and what cannot says how to mend it.
@@ -8,8 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
-import { NODE, runProcess, skipWithout, tempDir, tempDirs } from '../helpers.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { FIXED_CLOCK, NODE, runProcess, skipWithout, tempDir, tempDirs } from '../helpers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const node22 = `${root}/scripts/nodes/node_modules/node22/bin/node`;
@@ -28,9 +30,18 @@ function installed(): string {
 }
 
 const state = tempDir();
-afterAll(() => state.remove());
+// A gateway for the command lines (not --demo: its lines run in the whole program, the sandbox is not in a command's bundle).
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ accountLimit: 100_000 });
+});
+afterAll(async () => {
+  state.remove();
+  await sandbox.close();
+});
+const gateway = () => ({ TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey });
 function tally(dir: string, args: string[], options: { node?: string; state?: string } = {}) {
-  return runProcess(options.node ?? NODE, [join(dir, 'bin', 'tally.js'), ...args], { env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: options.state ?? state.path, NO_COLOR: '1' }, timeoutMs: 20_000 });
+  return runProcess(options.node ?? NODE, [join(dir, 'bin', 'tally.js'), ...args], { env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: options.state ?? state.path, NO_COLOR: '1', ...gateway() }, timeoutMs: 20_000 });
 }
 const cacheFolder = (stateDir: string, version = nodeVersion) => join(stateDir, 'cache', 'code', `${version}-${process.arch}`);
 
@@ -38,28 +49,28 @@ describe('code caches, made where they are used', () => {
   it('are made by the first run of each command on each Node, read by the next, and made again when V8 rejects one', async () => {
     const dir = installed();
     const own = installs();
-    expect((await tally(dir, ['balance', '--demo', '--json'], { state: own })).code).toBe(0);
-    expect((await tally(dir, ['pricing', '--demo', '--json'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['balance', '--json'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['pricing', '--json'], { state: own })).code).toBe(0);
     const made = readdirSync(cacheFolder(own)).sort();
-    expect(made).toEqual([expect.stringMatching(/^main\.cjs-[0-9a-f]{16}-balance\.cache$/), expect.stringMatching(/^main\.cjs-[0-9a-f]{16}-pricing\.cache$/)]);
+    expect(made).toEqual([expect.stringMatching(/^command-balance\.cjs-[0-9a-z.]+-balance\.cache$/), expect.stringMatching(/^command-pricing\.cjs-[0-9a-z.]+-pricing\.cache$/)]);
     const balance = join(cacheFolder(own), made[0]!);
     expect(statSync(balance).mode & 0o777).toBe(0o600);
     const written = statSync(balance).mtimeMs;
     // Read, not made again.
-    const again = await tally(dir, ['balance', '--demo', '--json'], { state: own });
+    const again = await tally(dir, ['balance', '--json'], { state: own });
     expect(again.code).toBe(0);
     expect(statSync(balance).mtimeMs).toBe(written);
     // One V8 rejects (another Node's, or damaged): the run goes on, and the cache is made again.
     writeFileSync(balance, Buffer.alloc(4096, 7));
-    expect((await tally(dir, ['balance', '--demo', '--json'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['balance', '--json'], { state: own })).code).toBe(0);
     expect(readFileSync(balance).equals(Buffer.alloc(4096, 7))).toBe(false);
   }, 60_000);
 
   it.skipIf(skipWithout(hasNode22))('are made per Node: another Node makes its own, beside', async () => {
     const dir = installed();
     const own = installs();
-    expect((await tally(dir, ['balance', '--demo', '--json'], { state: own })).code).toBe(0);
-    expect((await tally(dir, ['balance', '--demo', '--json'], { state: own, node: node22 })).code).toBe(0);
+    expect((await tally(dir, ['balance', '--json'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['balance', '--json'], { state: own, node: node22 })).code).toBe(0);
     const versions = readdirSync(join(own, 'cache', 'code')).sort();
     expect(versions).toContain(`v22.23.3-${process.arch}`);
     expect(versions).toContain(`${nodeVersion}-${process.arch}`);
@@ -70,17 +81,18 @@ describe('code caches, made where they are used', () => {
     const own = installs();
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string;
     expect((await tally(dir, ['version'], { state: own })).stdout).toMatch(new RegExp(`^tally ${version.replace(/\./g, '\\.')} \\(Node `));
-    expect((await tally(dir, ['pricing', '--demo', '--json'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['pricing', '--json'], { state: own })).code).toBe(0);
     const before = readdirSync(cacheFolder(own)).sort();
     expect(before).toHaveLength(2);
     const main = join(dir, 'dist', 'main.cjs');
     const changed = version.replace(/\d/g, '9');
     writeFileSync(main, readFileSync(main, 'utf8').split(JSON.stringify(version)).join(JSON.stringify(changed)));
     expect((await tally(dir, ['version'], { state: own })).stdout).toMatch(new RegExp(`^tally ${changed.replace(/\./g, '\\.')} \\(Node `));
-    // The new build's cache alone: the caches of the build no longer installed are removed.
-    const after = readdirSync(cacheFolder(own));
-    expect(after).toEqual([expect.stringMatching(/-version\.cache$/)]);
-    expect(before).not.toContain(after[0]);
+    // The changed bundle's new cache, beside the unchanged bundle's: the cache of the build no longer installed is removed.
+    const after = readdirSync(cacheFolder(own)).sort();
+    expect(after).toEqual([expect.stringMatching(/^command-pricing\.cjs-.*-pricing\.cache$/), expect.stringMatching(/^main\.cjs-.*-version\.cache$/)]);
+    expect(before).toContain(after[0]);
+    expect(before).not.toContain(after[1]);
     // Another Node's folder unused for a month goes too; one used lately stays.
     const stale = join(own, 'cache', 'code', 'v18.0.0-x64');
     const recent = join(own, 'cache', 'code', 'v21.0.0-x64');
@@ -92,7 +104,7 @@ describe('code caches, made where they are used', () => {
     const monthAgo = new Date(Date.now() - 40 * 24 * 3600 * 1000);
     utimesSync(join(stale, 'main.cjs-0000000000000000-balance.cache'), monthAgo, monthAgo);
     utimesSync(stale, monthAgo, monthAgo);
-    expect((await tally(dir, ['status', '--demo', '--json'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['status', '--json'], { state: own })).code).toBe(0);
     expect(readdirSync(join(own, 'cache', 'code')).sort()).toEqual([`${nodeVersion}-${process.arch}`, 'v21.0.0-x64'].sort());
   });
 
@@ -101,7 +113,7 @@ describe('code caches, made where they are used', () => {
     const own = installs();
     const elsewhere = installs();
     symlinkSync(elsewhere, join(own, 'cache'));
-    expect((await tally(dir, ['balance', '--demo', '--json'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['balance', '--json'], { state: own })).code).toBe(0);
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
@@ -110,18 +122,43 @@ describe('code caches, made where they are used', () => {
     const own = installs();
     mkdirSync(join(own, 'cache'), { recursive: true });
     writeFileSync(join(own, 'cache', 'code'), 'not a folder');
-    const plain = await tally(dir, ['balance', '--demo', '--json'], { state: own });
+    const plain = await tally(dir, ['balance', '--json'], { state: own });
     expect([plain.code, plain.stderr]).toEqual([0, '']);
     const readOnly = installs();
     mkdirSync(join(readOnly, 'cache'), { recursive: true });
     chmodSync(join(readOnly, 'cache'), 0o500);
     try {
-      const result = await tally(dir, ['balance', '--demo', '--json'], { state: readOnly });
+      const result = await tally(dir, ['balance', '--json'], { state: readOnly });
       expect([result.code, result.stderr]).toEqual([0, '']);
     } finally {
       chmodSync(join(readOnly, 'cache'), 0o700);
     }
   });
+});
+
+describe("the everyday commands' own bundles", () => {
+  it('print exactly what the whole program prints, for each of them', async () => {
+    const dir = installed();
+    const whole = installed();
+    writeFileSync(join(whole, 'dist', 'commands.json'), '{}');
+    const routes = JSON.parse(readFileSync(join(root, 'dist', 'commands.json'), 'utf8')) as { commands: string[] };
+    expect(routes.commands.sort()).toEqual(['balance', 'check', 'forecast', 'logs', 'models', 'pricing', 'status', 'usage']);
+    const lines: Record<string, string[]> = { check: ['check', '--min-balance', '1', '--json'], logs: ['logs', '--json'] };
+    for (const name of routes.commands) {
+      const args = lines[name] ?? [name, '--json'];
+      const ownState = installs();
+      const run = (install: string) =>
+        runProcess(NODE, ['--require', FIXED_CLOCK, join(install, 'bin', 'tally.js'), ...args], { env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: install === dir ? ownState : installs(), NO_COLOR: '1', TALLY_TEST_NOW: String(Date.UTC(2026, 10, 20, 9)), ...gateway() }, timeoutMs: 20_000 });
+      // The gateway's answers as a second asking gets them (its cache says HIT): the same for both.
+      await run(whole);
+      const own = await run(dir);
+      const program = await run(whole);
+      expect([own.code, own.stdout, own.stderr], name).toEqual([program.code, program.stdout, program.stderr]);
+      // And it ran in its own bundle: its code cache is named by it.
+      expect(readdirSync(join(ownState, 'cache', 'code', `${nodeVersion}-${process.arch}`)), name).toEqual([expect.stringMatching(new RegExp(`^command-${name}\\.cjs-.*-${name}\\.cache$`))]);
+      expect(own.stdout.length, name).toBeGreaterThan(10);
+    }
+  }, 120_000);
 });
 
 describe('a damaged install', () => {
@@ -134,11 +171,14 @@ describe('a damaged install', () => {
     ['a FIFO', (file: string) => (rmSync(file), execFileSync('mkfifo', [file]))],
   ])('with its program %s says so in one line (the stack only with --debug), and never hangs', async (_what, damage) => {
     const dir = installed();
+    // The command's own bundle damaged alone: the whole program runs the line.
+    damage(join(dir, 'dist', 'command-balance.cjs'));
+    expect((await tally(dir, ['balance', '--json'])).code).toBe(0);
     damage(join(dir, 'dist', 'main.cjs'));
-    const result = await tally(dir, ['balance', '--demo']);
+    const result = await tally(dir, ['balance']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(damagedProgram);
-    const debug = await tally(dir, ['balance', '--demo', '--debug']);
+    const debug = await tally(dir, ['balance', '--debug']);
     expect(debug.code).toBe(1);
     expect(debug.stderr.split('\n').length).toBeGreaterThan(2);
   });
@@ -146,9 +186,9 @@ describe('a damaged install', () => {
   it('runs as it should when the files beside the program are not what the build wrote: the option list {} or a FIFO, the fast answers a FIFO, a cache a FIFO', async () => {
     const dir = installed();
     const own = installs();
-    const expected = (await tally(dir, ['--profile', 'x', 'balance', '--demo', '--json'], { state: own })).stdout;
+    const expected = (await tally(dir, ['--timeout', '9', 'balance', '--json'], { state: own })).stdout;
     writeFileSync(join(dir, 'dist', 'commands.json'), '{}');
-    expect((await tally(dir, ['--profile', 'x', 'balance', '--demo', '--json'], { state: own })).stdout).toBe(expected);
+    expect((await tally(dir, ['--timeout', '9', 'balance', '--json'], { state: own })).stdout).toBe(expected);
     rmSync(join(dir, 'dist', 'commands.json'));
     execFileSync('mkfifo', [join(dir, 'dist', 'commands.json')]);
     rmSync(join(dir, 'dist', 'fast.cjs'));
@@ -158,7 +198,7 @@ describe('a damaged install', () => {
     execFileSync('mkfifo', [join(cacheFolder(own), cache)]);
     const version = await tally(dir, ['--version'], { state: own });
     expect([version.code, version.stdout, version.stderr]).toEqual([0, `${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`, '']);
-    const again = await tally(dir, ['--profile', 'x', 'balance', '--demo', '--json'], { state: own });
+    const again = await tally(dir, ['--timeout', '9', 'balance', '--json'], { state: own });
     expect([again.code, again.stderr]).toEqual([0, '']);
   });
 

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE, runProcess, runTally, tempDir, skipWithout } from '../helpers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-/** The packed tarball's size budget (the catalog of code caches it once carried was 4 MB). */
-const MAX_PACKED_BYTES = 1.5 * 1024 * 1024;
+/** The packed tarball's size budget (the catalog of code caches it once carried was 4 MB; the everyday commands' own bundles take half of it). */
+const MAX_PACKED_BYTES = 2 * 1024 * 1024;
 const work = tempDir();
 let tarball: string;
 let packed: { size: number; unpackedSize: number; files: { path: string }[] };
@@ -36,7 +36,7 @@ afterAll(() => work.remove());
 describe('the package', () => {
   it('holds what runs and nothing else: no code cache, no sources, tests or maps; a bin, the Node lines it supports, a licence', () => {
     const files = packed.files.map((f) => f.path);
-    for (const needed of ['bin/tally.js', 'bin/load-bundle.cjs', 'bin/run.cjs', 'dist/main.cjs', 'dist/fast.cjs', 'dist/commands.json', 'dist/completion.json', 'schemas/usage.schema.json', 'monitoring/alerts.yml', 'action.yml', 'README.md', 'LICENSE', 'package.json']) expect(files).toContain(needed);
+    for (const needed of ['bin/tally.js', 'bin/load-bundle.cjs', 'bin/run.cjs', 'dist/main.cjs', 'dist/command-balance.cjs', 'dist/command-status.cjs', 'dist/command-usage.cjs', 'dist/fast.cjs', 'dist/commands.json', 'dist/completion.json', 'schemas/usage.schema.json', 'monitoring/alerts.yml', 'action.yml', 'README.md', 'LICENSE', 'package.json']) expect(files).toContain(needed);
     expect(files.filter((f) => /^(src|test|scripts)\/|\.cache$|\.map$|\.tgz$/.test(f))).toEqual([]);
     expect(packed.size).toBeLessThan(MAX_PACKED_BYTES);
     const pkg = JSON.parse(execFileSync('tar', ['xzf', tarball, '-O', 'package/package.json']).toString());
@@ -74,7 +74,7 @@ describe('the package', () => {
     expect(balance.code, balance.stderr).toBe(0);
     expect(JSON.parse(balance.stdout)).toMatchObject({ currency: 'CNY' });
     // The first run on this Node made its code cache in the state folder, never in the package.
-    expect(readdirSync(join(state, 'cache', 'code', `${execFileSync(NODE, ['--version']).toString().trim()}-${process.arch}`)).some((f) => /^main\.cjs-[0-9a-f]{16}-balance\.cache$/.test(f))).toBe(true);
+    expect(readdirSync(join(state, 'cache', 'code', `${execFileSync(NODE, ['--version']).toString().trim()}-${process.arch}`)).some((f) => /^main\.cjs-[0-9a-z.]+-balance\.cache$/.test(f))).toBe(true);
     expect(readdirSync(join(prefix, 'lib', 'node_modules', 'llm-tally', 'dist')).filter((f) => f.endsWith('.cache'))).toEqual([]);
     // Homebrew's generate_completions_from_executable runs `tally completion SHELL` for each shell.
     for (const shell of ['bash', 'zsh', 'fish']) {
