@@ -244,8 +244,9 @@ function bundleFor(argv) {
 }
 exports.bundleFor = bundleFor;
 
-/** The fast answers' module, when it is a file the build wrote (not a FIFO, not missing). */
-function fastModule() {
+/** The fast answers' module, when it is a file the build wrote (not a FIFO, not missing); its parts load from their code caches. */
+function fastModule(argv) {
+  globalThis.__tallyLoadPart = (name) => exports.load(join(dist, name), /^[a-z][a-z-]{0,31}$/.test(argv[0] ?? '') ? argv[0] : 'fast');
   const file = join(dist, 'fast.cjs');
   if (!readRegular(file, 1024 * 1024)) return undefined;
   try {

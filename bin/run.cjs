@@ -73,7 +73,7 @@ exports.run = function run(argv, from) {
     program.main(argv, { triedFast }).then(finish);
   };
   if (!FAST.has(argv[0])) return void full(false);
-  const fast = from.fast();
+  const fast = from.fast(argv);
   if (!fast) return void full(false); // not built (or damaged): the full bundle answers these too
   let streams = false;
   const write = (text) => {

@@ -28,8 +28,14 @@ const fastParts = {
   name: 'fast-parts',
   setup(build) {
     build.onResolve({ filter: /^\.\/(statusline\/fast|statusline\/fast-guard|completion\/complete)\.js$/ }, (args) =>
-      args.importer.endsWith('fast.ts') ? { path: `./${FAST_PARTS[args.path]}.cjs`, external: true } : undefined,
+      args.importer.endsWith('fast.ts') ? { path: FAST_PARTS[args.path], namespace: 'fast-part' } : undefined,
     );
+    // A part is loaded by the launcher, from its code cache (bin/load-bundle.cjs __tallyLoadPart), or required as it is.
+    build.onLoad({ filter: /.*/, namespace: 'fast-part' }, (args) => ({
+      contents: `module.exports = typeof globalThis.__tallyLoadPart === 'function' ? globalThis.__tallyLoadPart(${JSON.stringify(`${args.path}.cjs`)}) : require(${JSON.stringify(`./${args.path}.cjs`)});`,
+      loader: 'js',
+    }));
+    build.onResolve({ filter: /^\.\/fast-[\w-]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 const fastOutputs = [

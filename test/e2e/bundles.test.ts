@@ -66,6 +66,19 @@ describe('code caches, made where they are used', () => {
     expect(readFileSync(balance).equals(Buffer.alloc(4096, 7))).toBe(false);
   }, 60_000);
 
+  it('are made for the fast answers\' parts too (a Tab\'s completion), and read by the next run', async () => {
+    const dir = installed();
+    const own = installs();
+    const first = await tally(dir, ['complete', '--', 'usage', '--b'], { state: own });
+    expect([first.code, first.stdout]).toEqual([0, expect.stringContaining('--bucket')]);
+    const made = readdirSync(cacheFolder(own));
+    expect(made).toEqual([expect.stringMatching(/^fast-complete\.cjs-[0-9a-z.]+-complete\.cache$/)]);
+    const written = statSync(join(cacheFolder(own), made[0]!)).mtimeMs;
+    const again = await tally(dir, ['complete', '--', 'usage', '--b'], { state: own });
+    expect(again.stdout).toBe(first.stdout);
+    expect(statSync(join(cacheFolder(own), made[0]!)).mtimeMs).toBe(written);
+  });
+
   it.skipIf(skipWithout(hasNode22))('are made per Node: another Node makes its own, beside', async () => {
     const dir = installed();
     const own = installs();
