@@ -74,6 +74,8 @@ if (!existsSync(completionSpec)) throw new Error('dist/completion.json is missin
 const assets = { 'main.cjs': join(out, 'main.cjs'), 'fast.cjs': join(out, 'fast.cjs'), 'dist/completion.json': completionSpec };
 for (const name of Object.keys(dependencies)) assets[`deps/${name}.cjs`] = join(out, 'deps', `${name}.cjs`);
 for (const schema of readdirSync(join(root, 'schemas')).filter((f) => f.endsWith('.json'))) assets[`schemas/${schema}`] = join(root, 'schemas', schema);
+// The manual's topics (tally help TOPIC).
+for (const topic of readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md'))) assets[`docs/${topic}`] = join(root, 'docs', topic);
 assets['node_modules/jq-wasm'] = createRequire(join(root, 'package.json')).resolve('jq-wasm/inline');
 
 const node = seaNode();

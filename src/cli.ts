@@ -40,6 +40,19 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
   const io = redactingIO(raw, secrets);
   const wantsJson = argv.includes('--json') || argv.includes('--jq');
   const wantsDebug = argv.includes('--debug');
+  // `tally help TOPIC`: a topic of the manual (docs/TOPIC.md, shipped), where TOPIC names no command.
+  if (argv[0] === 'help' && argv.length === 2 && !COMMANDS.some((c) => c.name.split(' ')[0] === argv[1])) {
+    const { helpTopic } = await import('./manual/help.js');
+    const answer = helpTopic(argv[1]!);
+    if (answer.ok) {
+      io.out(answer.text);
+      return 0;
+    }
+    if (answer.text) {
+      io.err(answer.text);
+      return 2;
+    }
+  }
   try {
     const program = await buildProgram(
       argv,
@@ -77,6 +90,12 @@ async function loadCommand(name: string): Promise<RunnableCommand> {
 
 const EXIT_CODES = "Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate limited, 5 check failed (run: stopped past the limit), 130 interrupted; tally run otherwise exits with its command's code.";
 
+/** The manual's topics, named in the program's help. */
+async function topicsLine(): Promise<string> {
+  const { TOPICS } = await import('./manual/topics.js');
+  return `Topics of the manual (tally help TOPIC): ${TOPICS.map((t) => t.name).join(', ')}.`;
+}
+
 async function buildProgram(argv: string[], io: IO, makeContext: (options: GlobalOptions) => Context): Promise<Command> {
   const helpWidth = io.stdoutIsTTY ? io.width : 80;
   const asksHelp = argv.includes('--help') || argv.includes('-h') || argv[0] === 'help';
@@ -107,7 +126,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     .option('--all-profiles', 'the command for every stored profile (balance, status, forecast, budget, check, billing, usage, statusline)')
     .option('--profiles <a,b>', 'the command for these profiles')
     .option('--no-pager', 'never page a table taller than the terminal ($TALLY_PAGER, $PAGER, less -FRX)')
-    .addHelpText('after', `\n${await after(`Examples:\n${COMMANDS.map((c) => `  $ ${c.example}`).join('\n')}\n\n${EXIT_CODES}`)}\n`);
+    .addHelpText('after', `\n${await after(`Examples:\n${COMMANDS.map((c) => `  $ ${c.example}`).join('\n')}\n\n${EXIT_CODES}${asksHelp ? `\n\n${await topicsLine()}` : ''}`)}\n`);
 
   throughIO(program, io, 'tally');
   const wanted = commandPath(argv);
@@ -172,6 +191,11 @@ export async function fullProgram(io: IO): Promise<Command> {
     if (command) (await entry.load()).configure(command);
   }
   return program;
+}
+
+/** The whole program and the registry's entries, for the manual (src/cli/manual.ts). */
+export async function describedProgram(io: IO): Promise<{ program: Command; entries: readonly CommandEntry[] }> {
+  return { program: await fullProgram(io), entries: COMMANDS };
 }
 
 /** Global options that do not fit the command or each other: said before anything is asked of the service. */

@@ -119,19 +119,12 @@ export class Context extends Notices<GlobalOptions> {
     setMaxListeners(1000, this.signal, timer.signal, also);
   }
 
-  /**
-   * For a long export run without --timeout (logs --all): no deadline for the whole run; each
-   * request keeps its own bound of --timeout seconds (the HTTP client sees no deadline and
-   * bounds each request itself), and Ctrl-C still ends it.
-   */
+  /** A long export (logs --all): no deadline for the whole run; each request keeps its own bound of --timeout seconds, and Ctrl-C still ends it. */
   withoutDeadline(): void {
     this.runUntilInterrupted();
   }
 
-  /**
-   * For commands that serve until Ctrl-C (`sandbox`): --timeout bounds a command's work, not how
-   * long a server runs, so only an interrupt stops this one.
-   */
+  /** Commands that serve until Ctrl-C (`sandbox`, `proxy`): --timeout bounds a command's work, not how long a server runs. */
   runUntilInterrupted(): void {
     clearTimeout(this.#deadlineTimer);
     this.deadline = Number.POSITIVE_INFINITY;
@@ -376,17 +369,10 @@ export class Context extends Notices<GlobalOptions> {
     return transport;
   }
 
-  /**
-   * A transport of its own for forwarding calls (tally proxy): up to `connections` at once per
-   * origin over HTTP/1.1 instead of a command's four, so concurrent streams are never queued
-   * behind each other; the same CA file, proxies and protocol memory as every request.
-   */
+  /** A transport of its own for forwarding calls (tally proxy): up to `connections` per origin over HTTP/1.1, so streams never queue behind a command's four. */
   forwardingTransport(connections: number): Transport {
     if (this.#init.transport) return this.#init.transport;
-    const pool = Promise.all([import('./api/transport.js'), import('./settings/protocols.js')]).then(([{ defaultTransport }, { protocolMemory }]) => defaultTransport(this.env, protocolMemory(() => this.stateDir(), this.now), connections)).then((made) => {
-      this.onDispose(() => made.close());
-      return made;
-    });
+    const pool = Promise.all([import('./api/transport.js'), import('./settings/protocols.js')]).then(([{ defaultTransport }, { protocolMemory }]) => defaultTransport(this.env, protocolMemory(() => this.stateDir(), this.now), connections)).then((made) => (this.onDispose(() => made.close()), made));
     return async (request) => (await pool).transport(request);
   }
 

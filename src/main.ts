@@ -23,3 +23,10 @@ export async function completionSpec(): Promise<unknown> {
   const { buildSpec } = await import('./completion/spec.js');
   return buildSpec();
 }
+
+/** The command reference, for the docs generator (scripts/docs.mjs): every command's page, the man page, the topics. */
+export async function manual(version: string): Promise<{ commands: { name: string; markdown: string }[]; man: string; topics: readonly { name: string; title: string }[] }> {
+  const [{ manualPages }, { markdownPage, manPage }, { TOPICS }] = await Promise.all([import('./cli/manual.js'), import('./manual/reference.js'), import('./manual/topics.js')]);
+  const { pages, globals } = await manualPages();
+  return { commands: pages.map((page) => ({ name: page.name, markdown: markdownPage(page, globals) })), man: manPage(pages, globals, TOPICS, version), topics: TOPICS };
+}

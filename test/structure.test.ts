@@ -1,4 +1,4 @@
-// The layout the code keeps (../STYLE.md, and the README's "Development"): commands only ask and
+// The layout the code keeps (../STYLE.md, and CONTRIBUTING.md): commands only ask and
 // show, dependencies point down, no import circle, no file that holds several concerns. Read
 // from the source with TypeScript's own import scanner: static, dynamic and type-only imports.
 import { readFileSync, readdirSync, statSync } from 'node:fs';

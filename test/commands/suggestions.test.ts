@@ -1,5 +1,6 @@
 // What a mistyped or naturally written value gets: the value most likely meant on its own line
 // (from the one suggestion rule, for every closed set), or the form accepted as it was meant.
+import { manualText } from '../support/manual.js';
 import { describe, expect, it } from 'vitest';
 import { GW, KEY, runCommand } from '../helpers.js';
 
@@ -91,8 +92,7 @@ describe('forms people write are taken as meant', () => {
 
 describe("the README's example of a suggestion", () => {
   it('is what tally prints', async () => {
-    const { readFileSync } = await import('node:fs');
-    const block = /```text\n\$ tally (usage --tz \S+)\n([\s\S]*?)```/.exec(readFileSync('README.md', 'utf8'))!;
+    const block = /```text\n\$ tally (usage --tz \S+)\n([\s\S]*?)```/.exec(manualText())!;
     const result = await runCommand(block[1]!.split(' '), { env, now: () => NOW });
     expect(result.stderr).toBe(block[2]);
   });

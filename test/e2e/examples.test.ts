@@ -1,8 +1,7 @@
 // Every example tally shows works as printed against the sandbox: the ones in each command's help
 // and every tally command in the README. The flags exist, the values parse, the command answers.
 // Those that sign in, switch profiles, serve, watch or change the shell are left to their own tests.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { manualText } from '../support/manual.js';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/registry.js';
 import { runTally } from '../helpers.js';
@@ -42,9 +41,9 @@ describe("the examples in every command's help", () => {
   it.each(helpExamples)('%s: `%s` works as printed', async (_name, example) => worksAsPrinted(example));
 });
 
-/** The tally command lines of the README's sh and console blocks. */
+/** The tally command lines of the manual's sh and console blocks (the README and every page of docs/). */
 function readmeCommands(): string[] {
-  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const readme = manualText();
   const found: string[] = [];
   for (const block of readme.matchAll(/```(sh|console)\n([\s\S]*?)```/g)) {
     for (const raw of block[2]!.split('\n')) {
@@ -55,7 +54,7 @@ function readmeCommands(): string[] {
   return [...new Set(found)].filter((line) => !SKIP.test(line));
 }
 
-describe('the README', () => {
+describe('the manual (the README and docs/)', () => {
   const commands = readmeCommands();
   it('shows many commands', () => {
     expect(commands.length).toBeGreaterThan(30);
@@ -69,7 +68,7 @@ describe('the README\'s --jq table of usage', () => {
     const gateway = await startSandbox({ now: clockStartingAt(NOW), naming });
     try {
       // The general runner passes over lines with brackets (placeholders): this one is run here.
-      const line = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').split('\n').find((l) => l.startsWith('tally ') && l.includes('@tsv'))!;
+      const line = manualText().split('\n').find((l) => l.startsWith('tally ') && l.includes('@tsv'))!;
       const result = await runTally(words(line).slice(1), { env: { ...file.env, TALLY_BASE_URL: gateway.baseUrl }, now: NOW, cwd: state.path });
       expect(result.code).toBe(0);
       const rows = result.stdout.trim().split('\n');

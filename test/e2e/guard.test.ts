@@ -5,7 +5,8 @@
 // answers from it with the gateway gone. A gateway that is down or slow never blocks (said on
 // stderr) unless --fail-closed; a slow one is asked again in the background and the next hook
 // decides from that. The README's settings block runs as Claude Code runs it.
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { manualText } from '../support/manual.js';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -189,7 +190,7 @@ describe('tally guard: a Claude Code hook that blocks at a limit', () => {
   });
 
   it("runs the README's settings block as Claude Code does (each hook's command, the documented event on stdin), and the help's examples", async () => {
-    const readme = readFileSync('README.md', 'utf8');
+    const readme = manualText();
     const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('tally guard'))!;
     const settings = JSON.parse(block) as { hooks: Record<string, { matcher?: string; hooks: { type: string; command: string }[] }[]> };
     expect(Object.keys(settings.hooks).sort()).toEqual(['PreToolUse', 'UserPromptSubmit']);

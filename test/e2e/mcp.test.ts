@@ -2,6 +2,7 @@
 // sandbox (every tool listed and called, each structuredContent valid against the schema `tally
 // schema` publishes), bad input and a failing gateway as tool errors that leave the server up,
 // and the Streamable HTTP transport with its Origin check.
+import { manualText } from '../support/manual.js';
 import { spawn } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -169,7 +170,7 @@ describe('tally mcp --http', () => {
 
 describe("the README's MCP configuration", () => {
   it('is JSON whose server entry starts tally mcp, which answers a client', async () => {
-    const readme = readFileSync('README.md', 'utf8');
+    const readme = manualText();
     const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as { mcpServers?: Record<string, { command: string; args: string[] }> }).find((b) => b.mcpServers);
     const entry = block!.mcpServers!.tally!;
     expect(entry.command).toBe('tally');

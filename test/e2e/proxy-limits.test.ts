@@ -3,6 +3,7 @@
 // them to --max-spend by the gateway's own counter, whatever the log says yet; another session
 // goes on; --json-log says each call (never a body, a key or the token); SIGTERM lets a stream in
 // flight end and counts it.
+import { manualText } from '../support/manual.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -101,7 +102,7 @@ describe('tally proxy: limits that hold while the log is late', () => {
 
 describe("the README's Claude Code settings for the proxy", () => {
   it('work as Claude Code uses them: the proxy command as printed, the apiKeyHelper read by a shell, a messages call through ANTHROPIC_BASE_URL', async () => {
-    const readme = readFileSync('README.md', 'utf8');
+    const readme = manualText();
     const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('apiKeyHelper'))!;
     const settings = JSON.parse(block) as { env: { ANTHROPIC_BASE_URL: string }; apiKeyHelper: string };
     const command = /with `(tally proxy --listen [^`]+)` running/.exec(readme.replace(/\n/g, ' '))![1]!;

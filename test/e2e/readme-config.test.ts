@@ -1,4 +1,4 @@
-// Every configuration block the README prints, and what monitoring/ ships, checked with the real
+// Every configuration block the manual prints (the README and docs/), and what monitoring/ ships, checked with the real
 // tool where one exists: promtool for Prometheus's configuration, rules and rule tests,
 // systemd-analyze for the units, a YAML parser for workflows, the cron lines' fields, and the
 // Grafana dashboard's queries against the series tally writes.
@@ -7,9 +7,11 @@ import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { tempDir, skipWithout } from '../helpers.js';
+import { manualText } from '../support/manual.js';
 
 const root = new URL('../../', import.meta.url).pathname;
-const readme = readFileSync(`${root}README.md`, 'utf8');
+// The README and every page of docs/: a recipe's block lives where it is explained.
+const readme = manualText();
 const blocks = [...readme.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, text: m[2]! }));
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 // Under CI the real tools are installed by .ci/run: these checks run there, never skip.
@@ -17,7 +19,7 @@ const promtool = has('promtool');
 const systemd = has('systemd-analyze');
 if (process.env.CI === 'true' && (!promtool || !systemd)) throw new Error('CI needs promtool (Debian prometheus) and systemd-analyze (Debian systemd): .ci/run installs them');
 
-describe("the README's configuration blocks", () => {
+describe("the manual's configuration blocks", () => {
   it('parses every YAML block (workflows, Prometheus) as YAML', () => {
     const yaml = blocks.filter((b) => b.lang === 'yaml');
     expect(yaml.length).toBeGreaterThanOrEqual(3);

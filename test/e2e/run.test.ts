@@ -6,6 +6,7 @@
 // command running (or, --fail-closed, stops it: exit 4); a gateway without a per-call log is
 // followed through the key's counter, --scope account through the account's; the sandbox's --live
 // calls stop a command that makes none itself; the summary file matches `tally schema run`.
+import { manualText } from '../support/manual.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -334,8 +335,9 @@ describe('tally run: a command under a spending limit', () => {
     mkdirSync(folder);
     writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'p', private: true, scripts: { test: 'node -e "console.log(1)"', eval: 'node -e "console.log(2)"' } }));
     const entry = COMMANDS.find((c) => c.name === 'run')!;
-    const readme = readFileSync('README.md', 'utf8');
-    const fromReadme = [...readme.matchAll(/^(tally run [^\n#]*?)\s*(?:#.*)?$/gm)].map((m) => m[1]!);
+    const readme = manualText();
+    // (A reference page's synopsis, `tally run [options] <command...>`, is no example.)
+    const fromReadme = [...readme.matchAll(/^(tally run [^\n#]*?)\s*(?:#.*)?$/gm)].map((m) => m[1]!).filter((line) => !line.includes('[options]'));
     expect(fromReadme.length).toBeGreaterThan(1);
     for (const example of [entry.example, ...(entry.more ?? []), ...fromReadme]) {
       const words = example.split(' ').slice(1);

@@ -4,6 +4,7 @@
 // answers from the cache without a request; a session the cache does not hold yet is fetched in
 // the background; malformed input is the plain line; text from the input never reaches the
 // terminal as an escape; a pipe that never delivers does not hold the line up.
+import { manualText } from '../support/manual.js';
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -120,7 +121,7 @@ describe('tally statusline with Claude Code session JSON on stdin', () => {
 
 describe("the README's Claude Code settings", () => {
   it('is a statusLine command that, fed a session, prints the line the README shows', async () => {
-    const readme = readFileSync('README.md', 'utf8');
+    const readme = manualText();
     const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as { statusLine?: { type: string; command: string } }).find((b) => b.statusLine)!;
     expect(block.statusLine!.type).toBe('command');
     const [bin, ...args] = block.statusLine!.command.split(' ');
