@@ -21,7 +21,7 @@ export const lazyChildProcess = {
 };
 
 /** The dependencies the package leaves in node_modules, loaded with import() only when a command needs them (src/external.ts). */
-export const EXTERNAL = ['undici', 'conf', 'jq-wasm', 'selfsigned', '@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio'];
+export const EXTERNAL = ['undici', 'conf', 'jq-wasm', 'selfsigned', 'nodemailer', '@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio'];
 
 export const common = {
   bundle: true,

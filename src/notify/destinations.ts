@@ -10,7 +10,8 @@ export async function storedDestinations(ctx: Context): Promise<Destination[]> {
   const record = await ctx.profileRecord();
   return Object.entries(record?.notify ?? {}).map(([name, d]) => {
     ctx.secrets.add(d.url);
-    return { name, kind: d.kind, url: d.url };
+    ctx.secrets.add(d.secret);
+    return { name, kind: d.kind, url: d.url, ...(d.secret ? { secret: d.secret } : {}) };
   });
 }
 

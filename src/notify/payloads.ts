@@ -1,9 +1,9 @@
 // What each kind of destination receives: one payload builder per kind. The message never holds
 // a credential (the caller scrubs it); Slack's control characters are escaped.
 import type { AlertLevel } from '../domain/alerts.js';
+import { type NotifyKind, isTextKind } from '../domain/notify-kinds.js';
 
-export type NotifyKind = 'webhook' | 'slack' | 'ntfy';
-export const NOTIFY_KINDS: readonly NotifyKind[] = ['webhook', 'slack', 'ntfy'];
+export { NOTIFY_KINDS, type NotifyKind, isTextKind } from '../domain/notify-kinds.js';
 
 export interface Alert {
   profile: string;
@@ -34,9 +34,12 @@ export interface Delivery {
   contentType: string;
   headers: Record<string, string>;
   body: string;
+  /** For the text kinds: the subject or title the message goes under. */
+  title?: string;
 }
 
 export function payloadFor(kind: NotifyKind, alert: Alert): Delivery {
+  if (isTextKind(kind)) return { contentType: 'text/plain; charset=utf-8', headers: {}, body: alert.message, title: `tally ${alert.level}: ${alert.check} (${alert.profile})` };
   switch (kind) {
     case 'webhook':
       return {

@@ -5,13 +5,18 @@ import { stringifyJson } from '../domain/json.js';
 import type { Report } from '../figures/report.js';
 import { reportFacts, reportJson, sparkline } from '../output/report.js';
 import type { Delivery, NotifyKind } from './payloads.js';
-import { NTFY_MAX_BYTES, asciiHeader, clipBytes, clipSlack, shortName, slackEscape } from './payloads.js';
+import { NTFY_MAX_BYTES, asciiHeader, clipBytes, clipSlack, isTextKind, shortName, slackEscape } from './payloads.js';
 
 /** Slack: a section's text is at most 3,000 characters; a message at most 50 blocks. */
 const SLACK_SECTION = 3000;
 
 export function reportPayload(kind: NotifyKind, report: Report, profile: string, scrub: (text: string) => string): Delivery {
   const x = reportFacts(report);
+  if (isTextKind(kind)) {
+    // A chat tool or an e-mail: the report as plain lines (each tool's limit is kept at delivery).
+    const lines = [`tally report: ${x.label} (${profile})`, x.range, `Spend ${x.spend}`, ...(x.reconcile ? [x.reconcile] : []), `Balance now ${x.balance}, runway ${x.runway}${x.quota ? `, ${x.quota}` : ''}`, ...(x.top.length ? ['Top models:', ...x.top.map((m) => `- ${shortName(m.model ?? '')}: ${x.amount(m.current)} (${x.percent(m)})`)] : []), ...(x.budgets.length ? ['Budgets:', ...x.budgets.map((b) => `- ${b.name}: ${b.text}`)] : []), x.findings.length ? `${x.findings.length} anomal${x.findings.length === 1 ? 'y' : 'ies'}: tally anomalies` : 'Nothing unusual.'];
+    return { contentType: 'text/plain; charset=utf-8', headers: {}, body: scrub(lines.join('\n')), title: `tally report: ${x.label} (${profile})` };
+  }
   switch (kind) {
     case 'webhook':
       return { contentType: 'application/json', headers: {}, body: scrub(stringifyJson({ source: 'tally', kind: 'report', ...reportJson(report, profile) })) };

@@ -4,13 +4,18 @@
 // than its kind and name.
 import type { Context } from '../context.js';
 import { NetworkError, ServiceError, TallyError } from '../errors.js';
-import { type Alert, type Delivery, type NotifyKind, payloadFor } from './payloads.js';
+import { type Alert, type Delivery, type NotifyKind, isTextKind, payloadFor } from './payloads.js';
 
 export interface Destination {
   name: string;
   kind: NotifyKind;
   url: string;
+  /** A chat bot's signing secret (Feishu, DingTalk), an e-mail account's password. */
+  secret?: string;
 }
+
+/** How much of a reply is read to know whether the message was taken. */
+const MAX_REPLY_BYTES = 64 * 1024;
 
 const MAX_REDIRECTS = 3;
 
@@ -22,7 +27,24 @@ export async function deliver(ctx: Context, destination: Destination, alert: Ale
 /** Delivers a payload already built for the destination's kind (an alert, a report). */
 export async function deliverPayload(ctx: Context, destination: Destination, payload: Delivery): Promise<void> {
   const what = `${destination.kind} "${destination.name}"`;
-  let url = new URL(destination.url);
+  if (isTextKind(destination.kind)) {
+    if (destination.kind === 'email') return (await import('./email.js')).sendEmail(ctx, what, destination.url, destination.secret, payload);
+    const { chatRequests, WECOM_PER_MINUTE } = await import('./chat.js');
+    for (const request of chatRequests(destination.kind, destination.url, destination.secret, ctx.secrets.scrubMessage(payload.body), ctx.now())) {
+      const sent = destination.kind === 'wecom' ? await (await import('./pace.js')).withinRate(ctx, what, destination.url, WECOM_PER_MINUTE) : undefined;
+      const { status, reply } = await post(ctx, what, request.url, { contentType: 'application/json', headers: {}, body: request.body }, true);
+      sent?.();
+      const refused = status === 303 ? undefined : request.refused(status, reply);
+      if (refused) throw new ServiceError(`${what} did not take the message (HTTP ${status}, ${ctx.secrets.scrubMessage(refused)})`, { status });
+    }
+    return;
+  }
+  await post(ctx, what, new URL(destination.url), payload, false);
+}
+
+/** POSTs one request, following same-origin redirects: its status and (when asked) the start of its reply. */
+async function post(ctx: Context, what: string, start: URL, payload: Pick<Delivery, 'contentType' | 'headers' | 'body'>, readReply: boolean): Promise<{ status: number; reply: string }> {
+  let url = start;
   for (let redirects = 0; ; redirects++) {
     let response;
     try {
@@ -38,10 +60,21 @@ export async function deliverPayload(ctx: Context, destination: Destination, pay
       if (error instanceof TallyError) throw error;
       throw new NetworkError(`${what} could not be reached (${(error as NodeJS.ErrnoException).code ?? 'no connection'})`);
     }
+    let reply = '';
+    if (readReply && response.status >= 200 && response.status < 300) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        chunks.push(Buffer.from(chunk));
+        size += chunk.length;
+        if (size > MAX_REPLY_BYTES) break;
+      }
+      reply = Buffer.concat(chunks).subarray(0, MAX_REPLY_BYTES).toString('utf8');
+    }
     response.discard();
     // 303 See Other: the receiver took the POST and points at a page about it; posting again
     // would send the alert twice.
-    if (response.status === 303) return;
+    if (response.status === 303) return { status: 303, reply: '' };
     const location = response.headers.location;
     if (response.status >= 300 && response.status < 400 && location) {
       const next = new URL(location, url);
@@ -51,7 +84,7 @@ export async function deliverPayload(ctx: Context, destination: Destination, pay
       continue;
     }
     if (response.status < 200 || response.status >= 300) throw new ServiceError(`${what} answered HTTP ${response.status}`, { status: response.status });
-    return;
+    return { status: response.status, reply };
   }
 }
 

@@ -1,6 +1,7 @@
 // What a profile may hold, checked the same way wherever a value comes from: `tally config set`,
 // `tally login`, and config.json read back (which anyone could have edited). A value that breaks
 // a rule is a ConfigError naming the profile and the field (exit 2), never used as it is.
+import { NOTIFY_KINDS } from '../domain/notify-kinds.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { looksLikeSecret } from '../domain/secrets.js';
@@ -126,11 +127,13 @@ export function notifyProblem(name: string, value: unknown): string | undefined 
   if (!BUDGET_NAME.test(name)) return `has a name that is not ${NAME_RULE}`;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not an object';
   const v = value as Record<string, unknown>;
-  if (v.kind !== 'webhook' && v.kind !== 'slack' && v.kind !== 'ntfy') return 'has a kind that is not webhook, slack or ntfy';
+  if (typeof v.kind !== 'string' || !(NOTIFY_KINDS as readonly string[]).includes(v.kind)) return `has a kind that is not ${NOTIFY_KINDS.join(', ')}`;
   if (typeof v.url !== 'string' || v.url.length > 2048) return 'has no URL';
+  if (v.secret !== undefined && (typeof v.secret !== 'string' || v.secret.length === 0 || v.secret.length > 1024)) return 'has a secret that is not text';
   try {
     const url = new URL(v.url);
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'has a URL that is not http(s)';
+    const schemes = v.kind === 'email' ? ['smtp:', 'smtps:'] : ['https:', 'http:'];
+    if (!schemes.includes(url.protocol)) return `has a URL that is not ${v.kind === 'email' ? 'smtp(s)' : 'http(s)'}`;
   } catch {
     return 'has a URL that is not a URL';
   }

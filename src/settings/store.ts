@@ -30,7 +30,7 @@ export interface ProfileRecord {
   /** Budgets by name (`tally budget set`). */
   budgets?: Record<string, import('../domain/budget.js').StoredBudget>;
   /** Where alerts go, by name (`tally notify add`): each destination URL is a secret. */
-  notify?: Record<string, { kind: 'webhook' | 'slack' | 'ntfy'; url: string }>;
+  notify?: Record<string, { kind: import('../domain/notify-kinds.js').NotifyKind; url: string; secret?: string }>;
 }
 
 type Profiles = Record<string, ProfileRecord>;

@@ -167,7 +167,7 @@ describe('commands that take a word', () => {
     expect(notify.parse({ kind: 'slack' }, line([], {}, ['add', 'team']))).toEqual({ action: 'add', name: 'team', kind: 'slack' });
     expect(notify.parse({}, line([], {}, ['list']))).toEqual({ action: 'list' });
     expect(notify.parse({}, line([], {}, ['test', 'team']))).toEqual({ action: 'test', name: 'team' });
-    expect(() => notify.parse({}, line([], {}, ['add', 'team']))).toThrow('`tally notify add NAME` needs --kind webhook, slack or ntfy');
+    expect(() => notify.parse({}, line([], {}, ['add', 'team']))).toThrow('`tally notify add NAME` needs --kind webhook, slack, ntfy, feishu, dingtalk, wecom, discord, telegram, email');
     expect(() => notify.parse({ kind: 'ntfy' }, line([], {}, ['rm', 'team']))).toThrow('--kind goes with `tally notify add NAME`');
     expect(() => notify.parse({}, line([], {}, ['list', 'team']))).toThrow('`tally notify list` takes no NAME');
     expect(() => notify.parse({}, line([], {}, ['rm']))).toThrow('a destination NAME is needed (e.g. team)');
