@@ -126,6 +126,8 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     .option('--all-profiles', 'the command for every stored profile (balance, status, forecast, budget, check, billing, usage, statusline)')
     .option('--profiles <a,b>', 'the command for these profiles')
     .option('--no-pager', 'never page a table taller than the terminal ($TALLY_PAGER, $PAGER, less -FRX)')
+    .option('--currency <code>', 'show amounts also in this currency (ISO 4217: USD, EUR, JPY) at a dated rate; the yuan stay (config: currency)')
+    .option('--rate <rate>', 'with --currency: that currency per yuan, instead of asking the rate source (config: rate_source)')
     .addHelpText('after', `\n${await after(`Examples:\n${COMMANDS.map((c) => `  $ ${c.example}`).join('\n')}\n\n${EXIT_CODES}${asksHelp ? `\n\n${await topicsLine()}` : ''}`)}\n`);
 
   throughIO(program, io, 'tally');
@@ -156,6 +158,8 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
         options.timeoutGiven = argv.some((word) => word === '--timeout' || word.startsWith('--timeout='));
         checkGlobalOptions(entry, options);
         const ctx = makeContext(options);
+        // A display currency (--currency, or the profile's): its dated rate, known before anything is shown.
+        await (await import('./cli/display.js')).applyDisplayCurrency(ctx);
         if (options.allProfiles || options.profiles !== undefined) {
           const { runFleet } = await import('./fleet.js');
           if (entry.fleet !== 'own') return runFleet(entry, module, self, ctx, fleetRows());
@@ -261,6 +265,8 @@ function globalOptions(raw: Record<string, unknown>): GlobalOptions {
     tz: typeof raw.tz === 'string' ? raw.tz : undefined,
     allProfiles: raw.allProfiles === true,
     profiles: typeof raw.profiles === 'string' ? raw.profiles : undefined,
+    ...(typeof raw.currency === 'string' ? { currency: raw.currency } : {}),
+    ...(typeof raw.rate === 'string' ? { rate: raw.rate } : {}),
   };
 }
 
@@ -283,6 +289,8 @@ export function globalFlags(options: GlobalOptions): string[] {
     noPager: flag('--no-pager', options.noPager),
     allProfiles: flag('--all-profiles', options.allProfiles),
     profiles: value('--profiles', options.profiles),
+    currency: value('--currency', options.currency),
+    rate: value('--rate', options.rate),
     // How the outer run prints is its own: the nested command line says its own format.
     json: [],
     jq: [],

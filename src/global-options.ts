@@ -26,6 +26,10 @@ export interface GlobalOptions {
   allProfiles?: boolean;
   /** --profiles a,b: the command for these profiles. */
   profiles?: string;
+  /** --currency CODE: amounts shown also in this currency, at a dated rate. */
+  currency?: string;
+  /** --rate R: that currency per yuan, instead of asking the rate source. */
+  rate?: string;
   /** Set by fleets and digests: a rate limit is waited out (its window reopening) within --timeout. */
   patient?: boolean;
 }

@@ -17,7 +17,9 @@ const KEYS = SETTINGS;
 
 const SECRETS = /key|token$|secret|password|credential/i;
 
-function checkKey(key: string): Key {
+function checkKey(text: string): Key {
+  // rate-source and rate_source alike (the flags' spelling and the stored one).
+  const key = text.replace(/-/g, '_');
   if (Object.hasOwn(KEYS, key)) return key as Key;
   if (SECRETS.test(key)) throw new UsageError(`${key} is a secret: config never stores one; use \`tally login\` (or TALLY_API_KEY)`);
   throw new UsageError(`there is no setting "${key}"`, { hint: `Settings: ${Object.keys(KEYS).join(', ')}.` });

@@ -1,5 +1,6 @@
 // The one place results reach stdout. A command hands over its records once; this decides
 // between JSON, CSV and a table, and escapes what is written to a terminal.
+import { displayCurrency } from './money.js';
 import type { Context } from '../context.js';
 import { csvCell, csvLine } from '../domain/csv.js';
 import { stringifyJson } from '../domain/json.js';
@@ -24,9 +25,10 @@ export async function emit(ctx: Context, result: Result): Promise<void> {
   // An interrupt that came during the work (heard only now) ends the run before any result is written.
   await ctx.checkpoint();
   const tty = ctx.io.stdoutIsTTY;
+  const display = displayCurrency();
   if (ctx.options.json) {
     const value = typeof result.json === 'function' ? (result.json as () => unknown)() : result.json;
-    await writeJson(ctx, value, 2);
+    await writeJson(ctx, display ? (await import('./display.js')).withDisplay(value, display) : value, 2);
     return;
   }
   if (ctx.options.csv) {
@@ -35,7 +37,7 @@ export async function emit(ctx: Context, result: Result): Promise<void> {
     ctx.io.out(formatCsv(result.csv(), tty));
     return;
   }
-  const human = await result.human();
+  const human = `${await result.human()}${display ? (await import('./display.js')).displayFooter(display) : ''}`;
   // On a terminal every line fits its width: a sentence of a view is wrapped at its words (tables already fit).
   const text = tty && !ctx.options.wide ? await (await import('./wrap.js')).fitLines(human, ctx.io.width) : human;
   if (tty && (await paged(ctx, guardTerminalText(text, ctx.io.color)))) return;

@@ -32,7 +32,25 @@ export interface AmountOptions {
   decimals?: number;
 }
 
-/** An amount for people, e.g. `¥5,770.95`, `<¥0.01`, `-¥12.30`, or `12.30 USD`. */
+/** The run's display currency (--currency): its rate, and how a yuan amount reads in it (given by the program's top, which loads decimal.js). */
+let alsoIn: { display: import('../domain/display-currency.js').DisplayRate; text: (yuan: string) => string } | undefined;
+
+/** Shows every account amount also in a display currency from now on (undefined: the yuan alone). */
+export function showAlsoIn(display: import('../domain/display-currency.js').DisplayRate | undefined, text?: (yuan: string) => string): void {
+  alsoIn = display && text ? { display, text } : undefined;
+}
+
+/** The run's display currency, where one is set. */
+export function displayCurrency(): import('../domain/display-currency.js').DisplayRate | undefined {
+  return alsoIn?.display;
+}
+
+/** How a yuan amount reads in the display currency (`US$171.23`), where one is set. */
+export function inDisplayCurrency(yuan: string): string | undefined {
+  return alsoIn?.text(yuan);
+}
+
+/** An amount for people, e.g. `¥5,770.95`, `<¥0.01`, `-¥12.30`, or `12.30 USD`; with a display currency, `¥1,234.56 ≈ US$171.23`. */
 export function formatAmount(amount: Decimal | string, kind: AmountKind, options: AmountOptions = {}): string {
   const text = typeof amount === 'string' ? (plainDecimal(amount) ?? amount) : amount.toFixed();
   const currency = options.currency ?? 'CNY';
@@ -48,7 +66,9 @@ export function formatAmount(amount: Decimal | string, kind: AmountKind, options
   if (isZeroText(rounded) && !isZeroText(text)) {
     return `${text.startsWith('-') ? '-' : ''}<${symbol}0.${'0'.repeat(decimals - 1)}1${suffix}`;
   }
-  return withSymbol(rounded, symbol) + suffix;
+  const shown = withSymbol(rounded, symbol) + suffix;
+  // Account amounts in yuan, also in the display currency (prices and a call's cost stay yuan alone).
+  return alsoIn && currency === 'CNY' && kind === 'account' ? `${shown} \u2248 ${alsoIn.text(text)}` : shown;
 }
 
 /**

@@ -2,6 +2,7 @@
 // `tally login`, and config.json read back (which anyone could have edited). A value that breaks
 // a rule is a ConfigError naming the profile and the field (exit 2), never used as it is.
 import { NOTIFY_KINDS } from '../domain/notify-kinds.js';
+import { currencyCode } from '../domain/currency-code.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { looksLikeSecret } from '../domain/secrets.js';
@@ -13,7 +14,7 @@ import type { ProfileRecord } from './store.js';
 /** How long a fetched price catalog is used before it is asked again, unless the profile's pricing_ttl says otherwise (declared here: every run checks the profile, few read the catalog). */
 export const DEFAULT_PRICING_TTL_SECONDS = 3600;
 
-export type SettingKey = 'base_url' | 'pricing_ttl' | 'utc_offset' | 'device_code_url' | 'token_url' | 'client_id';
+export type SettingKey = 'base_url' | 'pricing_ttl' | 'utc_offset' | 'device_code_url' | 'token_url' | 'client_id' | 'currency' | 'rate_source';
 
 export interface SettingRule {
   description: string;
@@ -51,7 +52,24 @@ export const SETTINGS: Record<SettingKey, SettingRule> = {
     },
     fallback: () => 'tally',
   },
+  currency: {
+    description: 'a display currency: amounts shown also in this ISO 4217 code, at a dated rate (the yuan stay)',
+    parse: (text) => {
+      const code = currencyCode(text);
+      if (!code) throw new UsageError(`currency "${text.slice(0, 20)}" is not an ISO 4217 currency code (USD, EUR, JPY)`);
+      return code;
+    },
+    fallback: () => undefined,
+  },
+  rate_source: {
+    description: 'where the display currency\'s rate is asked, at most once a day (GET URL?from=CNY&to=CODE)',
+    parse: (text, allowHttp) => urlValue('rate_source')(text, allowHttp),
+    fallback: () => DEFAULT_RATE_SOURCE,
+  },
 };
+
+/** The default rate source: the European Central Bank's reference rates, as the Frankfurter service serves them ({"base", "date", "rates"}; the date is the fixing's). */
+export const DEFAULT_RATE_SOURCE = 'https://api.frankfurter.app/latest';
 
 /** The longest credential tally accepts (keys and tokens are far shorter; a megabyte is a mistake). */
 export const MAX_CREDENTIAL_LENGTH = 4096;

@@ -27,6 +27,9 @@ export interface ProfileRecord {
   pricing_ttl?: number;
   /** The gateway's day grid and the zone of times, as --utc-offset takes it. */
   utc_offset?: string;
+  /** A display currency (ISO 4217) and where its rate is asked. */
+  currency?: string;
+  rate_source?: string;
   /** Budgets by name (`tally budget set`). */
   budgets?: Record<string, import('../domain/budget.js').StoredBudget>;
   /** Where alerts go, by name (`tally notify add`): each destination URL is a secret. */

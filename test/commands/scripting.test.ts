@@ -68,6 +68,8 @@ describe('tally config', () => {
         { key: 'device_code_url', value: 'https://env.example.com/oauth/device/code', source: 'default' },
         { key: 'token_url', value: 'https://env.example.com/oauth/token', source: 'default' },
         { key: 'client_id', value: 'tally', source: 'default' },
+        { key: 'currency', value: null, source: 'not set' },
+        { key: 'rate_source', value: 'https://api.frankfurter.app/latest', source: 'default' },
       ],
     });
     expect((await run(['config', 'unset', 'utc_offset'])).stdout).toBe('Removed utc_offset from profile "default".\n');

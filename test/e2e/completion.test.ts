@@ -97,7 +97,7 @@ describe('tally completion bash, in a real bash', () => {
   });
 
   it('completes the keys of config get, set and unset', () => {
-    expect(offered('tally config set ')).toEqual(['base_url', 'client_id', 'device_code_url', 'pricing_ttl', 'token_url', 'utc_offset']);
+    expect(offered('tally config set ')).toEqual(['base_url', 'client_id', 'currency', 'device_code_url', 'pricing_ttl', 'rate_source', 'token_url', 'utc_offset']);
     expect(offered('tally config get u')).toEqual(['utc_offset']);
   });
 

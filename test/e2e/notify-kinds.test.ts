@@ -26,7 +26,7 @@ let now = Date.now();
 function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): void {
   const url = new URL(req.url ?? '/', base);
   hits.push({ path: url.pathname + url.search, body });
-  const reply = (value: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+  const reply = (value: unknown): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
   if (url.pathname === '/feishu') {
     // Feishu: the timestamp (seconds) within an hour of now, and its signature.
     const timestamp = String(body.timestamp);
