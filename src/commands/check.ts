@@ -20,7 +20,7 @@ import { loadBudgets } from '../figures/budgets.js';
 import { readCounters } from '../figures/run-spend.js';
 import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
-import { anomalyGates, balanceGates, budgetGate, loadSpend, growthGates as growthChecks, keyQuotaCheck, modelGates, priceImpactGates, readQuota, runSpendGates, runwayGates } from '../figures/check-gates.js';
+import { anomalyGates, balanceGates, budgetGate, budgetGateName, loadSpend, growthGates as growthChecks, keyQuotaCheck, modelGates, priceImpactGates, readQuota, runSpendGates, runwayGates } from '../figures/check-gates.js';
 import { addAnomalyRuleOptions } from '../flags/anomaly-flags.js';
 import { type BudgetGate, type CheckOptions, type CheckRequest, checkRequest } from '../flags/check-request.js';
 import type { CommandLine } from '../cli/command.js';
@@ -44,7 +44,7 @@ export function configure(command: Command): void {
     .option('--min-key-remaining <amount>', "fail when the key's own total quota leaves less than this (yuan; keys with a quota)")
     .option('--warn-key-remaining <amount>', "warn when the key's own total quota leaves less than this")
     .option('--require-model <id>', 'fail unless this key may call the model (repeatable)', (value: string, all: string[] = []) => [...all, value])
-    .option('--budget <name[:percent%]>', 'fail when a budget\'s spend this period reaches PERCENT of its amount (default 100%; repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--budget <name[:percent%,...]>', 'fail when a budget\'s spend this period reaches PERCENT of its amount (default 100%; repeatable); thresholds NAME:50%,80%,100%: one check each, sent once a period with --notify, the highest fails and the others warn', (value: string, all: string[] = []) => [...all, value])
     .option('--warn-budget <name:percent%>', 'warn when a budget\'s spend this period reaches PERCENT of its amount (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--max-run-spend <amount>', 'fail when this run spent more than this since `tally mark` (yuan)')
     .option('--warn-run-spend <amount>', 'warn when this run spent more than this since `tally mark` (yuan)')
@@ -197,6 +197,6 @@ export async function run(request: CheckRun, ctx: Context): Promise<void> {
 }
 
 function gateName(gate: BudgetGate): string {
-  return gate.projected ? `budget-projected:${gate.name}` : `budget:${gate.name}`;
+  return budgetGateName(gate);
 }
 

@@ -201,8 +201,13 @@ export async function loadSpend(ctx: Context, options: { since?: string; until?:
  * the projection against the amount (`budget-projected:NAME`), said with whose spend it counts. A
  * budget whose spend cannot be told is not measured (exit 1; --fail-open: a WARN), never a pass.
  */
-export function budgetGate(gate: { name: string; level: Level; percent: Decimal; projected?: boolean }, figures: BudgetFigures, currency: string, words: GateWords): Gate {
-  const name = gate.projected ? `budget-projected:${gate.name}` : `budget:${gate.name}`;
+/** A budget gate's check name: `budget:monthly`, a threshold's `budget:monthly@80%` (each its own alert, once a period), `budget-projected:monthly`. */
+export function budgetGateName(gate: { name: string; percent: Decimal; projected?: boolean; threshold?: boolean }): string {
+  return gate.projected ? `budget-projected:${gate.name}` : `budget:${gate.name}${gate.threshold ? `@${gate.percent.toFixed()}%` : ''}`;
+}
+
+export function budgetGate(gate: { name: string; level: Level; percent: Decimal; projected?: boolean; threshold?: boolean }, figures: BudgetFigures, currency: string, words: GateWords): Gate {
+  const name = budgetGateName(gate);
   const s = figures.standing;
   const whose = words.budgetWhose(figures.budget);
   if (!s) throw new NotMeasured(`budget "${gate.name}" (${whose}) is not measured: ${figures.notMeasured}`);

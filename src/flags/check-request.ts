@@ -55,17 +55,25 @@ export interface BudgetGate {
   percent: Decimal;
   level: Level;
   projected?: boolean;
+  /** One of several thresholds of one budget (`monthly:50%,80%,100%`): its check is named by its share too, and sends once a period. */
+  threshold?: boolean;
 }
 
-/** `monthly`, `monthly:80%` (of the amount; 100% when not said). */
-export function parseBudgetGate(text: string, flag: string, level: Level): BudgetGate {
-  const match = /^([^:]*)(?::(\d{1,4}(?:\.\d{1,2})?)%)?$/.exec(text.trim());
-  if (!match || !BUDGET_NAME.test(match[1]!)) throw new UsageError(`${flag} "${text}" is not NAME or NAME:PERCENT% (e.g. monthly or monthly:80%)`);
+/**
+ * `monthly`, `monthly:80%` (of the amount; 100% when not said), or thresholds `monthly:50%,80%,100%`:
+ * one check each (its alert sent once a period); with --budget the highest fails, the others warn.
+ */
+export function parseBudgetGates(text: string, flag: string, level: Level): BudgetGate[] {
+  const match = /^([^:]*)(?::((?:\d{1,4}(?:\.\d{1,2})?%,){0,9}\d{1,4}(?:\.\d{1,2})?%))?$/.exec(text.trim());
+  if (!match || !BUDGET_NAME.test(match[1]!)) throw new UsageError(`${flag} "${text}" is not NAME, NAME:PERCENT% or NAME:PERCENT%,PERCENT%… (e.g. monthly, monthly:80% or monthly:50%,80%,100%)`);
   if (flag === '--warn-budget' && match[2] === undefined) throw new UsageError(`--warn-budget "${text}" needs a share: NAME:PERCENT% (e.g. monthly:80%)`);
   if (flag === '--budget-projected' && match[2] !== undefined) throw new UsageError(`--budget-projected takes a budget's NAME only (it fails when the projection passes the amount)`);
-  const percent = new Decimal(match[2] ?? 100);
-  if (percent.lte(0) || percent.gt(1000)) throw new UsageError(`${flag} "${text}": the share must be more than 0% and at most 1000%`);
-  return { name: match[1]!, percent, level };
+  const shares = (match[2] ?? '100%').split(',').map((p) => new Decimal(p.slice(0, -1)));
+  for (const percent of shares) if (percent.lte(0) || percent.gt(1000)) throw new UsageError(`${flag} "${text}": a share must be more than 0% and at most 1000%`);
+  const sorted = [...new Set(shares.map((p) => p.toFixed()))].map((p) => new Decimal(p)).sort((a, b) => a.cmp(b));
+  if (sorted.length !== shares.length) throw new UsageError(`${flag} "${text}": each share once`);
+  if (sorted.length === 1) return [{ name: match[1]!, percent: sorted[0]!, level }];
+  return sorted.map((percent, i) => ({ name: match[1]!, percent, level: level === 'fail' && i < sorted.length - 1 ? 'warn' : level, threshold: true }));
 }
 
 export interface CheckRequest {
@@ -127,9 +135,9 @@ export function checkRequest(options: CheckOptions, raw: Record<string, unknown>
   ].filter((g): g is { name: string; level: 'fail' | 'warn'; amount: Decimal } => Boolean(g));
   const windowed = maxSpend !== undefined || growthGates.length > 0 || anomalyLevel !== undefined || impactGates.length > 0;
   const budgetGates = [
-    ...(options.budget ?? []).map((text) => parseBudgetGate(text, '--budget', 'fail')),
-    ...(options.warnBudget ?? []).map((text) => parseBudgetGate(text, '--warn-budget', 'warn')),
-    ...(options.budgetProjected ?? []).map((text) => ({ ...parseBudgetGate(text, '--budget-projected', 'fail'), projected: true })),
+    ...(options.budget ?? []).flatMap((text) => parseBudgetGates(text, '--budget', 'fail')),
+    ...(options.warnBudget ?? []).flatMap((text) => parseBudgetGates(text, '--warn-budget', 'warn')),
+    ...(options.budgetProjected ?? []).flatMap((text) => parseBudgetGates(text, '--budget-projected', 'fail').map((g) => ({ ...g, projected: true }))),
   ];
   if (impactGates.length === 0 && options.against !== undefined) throw new UsageError('--against goes with --max-price-impact or --warn-price-impact');
   if ([minBalance, warnBalance, maxDaily, warnDaily, maxSpend, minRunway, warnRunway, maxRun, warnRun, minKey, warnKey, anomalyLevel].every((c) => c === undefined) && models.length === 0 && budgetGates.length === 0 && growthGates.length === 0 && impactGates.length === 0) {

@@ -1,6 +1,7 @@
 // Alerts that reach a person, end to end: the built binary against the sandbox, and a local HTTP
 // receiver that records what it got (no mocks of tally's own code).
 import { readFileSync, statSync } from 'node:fs';
+import { Decimal } from '../../src/domain/money.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
 import { runTally, tempDir } from '../helpers.js';
@@ -80,6 +81,25 @@ describe('tally notify', () => {
     expect(await levels()).toEqual(['resolved']);
     expect((await run(['--budget', 'monthly:900%'])).code).toBe(0);
     expect(await levels()).toEqual([]);
+  });
+
+  it('sends each threshold of --budget NAME:50%,80%,100% once a period, with its share in the message; the highest fails, the others warn', async () => {
+    await tally(['budget', 'set', 'thresholds', '--amount', '100', '--period', 'month', '--tz', 'Asia/Shanghai']);
+    const probe = JSON.parse((await tally(['check', '--warn-budget', 'thresholds:1000%', '--json'])).stdout) as { checks: { actual: string }[] };
+    const spent = new Decimal(probe.checks[0]!.actual);
+    // Amounts that put the spend between the first and the second threshold: 60% of the amount.
+    const amount = spent.div('0.6').toDecimalPlaces(2).toFixed();
+    await tally(['budget', 'set', 'thresholds', '--amount', amount, '--period', 'month', '--tz', 'Asia/Shanghai']);
+    const run = () => tally(['check', '--budget', 'thresholds:50%,80%,100%', '--notify', 'team', '--json']);
+    const first = await run();
+    expect(first.code).toBe(0);
+    const doc = JSON.parse(first.stdout) as { checks: { name: string; level: string }[] };
+    expect(doc.checks.map((c) => [c.name, c.level])).toEqual([['budget:thresholds@50%', 'warn'], ['budget:thresholds@80%', 'pass'], ['budget:thresholds@100%', 'pass']]);
+    const sent = received.splice(0).map((r) => JSON.parse(r.body) as { check: string; level: string; message: string });
+    expect(sent.map((m) => [m.check, m.level])).toEqual([['budget:thresholds@50%', 'warn']]);
+    expect(sent[0]!.message).toContain('50% of the');
+    expect((await run()).code).toBe(0);
+    expect(received).toEqual([]);
   });
 
   it('never changes the exit code for a failed delivery, and tries again on the next run', async () => {
