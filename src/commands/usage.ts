@@ -39,12 +39,22 @@ export interface UsageOptions {
 export type UsageRequest =
   | { kind: 'series'; options: UsageOptions; watch: number | undefined }
   | { kind: 'compare'; options: UsageOptions; byModel: boolean }
-  | { kind: 'by-model'; options: ModelUsageRequest; top: number; topGiven: boolean };
+  | { kind: 'by-model'; options: ModelUsageRequest; top: number; topGiven: boolean }
+  | { kind: 'by-group'; window: { since?: string; until?: string; month?: string; last?: string } };
 
 /** The flags as a request, every flag that does not go with the others refused before anything is asked. */
 export function parse(flags: Record<string, unknown>, line: CommandLine): UsageRequest {
   const options = flags as unknown as UsageOptions;
   const format = line.output.json ? 'json' : line.output.csv ? 'csv' : undefined;
+  if (options.by === 'group') {
+    // Every stored profile, added up per group: the fleet is the command itself.
+    if (line.profiles) throw new UsageError('--by group reads every stored profile already (leave out --all-profiles / --profiles)');
+    for (const flag of ['compare', 'chart', 'watch', 'param', 'all', 'top', 'metric', 'markdown'] as const) if (options[flag] !== undefined && options[flag] !== false) throw new UsageError(`--${flag} does not go with --by group (a total per group over the window)`);
+    if (line.given('bucket')) throw new UsageError('--by group adds up the whole window per group; --bucket does not apply');
+    if (line.output.csv) throw new UsageError('--by group prints a table or --json');
+    const { since, until, month, last } = options;
+    return { kind: 'by-group', window: { since, until, month, last } };
+  }
   if (line.profiles && options.by === 'model') throw new UsageError('--all-profiles does not go with usage --by model (each profile names its models its own way): run it per profile');
   if (options.markdown && options.compare === undefined) throw new UsageError('--markdown goes with --compare (a comparison as a Markdown table)');
   if (options.compare !== undefined) {
@@ -81,7 +91,7 @@ export function configure(command: Command): void {
   command.addOption(new Option('--bucket <size>', 'bucket size').choices(BUCKET_SIZES as string[]).default('day'));
   addWindowOptions(command, 'the last 7 days; 24 hours for --bucket hour, 8 weeks for week, 6 months for month; the current one included', 'the end of the current hour, day, week or month');
   command
-    .addOption(new Option('--by <dimension>', 'break spend down by model (GET /v1/open/usage/models)').choices(['model']))
+    .addOption(new Option('--by <dimension>', 'break spend down by model (GET /v1/open/usage/models), or by group of profiles (tally group; every stored profile, each account once)').choices(['model', 'group']))
     .option('--top <n>', 'with --by model and --bucket: the models shown as columns (the rest add up as "other")')
     .option('--param <key=value>', 'with --by model: pass a query parameter through (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .option('--all', 'with --by model: follow the continuation cursor through every page')
@@ -95,6 +105,14 @@ export function configure(command: Command): void {
 export async function run(request: UsageRequest, ctx: Context): Promise<void> {
   if (request.kind === 'compare') return runComparison(ctx, request.options, request.byModel);
   if (request.kind === 'by-model') return runModelUsage(ctx, request.options, request.top, request.topGiven);
+  if (request.kind === 'by-group') {
+    const [{ loadGroupUsage }, { renderGroupUsage }] = await Promise.all([import('../figures/group-usage.js'), import('../output/groups.js')]);
+    const usage = await loadGroupUsage(ctx, request.window);
+    return emit(ctx, {
+      json: { groups: usage.rows.map((r) => ({ group: r.group, profiles: r.profiles, spend: r.spend.toFixed() })), total: usage.total.toFixed(), currency: usage.currency, shared: usage.shared, failed: usage.failed, start: usage.window.start, end: usage.window.end },
+      human: () => renderGroupUsage(usage, ctx),
+    });
+  }
   const options = request.options;
   await watchOrRun(ctx, request.watch, 'tally usage', async () => {
     const series = await loadUsageSeries(ctx, options);

@@ -83,6 +83,34 @@ export class SettingsStore {
     });
   }
 
+  /** The stored groups of profiles (`tally group set`), each checked; a group that breaks a rule is left out. */
+  groups(): Record<string, string[]> {
+    const stored = (this.#data() as { groups?: unknown }).groups;
+    if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return {};
+    const groups: Record<string, string[]> = {};
+    for (const [name, profiles] of Object.entries(stored as Record<string, unknown>)) {
+      if (/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name) && Array.isArray(profiles) && profiles.every((p) => typeof p === 'string' && PROFILE_NAME.test(p))) groups[name] = profiles as string[];
+    }
+    return groups;
+  }
+
+  /** Read-modify-write of the groups under the config's lock. */
+  async updateGroups(change: (current: Record<string, string[]>) => Record<string, string[]>): Promise<void> {
+    this.#refuseSymlink();
+    const conf = await this.#writer();
+    await withLockFile(join(this.dir, `${CONFIG_NAME}.lock`), async () => {
+      this.#refuseSymlink();
+      const next = change(this.groups());
+      try {
+        if (Object.keys(next).length) conf.set('groups' as never, next as never);
+        else conf.delete('groups' as never);
+        if ((statSync(this.path).mode & 0o777) !== 0o600) chmodSync(this.path, 0o600);
+      } catch (error) {
+        throw writeError(this.path, error);
+      }
+    });
+  }
+
   profile(name: string): ProfileRecord | undefined {
     const profiles = this.#profiles();
     return Object.hasOwn(profiles, name) ? profiles[name] : undefined;

@@ -33,7 +33,7 @@ async function worksAsPrinted(line: string): Promise<void> {
 
 // tally run's examples run a command of the folder they are in: test/e2e/run.test.ts runs them in one that has it;
 // tally guard's exit 2 blocks an agent: test/e2e/guard.test.ts runs its examples.
-const SKIP = /\b(login|logout|sandbox|demo|mcp)\b|^tally (run|guard|proxy)\b|\bauth switch\b|\bnotify (add|test)\b|--watch|--follow|--device|--serve|--textfile|--all-profiles|--profiles |\[|^source |\bsource\b/;
+const SKIP = /\b(login|logout|sandbox|demo|mcp)\b|^tally (run|guard|proxy)\b|\bauth switch\b|\bnotify (add|test)\b|--watch|--follow|--device|--serve|--textfile|--all-profiles|--profiles |--by group|\[|^source |\bsource\b/;
 
 const helpExamples = COMMANDS.flatMap((c) => [c.example, ...(c.more ?? [])].map((example) => [c.name, example] as const)).filter(([, e]) => e.startsWith('tally ') && !SKIP.test(e));
 

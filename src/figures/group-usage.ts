@@ -1,0 +1,37 @@
+// Spend over a window per group of profiles (`tally usage --by group`): every stored profile's
+// usage series over the window, whose spend it is (its account's or its key's, the fleet's
+// identities), added up per group by the domain's rule (each account once, "unattributed" kept).
+import type { Context } from '../context.js';
+import type { Decimal } from '../domain/money.js';
+import { type GroupRow, type ProfileSpend, spendByGroup } from '../domain/groups.js';
+
+export interface GroupUsage {
+  rows: GroupRow[];
+  total: Decimal;
+  shared: { identity: string; groups: string[] }[];
+  /** Profiles that could not be read (each said), left out of every row. */
+  failed: { profile: string; message: string }[];
+  window: { start: number; end: number };
+  currency: string;
+}
+
+export async function loadGroupUsage(ctx: Context, window: { since?: string; until?: string; month?: string; last?: string }): Promise<GroupUsage> {
+  const [{ acrossProfiles, accountOfBalance, keyOf }, { loadUsageSeries, seriesSpend }, { spendMetric }, { balanceOf }] = await Promise.all([import('../fleet.js'), import('./usage-series.js'), import('./forecast.js'), import('./balance.js')]);
+  const groups = (await ctx.store()).groups();
+  const results = await acrossProfiles(ctx, async (profileCtx, profile) => {
+    const series = await loadUsageSeries(profileCtx, { bucket: 'day', ...window });
+    const spend = seriesSpend(series, spendMetric(series, undefined));
+    const identity = series.scope === 'key' ? await keyOf(profileCtx) : series.scope === 'account' ? await accountOfBalance(profileCtx, (await balanceOf(profileCtx)).raw) : undefined;
+    return { row: { profile, identity: identity ?? `profile:${profile}`, spend } satisfies ProfileSpend, window: series.window, currency: 'CNY' };
+  });
+  const rows: ProfileSpend[] = [];
+  const failed: GroupUsage['failed'] = [];
+  let window_: { start: number; end: number } | undefined;
+  for (const result of results) {
+    if ('value' in result) {
+      rows.push(result.value.row);
+      window_ ??= result.value.window;
+    } else failed.push({ profile: result.profile, message: 'error' in result ? result.error.message : result.skipped });
+  }
+  return { ...spendByGroup(rows, groups), failed, window: window_ ?? { start: 0, end: 0 }, currency: 'CNY' };
+}

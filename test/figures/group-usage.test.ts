@@ -1,0 +1,56 @@
+// tally group and usage --by group against two gateways (the built binary): profiles of one key
+// counted once, another account's profile in its group, an unattributed profile kept, and the
+// rows adding up to the total, each row the sum of what usage --json says for its profiles.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { Decimal } from '../../src/domain/money.js';
+import { runTally, tempDir } from '../helpers.js';
+
+const NOW = Date.UTC(2026, 10, 20, 9);
+let main: Sandbox;
+let other: Sandbox;
+const state = tempDir();
+const env = () => ({ PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: state.path });
+const tally = (args: string[], input?: string) => runTally(args, { env: env(), now: NOW, ...(input ? { input } : {}) });
+
+beforeAll(async () => {
+  main = await startSandbox({ now: () => NOW });
+  other = await startSandbox({ now: () => NOW, seed: 7 });
+  for (const [profile, gateway] of [['prod', main], ['prod-copy', main], ['research', other]] as const) {
+    const login = await tally(['--profile', profile, 'login', '--base-url', gateway.baseUrl, '--with-token', '--no-verify'], `${gateway.demoKey}\n`);
+    expect(login.code, login.stderr).toBe(0);
+  }
+});
+afterAll(async () => {
+  await main.close();
+  await other.close();
+  state.remove();
+});
+
+describe('groups of profiles', () => {
+  it('add their spend up per group, each key once, the unattributed kept, to the total', async () => {
+    expect((await tally(['group', 'set', 'platform', '--profiles', 'prod,research'])).code).toBe(0);
+    const taken = await tally(['group', 'set', 'other', '--profiles', 'prod']);
+    expect([taken.code, taken.stderr]).toEqual([2, expect.stringContaining('profile "prod" is in group "platform"')]);
+    const list = JSON.parse((await tally(['group', 'list', '--json'])).stdout);
+    expect(list).toEqual({ groups: [{ name: 'platform', profiles: ['prod', 'research'] }], unattributed: ['prod-copy'] });
+    const byGroup = await tally(['usage', '--by', 'group', '--since', '7d', '--json']);
+    expect(byGroup.code, byGroup.stderr).toBe(0);
+    const doc = JSON.parse(byGroup.stdout) as { groups: { group: string; profiles: string[]; spend: string }[]; total: string };
+    expect(doc.groups.map((g) => [g.group, g.profiles])).toEqual([['platform', ['prod', 'research']], ['unattributed', ['prod-copy']]]);
+    const spendOf = async (profile: string) => {
+      const usage = JSON.parse((await tally(['--profile', profile, 'usage', '--since', '7d', '--json'])).stdout) as { totals: Record<string, string> };
+      const field = Object.keys(usage.totals).find((k) => /cost|spend|amount/.test(k))!;
+      return new Decimal(usage.totals[field]!);
+    };
+    const [prod, research] = await Promise.all([spendOf('prod'), spendOf('research')]);
+    // prod-copy reads prod's key: counted once, in prod's group; its own row is empty.
+    expect(doc.groups[0]!.spend).toBe(prod.plus(research).toFixed());
+    expect(doc.groups[1]!.spend).toBe('0');
+    expect(doc.total).toBe(prod.plus(research).toFixed());
+    const text = await tally(['usage', '--by', 'group', '--since', '7d']);
+    expect(text.stdout).toMatch(/^unattributed +prod-copy +¥0\.00$/m);
+    expect(text.stdout).toContain('profiles in no group are "unattributed", so the groups add up to the total');
+    expect((await tally(['group', 'rm', 'platform'])).code).toBe(0);
+  });
+});
