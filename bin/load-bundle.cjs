@@ -14,6 +14,7 @@
 const fs = require('node:fs');
 const { dirname, join } = require('node:path');
 const vm = require('node:vm');
+const { readRoutes, route } = require('./routes.cjs');
 
 const dist = join(__dirname, '..', 'dist');
 /** The whole program: every command. */
@@ -66,20 +67,6 @@ function cachePath(file, fd, command) {
   const stat = fs.fstatSync(fd, { bigint: true });
   const build = [stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].map((n) => n.toString(36)).join('.');
   return join(stateDir(), 'cache', 'code', `${process.version}-${process.arch}`, `${file.replace(/.*[\\/]/, '')}-${build}-${command}.cache`);
-}
-
-/** The command word of a command line (its first word that is no option), for the name of its code cache. */
-function commandWord(argv, takesValue) {
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i];
-    if (word === '--') break;
-    if (word.startsWith('-')) {
-      if (!word.includes('=') && takesValue.includes(word)) i++;
-      continue;
-    }
-    return /^[a-z][a-z-]{0,31}$/.test(word) ? word : 'other';
-  }
-  return 'none';
 }
 
 function compile(file, source, cachedData) {
@@ -217,30 +204,11 @@ function prune(code, folder) {
   }
 }
 
-/**
- * The command words that have a bundle of their own and the global options that take a value, as
- * the build wrote them (to find the command word as the parser does); neither when the file is not
- * what it writes (the whole program then runs every line).
- */
-function routes() {
-  try {
-    const launch = JSON.parse(readRegular(join(dist, 'commands.json'), 64 * 1024)?.toString('utf8') ?? 'null');
-    const words = (list, pattern) => (Array.isArray(list) && list.every((item) => typeof item === 'string' && pattern.test(item)) ? list : undefined);
-    const valueFlags = words(launch?.valueFlags, /^-{1,2}[a-z][a-z-]*$/);
-    const commands = words(launch?.commands, /^[a-z][a-z-]{0,31}$/);
-    return valueFlags && commands ? { valueFlags, commands } : { valueFlags: [], commands: [] };
-  } catch {
-    return { valueFlags: [], commands: [] };
-  }
-}
-
 /** The bundle a command line runs in: its command's own (an everyday command), else the whole program; with the word naming its cache. */
 function bundleFor(argv) {
-  const { valueFlags, commands } = routes();
-  const word = commandWord(argv, valueFlags);
-  // A help line runs in the whole program (it lists every command), and so does --demo (the sandbox is not in a command's bundle).
-  const own = commands.includes(word) && !argv.some((a) => a === '--help' || a === '-h' || a === '--demo') ? join(dist, `command-${word}.cjs`) : undefined;
-  return { file: own ?? bundle, word };
+  const routes = readRoutes(readRegular(join(dist, 'commands.json'), 64 * 1024)?.toString('utf8'));
+  const { word, own } = route(argv, routes, { demoInBundles: false });
+  return { file: own ? join(dist, own) : bundle, word };
 }
 exports.bundleFor = bundleFor;
 

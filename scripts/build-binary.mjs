@@ -17,7 +17,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { common, EXTERNAL, lazyChildProcess } from './bundle-options.mjs';
+import { common, EVERYDAY, EXTERNAL, lazyChildProcess, onlyThisCommand } from './bundle-options.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const out = join(root, 'build', 'sea');
@@ -54,6 +54,8 @@ const bundles = [
   ['src/fast.ts', 'fast.cjs', { supported: { 'dynamic-import': false } }],
   // The binary's main script.
   ['src/sea/entry.cjs', 'entry.cjs'],
+  // The everyday commands' own bundles, as the package has them (here with the sandbox: --demo runs in them).
+  ...EVERYDAY.map((command) => ['src/main.ts', `command-${command}.cjs`, { plugins: [seaExternal, lazyChildProcess, onlyThisCommand(command)] }]),
 ];
 for (const [entry, file, extra] of bundles) {
   await build({ ...bundled, ...extra, entryPoints: [join(root, entry)], outfile: join(out, file) });
@@ -71,7 +73,8 @@ for (const [name, specifiers] of Object.entries(dependencies)) {
 // What the package ships, as assets: the schemas, the completion spec the package build saved, jq.
 const completionSpec = join(root, 'dist/completion.json');
 if (!existsSync(completionSpec)) throw new Error('dist/completion.json is missing: run `npm run build` first (npm run build:binary does)');
-const assets = { 'main.cjs': join(out, 'main.cjs'), 'fast.cjs': join(out, 'fast.cjs'), 'dist/completion.json': completionSpec };
+const assets = { 'main.cjs': join(out, 'main.cjs'), 'fast.cjs': join(out, 'fast.cjs'), 'dist/completion.json': completionSpec, 'dist/commands.json': join(root, 'dist/commands.json') };
+for (const command of EVERYDAY) assets[`command-${command}.cjs`] = join(out, `command-${command}.cjs`);
 for (const name of Object.keys(dependencies)) assets[`deps/${name}.cjs`] = join(out, 'deps', `${name}.cjs`);
 for (const schema of readdirSync(join(root, 'schemas')).filter((f) => f.endsWith('.json'))) assets[`schemas/${schema}`] = join(root, 'schemas', schema);
 // The manual's topics (tally help TOPIC).
@@ -110,7 +113,9 @@ function exercise(binary, caches) {
   // The builder's environment (Windows needs its SystemRoot) without tally's settings or Node's options.
   const own = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TALLY_|NODE_OPTIONS$)/.test(name)));
   const env = { ...own, HOME: state, TALLY_CONFIG_DIR: state, TALLY_SEA_CACHE_OUT: caches, NO_COLOR: '1' };
-  for (const argv of [['status', '--demo'], ['--version']]) execFileSync(binary, argv, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // Each everyday command in its own bundle (its cache), the whole program, the fast answers.
+  const lines = [['status', '--demo'], ['--version'], ['version'], ...EVERYDAY.filter((c) => c !== 'status').map((c) => (c === 'check' ? ['check', '--min-balance', '1', '--demo'] : [c, '--demo']))];
+  for (const argv of lines) execFileSync(binary, argv, { env, stdio: ['ignore', 'ignore', 'inherit'] });
   // An agent's session: the MCP server's package too.
   const session = [
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '1' } } },
@@ -126,7 +131,7 @@ const first = join(out, `first-${name}`);
 await makeBinary(first, assets);
 exercise(first, join(out, 'caches'));
 const caches = readdirSync(join(out, 'caches'));
-for (const bundle of ['main.cjs', 'fast.cjs']) if (!caches.includes(`${bundle}.cache`)) throw new Error(`the first binary wrote no code cache for ${bundle}`);
+for (const bundle of ['main.cjs', 'fast.cjs', ...EVERYDAY.map((c) => `command-${c}.cjs`)]) if (!caches.includes(`${bundle}.cache`)) throw new Error(`the first binary wrote no code cache for ${bundle}`);
 rmSync(first);
 
 // The binary: the same assets and the caches it made.

@@ -6,7 +6,7 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { common, lazyChildProcess } from './bundle-options.mjs';
+import { EVERYDAY, common, lazyChildProcess, onlyThisCommand } from './bundle-options.mjs';
 
 rmSync('dist', { recursive: true, force: true });
 
@@ -59,7 +59,6 @@ for (const [entry, outfile, plugins] of fastOutputs) {
 // picks it by the command word): the same program with the other commands' loaders left out, so
 // a run reads, checks and deserialises about half as much (the bundle and its code cache).
 // Measured whole-process, paired, balance --json against the whole program: see the commit.
-export const EVERYDAY = ['balance', 'usage', 'status', 'forecast', 'check', 'logs', 'models', 'pricing'];
 // What a command's line never loads there: the in-process sandbox (--demo, whose lines the launcher
 // sends to the whole program) and shell completion (its lines too). Left out, a command's bundle
 // is a tenth smaller, to read and to deserialise.
@@ -73,18 +72,8 @@ const notInCommandBundles = {
 const registry = readFileSync('src/cli/registry.ts', 'utf8');
 for (const name of EVERYDAY) {
   if (!registry.includes(`import('../commands/${name}.js')`)) throw new Error(`build: ${name} is not a command of src/cli/registry.ts`);
-  const onlyThisCommand = {
-    name: 'only-this-command',
-    setup(build) {
-      build.onLoad({ filter: /[\\/]src[\\/]cli[\\/]registry\.ts$/ }, (args) => ({
-        // The launcher sends only this command's lines here: another command's loader is never called.
-        contents: readFileSync(args.path, 'utf8').replace(/import\('\.\.\/commands\/([\w-]+)\.js'\)/g, (whole, file) => (file === name ? whole : `Promise.reject(new Error('${file} is not in the bundle of ${name}'))`)),
-        loader: 'ts',
-      }));
-    },
-  };
   // No source map of its own: the whole program's (dist/main.cjs.map) maps the same sources (TALLY_BUILD_MAPS=1 writes them, to read a CPU profile).
-  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, onlyThisCommand, notInCommandBundles] });
+  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, onlyThisCommand(name), notInCommandBundles] });
   asciiOnly(`dist/command-${name}.cjs`);
 }
 

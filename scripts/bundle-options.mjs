@@ -37,3 +37,19 @@ export const common = {
   external: EXTERNAL,
   logLevel: 'warning',
 };
+
+/** The commands run every day, in CI and by scripts: each has a bundle of its own (bin/routes.cjs picks it by the command word). */
+export const EVERYDAY = ['balance', 'usage', 'status', 'forecast', 'check', 'logs', 'models', 'pricing'];
+
+/** The program with every command's loader but `name`'s left out (the launcher sends only that command's lines to its bundle). */
+export function onlyThisCommand(name) {
+  return {
+    name: 'only-this-command',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]src[\\/]cli[\\/]registry\.ts$/ }, (args) => ({
+        contents: readFileSync(args.path, 'utf8').replace(/import\('\.\.\/commands\/([\w-]+)\.js'\)/g, (whole, file) => (file === name ? whole : `Promise.reject(new Error('${file} is not in the bundle of ${name}'))`)),
+        loader: 'ts',
+      }));
+    },
+  };
+}

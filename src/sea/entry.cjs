@@ -7,6 +7,7 @@
 const sea = require('node:sea');
 const vm = require('node:vm');
 const { run } = require('../../bin/run.cjs');
+const { readRoutes, route } = require('../../bin/routes.cjs');
 
 /** The build's first pass asks this binary to write the code caches of its runs here (the final binary has them inside). */
 const cacheOut = process.env.TALLY_SEA_CACHE_OUT;
@@ -44,7 +45,12 @@ globalThis.__tallyLoadAsset = (name) => {
 run(process.argv.slice(2), {
   name: 'main.cjs',
   fast: () => globalThis.__tallyLoadAsset('fast.cjs'),
-  program: () => globalThis.__tallyLoadAsset('main.cjs'),
+  // An everyday command in its own bundle, as the package runs it (with the sandbox inside: --demo too).
+  program: (argv) => {
+    const routes = readRoutes(assetBytes('dist/commands.json')?.toString('utf8'));
+    const { own } = route(argv, routes, { demoInBundles: true });
+    return globalThis.__tallyLoadAsset(own ?? 'main.cjs');
+  },
   saveCaches() {
     if (!cacheOut) return;
     const { writeFileSync } = require('node:fs');
