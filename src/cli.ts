@@ -158,8 +158,9 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
         options.timeoutGiven = argv.some((word) => word === '--timeout' || word.startsWith('--timeout='));
         checkGlobalOptions(entry, options);
         const ctx = makeContext(options);
-        // A display currency (--currency, or the profile's): its dated rate, known before anything is shown.
-        await (await import('./cli/display.js')).applyDisplayCurrency(ctx);
+        // A display currency (--currency, or the profile's): its flags checked now, its dated rate asked before the first result is written.
+        if (options.currency !== undefined || options.rate !== undefined) (await import('./cli/display.js')).checkDisplayFlags(options);
+        ctx.beforeOutput = async () => (await import('./cli/display.js')).applyDisplayCurrency(ctx);
         if (options.allProfiles || options.profiles !== undefined) {
           const { runFleet } = await import('./fleet.js');
           if (entry.fleet !== 'own') return runFleet(entry, module, self, ctx, fleetRows());

@@ -2,8 +2,7 @@
 // built only when first asked for, so `--help` touches no config and no network.
 import { ConfigError, Interrupted, TimeoutError } from './errors.js';
 import type { IO } from './io.js';
-// Settings and the HTTP core are imported statically: every command that runs needs them.
-// The transport (node:http), conf, undici and the tables load only when used.
+// Settings and the HTTP core are imported statically (every command needs them); the transport, conf, undici, tables load when used.
 import type { HttpClient, RetryPolicy } from './api/http.js';
 import { RunStore } from './run-store.js';
 import { MAX_CONNECTIONS_PER_ORIGIN, type Transport } from './api/transport-types.js';
@@ -16,7 +15,6 @@ import { SecretSet } from './domain/secrets.js';
 import { abortableSleep } from './abortable.js';
 import { setMaxListeners } from 'node:events';
 import type { GlobalOptions } from './global-options.js';
-
 export type { GlobalOptions } from './global-options.js';
 
 export interface ContextInit {
@@ -124,7 +122,7 @@ export class Context extends Notices<GlobalOptions> {
     this.runUntilInterrupted();
   }
 
-  /** Commands that serve until Ctrl-C (`sandbox`, `proxy`): --timeout bounds a command's work, not how long a server runs. */
+  /** Commands that serve until Ctrl-C (`sandbox`, `proxy`): --timeout bounds a command's work, not a server's life. */
   runUntilInterrupted(): void {
     clearTimeout(this.#deadlineTimer);
     this.deadline = Number.POSITIVE_INFINITY;
@@ -369,6 +367,8 @@ export class Context extends Notices<GlobalOptions> {
     return transport;
   }
 
+  /** Set by the program's top: runs once before the first result is written (the display currency's rate). */
+  beforeOutput: (() => Promise<void>) | undefined;
   /** A transport of its own for forwarding calls (tally proxy): up to `connections` per origin over HTTP/1.1, so streams never queue behind a command's four. */
   forwardingTransport(connections: number): Transport {
     if (this.#init.transport) return this.#init.transport;

@@ -24,6 +24,10 @@ export interface Result {
 export async function emit(ctx: Context, result: Result): Promise<void> {
   // An interrupt that came during the work (heard only now) ends the run before any result is written.
   await ctx.checkpoint();
+  // What the program's top arranged to run before the first result (the display currency's rate, asked once).
+  const before = ctx.beforeOutput;
+  ctx.beforeOutput = undefined;
+  await before?.();
   const tty = ctx.io.stdoutIsTTY;
   const display = displayCurrency();
   if (ctx.options.json) {

@@ -46,7 +46,7 @@ describe('the package', () => {
     // Installing runs no script of ours: the build ran at prepack.
     expect(Object.keys(pkg.scripts).filter((s) => /install|prepare/.test(s))).toEqual([]);
     // What the bundle loads from node_modules, and nothing it carries inside itself.
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(['@modelcontextprotocol/server', 'conf', 'jq-wasm', 'selfsigned', 'undici']);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['@modelcontextprotocol/server', 'conf', 'jq-wasm', 'nodemailer', 'selfsigned', 'undici']);
   });
 
   it('is clean by publint', async () => {
