@@ -35,7 +35,9 @@ async function gather(ctx: Context, fresh: () => Context): Promise<string> {
   const { acrossProfiles } = await import('../fleet.js');
   // figuresOf never fails (a profile that does is tally_up 0): a skipped profile is reported as down too.
   const results = await acrossProfiles(ctx, figuresOf);
-  return exposition(metricsFamilies(results.map((r): Figures => ('value' in r ? r.value : { profile: r.profile }))));
+  // Where groups are stored (tally group), every series of a profile says its group too.
+  const groups = (await ctx.store()).groups();
+  return exposition(metricsFamilies(results.map((r): Figures => ('value' in r ? r.value : { profile: r.profile })), groups));
 }
 
 /** Where the exposition goes: stdout, a file for node_exporter, or served at HOST:PORT. */

@@ -3,9 +3,17 @@
 import { Decimal, derivedText } from '../domain/money.js';
 import type { Figures } from '../figures/metrics.js';
 import type { Family } from './prometheus.js';
+import { UNATTRIBUTED, groupOf } from '../domain/groups.js';
 
-/** The families for some profiles' figures. */
-export function metricsFamilies(all: Figures[]): Family[] {
+/** The families for some profiles' figures; with groups stored, each series labelled with its profile's group ("unattributed" for none). */
+export function metricsFamilies(all: Figures[], groups: Record<string, string[]> = {}): Family[] {
+  const families = profileFamilies(all);
+  if (Object.keys(groups).length === 0) return families;
+  for (const family of families) for (const sample of family.samples) if (sample.labels.profile !== undefined) sample.labels = { ...sample.labels, group: groupOf(sample.labels.profile, groups) ?? UNATTRIBUTED };
+  return families;
+}
+
+function profileFamilies(all: Figures[]): Family[] {
   const family = (name: string, help: string): Family => ({ name, help, type: 'gauge', samples: [] });
   const up = family('tally_up', '1 when the gateway answered for this profile, 0 when it did not (then no other series for it).');
   const balance = family('tally_balance', 'The account balance, in the currency the gateway states.');

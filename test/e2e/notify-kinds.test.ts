@@ -21,7 +21,9 @@ let base = '';
 const feishuSecret = 'feishu-secret-9c2e5b8d1f';
 const dingSecret = 'SECdingtalk0123456789abcdef';
 let wecomCount = 0;
-let now = Date.now();
+// tally runs on a fixed clock (never the wall clock): the replicas check its timestamps against it.
+const NOW = Date.UTC(2026, 10, 20, 9, 30);
+const now = NOW;
 
 function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): void {
   const url = new URL(req.url ?? '/', base);
@@ -90,12 +92,11 @@ afterAll(async () => {
 const state = tempDir();
 afterAll(() => state.remove());
 const env = () => ({ PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: state.path, TALLY_BASE_URL: 'https://gw.example.com', TALLY_API_KEY: 'sk-test-notify-kinds-000000' });
-const add = (name: string, kind: string, input: string) => runTally(['notify', 'add', name, '--kind', kind], { env: env(), input });
-const test = (name: string) => runTally(['notify', 'test', name], { env: env(), timeoutMs: 60_000 });
+const add = (name: string, kind: string, input: string) => runTally(['notify', 'add', name, '--kind', kind], { env: env(), input, now: NOW });
+const test = (name: string) => runTally(['notify', 'test', name], { env: env(), timeoutMs: 60_000, now: NOW });
 
 describe('tally notify: the chat tools teams use, and e-mail', () => {
   it('signs for Feishu as Feishu checks it (seconds, in the body); a wrong secret is a failed delivery though the reply is HTTP 200', async () => {
-    now = Date.now();
     expect((await add('lark', 'feishu', `${base}/feishu\n${feishuSecret}\n`)).code).toBe(0);
     const ok = await test('lark');
     expect([ok.code, ok.stderr]).toEqual([0, '']);
@@ -110,7 +111,6 @@ describe('tally notify: the chat tools teams use, and e-mail', () => {
   });
 
   it('signs for DingTalk as DingTalk checks it (milliseconds, in the query), and a wrong one fails the same way', async () => {
-    now = Date.now();
     expect((await add('ding', 'dingtalk', `${base}/dingtalk?access_token=abc\n${dingSecret}\n`)).code).toBe(0);
     expect((await test('ding')).code).toBe(0);
     const hit = hits.at(-1)!;
@@ -125,7 +125,7 @@ describe('tally notify: the chat tools teams use, and e-mail', () => {
     expect((await add('wecom', 'wecom', `${base}/wecom?key=k\n`)).code).toBe(0);
     for (let i = 0; i < 20; i++) expect((await test('wecom')).code, `message ${i + 1}`).toBe(0);
     const before = wecomCount;
-    const held = await runTally(['--timeout', '2', 'notify', 'test', 'wecom'], { env: env() });
+    const held = await runTally(['--timeout', '2', 'notify', 'test', 'wecom'], { env: env(), now: NOW });
     expect(held.code).toBe(1);
     expect(held.stderr).toMatch(/wecom "wecom" takes 20 messages a minute and has had them: this one is held back/);
     expect(wecomCount).toBe(before);
@@ -154,7 +154,7 @@ describe('tally notify: the chat tools teams use, and e-mail', () => {
 
   it('sends e-mail through SMTP with the password from stdin, never shown', async () => {
     expect((await add('mail', 'email', `smtp://alerts%40example.com@127.0.0.1:${smtpPort}?to=ops@example.com,lead@example.com\nmail-password-77\n`)).code).toBe(0);
-    const list = await runTally(['notify', 'list', '--json'], { env: env() });
+    const list = await runTally(['notify', 'list', '--json'], { env: env(), now: NOW });
     expect(list.stdout).not.toContain('mail-password-77');
     const sent = await test('mail');
     expect([sent.code, sent.stderr]).toEqual([0, '']);

@@ -51,6 +51,11 @@ describe('groups of profiles', () => {
     const text = await tally(['usage', '--by', 'group', '--since', '7d']);
     expect(text.stdout).toMatch(/^unattributed +prod-copy +¥0\.00$/m);
     expect(text.stdout).toContain('profiles in no group are "unattributed", so the groups add up to the total');
+    // metrics labels each profile's series with its group, the unattributed too.
+    const metrics = await tally(['metrics', '--all-profiles']);
+    expect(metrics.stdout).toMatch(/^tally_up\{profile="prod",group="platform"\} 1$/m);
+    expect(metrics.stdout).toMatch(/^tally_up\{profile="prod-copy",group="unattributed"\} 1$/m);
     expect((await tally(['group', 'rm', 'platform'])).code).toBe(0);
+    expect((await tally(['metrics', '--all-profiles'])).stdout).toMatch(/^tally_up\{profile="prod"\} 1$/m);
   });
 });
