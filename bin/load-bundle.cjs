@@ -238,7 +238,10 @@ const installed = {
         // fall through
       }
     }
-    return exports.load(bundle, word);
+    // The whole program keeps one cache for every command it runs (the everyday ones have their
+    // own bundles and caches): a cache of each rare command would cost 0.6-0.8 MB apiece on disk
+    // per Node version for a few milliseconds of a command seldom run.
+    return exports.load(bundle, 'main');
   },
   saveCaches,
 };

@@ -103,7 +103,7 @@ describe('code caches, made where they are used', () => {
     expect((await tally(dir, ['version'], { state: own })).stdout).toMatch(new RegExp(`^tally ${changed.replace(/\./g, '\\.')} \\(Node `));
     // The changed bundle's new cache, beside the unchanged bundle's: the cache of the build no longer installed is removed.
     const after = readdirSync(cacheFolder(own)).sort();
-    expect(after).toEqual([expect.stringMatching(/^command-pricing\.cjs-.*-pricing\.cache$/), expect.stringMatching(/^main\.cjs-.*-version\.cache$/)]);
+    expect(after).toEqual([expect.stringMatching(/^command-pricing\.cjs-.*-pricing\.cache$/), expect.stringMatching(/^main\.cjs-.*-main\.cache$/)]);
     expect(before).toContain(after[0]);
     expect(before).not.toContain(after[1]);
     // Another Node's folder unused for a month goes too; one used lately stays.
