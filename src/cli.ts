@@ -182,6 +182,16 @@ export async function fullProgram(io: IO): Promise<Command> {
   const program = await buildProgram(['--help'], io, () => {
     throw new Error('the full program describes commands; it runs none');
   });
+  const byName = commandsByName(program);
+  for (const entry of COMMANDS) {
+    const command = byName.get(entry.name);
+    if (command) (await entry.load()).configure(command);
+  }
+  return program;
+}
+
+/** Each command of a program by its full name (`auth status`). */
+function commandsByName(program: Command): Map<string, Command> {
   const byName = new Map<string, Command>();
   const walk = (command: Command, path: string) => {
     for (const child of command.commands) {
@@ -191,16 +201,13 @@ export async function fullProgram(io: IO): Promise<Command> {
     }
   };
   walk(program, '');
-  for (const entry of COMMANDS) {
-    const command = byName.get(entry.name);
-    if (command) (await entry.load()).configure(command);
-  }
-  return program;
+  return byName;
 }
 
 /** The whole program and the registry's entries, for the manual (src/cli/manual.ts). */
-export async function describedProgram(io: IO): Promise<{ program: Command; entries: readonly CommandEntry[] }> {
-  return { program: await fullProgram(io), entries: COMMANDS };
+export async function describedProgram(io: IO): Promise<{ program: Command; entries: readonly CommandEntry[]; byName: Map<string, Command> }> {
+  const program = await fullProgram(io);
+  return { program, entries: COMMANDS, byName: commandsByName(program) };
 }
 
 /** Global options that do not fit the command or each other: said before anything is asked of the service. */

@@ -1,22 +1,12 @@
 // The command reference as the docs generator asks it (src/main.ts manual): every command's page
 // and the global options, from the whole program. Here, at the program's top, because it reads
 // the registry and the program; the pages themselves are src/manual/reference.ts's.
-import type { Command } from 'commander';
 import { type CommandPage, commandPage, optionRow } from '../manual/reference.js';
 
 /** Every command's page and the global options, from the whole program (the docs generator asks this once). */
 export async function manualPages(): Promise<{ pages: CommandPage[]; globals: CommandPage['options'] }> {
   const [{ describedProgram }, { createTestIO }, { shippedText }] = await Promise.all([import('../cli.js'), import('../io.js'), import('../external.js')]);
-  const { program, entries: COMMANDS } = await describedProgram(createTestIO({ width: 100 }));
-  const byName = new Map<string, Command>();
-  const walk = (command: Command, path: string) => {
-    for (const child of command.commands) {
-      const name = path ? `${path} ${child.name()}` : child.name();
-      byName.set(name, child);
-      walk(child, name);
-    }
-  };
-  walk(program, '');
+  const { program, entries: COMMANDS, byName } = await describedProgram(createTestIO({ width: 100 }));
   const pages = COMMANDS.flatMap((entry) => {
     const command = byName.get(entry.name);
     if (!command) return [];

@@ -4,21 +4,22 @@
 // goes on; --json-log says each call (never a body, a key or the token); SIGTERM lets a stream in
 // flight end and counts it.
 import { manualText } from '../support/manual.js';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { Decimal } from '../../src/domain/money.js';
-import { BIN, NODE, tempDir } from '../helpers.js';
+import { tempDir } from '../helpers.js';
+import { type ProxyProcess, startProxyProcess } from '../support/proxy-process.js';
 
 const work = tempDir();
 let sandbox: Sandbox;
+let started: ProxyProcess;
 let proxy: ChildProcess;
 let url: string;
 let token: string;
-let stderr = '';
 const jsonLog = join(work.path, 'calls.ndjson');
 
 async function used(): Promise<Decimal> {
@@ -44,13 +45,8 @@ const chat = { model: 'deepseek-chat', messages: [{ role: 'user', content: 'coun
 beforeAll(async () => {
   sandbox = await startSandbox({ accountLimit: 100_000, logLagSeconds: 30 });
   const tokenFile = join(work.path, 'token');
-  proxy = spawn(NODE, [BIN, 'proxy', '--max-session-spend', '0.05', '--max-spend', '0.08', '--token-file', tokenFile, '--json-log', jsonLog], { env: { PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: join(work.path, 'state'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proxy.stdout!.on('data', (d) => (out += d));
-  proxy.stderr!.on('data', (d) => (stderr += d));
-  for (let i = 0; i < 200 && !out.includes('TALLY_PROXY_TOKEN_FILE='); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-  url = /^TALLY_PROXY_URL=(\S+)$/m.exec(out)![1]!;
-  token = readFileSync(tokenFile, 'utf8').trim();
+  started = await startProxyProcess(['--max-session-spend', '0.05', '--max-spend', '0.08', '--json-log', jsonLog], { PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: join(work.path, 'state'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey }, tokenFile);
+  ({ child: proxy, url, token } = started);
 }, 30_000);
 afterAll(async () => {
   if (proxy.exitCode === null) proxy.kill('SIGKILL');
@@ -96,7 +92,7 @@ describe('tally proxy: limits that hold while the log is late', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);
     expect(await closed).toBe(0);
-    expect(stderr).toMatch(/tally proxy: stopped; \d+ calls forwarded: ¥[\d,.]+ \(0 booked by the gateway's log, ¥0\.00; the others estimated from their usage at the catalog's prices\); \d+ refused/);
+    expect(started.stderr()).toMatch(/tally proxy: stopped; \d+ calls forwarded: ¥[\d,.]+ \(0 booked by the gateway's log, ¥0\.00; the others estimated from their usage at the catalog's prices\); \d+ refused/);
   });
 });
 
@@ -114,12 +110,11 @@ describe("the README's Claude Code settings for the proxy", () => {
     const env = { PATH: process.env.PATH, HOME: home, TALLY_CONFIG_DIR: join(work.path, 'state-readme'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
     const { mkdirSync } = await import('node:fs');
     mkdirSync(join(home, '.config'), { recursive: true });
-    const child = spawn(NODE, [BIN, ...words], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const tokenAt = words.indexOf('--token-file');
+    const launched = await startProxyProcess(words.slice(1).filter((_w, i) => i !== tokenAt - 1 && i !== tokenAt), env, words[tokenAt + 1]!);
+    const child = launched.child;
     try {
-      let out = '';
-      child.stdout!.on('data', (d) => (out += d));
-      for (let i = 0; i < 200 && !out.includes('TALLY_PROXY_TOKEN_FILE='); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      const base = /^TALLY_PROXY_URL=(\S+)$/m.exec(out)![1]!;
+      const base = launched.url;
       const { execFileSync } = await import('node:child_process');
       const key = execFileSync('bash', ['-c', settings.apiKeyHelper], { env: { PATH: process.env.PATH, HOME: home } }).toString().trim();
       const answer = await fetch(`${base}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-claude-code-session-id': 'readme' }, body: JSON.stringify({ model: 'claude-sonnet-4.5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }) });

@@ -3,21 +3,22 @@
 // unchanged, a stream passed on and priced, and the call that would pass --max-spend refused with
 // 402 in the interface's own shape before it reaches the gateway, so the gateway's own counter
 // never passes the limit; Ctrl-C stops it after the calls in flight, saying what they cost.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { Decimal } from '../../src/domain/money.js';
-import { BIN, NODE, runTally, tempDir } from '../helpers.js';
+import { runTally, tempDir } from '../helpers.js';
+import { type ProxyProcess, startProxyProcess } from '../support/proxy-process.js';
 
 const work = tempDir();
 let sandbox: Sandbox;
+let started: ProxyProcess;
 let proxy: ChildProcess;
 let url: string;
 let token: string;
-let stderr = '';
 /** The key's spend today when the proxy started. */
 let usedAtStart: Decimal;
 
@@ -50,15 +51,10 @@ const opus = (extra: Record<string, unknown> = {}) => ({ model: 'claude-opus-4.1
 beforeAll(async () => {
   sandbox = await startSandbox({ accountLimit: 100_000 });
   const tokenFile = join(work.path, 'token');
-  proxy = spawn(NODE, [BIN, 'proxy', '--max-spend', '25', '--token-file', tokenFile], { env: { PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: join(work.path, 'state'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proxy.stdout!.on('data', (d) => (out += d));
-  proxy.stderr!.on('data', (d) => (stderr += d));
-  for (let i = 0; i < 200 && !out.includes('TALLY_PROXY_TOKEN_FILE='); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-  url = /^TALLY_PROXY_URL=(\S+)$/m.exec(out)![1]!;
-  expect(out).toBe(`TALLY_PROXY_URL=${url}\nTALLY_PROXY_TOKEN_FILE=${tokenFile}\n`);
+  started = await startProxyProcess(['--max-spend', '25'], { PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: join(work.path, 'state'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey }, tokenFile);
+  ({ child: proxy, url, token } = started);
+  expect(started.out).toBe(`TALLY_PROXY_URL=${url}\nTALLY_PROXY_TOKEN_FILE=${tokenFile}\n`);
   expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
-  token = readFileSync(tokenFile, 'utf8').trim();
   usedAtStart = await used();
 }, 30_000);
 afterAll(async () => {
@@ -168,8 +164,8 @@ describe('tally proxy: a spending firewall in front of the gateway', () => {
     const closed = new Promise<number | null>((resolve) => proxy.on('close', resolve));
     proxy.kill('SIGINT');
     expect(await closed).toBe(130);
-    expect(stderr, stderr).toMatch(/tally proxy: stopped; \d+ calls forwarded: ¥[\d,.]+ \((\d+) booked by the gateway's log, ¥[\d,.]+; the others estimated from their usage at the catalog's prices\); 1 refused/);
-    expect(stderr).not.toContain(sandbox.demoKey);
+    expect(started.stderr(), started.stderr()).toMatch(/tally proxy: stopped; \d+ calls forwarded: ¥[\d,.]+ \((\d+) booked by the gateway's log, ¥[\d,.]+; the others estimated from their usage at the catalog's prices\); 1 refused/);
+    expect(started.stderr()).not.toContain(sandbox.demoKey);
     // Stopped: status shows no proxy.
     const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', TALLY_CONFIG_DIR: join(work.path, 'state'), TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey };
     expect(JSON.parse((await runTally(['status', '--json'], { env })).stdout).proxy).toBeUndefined();
