@@ -20,6 +20,8 @@ export interface ExportOptions {
   ndjson?: boolean;
   header: boolean;
   append?: string;
+  /** --by group: each row says its profile's group (tally group), "unattributed" for none. */
+  byGroup?: boolean;
 }
 
 export function configure(command: Command): void {
@@ -28,7 +30,8 @@ export function configure(command: Command): void {
   command
     .option('--ndjson', 'one JSON object per row (schema: tally schema export)')
     .option('--no-header', 'CSV without its header line')
-    .option('--append <file>', 'add the rows of ended periods to this CSV or NDJSON file, leaving out the periods it already holds for the profile and gateway');
+    .option('--append <file>', 'add the rows of ended periods to this CSV or NDJSON file, leaving out the periods it already holds for the profile and gateway')
+    .addOption(new Option('--by <dimension>', "add a column: group, each row's profile's group (tally group; \"unattributed\" for none)").choices(['group']));
 }
 
 /** The flags as the export asked for: its format's flags checked against the one the global flags chose. */
@@ -38,8 +41,10 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): Export
   if (options.ndjson && (csv || line.output.json)) throw new UsageError(`--ndjson and --${csv ? 'csv' : 'json'} each choose the format; give one of them`);
   if (options.append !== undefined && !csv && !options.ndjson) throw new UsageError('--append needs the file\'s format: --csv or --ndjson');
   if (!options.header && !csv) throw new UsageError('--no-header goes with --csv');
+  const byGroup = (flags as { by?: string }).by === 'group';
+  if (byGroup && options.append !== undefined) throw new UsageError("--append keeps a ledger file's columns as tally writes them; --by group goes with a fresh export (redirect it to a file of its own)");
   const { bucket, since, until, month, last, utcOffset, ndjson, header, append } = options;
-  return { bucket, since, until, month, last, utcOffset, ndjson, header, append };
+  return { bucket, since, until, month, last, utcOffset, ndjson, header, ...(append === undefined ? {} : { append }), ...(byGroup ? { byGroup } : {}) };
 }
 
 export async function run(options: ExportOptions, ctx: Context): Promise<void> {
@@ -76,9 +81,17 @@ export async function run(options: ExportOptions, ctx: Context): Promise<void> {
     return;
   }
   await sayScopes();
-  const table = { header: [...LEDGER_COLUMNS], rows: rows.map((r) => ledgerCells(r)) };
+  // --by group: a group column after the profile, in every format.
+  const groups = options.byGroup ? (await ctx.store()).groups() : undefined;
+  const { UNATTRIBUTED, groupOf } = await import('../domain/groups.js');
+  const groupCell = (profile: string) => (groups ? groupOf(profile, groups) ?? UNATTRIBUTED : undefined);
+  const at = LEDGER_COLUMNS.indexOf('profile') + 1;
+  const withGroup = <T,>(cells: T[], profile: string, value: (group: string) => T): T[] => (groups ? [...cells.slice(0, at), value(groupCell(profile)!), ...cells.slice(at)] : cells);
+  const header = withGroup<string>([...LEDGER_COLUMNS], '', () => 'group');
+  const table = { header, rows: rows.map((r) => withGroup(ledgerCells(r), r.profile, (g) => g)) };
+  const documents = rows.map((r) => (groups ? Object.fromEntries(withGroup(Object.entries(r), r.profile, (g) => ['group', g] as [string, unknown])) : r));
   if (options.ndjson) {
-    ctx.io.out(ledgerText(rows, 'ndjson'));
+    ctx.io.out(groups ? documents.map((d) => `${JSON.stringify(d)}\n`).join('') : ledgerText(rows, 'ndjson'));
     return;
   }
   if (csv && !options.header) {
@@ -87,8 +100,8 @@ export async function run(options: ExportOptions, ctx: Context): Promise<void> {
     return;
   }
   await emit(ctx, {
-    json: () => ({ bucket: ledgers[0]?.bucket ?? 'day', columns: LEDGER_COLUMNS, rows }),
+    json: () => ({ bucket: ledgers[0]?.bucket ?? 'day', columns: header, rows: documents }),
     csv: () => table,
-    human: () => renderLedger(rows, ledgers, ctx),
+    human: () => renderLedger(rows, ledgers, ctx, groups ? (profile) => groupCell(profile)! : undefined),
   });
 }

@@ -51,6 +51,18 @@ describe('groups of profiles', () => {
     const text = await tally(['usage', '--by', 'group', '--since', '7d']);
     expect(text.stdout).toMatch(/^unattributed +prod-copy +¥0\.00$/m);
     expect(text.stdout).toContain('profiles in no group are "unattributed", so the groups add up to the total');
+    // export --by group: a group column after the profile, in CSV and NDJSON alike.
+    const csv = await tally(['export', '--all-profiles', '--by', 'group', '--since', '3d', '--csv']);
+    expect(csv.code, csv.stderr).toBe(0);
+    const [head, ...lines] = csv.stdout.trim().split(/\r?\n/);
+    expect(head).toBe('date,zone,profile,group,gateway,scope,model,calls,input_tokens,output_tokens,amount,currency,complete');
+    const groupOfLine = (line: string) => line.split(',').slice(2, 4).join('=');
+    expect(new Set(lines.map(groupOfLine))).toEqual(new Set(['prod=platform', 'prod-copy=unattributed', 'research=platform']));
+    const ndjson = (await tally(['export', '--profile', 'prod-copy', '--by', 'group', '--since', '3d', '--ndjson'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(Object.keys(ndjson[0]!).slice(0, 5)).toEqual(['date', 'zone', 'profile', 'group', 'gateway']);
+    expect(ndjson.every((r) => r.group === 'unattributed')).toBe(true);
+    const refused = await tally(['export', '--by', 'group', '--csv', '--append', 'ledger.csv']);
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--by group goes with a fresh export')]);
     // metrics labels each profile's series with its group, the unattributed too.
     const metrics = await tally(['metrics', '--all-profiles']);
     expect(metrics.stdout).toMatch(/^tally_up\{profile="prod",group="platform"\} 1$/m);
