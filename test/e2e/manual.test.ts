@@ -66,6 +66,8 @@ describe('the pages people read first', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     expect(readme.split('\n').length).toBeLessThanOrEqual(300);
     for (const topic of TOPICS) expect(readme).toContain(`(docs/${topic.name}.md)`);
+    // Every command with an example that works as printed (the examples test runs each).
+    for (const entry of COMMANDS) expect(readme, entry.name).toContain(`\n${entry.example}\n`);
     expect(readme).toContain('(CONTRIBUTING.md)');
     // Every relative link of the README and docs/ leads to a file that exists.
     for (const folder of ['', 'docs', 'docs/commands']) {
