@@ -19,6 +19,8 @@ interface ReportOptions {
   html?: string;
   send?: string;
   force?: boolean;
+  /** --by group: the fleet's spend per group of profiles (tally group), each account once. */
+  by?: string;
 }
 
 export function configure(command: Command): void {
@@ -32,7 +34,8 @@ export function configure(command: Command): void {
     .option('--markdown', 'GitHub-flavoured Markdown (a pull request, a step summary, chat)')
     .option('--html <file>', 'write one self-contained HTML page (inline charts, no script, no external request)')
     .option('--send <name>', 'post it to this notify destination, once per period (tally notify add)')
-    .option('--force', 'with --send: send again though this period was sent');
+    .option('--force', 'with --send: send again though this period was sent')
+    .addOption(new Option('--by <dimension>', 'with --all-profiles: the spend per group of profiles too (tally group), each account once, the unattributed kept').choices(['group']));
 }
 
 /** The period (one way of naming it), and how the report goes out: printed, Markdown, an HTML file, sent. */
@@ -44,6 +47,7 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): Report
   if (options.markdown && (line.output.json || options.html !== undefined)) throw new UsageError(`--markdown and --${line.output.json ? 'json' : 'html'} each print the whole report; choose one`);
   if (options.force && options.send === undefined) throw new UsageError('--force goes with --send');
   if (line.profiles && options.send !== undefined) throw new UsageError('--send posts one profile\'s report (to that profile\'s destination); run it per profile');
+  if (options.by === 'group' && !line.profiles) throw new UsageError('--by group adds up the profiles of a fleet: add --all-profiles (or --profiles P,Q)');
   return options;
 }
 
@@ -58,7 +62,7 @@ export async function run(options: ReportOptions, ctx: Context): Promise<void> {
   const { reportMemory, sendReport } = await import('../notify/report-send.js');
   const memory = destination && (await reportMemory(ctx, (await ctx.settings()).profile));
   memory?.read();
-  const many = fleet ? await (await import('../figures/report-fleet.js')).loadFleetReports(ctx, options) : undefined;
+  const many = fleet ? await (await import('../figures/report-fleet.js')).loadFleetReports(ctx, options, options.by === 'group' ? (await ctx.store()).groups() : undefined) : undefined;
   const items = many?.items ?? [{ report: await loadReport(ctx, options), profile: (await ctx.settings()).profile }];
   const failed = many?.failed ?? [];
   const first = items[0]!;

@@ -5,6 +5,7 @@
 import type { Context } from '../context.js';
 import { Decimal } from '../domain/money.js';
 import type { Report, ReportRequest } from './report.js';
+import { type GroupRow, spendByGroup } from '../domain/groups.js';
 
 export interface FleetItem {
   report: Report;
@@ -30,10 +31,12 @@ export interface FleetReports {
   items: FleetItem[];
   failed: FailedProfile[];
   totals: FleetTotals;
+  /** With --by group: the period's spend per group of profiles, each account once, the unattributed kept. */
+  groups?: { rows: GroupRow[]; total: Decimal };
 }
 
 /** Every profile's report; none to report on is the run's failure (the first failed profile's exit code, as every fleet). */
-export async function loadFleetReports(ctx: Context, request: ReportRequest): Promise<FleetReports> {
+export async function loadFleetReports(ctx: Context, request: ReportRequest, groups?: Record<string, string[]>): Promise<FleetReports> {
   const [{ acrossProfiles, accountOfBalance, keyOf, FleetFailed }, { loadReport }] = await Promise.all([import('../fleet.js'), import('./report.js')]);
   const results = await acrossProfiles(ctx, async (profileCtx, profile): Promise<FleetItem> => {
     const report = await loadReport(profileCtx, request);
@@ -46,7 +49,8 @@ export async function loadFleetReports(ctx: Context, request: ReportRequest): Pr
   if (items.length === 0) {
     throw new FleetFailed(`no profile could be reported on: ${failed.map((o) => `${o.profile} (${o.error.message})`).join('; ')}`, failed.find((o) => o.exitCode !== 0)?.exitCode ?? 2);
   }
-  return { items, failed, totals: fleetTotals(items) };
+  const byGroup = groups && spendByGroup(items.map((i) => ({ profile: i.profile, identity: i.account ?? `profile:${i.profile}`, spend: i.report.spend.current })), groups);
+  return { items, failed, totals: fleetTotals(items), ...(byGroup ? { groups: { rows: byGroup.rows, total: byGroup.total } } : {}) };
 }
 
 /** The spend of the period and the one before, each account once (an unknown account is its profile's own). */

@@ -174,16 +174,18 @@ export async function renderReport(r: Report, profile: string, ctx: Context): Pr
 }
 
 /** Several profiles' reports as one document: each profile's, those not reported with why, and the totals (each account once). */
-export function fleetReportsJson({ items, failed, totals }: FleetReports) {
+export function fleetReportsJson({ items, failed, totals, groups }: FleetReports) {
   return {
     profiles: [...items.map((i) => reportJson(i.report, i.profile)), ...failed.map((f) => ({ profile: f.profile, error: f.error }))],
     totals: { accounts: totals.accounts, current: totals.current.toFixed(), previous: totals.previous.toFixed(), change: totals.current.minus(totals.previous).toFixed() },
+    ...(groups ? { groups: groups.rows.map((g) => ({ group: g.group, profiles: g.profiles, spend: g.spend.toFixed() })) } : {}),
   };
 }
 
 /** Several profiles' digests: the spend of every account once, the profiles not reported, then each profile's digest (as text or Markdown). */
-export async function renderFleetReports({ items, failed, totals }: FleetReports, ctx: Context, markdown: boolean): Promise<string> {
-  const totalLine = `Spend of ${totals.accounts} account${totals.accounts === 1 ? '' : 's'}, each counted once: ${formatAmount(totals.current, 'account')} (previous ${formatAmount(totals.previous, 'account')})`;
+export async function renderFleetReports({ items, failed, totals, groups }: FleetReports, ctx: Context, markdown: boolean): Promise<string> {
+  const byGroup = groups ? `; by group: ${groups.rows.map((g) => `${g.group} ${formatAmount(g.spend, 'account')}${g.profiles.length ? ` (${g.profiles.join(', ')})` : ''}`).join(', ')}` : '';
+  const totalLine = `Spend of ${totals.accounts} account${totals.accounts === 1 ? '' : 's'}, each counted once: ${formatAmount(totals.current, 'account')} (previous ${formatAmount(totals.previous, 'account')})${byGroup}`;
   const parts = await Promise.all(items.map((i) => (markdown ? reportMarkdown(i.report, i.profile, ctx.options.exact) : renderReport(i.report, i.profile, ctx))));
   const missing = failed.map((f) => `profile ${f.profile}: not reported (${f.error.message})`);
   if (markdown) return `# tally report, ${items.length} profiles\n\n**${totalLine}**\n\n${missing.map((m) => `> ${escapeMarkdown(m)}\n\n`).join('')}${parts.join('\n')}`;

@@ -63,6 +63,12 @@ describe('groups of profiles', () => {
     expect(ndjson.every((r) => r.group === 'unattributed')).toBe(true);
     const refused = await tally(['export', '--by', 'group', '--csv', '--append', 'ledger.csv']);
     expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--by group goes with a fresh export')]);
+    // report --all-profiles --by group: the period's spend per group, each key once, adding up to the fleet's total.
+    const report = JSON.parse((await tally(['report', '--all-profiles', '--by', 'group', '--json'])).stdout) as { totals: { current: string }; groups: { group: string; profiles: string[]; spend: string }[] };
+    expect(report.groups.map((g) => [g.group, g.profiles])).toEqual([['platform', ['prod', 'research']], ['unattributed', ['prod-copy']]]);
+    expect(report.groups[1]!.spend).toBe('0');
+    expect(report.groups.reduce((sum, g) => sum.plus(g.spend), new Decimal(0)).toFixed()).toBe(new Decimal(report.totals.current).toFixed());
+    expect((await tally(['report', '--by', 'group'])).code).toBe(2);
     // metrics labels each profile's series with its group, the unattributed too.
     const metrics = await tally(['metrics', '--all-profiles']);
     expect(metrics.stdout).toMatch(/^tally_up\{profile="prod",group="platform"\} 1$/m);
