@@ -14,24 +14,16 @@ export function checkDisplayFlags(options: GlobalOptions): void {
 
 /** Sets the run's display currency from --currency / --rate or the profile's settings: every amount a view shows then has its converted text beside it. */
 export async function applyDisplayCurrency(ctx: Context): Promise<void> {
-  const [{ showAlsoIn }, { displayRate }, { displayText }] = await Promise.all([import('../output/money.js'), import('../figures/display-rate.js'), import('../domain/display-currency.js')]);
+  const { showAlsoIn } = await import('../output/money.js');
   showAlsoIn(undefined);
-  let currency = ctx.options.currency;
-  let source: string | undefined;
-  if (currency === undefined || ctx.options.rate === undefined) {
-    // The profile's settings, where one is stored (a run without a profile has none).
-    // The profile's record as the settings already read it (no second read, no second warning about a config file).
-    // (--demo has no stored settings, and its gateway is chosen by the command: nothing is read here.)
-    const record = ctx.options.demo ? undefined : await ctx.settings().then((settings) => settings.record, () => undefined);
-    currency ??= record?.currency;
-    source = record?.rate_source;
-  }
-  if (ctx.options.rate !== undefined && currency === undefined) throw new UsageError('--rate goes with --currency CODE (the currency the rate is in)');
+  // The profile's record as the settings already read it (no second read, no second warning about a
+  // config file); --demo has none, and its gateway is chosen by the command.
+  const record = ctx.options.demo ? undefined : await ctx.settings().then((settings) => settings.record, () => undefined);
+  const currency = ctx.options.currency ?? record?.currency;
+  // The usual run shows no other currency: nothing more is loaded for it.
   if (currency === undefined) return;
-  const { DEFAULT_RATE_SOURCE } = await import('../settings/profile-rules.js');
-  const display = await displayRate(ctx, { currency, ...(ctx.options.rate !== undefined ? { rate: ctx.options.rate } : {}), source: source ?? ctx.env.TALLY_RATE_SOURCE ?? DEFAULT_RATE_SOURCE });
-  if (!display) return;
-  const [{ converted }, { useConversion }] = await Promise.all([import('../domain/display-currency.js'), import('../output/display.js')]);
-  showAlsoIn(display, (yuan: string) => displayText(yuan, display));
-  useConversion((yuan, d) => converted(yuan, d));
+  const [{ displayRate }, { displayText }, { DEFAULT_RATE_SOURCE }] = await Promise.all([import('../figures/display-rate.js'), import('../domain/display-currency.js'), import('../settings/profile-rules.js')]);
+  const source = record?.rate_source ?? ctx.env.TALLY_RATE_SOURCE ?? DEFAULT_RATE_SOURCE;
+  const display = await displayRate(ctx, { currency, ...(ctx.options.rate !== undefined ? { rate: ctx.options.rate } : {}), source });
+  if (display) showAlsoIn(display, (yuan: string) => displayText(yuan, display));
 }

@@ -1,9 +1,9 @@
 // What a display currency adds to a result: on a terminal, one line under it saying the rate,
 // its date and its source; in --json, a `display` object (currency, rate, date, source) and, beside
 // each amount, its converted value (`balance` keeps its yuan, `balance_usd` is added). An amount
-// is a decimal string under a name that says money (the names below), never a count or a share.
-import type { DisplayRate } from '../domain/display-currency.js';
-import { inDisplayCurrency } from './money.js';
+// is a decimal string under a name that says money (the names below), never a count or a share;
+// its value is the domain's one conversion (decimal.js, loaded with this module: only with a display currency).
+import { type DisplayRate, converted } from '../domain/display-currency.js';
 import { escapeControl } from './escape.js';
 
 /** The names of amounts, as tally's documents call them (a name ending so: `spent`, `daily_cost_used`, `projected_month_end`). */
@@ -27,26 +27,11 @@ export function withDisplay(value: unknown, display: DisplayRate): unknown {
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(node as Record<string, unknown>)) {
       out[key] = walk(v);
-      if (isDecimalText(v) && AMOUNT.test(key) && !NOT_AMOUNT.test(key) && !key.endsWith(suffix) && !(`${key}${suffix}` in (node as object))) {
-        const converted = inDisplayCurrency(v);
-        if (converted !== undefined) out[`${key}${suffix}`] = convertedText(v, display);
-      }
+      if (isDecimalText(v) && AMOUNT.test(key) && !NOT_AMOUNT.test(key) && !key.endsWith(suffix) && !(`${key}${suffix}` in (node as object))) out[`${key}${suffix}`] = converted(v, display);
     }
     return out;
   };
   const walked = walk(value);
   const meta = { currency: display.currency, rate: display.rate, date: display.date, source: display.source };
   return typeof walked === 'object' && walked !== null && !Array.isArray(walked) ? { ...(walked as object), display: meta } : walked;
-}
-
-/** The converted amount as decimal text (the currency's minor unit), for data. */
-function convertedText(yuan: string, display: DisplayRate): string {
-  // The formatted text's digits would be a second rule: the domain's conversion is the one.
-  return convertText(yuan, display);
-}
-
-let convertText: (yuan: string, display: DisplayRate) => string = () => '';
-/** Given by the program's top with the domain's conversion (decimal.js loads there, not in every view). */
-export function useConversion(convert: (yuan: string, display: DisplayRate) => string): void {
-  convertText = convert;
 }

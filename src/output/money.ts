@@ -45,11 +45,6 @@ export function displayCurrency(): import('../domain/display-currency.js').Displ
   return alsoIn?.display;
 }
 
-/** How a yuan amount reads in the display currency (`US$171.23`), where one is set. */
-export function inDisplayCurrency(yuan: string): string | undefined {
-  return alsoIn?.text(yuan);
-}
-
 /** An amount for people, e.g. `¥5,770.95`, `<¥0.01`, `-¥12.30`, or `12.30 USD`; with a display currency, `¥1,234.56 ≈ US$171.23`. */
 export function formatAmount(amount: Decimal | string, kind: AmountKind, options: AmountOptions = {}): string {
   const text = typeof amount === 'string' ? (plainDecimal(amount) ?? amount) : amount.toFixed();
