@@ -2,8 +2,8 @@
 // executable's (src/sea/entry.cjs) alike: the command word (the line's first word that is no
 // option, past the values of the global options that take one, as the parser finds it), and
 // whether the command has a bundle of its own. A help line runs in the whole program (it lists
-// every command); where the command bundles leave the in-process sandbox out (the package's),
-// so does a line with --demo.
+// every command), as does one that redraws a terminal (--watch) or runs over profiles; where the
+// command bundles leave the in-process sandbox out (the package's), so does a line with --demo.
 'use strict';
 
 /** The command word of a command line (its first word that is no option): it names the bundle and its code cache. */
@@ -33,10 +33,16 @@ function readRoutes(text) {
   }
 }
 
+/**
+ * The options whose lines the command bundles leave to the whole program (scripts/bundle-options.mjs
+ * leanCommandBundle): a terminal that redraws (--watch) and the loop over profiles.
+ */
+const WHOLE_PROGRAM = new Set(['--watch', '--all-profiles', '--profiles']);
+
 /** The command word, and its own bundle's name (`command-WORD.cjs`) where it has one, else undefined (the whole program). */
 function route(argv, routes, { demoInBundles }) {
   const word = commandWord(argv, routes.valueFlags);
-  const whole = argv.some((a) => a === '--help' || a === '-h' || (!demoInBundles && a === '--demo'));
+  const whole = argv.some((a) => a === '--help' || a === '-h' || (!demoInBundles && a === '--demo') || WHOLE_PROGRAM.has(a.split('=')[0]));
   return { word, own: routes.commands.includes(word) && !whole ? `command-${word}.cjs` : undefined };
 }
 

@@ -17,7 +17,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { common, EVERYDAY, EXTERNAL, lazyChildProcess, onlyThisCommand } from './bundle-options.mjs';
+import { common, EVERYDAY, EXTERNAL, lazyChildProcess, leanCommandBundle, onlyThisCommand } from './bundle-options.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const out = join(root, 'build', 'sea');
@@ -55,7 +55,7 @@ const bundles = [
   // The binary's main script.
   ['src/sea/entry.cjs', 'entry.cjs'],
   // The everyday commands' own bundles, as the package has them (here with the sandbox: --demo runs in them).
-  ...EVERYDAY.map((command) => ['src/main.ts', `command-${command}.cjs`, { plugins: [seaExternal, lazyChildProcess, onlyThisCommand(command)] }]),
+  ...EVERYDAY.map((command) => ['src/main.ts', `command-${command}.cjs`, { plugins: [seaExternal, lazyChildProcess, onlyThisCommand(command), leanCommandBundle({ sandbox: true })] }]),
 ];
 for (const [entry, file, extra] of bundles) {
   await build({ ...bundled, ...extra, entryPoints: [join(root, entry)], outfile: join(out, file) });

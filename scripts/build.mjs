@@ -6,7 +6,7 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { EVERYDAY, common, lazyChildProcess, onlyThisCommand } from './bundle-options.mjs';
+import { EVERYDAY, common, lazyChildProcess, leanCommandBundle, onlyThisCommand } from './bundle-options.mjs';
 
 rmSync('dist', { recursive: true, force: true });
 
@@ -59,21 +59,11 @@ for (const [entry, outfile, plugins] of fastOutputs) {
 // picks it by the command word): the same program with the other commands' loaders left out, so
 // a run reads, checks and deserialises about half as much (the bundle and its code cache).
 // Measured whole-process, paired, balance --json against the whole program: see the commit.
-// What a command's line never loads there: the in-process sandbox (--demo, whose lines the launcher
-// sends to the whole program) and shell completion (its lines too). Left out, a command's bundle
-// is a tenth smaller, to read and to deserialise.
-const notInCommandBundles = {
-  name: 'not-in-command-bundles',
-  setup(build) {
-    build.onResolve({ filter: /(^|[\\/])sandbox[\\/]server\.js$|^@bomb\.sh\/tab/ }, (args) => ({ path: args.path, namespace: 'not-in-command-bundles' }));
-    build.onLoad({ filter: /.*/, namespace: 'not-in-command-bundles' }, (args) => ({ contents: `throw new Error(${JSON.stringify(`${args.path} is not in this command's bundle`)});`, loader: 'js' }));
-  },
-};
 const registry = readFileSync('src/cli/registry.ts', 'utf8');
 for (const name of EVERYDAY) {
   if (!registry.includes(`import('../commands/${name}.js')`)) throw new Error(`build: ${name} is not a command of src/cli/registry.ts`);
   // No source map of its own: the whole program's (dist/main.cjs.map) maps the same sources (TALLY_BUILD_MAPS=1 writes them, to read a CPU profile).
-  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, onlyThisCommand(name), notInCommandBundles] });
+  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, onlyThisCommand(name), leanCommandBundle({ sandbox: false })] });
   asciiOnly(`dist/command-${name}.cjs`);
 }
 

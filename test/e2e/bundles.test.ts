@@ -174,6 +174,23 @@ describe("the everyday commands' own bundles", () => {
   }, 120_000);
 });
 
+describe('the lines a command bundle leaves to the whole program', () => {
+  it('runs --all-profiles and --profiles there (the loop over profiles is not in a command\'s bundle), and --watch', async () => {
+    const ownState = installs();
+    const run = (args: string[], input?: string) => runProcess(NODE, [join(root, 'bin', 'tally.js'), ...args], { env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: ownState, NO_COLOR: '1' }, input, timeoutMs: 20_000 });
+    expect((await run(['--profile', 'team', 'login', '--base-url', sandbox.baseUrl, '--with-token', '--no-verify'], sandbox.demoKey)).code).toBe(0);
+    rmSync(join(ownState, 'cache', 'code'), { recursive: true, force: true });
+    for (const args of [['balance', '--all-profiles', '--json'], ['usage', '--profiles=team', '--json']]) {
+      const result = await run(args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(JSON.parse(result.stdout).profiles.map((p: { profile: string }) => p.profile), args.join(' ')).toEqual(['team']);
+    }
+    expect(readdirSync(cacheFolder(ownState))).toEqual([expect.stringMatching(/^main\.cjs-.*-main\.cache$/)]);
+    // --watch's own rule, from the whole program (a terminal's redraw is test/e2e/terminal.test.ts's).
+    expect((await run(['--profile', 'team', 'usage', '--watch', '10', '--csv'])).stderr).toMatch(/--watch shows a table or JSON documents/);
+  });
+});
+
 describe('a damaged install', () => {
   const damagedProgram = /^tally: cannot start: the installed program is damaged \(.*\); reinstall tally \(npm install -g llm-tally, or the release binary\)\n$/;
 

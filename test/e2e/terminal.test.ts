@@ -13,8 +13,9 @@ const hasScript = hasCommand('script');
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
 /** Runs tally in a pseudo-terminal `columns` wide; what the terminal received, as lines. */
-function inTerminal(args: string[], options: { columns: number; rows?: number; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; text: string; lines: string[] }> {
-  const command = `stty cols ${options.columns} rows ${options.rows ?? 60}; exec ${[NODE, ...binaryArgs(args, NOW)].map(quote).join(' ')}`;
+function inTerminal(args: string[], options: { columns: number; rows?: number; env?: NodeJS.ProcessEnv; interruptAfter?: number }): Promise<{ code: number | null; text: string; lines: string[] }> {
+  const interrupt = options.interruptAfter ? ['timeout', '-s', 'INT', String(options.interruptAfter)] : [];
+  const command = `stty cols ${options.columns} rows ${options.rows ?? 60}; exec ${[...interrupt, NODE, ...binaryArgs(args, NOW)].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       // No pager unless a test asks for one (less would wait for a key).
@@ -227,6 +228,13 @@ describe.skipIf(skipWithout(hasScript))('in a terminal', () => {
       slowPages.closeAllConnections();
       await new Promise((resolve) => slowPages.close(resolve));
     }
+  });
+
+  it('redraws balance --watch in place until Ctrl-C (a line the launcher gives the whole program)', async () => {
+    const { text } = await inTerminal(['balance', '--watch', '10'], { columns: 100, rows: 30, env, interruptAfter: 4 });
+    expect(plain(text)).toMatch(/tally balance · every 10s · updated \d\d:\d\d:\d\d · Ctrl-C to stop/);
+    expect(plain(text)).toMatch(/Balance +¥[\d,]+\.\d\d/);
+    expect(plain(text)).toContain('tally: interrupted');
   });
 
   it('lists the global options in a command\'s help, wrapped to the terminal', async () => {
