@@ -22,8 +22,8 @@ export async function applyDisplayCurrency(ctx: Context): Promise<void> {
   const currency = ctx.options.currency ?? record?.currency;
   // The usual run shows no other currency: nothing more is loaded for it.
   if (currency === undefined) return;
-  const [{ displayRate }, { displayText }, { DEFAULT_RATE_SOURCE }] = await Promise.all([import('../figures/display-rate.js'), import('../domain/display-currency.js'), import('../settings/profile-rules.js')]);
-  const source = record?.rate_source ?? ctx.env.TALLY_RATE_SOURCE ?? DEFAULT_RATE_SOURCE;
+  const [{ displayRate, rateSource }, { displayText }] = await Promise.all([import('../figures/display-rate.js'), import('../domain/display-currency.js')]);
+  const source = await rateSource(ctx);
   const display = await displayRate(ctx, { currency, ...(ctx.options.rate !== undefined ? { rate: ctx.options.rate } : {}), source });
   if (display) showAlsoIn(display, (yuan: string) => displayText(yuan, display));
 }

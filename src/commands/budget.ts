@@ -23,15 +23,17 @@ interface BudgetOptions {
   starts?: string;
   scope?: string;
   model?: string[];
+  group?: string;
 }
 
 export function configure(command: Command): void {
   command
     .argument('[words...]', 'set NAME, list, rm NAME, or the names of budgets to show (default: all)')
-    .option('--amount <yuan>', 'with set: the amount for each period')
+    .option('--amount <amount>', "with set: the amount for each period, in yuan, or in another currency compared at the day's rate ('100 USD')")
     .option('--period <day|week|month>', 'with set: how often it resets')
     .option('--starts <day>', 'with set: the weekday a week begins (mon…sun, default mon) or the day of the month a month begins (1-28, default 1)')
     .option('--scope <account|key>', "with set: whose spend it counts: the whole account's, every key (default), or this key's own")
+    .option('--group <name>', "with set: count the spend of a group of profiles (tally group), each of its accounts once, instead of this profile's")
     .option('--model <glob>', "with set: count only models whose names match (e.g. 'claude-opus*'; repeatable)", (value: string, all: string[] = []) => [...all, value]);
 }
 
@@ -45,7 +47,7 @@ export type BudgetRequest =
 export function parse(flags: Record<string, unknown>, line: CommandLine): BudgetRequest {
   const options = flags as BudgetOptions;
   const [first, ...rest] = line.args;
-  const setOnly = (['amount', 'period', 'starts', 'scope', 'model'] as const).filter((flag) => options[flag] !== undefined);
+  const setOnly = (['amount', 'period', 'starts', 'scope', 'model', 'group'] as const).filter((flag) => options[flag] !== undefined);
   if (first !== 'set' && setOnly.length) throw new UsageError(`--${setOnly[0]} goes with \`tally budget set NAME\``);
   switch (first) {
     case 'set': {
@@ -79,13 +81,16 @@ async function setBudget(ctx: Context, name: string, options: BudgetOptions & { 
   if (ctx.options.demo) throw new UsageError('--demo never touches stored settings');
   // The zone in force when it is set (--tz, else TZ), stored with it: its periods never move.
   const zone = ctx.options.tz ?? storableZone(ctx.zone, Math.floor(ctx.now() / 1000));
-  const budget = makeBudget({ amount: options.amount, period: options.period, starts: options.starts, zone, scope: options.scope, models: options.model });
+  const budget = makeBudget({ amount: options.amount, period: options.period, starts: options.starts, zone, scope: options.scope, models: options.model, ...(options.group === undefined ? {} : { group: options.group }) });
   const { profile } = await ctx.profileChoice();
   const store = await ctx.store();
   await store.updateProfile(profile, (current) => ({ ...current, budgets: { ...(current.budgets ?? {}), [name]: budget } }));
   await emit(ctx, {
     json: { profile, name, ...budget },
-    human: () => `Set budget "${name}" of profile "${profile}": ${describeBudget(budget)}.\n${options.scope === undefined ? "It counts the whole account's spend, every key's; --scope key counts this key's own.\n" : ''}`,
+    human: () =>
+      `Set budget "${name}" of profile "${profile}": ${describeBudget(budget)}.\n${options.scope === undefined && !budget.group ? "It counts the whole account's spend, every key's; --scope key counts this key's own.\n" : ''}` +
+      (budget.group ? `It counts the spend of the profiles of group "${budget.group}" (tally group list), each account once, at the period's own pace.\n` : '') +
+      (budget.currency ? `The spend is in yuan: it is compared at the day's ${budget.currency} rate from the rate source (tally config set rate-source URL).\n` : ''),
   });
   await sayIfNotMeasured(ctx, name);
 }

@@ -159,7 +159,7 @@ export async function run(request: CheckRun, ctx: Context): Promise<void> {
   if (budgets) {
     for (const gate of budgetGates) {
       const figures = budgets.budgets.find((b) => b.name === gate.name)!;
-      const gated = await guard([{ name: gateName(gate), limit: decimalText(new Decimal(figures.budget.amount)), unit: budgets.currency }], async () => budgetGate(gate, figures, budgets.currency, words));
+      const gated = await guard([{ name: gateName(gate), limit: decimalText(new Decimal(figures.budget.amount)), unit: figures.budget.currency ?? budgets.currency }], async () => budgetGate(gate, figures, budgets.currency, words));
       if (gated) add(gated);
     }
   }

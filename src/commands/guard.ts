@@ -188,8 +188,8 @@ async function fetchParts(ctx: Context, stale: { daily: boolean; session: boolea
   const balance = stale.daily || stale.session ? fetchBalance(client) : undefined;
   const spending = stale.session && ask ? import('../figures/call-log.js').then(({ spendSince }) => spendSince(ctx, ask.start)) : undefined;
   const budgets = stale.budgets.length
-    ? Promise.all([import('../figures/budgets.js'), import('../domain/budget.js')]).then(([{ loadBudgets, budgetJson }, { budgetMeasure }]) =>
-        loadBudgets(ctx, stale.budgets).then((loaded) => budgetJson(loaded).budgets.map((json, i) => ({ json, measure: budgetMeasure(loaded.budgets[i]!.budget) }))),
+    ? Promise.all([import('../figures/budgets.js'), import('../domain/budget.js')]).then(([{ loadBudgets, budgetJson, budgetAsSet }, { budgetMeasure }]) =>
+        loadBudgets(ctx, stale.budgets).then((loaded) => budgetJson(loaded).budgets.map((json, i) => ({ json, measure: budgetMeasure(budgetAsSet(loaded.budgets[i]!)) }))),
       )
     : undefined;
   for (const p of [balance, spending, budgets]) p?.catch(() => undefined);

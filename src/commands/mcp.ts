@@ -29,7 +29,7 @@ export async function run(request: McpRequest, ctx: Context): Promise<void> {
   let profiles: string[] | undefined;
   let profile: string | undefined;
   if (fleet) {
-    const { fleetProfiles } = await import('../fleet.js');
+    const { fleetProfiles } = await import('../across-profiles.js');
     profiles = (await fleetProfiles(ctx)).map((p) => p.name);
     if (profiles.length === 0) throw new UsageError('--all-profiles: no profile is stored yet (run `tally login`)');
     // A call that names none runs as the profile this folder would use, when it is among them.

@@ -32,7 +32,7 @@ async function gather(ctx: Context, fresh: () => Context): Promise<string> {
       await run.dispose();
     }
   }
-  const { acrossProfiles } = await import('../fleet.js');
+  const { acrossProfiles } = await import('../across-profiles.js');
   // figuresOf never fails (a profile that does is tally_up 0): a skipped profile is reported as down too.
   const results = await acrossProfiles(ctx, figuresOf);
   // Where groups are stored (tally group), every series of a profile says its group too.

@@ -88,6 +88,6 @@ export async function run(options: ReportOptions, ctx: Context): Promise<void> {
 async function fleetOutcome(failed: FailedProfile[]): Promise<void> {
   const first = failed.find((f) => f.exitCode !== 0);
   if (!first) return;
-  const { FleetFailed } = await import('../fleet.js');
+  const { FleetFailed } = await import('../across-profiles.js');
   throw new FleetFailed(`profile "${first.profile}" failed: ${first.error.message}`, first.exitCode);
 }

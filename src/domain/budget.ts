@@ -7,6 +7,8 @@ import { amountText } from './decimal-text.js';
 import { Decimal } from './money.js';
 import { type Period, type PeriodKind, WEEKDAY_NAMES, elapsedOf, periodAt } from './period.js';
 import { notAZone, parseZone } from './zone.js';
+import { currencyCode } from './currency-code.js';
+import { GROUP_NAME, UNATTRIBUTED } from './groups.js';
 
 /** Whose spend a budget counts: the whole account's (every key), or the calling key's own. */
 export type BudgetScope = 'account' | 'key';
@@ -24,6 +26,10 @@ export interface StoredBudget {
   scope?: BudgetScope;
   /** Only models whose names match one of these globs (`claude-opus*`); absent: every model. */
   models?: string[];
+  /** The currency its amount is set in (ISO 4217, never CNY): compared at the day's rate; absent: yuan. */
+  currency?: string;
+  /** A group of profiles (`tally group`) whose spend it counts, each account once, instead of this profile's. */
+  group?: string;
 }
 
 /** Whose spend a budget counts. */
@@ -33,12 +39,13 @@ export function budgetScope(budget: StoredBudget): BudgetScope {
 
 /** What a budget measures (its period, zone, whose spend and which models), apart from its amount: a figure kept for one measure never stands for another. */
 export function budgetMeasure(budget: StoredBudget): string {
-  return JSON.stringify([budget.period, budget.starts ?? null, budget.zone, budgetScope(budget), budget.models ?? null]);
+  // A budget set in another currency: its yuan amount is the day's rate's, so a figure kept for it stands only for that amount in that currency.
+  return JSON.stringify([budget.period, budget.starts ?? null, budget.zone, budgetScope(budget), budget.models ?? null, ...(budget.currency ? [budget.currency, budget.amount] : []), ...(budget.group ? [{ group: budget.group }] : [])]);
 }
 
 /** Whether a budget is measured from the usage series (the whole account, every model) or from spend per model. */
 export function countsPerModel(budget: StoredBudget): boolean {
-  return budgetScope(budget) === 'key' || (budget.models?.length ?? 0) > 0;
+  return budget.group === undefined && (budgetScope(budget) === 'key' || (budget.models?.length ?? 0) > 0);
 }
 
 const MAX_MODEL_GLOBS = 20;
@@ -70,10 +77,39 @@ export function checkBudgetName(name: string): string {
   return name;
 }
 
+/**
+ * `--amount` as written: a positive amount in yuan, or in another currency named beside it
+ * (`100 USD`, `100usd`, `USD 100`; CNY is the yuan). The amount as text, and its currency where
+ * it is not the yuan.
+ */
+export function parseAmountIn(text: string): { amount: string; currency?: string } {
+  const written = text.trim();
+  const before = /^[A-Za-z]{3}(?![A-Za-z])/.exec(written)?.[0];
+  const after = /(?<![A-Za-z])[A-Za-z]{3}$/.exec(written)?.[0];
+  // A code on one side only (`USD` alone is a code with no amount); on both, or none, it is read as yuan (and refused if it is not).
+  const code = written.length === 3 ? before : before && after ? undefined : (before ?? after);
+  if (code === undefined) return { amount: parseBudgetAmount(text) };
+  const currency = currencyCode(code);
+  if (!currency) throw new UsageError(`--amount "${text}": ${code} is not an ISO 4217 currency code (USD, EUR, JPY)`);
+  const amount = parseBudgetAmount(before ? written.slice(3) : written.slice(0, -3), currency);
+  return currency === 'CNY' ? { amount } : { amount, currency };
+}
+
+/** How a budget set in another currency is compared, in words: `set as 100 USD, at 0.13781 USD per yuan (the rate of 2026-11-27)`. */
+export function setInWords(setIn: { currency: string; amount: string; rate?: { rate: string; date: string } }): string {
+  const amount = `${setIn.amount} ${setIn.currency}`;
+  return setIn.rate ? `set as ${amount}, at ${setIn.rate.rate} ${setIn.currency} per yuan (the rate of ${setIn.rate.date})` : `set as ${amount}`;
+}
+
+/** A budget's amount in yuan at `rate` (its currency per yuan): the ledger's 8 places, rounded half up. */
+export function amountInYuan(budget: StoredBudget, rate: string): string {
+  return new Decimal(budget.amount).div(rate).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed();
+}
+
 /** A positive amount in yuan, as text (at most 8 decimal places: the ledger's). */
-export function parseBudgetAmount(text: string): string {
+export function parseBudgetAmount(text: string, currency = 'CNY'): string {
   const cleaned = amountText(text) ?? '';
-  if (!/^\d{1,20}(\.\d{1,8})?$/.test(cleaned) || new Decimal(cleaned).lte(0)) throw new UsageError(`--amount "${text}" is not a positive amount in yuan (e.g. 500, 1,000 or 99.50; at most 8 decimal places)`);
+  if (!/^\d{1,20}(\.\d{1,8})?$/.test(cleaned) || new Decimal(cleaned).lte(0)) throw new UsageError(`--amount "${text}" is not a positive amount in ${currency === 'CNY' ? 'yuan' : currency} (e.g. 500, 1,000 or 99.50; at most 8 decimal places)`);
   return new Decimal(cleaned).toFixed();
 }
 
@@ -93,8 +129,12 @@ function weekday(text: string): string {
 }
 
 /** The budget a `budget set` describes, checked as a whole (a bad value stores nothing). */
-export function makeBudget(input: { amount: string; period: string; starts?: string; zone: string; scope?: string; models?: string[] }): StoredBudget {
-  const amount = parseBudgetAmount(input.amount);
+export function makeBudget(input: { amount: string; period: string; starts?: string; zone: string; scope?: string; models?: string[]; group?: string }): StoredBudget {
+  const { amount, currency } = parseAmountIn(input.amount);
+  if (input.group !== undefined && (input.scope === 'key' || input.models?.length)) throw new UsageError("--group counts the whole spend of each of the group's accounts: --scope key and --model go with a budget of this profile");
+  if (input.group !== undefined) checkGroupName(input.group, (problem) => {
+    throw new UsageError(`--group ${problem}`);
+  });
   const scoped = whose(input.scope, input.models);
   if (!['day', 'week', 'month'].includes(input.period)) {
     const said = input.period.trim().toLowerCase();
@@ -105,7 +145,7 @@ export function makeBudget(input: { amount: string; period: string; starts?: str
   // Stored as written, less the white space around it (a zone name never has any).
   const zone = input.zone.trim();
   if (!parseZone(zone)) throw notAZone('--tz', input.zone);
-  const budget: StoredBudget = { amount, period, zone, ...scoped };
+  const budget: StoredBudget = { amount, period, zone, ...scoped, ...(currency ? { currency } : {}), ...(input.group === undefined ? {} : { group: input.group }) };
   if (period === 'day') {
     if (input.starts !== undefined) throw new UsageError('--starts goes with --period week (a weekday) or month (a day of the month); a day begins at 00:00');
     return budget;
@@ -145,6 +185,9 @@ export function checkBudget(name: string, value: unknown): StoredBudget {
   if (b.scope !== undefined && !(BUDGET_SCOPES as readonly unknown[]).includes(b.scope)) return fail('its scope is not account or key');
   if (b.models !== undefined && (!Array.isArray(b.models) || b.models.length === 0)) return fail('its models are not a list of model names or patterns');
   const models = b.models === undefined ? undefined : checkModelGlobs(b.models as unknown[], fail);
+  if (b.group !== undefined) checkGroupName(b.group, (problem) => fail(`its group ${problem}`));
+  if (b.group !== undefined && (b.scope === 'key' || b.models !== undefined)) return fail("counts a group's spend, which is each account's whole: it has no key scope or models");
+  if (b.currency !== undefined && (typeof b.currency !== 'string' || currencyCode(b.currency) !== b.currency || b.currency === 'CNY')) return fail('its currency is not an ISO 4217 code other than CNY');
   return {
     amount: b.amount,
     period: b.period,
@@ -152,7 +195,14 @@ export function checkBudget(name: string, value: unknown): StoredBudget {
     ...(b.starts === undefined ? {} : { starts: b.starts as string | number }),
     ...(b.scope === undefined ? {} : { scope: b.scope as BudgetScope }),
     ...(models ? { models } : {}),
+    ...(b.currency === undefined ? {} : { currency: b.currency as string }),
+    ...(b.group === undefined ? {} : { group: b.group as string }),
   };
+}
+
+/** A group's name as `tally group set` stores it. */
+function checkGroupName(group: unknown, fail: (problem: string) => never): void {
+  if (typeof group !== 'string' || !GROUP_NAME.test(group) || group === UNATTRIBUTED) fail(`"${String(group).slice(0, 64)}" is not a group's name (letters, digits, . _ -; see tally group list)`);
 }
 
 /** The period of a budget that holds `t` (Unix seconds). */

@@ -45,6 +45,11 @@ export function displayText(yuan: Decimal | string, display: DisplayRate): strin
   return (formatter(display.currency).format as (value: string) => string)(text);
 }
 
+/** An amount stated in `currency` itself (a budget set in it): `US$100.00`, `JP¥12,000`, formatted by Intl from the exact decimal text. */
+export function amountInCurrency(amount: string, currency: string): string {
+  return (formatter(currency).format as (value: string) => string)(amount);
+}
+
 /** The rate source's answer, `{"base": "CNY", "date": "YYYY-MM-DD", "rates": {"CODE": rate}}`: the rate and its date, or why not. */
 export function readRateReply(body: unknown, currency: string): { rate: string; date: string } | { why: string } {
   if (typeof body !== 'object' || body === null) return { why: 'its answer is not a JSON object' };

@@ -3,7 +3,8 @@
 // grid), and the projection at the forecast's average daily spend.
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { type BudgetStanding, type StoredBudget, budgetPeriod, budgetScope, checkBudget, countsPerModel, standing } from '../domain/budget.js';
+import { type BudgetStanding, type StoredBudget, amountInYuan, budgetPeriod, budgetScope, checkBudget, countsPerModel, standing } from '../domain/budget.js';
+import type { DisplayRate } from '../domain/display-currency.js';
 import { type Period, elapsedOf } from '../domain/period.js';
 import { globMatcher } from '../domain/glob.js';
 import { type ModelSpendOver, spendPerModel } from './usage-by-model.js';
@@ -35,6 +36,11 @@ export interface BudgetFigures {
   /** Where it stands; undefined when its spend cannot be told (`notMeasured` says why). */
   standing: BudgetStanding | undefined;
   notMeasured?: string;
+  /**
+   * A budget set in another currency: its amount as set, and the day's rate it is compared at
+   * (`budget` is then in yuan at that rate; without a rate, as stored, and not measured).
+   */
+  setIn?: { currency: string; amount: string; rate?: DisplayRate };
 }
 
 export interface LoadedBudgets {
@@ -62,14 +68,14 @@ export async function loadBudgets(ctx: Context, names: string[], forecast?: Prom
   const loading = forecast ?? loadForecast(ctx, { keyQuota: false });
   if (chosen.length === 0) return { currency: 'CNY', budgets: [], forecast: await loading };
   const at = chosen.map(([, b]) => standingMoment(b, now, options.within));
-  const fromSeries = chosen.map(([, b]) => !countsPerModel(b));
+  const fromSeries = chosen.map(([, b]) => !b.group && !countsPerModel(b));
   // Whole UTC hours (the service's fast path): from the hour that holds the earliest start, to the last moment measured.
   const seriesAt = at.filter((_, i) => fromSeries[i]);
   const hoursRequest = seriesAt.length
     ? loadUsageSeries(ctx, { bucket: 'hour', since: String(Math.floor(Math.min(...seriesAt.map((a) => a.period.start)) / 3600) * 3600), ...(options.within === undefined ? {} : { until: String(Math.ceil(Math.max(...seriesAt.map((a) => a.measured)) / 3600) * 3600) }) })
     : undefined;
   const spendOver = (w: UsageWindow) => spendPerModel(ctx, w);
-  const [loaded, hours] = await Promise.all([loading, hoursRequest]);
+  const [loaded, hours, rates] = await Promise.all([loading, hoursRequest, dayRates(ctx, chosen.map(([, b]) => b))]);
   const metric = hours && spendMetric(hours, undefined);
   const basis = loaded.forecast.basis;
   // Spend per model is answered on the gateway's days: a period is measured from it where it
@@ -77,40 +83,76 @@ export async function loadBudgets(ctx: Context, names: string[], forecast?: Prom
   // it stands), and is not measured where its days begin at another hour (never another period's figure).
   const gridOffset = loaded.series.dayGrid.offset;
   const gridDays = at.map(({ period, measured }) => gridWindow(period, Math.min(measured, period.end), gridOffset));
-  const periodSpend = chosen.map(([, b], i) => (fromSeries[i] || typeof gridDays[i] === 'string' ? undefined : spendOver(gridDays[i] as UsageWindow)));
+  const periodSpend = chosen.map(([, b], i) => (fromSeries[i] || b.group || typeof gridDays[i] === 'string' ? undefined : spendOver(gridDays[i] as UsageWindow)));
   const budgets = await Promise.all(
-    chosen.map(async ([name, budget], i): Promise<BudgetFigures> => {
-      const { period, measured } = at[i]!;
-      const past = measured <= now - 3600;
-      const moment = past ? measured - 1 : now;
-      const figures = (spent: Decimal, pace: Decimal) => ({ name, budget, period, at: moment, standing: standing(budget, moment, spent, pace) });
-      // A past standing is projected at its own pace then (deterministic: the same tomorrow).
-      const ownPace = (spent: Decimal) => (measured - period.start <= 0 ? new Decimal(0) : spent.div(new Decimal(measured - period.start).div(86_400)));
-      if (fromSeries[i]) {
-        if (hours!.scope === 'key') return { name, budget, period, at: moment, standing: undefined, notMeasured: "the gateway states its usage over time as this key's, so the whole account's spend cannot be told" };
-        // The gateway's hours begin on the hour: a period that begins at half past is not theirs to add up.
-        if (period.start % 3600 !== 0) return { name, budget, period, at: moment, standing: undefined, notMeasured: `its ${budget.period}s begin at ${isoInZone(period.start, parseZone(budget.zone)!).slice(11, 16)} in ${budget.zone}, and the gateway states its usage by whole hours` };
-        let spent = new Decimal(0);
-        bucketMoney(hours!.buckets, metric).forEach((amount, j) => {
-          const slot = hours!.slots[j]!;
-          if (slot >= period.start && slot < period.end && slot < measured && amount !== undefined) spent = spent.plus(amount);
-        });
-        return figures(spent, past ? ownPace(spent) : loaded.forecast.averageDailySpend);
-      }
-      const days = gridDays[i]!;
-      if (typeof days === 'string') return { name, budget, period, at: moment, standing: undefined, notMeasured: days };
-      const over = await periodSpend[i]!;
-      const why = perModelProblem(budget, over);
-      if (why) return { name, budget, period, at: moment, standing: undefined, notMeasured: why };
-      const spent = budgetSpend(budget, over);
-      if (past || basis.days === 0) return figures(spent, ownPace(spent));
-      const before = await spendOver({ start: basis.start, end: basis.end });
-      const beforeWhy = perModelProblem(budget, before);
-      // The pace of the same spend over the forecast's days; a period that cannot be read for it goes by the budget's own period so far.
-      return figures(spent, beforeWhy ? ownPace(spent) : budgetSpend(budget, before).div(basis.days));
+    chosen.map(async ([name, asSet], i): Promise<BudgetFigures> => {
+      const rated = inYuan(asSet, rates);
+      if ('notMeasured' in rated) return { name, budget: asSet, period: at[i]!.period, at: Math.min(at[i]!.measured - 1, now), standing: undefined, notMeasured: rated.notMeasured, setIn: rated.setIn };
+      return { ...(await measure(name, rated.budget, i)), ...(rated.setIn ? { setIn: rated.setIn } : {}) };
     }),
   );
   return { currency: loaded.balance.currency, budgets, forecast: loaded };
+
+  async function measure(name: string, budget: StoredBudget, i: number): Promise<BudgetFigures> {
+    const { period, measured } = at[i]!;
+    const past = measured <= now - 3600;
+    const moment = past ? measured - 1 : now;
+    const figures = (spent: Decimal, pace: Decimal) => ({ name, budget, period, at: moment, standing: standing(budget, moment, spent, pace) });
+    // A past standing is projected at its own pace then (deterministic: the same tomorrow).
+    const ownPace = (spent: Decimal) => (measured - period.start <= 0 ? new Decimal(0) : spent.div(new Decimal(measured - period.start).div(86_400)));
+    if (budget.group) {
+      // A group's spend, each of its accounts once, over the period so far, projected at the period's own pace.
+      if (period.start % 3600 !== 0) return { name, budget, period, at: moment, standing: undefined, notMeasured: `its ${budget.period}s begin at ${isoInZone(period.start, parseZone(budget.zone)!).slice(11, 16)} in ${budget.zone}, and the gateway states its usage by whole hours` };
+      const { groupSpendOver } = await import('./group-usage.js');
+      const got = await groupSpendOver(ctx, budget.group, { start: period.start, end: Math.ceil(Math.min(measured, period.end) / 3600) * 3600 });
+      return 'why' in got ? { name, budget, period, at: moment, standing: undefined, notMeasured: got.why } : figures(got.spent, ownPace(got.spent));
+    }
+    if (fromSeries[i]) {
+      if (hours!.scope === 'key') return { name, budget, period, at: moment, standing: undefined, notMeasured: "the gateway states its usage over time as this key's, so the whole account's spend cannot be told" };
+      // The gateway's hours begin on the hour: a period that begins at half past is not theirs to add up.
+      if (period.start % 3600 !== 0) return { name, budget, period, at: moment, standing: undefined, notMeasured: `its ${budget.period}s begin at ${isoInZone(period.start, parseZone(budget.zone)!).slice(11, 16)} in ${budget.zone}, and the gateway states its usage by whole hours` };
+      let spent = new Decimal(0);
+      bucketMoney(hours!.buckets, metric).forEach((amount, j) => {
+        const slot = hours!.slots[j]!;
+        if (slot >= period.start && slot < period.end && slot < measured && amount !== undefined) spent = spent.plus(amount);
+      });
+      return figures(spent, past ? ownPace(spent) : loaded.forecast.averageDailySpend);
+    }
+    const days = gridDays[i]!;
+    if (typeof days === 'string') return { name, budget, period, at: moment, standing: undefined, notMeasured: days };
+    const over = await periodSpend[i]!;
+    const why = perModelProblem(budget, over);
+    if (why) return { name, budget, period, at: moment, standing: undefined, notMeasured: why };
+    const spent = budgetSpend(budget, over);
+    if (past || basis.days === 0) return figures(spent, ownPace(spent));
+    const before = await spendOver({ start: basis.start, end: basis.end });
+    const beforeWhy = perModelProblem(budget, before);
+    // The pace of the same spend over the forecast's days; a period that cannot be read for it goes by the budget's own period so far.
+    return figures(spent, beforeWhy ? ownPace(spent) : budgetSpend(budget, before).div(basis.days));
+  }
+}
+
+/** A budget as it is stored (a figure's `budget` is in yuan where it was set in another currency). */
+export function budgetAsSet(figures: Pick<BudgetFigures, 'budget' | 'setIn'>): StoredBudget {
+  return figures.setIn ? { ...figures.budget, amount: figures.setIn.amount, currency: figures.setIn.currency } : figures.budget;
+}
+
+/** The day's rate of each currency the budgets are set in (asked once each), or why there is none. */
+async function dayRates(ctx: Context, budgets: StoredBudget[]): Promise<Map<string, DisplayRate | { why: string }>> {
+  const codes = [...new Set(budgets.flatMap((b) => (b.currency ? [b.currency] : [])))];
+  if (codes.length === 0) return new Map();
+  const { dayRate, rateSource } = await import('./display-rate.js');
+  const source = await rateSource(ctx);
+  return new Map(await Promise.all(codes.map(async (code) => [code, await dayRate(ctx, { currency: code, source })] as const)));
+}
+
+/** A budget as compared: in yuan (at the day's rate where it is set in another currency), or why it cannot be. */
+function inYuan(budget: StoredBudget, rates: Map<string, DisplayRate | { why: string }>): { budget: StoredBudget; setIn?: BudgetFigures['setIn'] } | { notMeasured: string; setIn: BudgetFigures['setIn'] } {
+  if (!budget.currency) return { budget };
+  const { currency, ...inCny } = budget;
+  const rate = rates.get(currency)!;
+  if ('why' in rate) return { notMeasured: `it is set in ${currency}, and there is no rate for today: ${rate.why}`, setIn: { currency, amount: budget.amount } };
+  return { budget: { ...inCny, amount: amountInYuan(budget, rate.rate) }, setIn: { currency, amount: budget.amount, rate } };
 }
 
 /**
@@ -165,17 +207,20 @@ const ledger = derivedText;
 
 export function budgetJson(loaded: LoadedBudgets) {
   return {
-    budgets: loaded.budgets.map(({ name, budget, period, at, standing: s, notMeasured }) => {
+    budgets: loaded.budgets.map(({ name, budget, period, at, standing: s, notMeasured, setIn }) => {
       const zone = parseZone(budget.zone)!;
       const now = elapsedOf(period, at);
       return {
         name,
+        // In yuan; a budget set in another currency without a rate today keeps its amount as set, in that currency.
         amount: ledger(new Decimal(budget.amount)),
-        currency: loaded.currency,
+        currency: budget.currency ?? loaded.currency,
+        ...(setIn ? { set_in: { currency: setIn.currency, amount: setIn.amount, ...(setIn.rate ? { rate: setIn.rate.rate, rate_date: setIn.rate.date, rate_source: setIn.rate.source } : {}) } } : {}),
         period: budget.period,
         zone: budget.zone,
         scope: budgetScope(budget),
         ...(budget.models ? { models: budget.models } : {}),
+        ...(budget.group ? { group: budget.group } : {}),
         start: period.start,
         end: period.end,
         start_iso: isoInZone(period.start, zone),

@@ -17,7 +17,7 @@ import { type KeyQuotaFigure, quotaReadError } from './key-quota.js';
 import { dailyAllowance } from './key-allowance.js';
 import { NotMeasured } from '../errors.js';
 import type { BudgetFigures } from './budgets.js';
-import { type StoredBudget, budgetScope } from '../domain/budget.js';
+import { type StoredBudget, budgetScope, setInWords } from '../domain/budget.js';
 import { type WindowJson, windowJson } from '../domain/window.js';
 import { parseZone } from '../domain/zone.js';
 import { nearest } from '../domain/suggest.js';
@@ -214,10 +214,11 @@ export function budgetGate(gate: { name: string; level: Level; percent: Decimal;
   const ledger = derivedText;
   const about = { scope: budgetScope(figures.budget), window: windowJson(figures.period, parseZone(figures.budget.zone)!) };
   if (gate.projected) {
-    return { name, level: s.projected.gt(s.amount) ? gate.level : 'pass', actual: ledger(s.projected), limit: ledger(s.amount), unit: currency, detail: `${whose}, projected by the period's end at its recent pace; ${s.state}`, ...about };
+    return { name, level: s.projected.gt(s.amount) ? gate.level : 'pass', actual: ledger(s.projected), limit: ledger(s.amount), unit: currency, detail: `${whose}, projected by the period's end at its recent pace; ${s.state}${figures.setIn ? ` (the budget ${setInWords(figures.setIn)})` : ''}`, ...about };
   }
   const limit = s.amount.mul(gate.percent).div(100);
-  return { name, level: s.spent.gte(limit) ? gate.level : 'pass', actual: ledger(s.spent), limit: ledger(limit), unit: currency, detail: `${gate.percent.toFixed()}% of the ${words.amount(s.amount, currency)} budget of ${whose}, spent this period; the whole budget is ${s.state}`, ...about };
+  const setIn = figures.setIn ? ` (${setInWords(figures.setIn)})` : '';
+  return { name, level: s.spent.gte(limit) ? gate.level : 'pass', actual: ledger(s.spent), limit: ledger(limit), unit: currency, detail: `${gate.percent.toFixed()}% of the ${words.amount(s.amount, currency)} budget${setIn} of ${whose}, spent this period; the whole budget is ${s.state}`, ...about };
 }
 
 /** The balance's gates: at least the minimum (fail) or the warning level, and the key's day against its limit. */

@@ -13,6 +13,27 @@ export async function displayRate(ctx: Context, request: { currency: string; rat
   const code = currencyCode(request.currency);
   if (!code) throw new UsageError(`--currency "${request.currency.slice(0, 20)}" is not an ISO 4217 currency code (USD, EUR, JPY)`);
   if (code === 'CNY') return undefined;
+  const found = await dayRate(ctx, { ...request, currency: code });
+  if ('why' in found) {
+    ctx.warn(`no ${code} beside the yuan: ${found.why}; amounts are in yuan alone`);
+    return undefined;
+  }
+  return found;
+}
+
+/** The rate source the profile names (`rate_source`), else TALLY_RATE_SOURCE, else the default. */
+export async function rateSource(ctx: Context): Promise<string> {
+  const { DEFAULT_RATE_SOURCE } = await import('../settings/profile-rules.js');
+  const record = ctx.options.demo ? undefined : await ctx.settings().then((settings) => settings.record, () => undefined);
+  return record?.rate_source ?? ctx.env.TALLY_RATE_SOURCE ?? DEFAULT_RATE_SOURCE;
+}
+
+/**
+ * The day's rate of `currency` (an ISO code, not CNY) per yuan: --rate's, the one kept today, or
+ * the source's answer (kept); else why there is none (`the rate source HOST answered HTTP 404`).
+ */
+export async function dayRate(ctx: Context, request: { currency: string; rate?: string; source: string }): Promise<DisplayRate | { why: string }> {
+  const code = request.currency;
   const today = new Date(ctx.now()).toISOString().slice(0, 10);
   if (request.rate !== undefined) {
     const rate = rateText(request.rate);
@@ -32,10 +53,7 @@ export async function displayRate(ctx: Context, request: { currency: string; rat
   const url = new URL(source.href);
   url.searchParams.set('from', 'CNY');
   url.searchParams.set('to', code);
-  const said = (why: string) => {
-    ctx.warn(`no ${code} beside the yuan: the rate source ${source.host} ${why}; amounts are in yuan alone`);
-    return undefined;
-  };
+  const said = (why: string) => ({ why: `the rate source ${source.host} ${why}` });
   let body: unknown;
   try {
     const answer = await ctx.transport()({ method: 'GET', url, headers: { accept: 'application/json', 'user-agent': 'tally' }, signal: ctx.signal });

@@ -16,7 +16,7 @@ export interface GroupUsage {
 }
 
 export async function loadGroupUsage(ctx: Context, window: { since?: string; until?: string; month?: string; last?: string }): Promise<GroupUsage> {
-  const [{ acrossProfiles, accountOfBalance, keyOf }, { loadUsageSeries, seriesSpend }, { spendMetric }, { balanceOf }] = await Promise.all([import('../fleet.js'), import('./usage-series.js'), import('./forecast.js'), import('./balance.js')]);
+  const [{ acrossProfiles, accountOfBalance, keyOf }, { loadUsageSeries, seriesSpend }, { spendMetric }, { balanceOf }] = await Promise.all([import('../across-profiles.js'), import('./usage-series.js'), import('./forecast.js'), import('./balance.js')]);
   const groups = (await ctx.store()).groups();
   const results = await acrossProfiles(ctx, async (profileCtx, profile) => {
     const series = await loadUsageSeries(profileCtx, { bucket: 'day', ...window });
@@ -34,4 +34,37 @@ export async function loadGroupUsage(ctx: Context, window: { since?: string; unt
     } else failed.push({ profile: result.profile, message: 'error' in result ? result.error.message : result.skipped });
   }
   return { ...spendByGroup(rows, groups), failed, window: window_ ?? { start: 0, end: 0 }, currency: 'CNY' };
+}
+
+/**
+ * The spend of one group's profiles over a window (Unix seconds on the hour; a group budget's
+ * period so far): each account (or key, where the gateway states a key's usage) once, however many
+ * of the group's profiles read it. Never a partial sum: a profile that cannot be read, or a group
+ * that is not stored, is why the spend cannot be told.
+ */
+export async function groupSpendOver(ctx: Context, group: string, window: { start: number; end: number }): Promise<{ spent: Decimal } | { why: string }> {
+  const members = (await ctx.store()).groups()[group];
+  if (!members?.length) return { why: `there is no group "${group}" (tally group list; tally group set ${group} --profiles P,Q makes it)` };
+  const [{ acrossProfiles, keyOf, accountOfBalance }, { loadUsageSeries, seriesSpend }, { spendMetric }, { balanceOf }, { UsageError }, { Decimal }] = await Promise.all([import('../across-profiles.js'), import('./usage-series.js'), import('./forecast.js'), import('./balance.js'), import('../errors.js'), import('../domain/money.js')]);
+  const groupCtx = ctx.child({ profiles: members.join(','), allProfiles: false });
+  if (Number.isFinite(ctx.deadline)) groupCtx.endBefore(ctx, 0);
+  try {
+    const results = await acrossProfiles(groupCtx, async (profileCtx) => {
+      const series = await loadUsageSeries(profileCtx, { bucket: 'hour', since: String(window.start), until: String(window.end) });
+      const spend = seriesSpend(series, spendMetric(series, undefined));
+      const identity = series.scope === 'key' ? await keyOf(profileCtx) : series.scope === 'account' ? await accountOfBalance(profileCtx, (await balanceOf(profileCtx)).raw) : undefined;
+      return { identity, spend };
+    });
+    const once = new Map<string, Decimal>();
+    for (const result of results) {
+      if (!('value' in result)) return { why: `profile "${result.profile}" of group "${group}" could not be read (${'error' in result ? result.error.message : result.skipped})` };
+      once.set(result.value.identity ?? `profile:${result.profile}`, result.value.spend);
+    }
+    return { spent: [...once.values()].reduce((sum, spend) => sum.plus(spend), new Decimal(0)) };
+  } catch (error) {
+    if (error instanceof UsageError) return { why: error.message };
+    throw error;
+  } finally {
+    await groupCtx.dispose();
+  }
 }

@@ -35,7 +35,7 @@ export async function loadLedgers(ctx: Context, request: LedgerRequest, file: { 
       throw error;
     }
   };
-  const { acrossProfiles } = await import('../fleet.js');
+  const { acrossProfiles } = await import('../across-profiles.js');
   // One profile after another: a ledger is complete or not written at all.
   const results = fleet ? (await acrossProfiles(ctx, exportOne, { sequential: true, failFast: true })).map((r) => ({ profile: r.profile as string | undefined, ledger: (r as { value: Ledger | undefined }).value })) : [{ profile: undefined, ledger: await exportOne(ctx, (await ctx.settings()).profile) }];
   return { exported: results.filter((r): r is { profile: string | undefined; ledger: Ledger } => r.ledger !== undefined), partial };

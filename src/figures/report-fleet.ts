@@ -37,7 +37,7 @@ export interface FleetReports {
 
 /** Every profile's report; none to report on is the run's failure (the first failed profile's exit code, as every fleet). */
 export async function loadFleetReports(ctx: Context, request: ReportRequest, groups?: Record<string, string[]>): Promise<FleetReports> {
-  const [{ acrossProfiles, accountOfBalance, keyOf, FleetFailed }, { loadReport }] = await Promise.all([import('../fleet.js'), import('./report.js')]);
+  const [{ acrossProfiles, accountOfBalance, keyOf, FleetFailed }, { loadReport }] = await Promise.all([import('../across-profiles.js'), import('./report.js')]);
   const results = await acrossProfiles(ctx, async (profileCtx, profile): Promise<FleetItem> => {
     const report = await loadReport(profileCtx, request);
     // Spend the gateway states as the account's is counted once per account; a key's, once per key (the fleet table's rules).

@@ -1,10 +1,11 @@
 // How a budget reads: its terms in a phrase, and one line of where it stands with a pace bar.
 import type { Context } from '../context.js';
 import { isoInZone, parseZone } from '../domain/zone.js';
-import { type StoredBudget, type BudgetStanding, budgetScope } from '../domain/budget.js';
+import { type StoredBudget, type BudgetStanding, budgetScope, setInWords } from '../domain/budget.js';
 import { escapeControl } from './escape.js';
 import { Decimal, oneDecimal } from '../domain/money.js';
 import type { LoadedBudgets } from '../figures/budgets.js';
+import { amountInCurrency } from '../domain/display-currency.js';
 import type { Drawn } from './table.js';
 import { formatAmount } from './money.js';
 import type { budgetJson } from '../figures/budgets.js';
@@ -14,11 +15,17 @@ import type { FleetRow } from './fleet.js';
 /** `¥500.00 a month from the 1st, Asia/Shanghai, of the whole account's spend (every key)` */
 export function describeBudget(b: StoredBudget): string {
   const from = b.period === 'day' ? 'a day' : b.period === 'week' ? `a week from ${String(b.starts)}` : `a month from day ${String(b.starts)}`;
-  return `${formatAmount(b.amount, 'account')} ${from}, in ${b.zone}, of ${budgetWhose(b)}`;
+  return `${amountAsSet(b)} ${from}, in ${b.zone}, of ${budgetWhose(b)}`;
+}
+
+/** A budget's amount as it was set: yuan, or the currency it was set in (`US$100.00`). */
+function amountAsSet(b: StoredBudget): string {
+  return b.currency ? amountInCurrency(b.amount, b.currency) : formatAmount(b.amount, 'account');
 }
 
 /** Whose spend a budget counts, in the words every view uses: `the whole account's spend (every key)`, `this key's spend of claude-opus*`. */
 export function budgetWhose(b: StoredBudget): string {
+  if (b.group) return `the spend of group "${escapeControl(b.group)}" (each of its accounts once)`;
   const whose = budgetScope(b) === 'key' ? "this key's spend" : "the whole account's spend (every key)";
   return b.models ? `${whose} of ${b.models.map(escapeControl).join(', ')}` : whose;
 }
@@ -33,11 +40,11 @@ export async function budgetLines(loaded: LoadedBudgets, ctx: Context): Promise<
   const style = await styleFor(ctx);
   const amount = (value: Decimal) => formatAmount(value, 'account', { currency: loaded.currency, exact: ctx.options.exact });
   return loaded.budgets.map(({ name, budget, standing: s, notMeasured }) => {
-    if (!s) return [name, drawn(`${amount(new Decimal(budget.amount))} of ${budgetWhose(budget)}: ${style.paint.yellow('not measured')}, ${escapeControl(notMeasured ?? '')}`)];
+    if (!s) return [name, drawn(`${budget.currency ? amountAsSet(budget) : amount(new Decimal(budget.amount))} of ${budgetWhose(budget)}: ${style.paint.yellow('not measured')}, ${escapeControl(notMeasured ?? '')}`)];
     const colour = s.state === 'over' ? style.paint.red : s.state === 'ahead of pace' ? style.paint.yellow : style.paint.green;
     const unit = budget.period === 'day' ? 'the day' : budget.period === 'week' ? 'the week' : 'the month';
     const text =
-      `${amount(s.spent)} of ${amount(s.amount)} (${budgetScope(budget) === 'key' ? 'this key' : 'the account'}${budget.models ? `, ${budget.models.map(escapeControl).join(', ')}` : ''})  ${paceBar(s, style.unicode)}  ${formatShare(s.spent.toFixed(), s.amount.toFixed())} spent, ` +
+      `${amount(s.spent)} of ${amount(s.amount)} (${budget.group ? `group ${escapeControl(budget.group)}` : budgetScope(budget) === 'key' ? 'this key' : 'the account'}${budget.models ? `, ${budget.models.map(escapeControl).join(', ')}` : ''})  ${paceBar(s, style.unicode)}  ${formatShare(s.spent.toFixed(), s.amount.toFixed())} spent, ` +
       `${oneDecimal(s.elapsedPercent)}% of ${unit} gone · ${amount(s.projected)} projected · resets in ${oneDecimal(s.resetsInDays)} days: ${colour(s.state)}`;
     return [name, drawn(text)];
   });
@@ -55,7 +62,7 @@ function paceBar(s: BudgetStanding, unicode: boolean): string {
 /** `budget list`: the stored budgets, a row each. */
 export async function renderBudgetList(budgets: [string, StoredBudget][], ctx: Context): Promise<string> {
   const [{ renderTable }, { styleFor }] = await Promise.all([import('./table.js'), import('./style.js')]);
-  const rows = budgets.map(([name, b]) => [name, formatAmount(b.amount, 'account'), b.period, b.starts === undefined ? '—' : String(b.starts), b.zone, budgetScope(b) === 'key' ? 'this key' : 'the whole account (every key)', b.models?.map(escapeControl).join(', ') ?? 'every model']);
+  const rows = budgets.map(([name, b]) => [name, amountAsSet(b), b.period, b.starts === undefined ? '—' : String(b.starts), b.zone, b.group ? `group ${escapeControl(b.group)}` : budgetScope(b) === 'key' ? 'this key' : 'the whole account (every key)', b.models?.map(escapeControl).join(', ') ?? 'every model']);
   return renderTable({ columns: [{ header: 'budget' }, { header: 'amount', align: 'decimal' }, { header: 'period' }, { header: 'starts' }, { header: 'zone' }, { header: 'counts the spend of' }, { header: 'models' }], rows }, await styleFor(ctx));
 }
 
@@ -64,9 +71,9 @@ export async function renderBudgets(loaded: LoadedBudgets, ctx: Context): Promis
   const [{ renderPanel }, { styleFor }, { fitLines }] = await Promise.all([import('./table.js'), import('./style.js'), import('./wrap.js')]);
   const style = await styleFor(ctx);
   const rows = await budgetLines(loaded, ctx);
-  const resets = loaded.budgets.map(({ name, budget, period }) => {
+  const resets = loaded.budgets.map(({ name, budget, period, setIn }) => {
     const zone = parseZone(budget.zone)!;
-    return `${name}: ${describeBudget(budget)}, this period ${isoInZone(period.start, zone).slice(0, 16)} → ${isoInZone(period.end, zone).slice(0, 16)}`;
+    return `${name}: ${describeBudget(budget)}${setIn?.rate ? ` (${setInWords(setIn)})` : ''}, this period ${isoInZone(period.start, zone).slice(0, 16)} → ${isoInZone(period.end, zone).slice(0, 16)}`;
   });
   const note = [...resets, 'projected = spent + the average daily spend of the same spend over the last 7 complete days × the days left'].join('\n');
   return `${await renderPanel(rows, style)}${style.paint.dim(await fitLines(note, style.width))}\n`;

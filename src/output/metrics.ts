@@ -56,7 +56,8 @@ function profileFamilies(all: Figures[]): Family[] {
       const budgetLabels = { ...labels, budget: budget.name };
       // A budget whose spend cannot be told has its amount and no spent series (never a zero).
       if (budget.standing) budgetSpent.samples.push({ labels: budgetLabels, value: derivedText(budget.standing.spent) });
-      budgetAmount.samples.push({ labels: budgetLabels, value: new Decimal(budget.budget.amount).toFixed() });
+      // In yuan: one set in another currency has its amount here only at a known rate.
+      if (!budget.budget.currency) budgetAmount.samples.push({ labels: budgetLabels, value: new Decimal(budget.budget.amount).toFixed() });
     }
     if (f.proxy) {
       proxySpent.samples.push({ labels, value: f.proxy.spent });

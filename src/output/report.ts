@@ -1,6 +1,7 @@
 // The digest of a period as people read it: the JSON document (schemas/report.schema.json), the
 // terminal (80 columns), and GitHub-flavoured Markdown for a pull request, a step summary or chat.
 // The HTML page is in report-html.ts; all three are built from the same facts (reportFacts).
+import { amountInCurrency } from '../domain/display-currency.js';
 import type { Context } from '../context.js';
 import { Decimal } from '../domain/money.js';
 import { scopeText } from '../domain/records.js';
@@ -86,7 +87,7 @@ export function reportFacts(r: Report, exact = false) {
     budgets: (r.budgets?.budgets ?? []).map((b) => {
       const when = r.complete ? ` (as it stood at the period's end, ${b.budget.period} from ${dateText(wallClock(b.period.start, parseZone(b.budget.zone) ?? zone))})` : ' (so far)';
       const whose = budgetWhose(b.budget);
-      if (!b.standing) return { name: b.name, text: `${amount(new Decimal(b.budget.amount))} of ${whose}: not measured, ${b.notMeasured}${when}`, state: 'not measured' };
+      if (!b.standing) return { name: b.name, text: `${b.budget.currency ? amountInCurrency(b.budget.amount, b.budget.currency) : amount(new Decimal(b.budget.amount))} of ${whose}: not measured, ${b.notMeasured}${when}`, state: 'not measured' };
       return { name: b.name, text: `${amount(b.standing.spent)} of ${amount(b.standing.amount)} of ${whose}, ${b.standing.state}${when}`, state: b.standing.state };
     }),
     findings: r.anomalies.findings.map((finding) => ({ kind: finding.kind.replace('_', ' '), when: findingWhen(finding, r.anomalies.labelZone, r.anomalies.rule.bucket), text: findingMessage(finding, r.anomalies, exact) })),

@@ -167,7 +167,8 @@ function standsFor(figure: BudgetFigure, budget: StoredBudget | undefined, now: 
 
 /** A kept budget figure against the amount stored now: the share and state the amount gives. */
 function againstAmount(figure: BudgetFigure, budget: StoredBudget | undefined): BudgetFigure {
-  if (!budget || figure.spent === null || budget.amount === figure.amount) return figure;
+  // One set in another currency is kept for its amount as set (its measure names it): its yuan amount is the day's rate's, never re-read here.
+  if (!budget || budget.currency || figure.spent === null || budget.amount === figure.amount) return figure;
   const spent = new Decimal(figure.spent);
   const amount = new Decimal(budget.amount);
   const over = spent.gte(amount);

@@ -66,3 +66,41 @@ describe('--currency: amounts also in another currency, at a dated rate', () => 
     expect(JSON.parse(rate.stdout).display).toEqual({ currency: 'EUR', rate: '0.129', date: '2026-11-29', source: '--rate' });
   });
 });
+
+describe('a budget set in another currency', () => {
+  it("is compared in yuan at the day's rate, says so, and is not measured (never guessed) without one", async () => {
+    const own = tempDir();
+    try {
+      const at = (extra: NodeJS.ProcessEnv = {}) => ({ ...env(), TALLY_CONFIG_DIR: own.path, ...extra });
+      const set = await runTally(['budget', 'set', 'travel', '--amount', '5 usd', '--period', 'day', '--tz', 'UTC'], { env: at(), now: SUNDAY });
+      expect(set.code, set.stderr).toBe(0);
+      expect(set.stdout).toContain('Set budget "travel" of profile "default": US$5.00 a day, in UTC');
+      expect(set.stdout).toContain("compared at the day's USD rate");
+      const yuan = new Decimal(5).div('0.13781').toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed();
+      // The same budget in yuan, at the amount the rate gives: the same spend, the same share.
+      expect((await runTally(['budget', 'set', 'same', '--amount', yuan, '--period', 'day', '--tz', 'UTC'], { env: at(), now: SUNDAY })).code).toBe(0);
+      const shown = await runTally(['budget', '--json'], { env: at(), now: SUNDAY });
+      expect(shown.code, shown.stderr).toBe(0);
+      const [travel, same] = (JSON.parse(shown.stdout) as { budgets: Record<string, unknown>[] }).budgets.sort((a, b) => String(b.name).localeCompare(String(a.name)));
+      expect(travel).toMatchObject({ name: 'travel', amount: yuan, currency: 'CNY', set_in: { currency: 'USD', amount: '5', rate: '0.13781', rate_date: '2026-11-27', rate_source: source } });
+      expect(travel!.spent).toMatch(/^\d+(\.\d+)?$/);
+      expect({ spent: travel!.spent, percent: travel!.percent, state: travel!.state }).toEqual({ spent: same!.spent, percent: same!.percent, state: same!.state });
+      const text = await runTally(['budget', 'travel'], { env: at(), now: SUNDAY });
+      expect(text.stdout).toMatch(/travel: ¥36\.28 a day, in UTC, of the whole account's spend \(every key\) \(set as 5 USD, at 0\.13781 USD per yuan \(the rate of 2026-11-27\)\)/);
+      // A gate on it says how it was compared.
+      const gate = await runTally(['check', '--budget', 'travel:100%', '--json'], { env: at(), now: SUNDAY });
+      expect(JSON.parse(gate.stdout).checks[0].detail).toContain('set as 5 USD, at 0.13781 USD per yuan (the rate of 2026-11-27)');
+      // No rate today (the source offline, nothing kept for today): not measured, saying why; the gate fails closed.
+      const tomorrow = SUNDAY + 86_400_000;
+      const offline = at({ TALLY_RATE_SOURCE: 'http://127.0.0.1:9/latest' });
+      const none = JSON.parse((await runTally(['budget', 'travel', '--json'], { env: offline, now: tomorrow })).stdout).budgets[0];
+      expect(none).toMatchObject({ amount: '5', currency: 'USD', set_in: { currency: 'USD', amount: '5' }, spent: null, state: 'not measured' });
+      expect(none.set_in.rate).toBeUndefined();
+      expect(none.not_measured).toMatch(/^it is set in USD, and there is no rate for today: the rate source 127\.0\.0\.1:9 could not be read/);
+      const closed = await runTally(['check', '--budget', 'travel', '--json'], { env: offline, now: tomorrow });
+      expect(closed.code).toBe(1);
+    } finally {
+      own.remove();
+    }
+  });
+});

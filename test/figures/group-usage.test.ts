@@ -77,3 +77,34 @@ describe('groups of profiles', () => {
     expect((await tally(['metrics', '--all-profiles'])).stdout).toMatch(/^tally_up\{profile="prod"\} 1$/m);
   });
 });
+
+describe('a budget of a group', () => {
+  it("counts the group's profiles' spend over its period, each account once, and is not measured where a profile cannot be read", async () => {
+    expect((await tally(['group', 'set', 'team', '--profiles', 'prod,prod-copy,research'])).code).toBe(0);
+    const set = await tally(['--profile', 'prod-copy', 'budget', 'set', 'shared', '--group', 'team', '--amount', '100', '--period', 'day', '--tz', 'UTC']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain('¥100.00 a day, in UTC, of the spend of group "team" (each of its accounts once)');
+    for (const profile of ['prod', 'research']) expect((await tally(['--profile', profile, 'budget', 'set', 'own', '--amount', '100', '--period', 'day', '--tz', 'UTC'])).code).toBe(0);
+    const spentOf = async (profile: string, name: string) => {
+      const result = await tally(['--profile', profile, 'budget', name, '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout).budgets[0] as { spent: string; group?: string; state: string };
+    };
+    const [shared, prod, research] = await Promise.all([spentOf('prod-copy', 'shared'), spentOf('prod', 'own'), spentOf('research', 'own')]);
+    expect(new Decimal(prod.spent).gt(0) && new Decimal(research.spent).gt(0)).toBe(true);
+    // prod-copy reads prod's key: counted once.
+    expect(shared).toMatchObject({ group: 'team', spent: new Decimal(prod.spent).plus(research.spent).toFixed() });
+    // --group with a key's scope is refused; a group that is gone, and a profile that cannot be read, leave it not measured.
+    const refused = await tally(['budget', 'set', 'x', '--group', 'team', '--scope', 'key', '--amount', '1', '--period', 'day']);
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--scope key and --model go with a budget of this profile')]);
+    await tally(['--profile', 'broken', 'login', '--base-url', 'http://127.0.0.1:9', '--with-token', '--no-verify'], 'sk-broken\n');
+    expect((await tally(['group', 'set', 'team', '--profiles', 'prod,broken'])).code).toBe(0);
+    const unread = await spentOf('prod-copy', 'shared');
+    expect(unread).toMatchObject({ spent: null, state: 'not measured', not_measured: expect.stringMatching(/^profile "broken" of group "team" could not be read/) });
+    const gate = await tally(['--profile', 'prod-copy', 'check', '--budget', 'shared']);
+    expect(gate.code).toBe(1);
+    expect((await tally(['group', 'rm', 'team'])).code).toBe(0);
+    expect((await spentOf('prod-copy', 'shared'))).toMatchObject({ state: 'not measured', not_measured: expect.stringContaining('there is no group "team"') });
+  });
+});
+
