@@ -49,13 +49,13 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'caches'), { recursive: true });
 const bundles = [
   // The whole program.
-  ['src/main.ts', 'main.cjs'],
+  ['src/cli/main.ts', 'main.cjs'],
   // `--version`, a cached statusline, completion: in one small file, its parts bundled in.
-  ['src/fast.ts', 'fast.cjs', { supported: { 'dynamic-import': false } }],
+  ['src/cli/fast.ts', 'fast.cjs', { supported: { 'dynamic-import': false } }],
   // The binary's main script.
   ['src/sea/entry.cjs', 'entry.cjs'],
   // The everyday commands' own bundles, as the package has them (here with the sandbox: --demo runs in them).
-  ...EVERYDAY.map((command) => ['src/main.ts', `command-${command}.cjs`, { plugins: [seaExternal, lazyChildProcess, onlyThisCommand(command), leanCommandBundle({ sandbox: true })] }]),
+  ...EVERYDAY.map((command) => ['src/cli/main.ts', `command-${command}.cjs`, { plugins: [seaExternal, lazyChildProcess, onlyThisCommand(command), leanCommandBundle({ sandbox: true })] }]),
 ];
 for (const [entry, file, extra] of bundles) {
   await build({ ...bundled, ...extra, entryPoints: [join(root, entry)], outfile: join(out, file) });

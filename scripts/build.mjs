@@ -10,7 +10,7 @@ import { EVERYDAY, common, lazyChildProcess, leanCommandBundle, onlyThisCommand 
 
 rmSync('dist', { recursive: true, force: true });
 
-await build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/main.cjs', plugins: [lazyChildProcess] });
+await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/main.cjs', plugins: [lazyChildProcess] });
 // esbuild escapes what is not ASCII in strings, not in regular expressions. One such character
 // makes V8 hold the whole bundle as two-byte text, slower to read and to compile lazily; and the
 // launcher reads the bundles as Latin-1 (bin/load-bundle.cjs). Every bundle is checked below.
@@ -21,14 +21,14 @@ function asciiOnly(file) {
 }
 asciiOnly('dist/main.cjs');
 // `--version`, a cached statusline and completion, answered without the full program (see
-// src/fast.ts): a tiny dist/fast.cjs, which requires dist/fast-statusline.cjs or
+// src/cli/fast.ts): a tiny dist/fast.cjs, which requires dist/fast-statusline.cjs or
 // dist/fast-complete.cjs only for the answer it gives.
-const FAST_PARTS = { './statusline/fast.js': 'fast-statusline', './statusline/fast-guard.js': 'fast-guard', './completion/complete.js': 'fast-complete' };
+const FAST_PARTS = { '../statusline/fast.js': 'fast-statusline', '../statusline/fast-guard.js': 'fast-guard', '../completion/complete.js': 'fast-complete' };
 const fastParts = {
   name: 'fast-parts',
   setup(build) {
-    build.onResolve({ filter: /^\.\/(statusline\/fast|statusline\/fast-guard|completion\/complete)\.js$/ }, (args) =>
-      args.importer.endsWith('fast.ts') ? { path: FAST_PARTS[args.path], namespace: 'fast-part' } : undefined,
+    build.onResolve({ filter: /^\.\.\/(statusline\/fast|statusline\/fast-guard|completion\/complete)\.js$/ }, (args) =>
+      /src[\\/]cli[\\/]fast\.ts$/.test(args.importer) ? { path: FAST_PARTS[args.path], namespace: 'fast-part' } : undefined,
     );
     // A part is loaded by the launcher, from its code cache (bin/load-bundle.cjs __tallyLoadPart), or required as it is.
     build.onLoad({ filter: /.*/, namespace: 'fast-part' }, (args) => ({
@@ -39,7 +39,7 @@ const fastParts = {
   },
 };
 const fastOutputs = [
-  ['src/fast.ts', 'dist/fast.cjs', [fastParts]],
+  ['src/cli/fast.ts', 'dist/fast.cjs', [fastParts]],
   ['src/statusline/fast.ts', 'dist/fast-statusline.cjs', []],
   ['src/statusline/fast-guard.ts', 'dist/fast-guard.cjs', []],
   ['src/completion/complete.ts', 'dist/fast-complete.cjs', []],
@@ -63,7 +63,7 @@ const registry = readFileSync('src/cli/registry.ts', 'utf8');
 for (const name of EVERYDAY) {
   if (!registry.includes(`import('../commands/${name}.js')`)) throw new Error(`build: ${name} is not a command of src/cli/registry.ts`);
   // No source map of its own: the whole program's (dist/main.cjs.map) maps the same sources (TALLY_BUILD_MAPS=1 writes them, to read a CPU profile).
-  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, onlyThisCommand(name), leanCommandBundle({ sandbox: false })] });
+  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/cli/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, onlyThisCommand(name), leanCommandBundle({ sandbox: false })] });
   asciiOnly(`dist/command-${name}.cjs`);
 }
 

@@ -68,8 +68,8 @@ export function onlyThisCommand(name) {
 export function leanCommandBundle({ sandbox }) {
   const leftOut = [
     [/^log-update$|^@bomb\.sh\/tab$/, () => true],
-    [/^\.\/(statusline\/fast|statusline\/fast-guard|completion\/complete|completion\/spec|completion\/models|cli\/manual|manual\/reference|manual\/topics)\.js$/, (importer) => /src[\\/](fast|main)\.ts$/.test(importer)],
-    [/^\.\/fleet\.js$/, (importer) => /src[\\/]cli\.ts$/.test(importer)],
+    [/^(\.\.\/(statusline\/fast|statusline\/fast-guard|completion\/complete|completion\/models|manual\/reference|manual\/topics)|\.\/(manual|completion-spec))\.js$/, (importer) => /src[\\/]cli[\\/](fast|main)\.ts$/.test(importer)],
+    [/^\.\.\/fleet\.js$/, (importer) => /src[\\/]cli[\\/]program\.ts$/.test(importer)],
     ...(sandbox ? [] : [[/(^|[\\/])sandbox[\\/]server\.js$/, () => true]]),
   ];
   return {

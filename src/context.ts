@@ -4,7 +4,7 @@ import { ConfigError, Interrupted, TimeoutError } from './errors.js';
 import type { IO } from './io.js';
 // Settings and the HTTP core are imported statically (every command needs them); the transport, conf, undici, tables load when used.
 import type { HttpClient, RetryPolicy } from './api/http.js';
-import { RunStore } from './run-store.js';
+import { FigureStore } from './figure-store.js';
 import { MAX_CONNECTIONS_PER_ORIGIN, type Transport } from './api/transport-types.js';
 import { type ResolvedSettings, type Source, chosenProfile, profileName, requireBaseUrl, resolveSettings } from './settings/resolve.js';
 import { stateDirFor } from './settings/state-dir.js';
@@ -75,8 +75,8 @@ export class Context extends Notices<GlobalOptions> {
   #stateDir?: Promise<string>;
   #store?: Promise<SettingsStore>;
   #settings?: Promise<ResolvedSettings>;
-  /** This computation's clients and figures (see run-store.ts): a new deadline starts another. */
-  #run = new RunStore();
+  /** This computation's clients and figures (see figure-store.ts): a new deadline starts another. */
+  #run = new FigureStore();
   #demo?: Promise<DemoGateway>;
   #pool?: Promise<import('./api/transport.js').Pool>;
   #rawTransport?: Transport;
@@ -102,7 +102,7 @@ export class Context extends Notices<GlobalOptions> {
    */
   renewDeadline(): void {
     this.#endAt(this.now() + this.options.timeout * 1000, this.interrupt);
-    this.#run = new RunStore();
+    this.#run = new FigureStore();
   }
 
   /** Ends this context's work at `deadline` (ms since the epoch), or when `also` aborts (Ctrl-C, a parent). */
@@ -127,7 +127,7 @@ export class Context extends Notices<GlobalOptions> {
     clearTimeout(this.#deadlineTimer);
     this.deadline = Number.POSITIVE_INFINITY;
     this.signal = this.interrupt;
-    this.#run = new RunStore();
+    this.#run = new FigureStore();
   }
 
   /** Another command, to run within this one (`tally demo`); only the CLI can hand it out. */
@@ -162,7 +162,7 @@ export class Context extends Notices<GlobalOptions> {
    */
   endBefore(parent: Context, marginMs: number): void {
     this.#endAt(parent.deadline - marginMs, parent.signal);
-    this.#run = new RunStore();
+    this.#run = new FigureStore();
   }
 
   /** The zone of labels and of times written without an offset: --tz, else the environment's TZ. */
@@ -341,7 +341,7 @@ export class Context extends Notices<GlobalOptions> {
     });
   }
 
-  /** A figure of this computation, computed once whoever asks (see RunStore.figure). */
+  /** A figure of this computation, computed once whoever asks (see FigureStore.figure). */
   figure<T>(key: string, compute: () => Promise<T>): Promise<T> {
     return this.#run.figure(key, compute);
   }

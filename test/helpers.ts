@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MockAgent } from 'undici';
 import { afterEach } from 'vitest';
-import { runCli } from '../src/cli.js';
+import { runCli } from '../src/cli/program.js';
 import { Context, type GlobalOptions } from '../src/context.js';
 import { createTestIO, type TestIO } from '../src/io.js';
 import { HttpClient, type Credential, type RetryPolicy } from '../src/api/http.js';

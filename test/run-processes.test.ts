@@ -1,4 +1,4 @@
-// The run's processes (src/run-processes.ts, src/supervise.ts): whatever tree a command grows
+// The run's processes (src/run/processes.ts, src/run/supervise.ts): whatever tree a command grows
 // (children that call setsid, a daemon's double fork, nohup, a child that ignores SIGTERM, a parent
 // that exits early and leaves its children, a command in the terminal's process group), a stop
 // leaves none of them running, and the end of a command that left some running stops those too.
@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Supervised } from '../src/supervise.js';
-import { RunProcesses } from '../src/run-processes.js';
+import { Supervised } from '../src/run/supervise.js';
+import { RunProcesses } from '../src/run/processes.js';
 
 const work = mkdtempSync(join(tmpdir(), 'tally-tree-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

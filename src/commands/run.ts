@@ -17,7 +17,7 @@ import { backoffSeconds, pollSeconds } from '../loops/follow.js';
 import { type RunReading, type RunScope, RunSpendWatch, startRun, unreadStart } from '../figures/run-watch.js';
 import { type RunLimits, type RunSummary, callFacts, crossingCalls, endText, lateText, leftRunningText, readingText, settlingText, startText, stopText, summaryMarkdown, unreachableText, unreadText, unsettledText, warnText } from '../output/run.js';
 import { bookingLag, settleSpend } from '../loops/settle.js';
-import { NotStarted, Supervised, exitCodeOf } from '../supervise.js';
+import { NotStarted, Supervised, exitCodeOf } from '../run/supervise.js';
 
 const SCOPES: readonly RunScope[] = ['key', 'account'];
 

@@ -8,7 +8,28 @@ import { shippedText } from '../external.js';
 import { join } from 'node:path';
 import { stateDirFor } from '../settings/state-dir.js';
 import { readStateFile } from '../settings/read-file.js';
-import type { CompletionSpec, SpecOption } from './spec.js';
+
+/** What completion knows of tally, as data (the build writes it: src/cli/completion-spec.ts). */
+export interface SpecOption {
+  name: string;
+  description: string;
+  /** Takes a value (`--bucket day`), and the values it may take, when enumerated. */
+  takesValue: boolean;
+  choices: string[];
+  alias?: string;
+}
+
+export interface SpecCommand {
+  name: string;
+  description: string;
+  options: SpecOption[];
+  arguments: { name: string; choices: string[]; variadic: boolean }[];
+}
+
+export interface CompletionSpec {
+  options: SpecOption[];
+  commands: SpecCommand[];
+}
 
 type Complete = (value: string, description: string) => void;
 interface TabCommand {

@@ -9,7 +9,7 @@ import { escapeControl, escapeMarkdown } from './escape.js';
 import { formatAmount } from './money.js';
 import { spanText } from './follow.js';
 import { wallText } from './window-text.js';
-import type { Unreachable } from '../run-processes.js';
+import type { Unreachable } from '../run/processes.js';
 
 export interface RunLimits {
   /** The command's name (its first word; its arguments may hold secrets and are never written). */

@@ -4,7 +4,7 @@
 // is served to a later refresh.
 import { HttpClient, type HttpClientOptions } from './api/http.js';
 
-export class RunStore {
+export class FigureStore {
   readonly #clients = new Map<string, Promise<HttpClient>>();
   readonly #figures = new Map<string, Promise<unknown>>();
   readonly #values = new Map<string, unknown>();

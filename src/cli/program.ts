@@ -1,17 +1,17 @@
 // Builds the program, runs one command, and turns every error into its exit code. This is the
 // only place that chooses an exit code or prints an error.
 import { Command, CommanderError, Option } from 'commander';
-import { COMMANDS, fleetRows } from './cli/registry.js';
-import { Context, type ContextInit, type GlobalOptions, type RunnableCommand } from './context.js';
-import { Interrupted, OutputError, QuietExit, TallyError, UsageError } from './errors.js';
-import { didYouMean } from './domain/suggest.js';
-import { type IO, createProcessIO, redactingIO } from './io.js';
-import { SecretSet, environmentSecrets } from './domain/secrets.js';
-import { notAZone, parseZone } from './domain/zone.js';
-import { escapeControl } from './output/escape.js';
-import { errorJson, errorText } from './output/error-text.js';
-import { wrapNote } from './output/wrap.js';
-import { type CommandEntry, runModule } from './cli/command.js';
+import { COMMANDS, fleetRows } from './registry.js';
+import { Context, type ContextInit, type GlobalOptions, type RunnableCommand } from '../context.js';
+import { Interrupted, OutputError, QuietExit, TallyError, UsageError } from '../errors.js';
+import { didYouMean } from '../domain/suggest.js';
+import { type IO, createProcessIO, redactingIO } from '../io.js';
+import { SecretSet, environmentSecrets } from '../domain/secrets.js';
+import { notAZone, parseZone } from '../domain/zone.js';
+import { escapeControl } from '../output/escape.js';
+import { errorJson, errorText } from '../output/error-text.js';
+import { wrapNote } from '../output/wrap.js';
+import { type CommandEntry, runModule } from './command.js';
 
 /** Options of the whole program that take a value (needed to find the command name). */
 const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout', '--jq', '--tz', '--profiles']);
@@ -42,7 +42,7 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
   const wantsDebug = argv.includes('--debug');
   // `tally help TOPIC`: a topic of the manual (docs/TOPIC.md, shipped), where TOPIC names no command.
   if (argv[0] === 'help' && argv.length === 2 && !COMMANDS.some((c) => c.name.split(' ')[0] === argv[1])) {
-    const { helpTopic } = await import('./manual/help.js');
+    const { helpTopic } = await import('../manual/help.js');
     const answer = helpTopic(argv[1]!);
     if (answer.ok) {
       io.out(answer.text);
@@ -92,7 +92,7 @@ const EXIT_CODES = "Exit codes: 0 ok, 1 service error, 2 usage, 3 auth, 4 rate l
 
 /** The manual's topics, named in the program's help. */
 async function topicsLine(): Promise<string> {
-  const { TOPICS } = await import('./manual/topics.js');
+  const { TOPICS } = await import('../manual/topics.js');
   return `Topics of the manual (tally help TOPIC): ${TOPICS.map((t) => t.name).join(', ')}.`;
 }
 
@@ -102,7 +102,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
   // Help text after the options: examples and exit codes, wrapped to the terminal (wrap-ansi loads only if a line is too long).
   const after = async (text: string) => {
     if (!asksHelp) return text;
-    const { fitLines } = await import('./output/wrap.js');
+    const { fitLines } = await import('../output/wrap.js');
     return fitLines(text, helpWidth);
   };
   const program = new Command('tally')
@@ -159,10 +159,10 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
         checkGlobalOptions(entry, options);
         const ctx = makeContext(options);
         // A display currency (--currency, or the profile's): its flags checked now, its dated rate asked before the first result is written.
-        if (options.currency !== undefined || options.rate !== undefined) (await import('./cli/display.js')).checkDisplayFlags(options);
-        ctx.beforeOutput = async () => (await import('./cli/display.js')).applyDisplayCurrency(ctx);
+        if (options.currency !== undefined || options.rate !== undefined) (await import('./display.js')).checkDisplayFlags(options);
+        ctx.beforeOutput = async () => (await import('./display.js')).applyDisplayCurrency(ctx);
         if (options.allProfiles || options.profiles !== undefined) {
-          const { runFleet } = await import('./fleet.js');
+          const { runFleet } = await import('../fleet.js');
           if (entry.fleet !== 'own') return runFleet(entry, module, self, ctx, fleetRows());
         }
         await runModule(module, self.opts(), ctx, { args: self.args, given: (name) => self.getOptionValueSource(name) === 'cli' });

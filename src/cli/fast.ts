@@ -16,19 +16,19 @@ export async function answerFast(argv: string[], savedSpec: boolean, write: (tex
   }
   // A prompt runs the statusline on every line: from a fresh cache it answers at once.
   if (argv[0] === 'statusline') {
-    const { statuslineFromCache } = await import('./statusline/fast.js');
+    const { statuslineFromCache } = await import('../statusline/fast.js');
     return (await statuslineFromCache(argv, process.env, write)) && 'write';
   }
   // An agent's hook runs the guard before every tool call: from fresh caches it decides at once.
   if (argv[0] === 'guard') {
-    const { guardFromCache } = await import('./statusline/fast-guard.js');
+    const { guardFromCache } = await import('../statusline/fast-guard.js');
     const code = await guardFromCache(argv, process.env, writeErr);
     return code === undefined ? false : { exit: code };
   }
   // What the shell completion scripts ask at every Tab, from the spec the build saved.
   // (whatif --swap's models come from the catalog cache: the full program answers that one.)
   if (argv[0] === 'complete' && argv[1] === '--' && savedSpec && argv[argv.length - 2] !== '--swap') {
-    const { answerCompletion, readSavedSpec } = await import('./completion/complete.js');
+    const { answerCompletion, readSavedSpec } = await import('../completion/complete.js');
     const spec = readSavedSpec();
     if (!spec) return false;
     await answerCompletion(argv.slice(2), process.env, spec);

@@ -1,4 +1,4 @@
-// The run's store of figures (run-store.ts, Context.figure): each figure once a computation,
+// The run's store of figures (figure-store.ts, Context.figure): each figure once a computation,
 // whoever asks. Counted, not timed: the learned grid's file reads, the day series and spend per
 // model requests of a weekly report and of `check --max-growth`, on a first run and once the
 // grid is known; and a --watch round that asks again (nothing kept from the round before).

@@ -2,27 +2,9 @@
 // commander adapter and written down as data: the build saves it beside the bundle
 // (dist/completion.json), so that answering a Tab loads neither commander nor any command.
 import { createTestIO } from '../io.js';
+import type { CompletionSpec, SpecOption } from '../completion/complete.js';
 
-export interface SpecOption {
-  name: string;
-  description: string;
-  /** Takes a value (`--bucket day`), and the values it may take, when enumerated. */
-  takesValue: boolean;
-  choices: string[];
-  alias?: string;
-}
-
-export interface SpecCommand {
-  name: string;
-  description: string;
-  options: SpecOption[];
-  arguments: { name: string; choices: string[]; variadic: boolean }[];
-}
-
-export interface CompletionSpec {
-  options: SpecOption[];
-  commands: SpecCommand[];
-}
+export type { CompletionSpec, SpecOption };
 
 type TabHandler = (complete: (value: string, description: string) => void, options: unknown) => void;
 type TabOption = { description?: string; handler?: TabHandler; isBoolean?: boolean; alias?: string };
@@ -32,7 +14,7 @@ type TabRoot = TabCommand & { commands: Map<string, TabCommand> };
 
 /** The spec, from the whole program (every command module loads: the build does this once). */
 export async function buildSpec(): Promise<CompletionSpec> {
-  const [{ fullProgram }, adapter, tab] = await Promise.all([import('../cli.js'), import('@bomb.sh/tab/commander'), import('@bomb.sh/tab')]);
+  const [{ fullProgram }, adapter, tab] = await Promise.all([import('./program.js'), import('@bomb.sh/tab/commander'), import('@bomb.sh/tab')]);
   adapter.default((await fullProgram(createTestIO())) as unknown as Parameters<typeof adapter.default>[0]);
   const root = tab.default as unknown as TabRoot;
   const values = (handler: TabHandler | undefined) => {

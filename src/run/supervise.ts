@@ -12,8 +12,8 @@
 //   not send it again.
 // On Windows, the command and what it started are ended with `taskkill /T`.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { RunProcesses, type Unreachable, groupOf, processTable } from './run-processes.js';
-import { processExists } from './settings/files.js';
+import { RunProcesses, type Unreachable, groupOf, processTable } from './processes.js';
+import { processExists } from '../settings/files.js';
 import { constants } from 'node:os';
 
 export type SuperviseMode = 'group' | 'tree';
@@ -52,7 +52,7 @@ export class Supervised {
   readonly #child: ChildProcess;
   readonly #pid: number;
   #outcome: ChildOutcome | undefined;
-  /** Every process of the run, found by its mark or under one of the run's (run-processes.ts). */
+  /** Every process of the run, found by its mark or under one of the run's (processes.ts). */
   readonly #processes: RunProcesses;
   /** Processes found between readings: the tree is looked at this often, so a child that leaves it quickly is still seen under its parent. */
   readonly #scanner: NodeJS.Timeout | undefined;
