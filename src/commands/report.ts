@@ -68,7 +68,7 @@ export async function run(options: ReportOptions, ctx: Context): Promise<void> {
   const first = items[0]!;
   if (options.html !== undefined) {
     const [{ reportHtml }, { writeReportFile }] = await Promise.all([import('../output/report-html.js'), import('../settings/report-file.js')]);
-    writeReportFile(options.html, reportHtml(items, many?.totals, failed), { flag: '--html', mode: 0o644, scrub: (t) => ctx.secrets.scrub(t) });
+    writeReportFile(options.html, reportHtml(items, many?.totals, failed, many?.groups), { flag: '--html', mode: 0o644, scrub: (t) => ctx.secrets.scrub(t) });
     ctx.note(`wrote the report for the ${view.periodLabel(first.report)} to ${options.html}`);
   }
   if (destination && memory) await sendReport(ctx, first.report, first.profile, destination, memory, options.force === true);

@@ -96,13 +96,17 @@ function modelChart(models: { model: string; current: Decimal }[], amount: (v: D
 }
 
 /** The page: one report, or a section per profile and the totals (`--all-profiles`). */
-export function reportHtml(items: { report: Report; profile: string }[], totals?: FleetTotals, failed: { profile: string; error: { message: string } }[] = []): string {
+export function reportHtml(items: { report: Report; profile: string }[], totals?: FleetTotals, failed: { profile: string; error: { message: string } }[] = [], groups?: { rows: { group: string; profiles: string[]; spend: Decimal }[] }): string {
   const first = items[0]!;
   const x = reportFacts(first.report);
   const e = escapeHtml;
   const title = items.length === 1 ? `tally report: ${x.label} (${first.profile})` : `tally report: ${x.label} (${items.length} profiles)`;
   const totalsHtml = totals
     ? `<h1>${e(title)}</h1><div class="cards"><div class="card"><div class="label">Spend, ${e(String(totals.accounts))} account${totals.accounts === 1 ? '' : 's'} counted once</div><div class="value" data-figure="fleet-spend" data-value="${e(totals.current.toFixed())}">${e(x.amount(totals.current))}</div></div><div class="card"><div class="label">Previous period</div><div class="value" data-figure="fleet-previous" data-value="${e(totals.previous.toFixed())}">${e(x.amount(totals.previous))}</div></div></div>`
+    : '';
+  // --by group: the period's spend per group, each account once, the unattributed kept: the rows add up to the total above.
+  const groupsHtml = groups
+    ? `<h2>By group</h2><table class="groups"><thead><tr><th>group</th><th>profiles</th><th class="n">spend</th></tr></thead><tbody>${groups.rows.map((g) => `<tr><td>${e(g.group)}</td><td>${e(g.profiles.join(', ') || '—')}</td><td class="n" data-group="${e(g.group)}" data-value="${e(g.spend.toFixed())}">${e(x.amount(g.spend))}</td></tr>`).join('')}</tbody></table><p class="muted">Each account counted once, in the group of the first of its profiles; profiles in no group are "unattributed", so the groups add up to the total.</p>`
     : '';
   return `<!doctype html>
 <html lang="en">
@@ -114,7 +118,7 @@ export function reportHtml(items: { report: Report; profile: string }[], totals?
 <style>${STYLE}</style>
 </head>
 <body>
-${totalsHtml}${failed.map((f) => `<p class="up" data-failed="${e(f.profile)}">Profile ${e(f.profile)}: not reported (${e(f.error.message)})</p>\n`).join('')}${items.map((i) => `<section data-profile="${e(i.profile)}">
+${totalsHtml}${groupsHtml}${failed.map((f) => `<p class="up" data-failed="${e(f.profile)}">Profile ${e(f.profile)}: not reported (${e(f.error.message)})</p>\n`).join('')}${items.map((i) => `<section data-profile="${e(i.profile)}">
 ${reportSection(i.report, i.profile, totals !== undefined)}
 </section>`).join('\n')}
 <p class="muted">Amounts in yuan (${e(first.report.forecast.balance.currency)}), rounded to the fen; the gateway states them to more places (tally report --json has every digit). Dates are days of the gateway's grid, both ends included. Made by tally.</p>

@@ -1,6 +1,8 @@
 // tally group and usage --by group against two gateways (the built binary): profiles of one key
 // counted once, another account's profile in its group, an unattributed profile kept, and the
 // rows adding up to the total, each row the sum of what usage --json says for its profiles.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { Decimal } from '../../src/domain/money.js';
@@ -69,6 +71,12 @@ describe('groups of profiles', () => {
     expect(report.groups[1]!.spend).toBe('0');
     expect(report.groups.reduce((sum, g) => sum.plus(g.spend), new Decimal(0)).toFixed()).toBe(new Decimal(report.totals.current).toFixed());
     expect((await tally(['report', '--by', 'group'])).code).toBe(2);
+    // The HTML page has the same rows, exact in their attributes.
+    const page = join(state.path, 'report.html');
+    expect((await tally(['report', '--all-profiles', '--by', 'group', '--html', page])).code).toBe(0);
+    const html = readFileSync(page, 'utf8');
+    expect([...html.matchAll(/data-group="([^"]+)" data-value="([^"]+)"/g)].map((m) => [m[1], m[2]])).toEqual(report.groups.map((g) => [g.group, new Decimal(g.spend).toFixed()]));
+    expect(html).toContain('<h2>By group</h2>');
     // metrics labels each profile's series with its group, the unattributed too.
     const metrics = await tally(['metrics', '--all-profiles']);
     expect(metrics.stdout).toMatch(/^tally_up\{profile="prod",group="platform"\} 1$/m);
