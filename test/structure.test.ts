@@ -208,15 +208,18 @@ describe('one definition per command', () => {
     expect(names.filter((n) => new RegExp(`^\\s+${n}: \\[`, 'm').test(view))).toEqual([]);
   });
 
-  it('defines every command as configure, parse and run(request, ctx) in its module (test/commands/requests.test.ts loads each and holds it to that)', () => {
+  it('defines every command as its declared flags or configure (its words), parse and run(request, ctx) in its module, and no parse casts its flags (test/commands/requests.test.ts loads each and holds it to that)', () => {
     const modules = readdirSync(join(src, 'commands')).filter((f) => f.endsWith('.ts'));
     expect(modules.length).toBeGreaterThan(30);
     const lacking = modules.flatMap((file) => {
       const text = readFileSync(join(src, 'commands', file), 'utf8');
       const has = (part: string) => new RegExp(`^export (async )?(function|const) ${part}\\b|^  (async )?${part}[(:]`, 'm').test(text);
-      return ['configure', 'parse', 'run'].filter((part) => !has(part)).map((part) => `${file}: ${part}`);
+      return [...(has('flags') ? [] : ['configure']), 'parse', 'run'].filter((part) => !has(part) && !(part === 'configure' && /^export \{ \w+ as flags \}/m.test(text))).map((part) => `${file}: ${part}`);
     });
     expect(lacking).toEqual([]);
+    // The flags arrive typed from their declaration (flags/declare.ts FlagValues): never cast.
+    const cast = modules.filter((file) => /\bflags as (unknown\b|[A-Z{(])/.test(readFileSync(join(src, 'commands', file), 'utf8')));
+    expect(cast).toEqual([]);
     // A run takes the request and the context only: its words and flags are in the request.
     const signature = (file: string) => /^export async function run\(([^)]*)\)/m.exec(readFileSync(join(src, 'commands', file), 'utf8'))?.[1]?.replace(/<[^<>]*>/g, '') ?? '';
     expect(signature('demo.ts')).toBe('_request: Record, ctx: Context');

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import type { FleetRow } from '../output/fleet.js';
+import { type FlagSpecs, addFlags } from '../flags/declare.js';
 
 /** What a command line holds besides the command's own flags. */
 export interface CommandLine {
@@ -17,8 +18,10 @@ export interface CommandLine {
 
 // Methods (not function-typed fields): a module of any request type is a CommandModule.
 export interface CommandModule<Request = unknown> {
-  /** Adds the command's own flags and arguments. */
-  configure(command: Command): void;
+  /** The command's own flags, declared once (flags/declare.ts): its options, help, manual and completion come from them, and `parse` reads them typed. */
+  flags?: FlagSpecs;
+  /** Adds what is not a declared flag: the command's words (arguments), its subcommands. */
+  configure?(command: Command): void;
   /**
    * The command line as the command's typed request: a pure function (no context; nothing read
    * or asked), so a flag or word that cannot be is a UsageError before anything is asked, and
@@ -41,6 +44,12 @@ export function noRequest(): NoRequest {
 /** The output flags of a context, as a command line states them. */
 export function outputOf(options: Context['options']): CommandLine['output'] {
   return { json: options.json === true, csv: options.csv === true, jq: options.jq !== undefined, exact: options.exact === true, wide: options.wide === true };
+}
+
+/** A command's definition on its commander command: its declared flags, then what configure adds (its words). */
+export function defineOn(command: Command, module: Pick<CommandModule, 'flags' | 'configure'>): void {
+  if (module.flags) addFlags(command, module.flags);
+  module.configure?.(command);
 }
 
 /** Runs a command module on its command line: the request parsed, then the run. */

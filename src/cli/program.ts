@@ -11,7 +11,7 @@ import { notAZone, parseZone } from '../domain/zone.js';
 import { escapeControl } from '../output/escape.js';
 import { errorJson, errorText } from '../output/error-text.js';
 import { wrapNote } from '../output/wrap.js';
-import { type CommandEntry, runModule } from './command.js';
+import { type CommandEntry, defineOn, runModule } from './command.js';
 
 /** Options of the whole program that take a value (needed to find the command name). */
 const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout', '--jq', '--tz', '--profiles']);
@@ -151,7 +151,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     throughIO(command, io, `tally ${entry.name}`);
     if (isWanted(entry, wanted)) {
       const module = await entry.load();
-      module.configure(command);
+      defineOn(command, module);
       command.action(async (...args: unknown[]) => {
         const self = args[args.length - 1] as Command;
         const options = globalOptions(self.optsWithGlobals());
@@ -185,7 +185,10 @@ export async function fullProgram(io: IO): Promise<Command> {
   const byName = commandsByName(program);
   for (const entry of COMMANDS) {
     const command = byName.get(entry.name);
-    if (command) (await entry.load()).configure(command);
+    if (command) {
+      const module = await entry.load();
+      defineOn(command, module);
+    }
   }
   return program;
 }

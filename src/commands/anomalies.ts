@@ -1,23 +1,23 @@
 // tally anomalies: what a person should look at in a window (spikes, models that started or
 // stopped costing money, calls with tokens and no cost, steady growth), each with its evidence.
 // Exit 0 whatever is found: `tally check --anomalies` is the gate.
-import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
-import { addWindowOptions } from '../flags/options.js';
-import { anomalyRuleOf, addAnomalyRuleOptions } from '../flags/anomaly-flags.js';
+import { windowFlags } from '../flags/options.js';
+import { ANOMALY_RULE_FLAGS, anomalyRuleOf } from '../flags/anomaly-flags.js';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import { emit } from '../output/emit.js';
 import type { AnomalyRequest } from '../figures/anomalies.js';
 
-export function configure(command: Command): void {
-  command.addOption(new Option('--bucket <size>', 'look at days or hours').choices(['day', 'hour']).default('day'));
-  addWindowOptions(command, 'the last 30 days, today included');
-  command.option('--metric <name>', 'the usage field holding money (default: discovered)');
-  addAnomalyRuleOptions(command);
-}
+export const flags = declareFlags({
+  bucket: { kind: 'value', value: 'size', help: 'look at days or hours', choices: ['day', 'hour'], default: 'day' },
+  ...windowFlags('the last 30 days, today included'),
+  metric: { kind: 'value', value: 'name', help: 'the usage field holding money (default: discovered)' },
+  ...ANOMALY_RULE_FLAGS,
+});
 
-export function parse(flags: Record<string, unknown>): AnomalyRequest {
-  const { bucket, since, until, month, last, utcOffset, metric } = flags as { bucket: string; since?: string; until?: string; month?: string; last?: string; utcOffset?: string; metric?: string };
-  return { bucket, since, until, month, last, utcOffset, metric, rule: anomalyRuleOf(flags) };
+export function parse(given: FlagValues<typeof flags>): AnomalyRequest {
+  const { bucket, since, until, month, last, utcOffset, metric } = given;
+  return { bucket, since, until, month, last, utcOffset, metric, rule: anomalyRuleOf(given) };
 }
 
 export async function run(request: AnomalyRequest, ctx: Context): Promise<void> {

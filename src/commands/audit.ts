@@ -2,22 +2,22 @@
 // usage by model) and per call (the log). Exit 0 when everything is explained within the
 // tolerance; with --fail, 5 when a charge is above the prices or a failed call was charged;
 // 4 when the charges or the prices could not be read.
-import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { TallyError, UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
-import { addWindowOptions } from '../flags/options.js';
+import { windowFlags } from '../flags/options.js';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import { parseThreshold } from '../flags/amount-flags.js';
 import { DEFAULT_TOLERANCE, type Tolerance } from '../domain/audit.js';
 import { emit } from '../output/emit.js';
 import type { WindowOptions } from '../figures/day-grid.js';
 
-export function configure(command: Command): void {
-  addWindowOptions(command, 'the last 7 days, today included')
-    .option('--tolerance <share%|amount>', 'how far a charge may be from the prices before it departs: a share (0.5%) or an amount (0.0001); the other keeps its default (0.5% and ¥0.0001)', (value: string, all: string[] = []) => [...all, value])
-    .option('--fail', 'exit 5 when a charge is not explained (above the prices, or a failed call charged): a CI or cron gate')
-    .option('--markdown', 'print the Markdown summary (for a step summary or a pull-request comment)');
-}
+export const flags = declareFlags({
+  ...windowFlags('the last 7 days, today included'),
+  tolerance: { kind: 'list', value: 'share%|amount', help: 'how far a charge may be from the prices before it departs: a share (0.5%) or an amount (0.0001); the other keeps its default (0.5% and ¥0.0001)' },
+  fail: { kind: 'switch', help: 'exit 5 when a charge is not explained (above the prices, or a failed call charged): a CI or cron gate' },
+  markdown: { kind: 'switch', help: 'print the Markdown summary (for a step summary or a pull-request comment)' },
+});
 
 /** What `tally audit` was asked: the window, how far a charge may depart, and how it answers. */
 export interface AuditRequest extends WindowOptions {
@@ -26,8 +26,7 @@ export interface AuditRequest extends WindowOptions {
   markdown: boolean;
 }
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): AuditRequest {
-  const options = flags as WindowOptions & { tolerance?: string[]; fail?: boolean; markdown?: boolean };
+export function parse(options: FlagValues<typeof flags>, line: CommandLine): AuditRequest {
   if (options.markdown && (line.output.json || line.output.csv)) throw new UsageError('--markdown prints the summary as Markdown; --json and --csv print the whole audit: choose one');
   const tolerance: Tolerance = { ...DEFAULT_TOLERANCE };
   for (const text of options.tolerance ?? []) {

@@ -2,7 +2,7 @@
 // each would use and where they come from, and whether the gateway accepts the credential (one
 // balance request per profile; --offline skips it). Exit 0 when the active credential is
 // accepted, 3 when it is rejected or missing, 1 when the gateway cannot be reached.
-import type { Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { AuthError, ConfigError, TallyError } from '../errors.js';
 import { fetchBalance } from '../api/balance.js';
@@ -11,17 +11,17 @@ import { emit } from '../output/emit.js';
 import { type ProfileStatus, SOURCE, describeSource, renderStatuses } from '../output/auth-status.js';
 import { type ResolvedSettings, resolveSettings } from '../settings/resolve.js';
 
-export function configure(command: Command): void {
-  command.option('--offline', 'do not ask the gateway whether the credential is accepted');
-}
+export const flags = declareFlags({
+  offline: { kind: 'switch', help: 'do not ask the gateway whether the credential is accepted' },
+});
 
 /** Whether to ask the gateway if each credential is accepted. */
 export interface AuthStatusRequest {
   offline: boolean;
 }
 
-export function parse(flags: Record<string, unknown>): AuthStatusRequest {
-  return { offline: flags.offline === true };
+export function parse(given: FlagValues<typeof flags>): AuthStatusRequest {
+  return { offline: given.offline === true };
 }
 
 export async function run({ offline }: AuthStatusRequest, ctx: Context): Promise<void> {

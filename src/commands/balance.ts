@@ -1,25 +1,23 @@
 // tally balance: account balance, lifetime spend, plan state and the key's daily limit.
-import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchBalance } from '../api/balance.js';
 import type { CommandLine } from '../cli/command.js';
-import { addWatchOption, watchFlag, watchOrRun } from '../loops/watch.js';
+import { WATCH_FLAGS, watchFlag, watchOrRun } from '../loops/watch.js';
+import type { FlagValues } from '../flags/declare.js';
 import { fetchKeyQuota, keyQuotaJson } from '../figures/key-quota.js';
 import { allowanceOf } from '../figures/key-allowance.js';
 import { renderBalance } from '../output/balance.js';
 
 export { balanceFleetRow as fleetRow } from '../output/balance.js';
 
-export function configure(command: Command): void {
-  addWatchOption(command);
-}
+export const flags = WATCH_FLAGS;
 
 /** What `tally balance` was asked: once, or every `watch` seconds. */
 export interface BalanceRequest {
   watch: number | undefined;
 }
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): BalanceRequest {
+export function parse(flags: FlagValues<typeof WATCH_FLAGS>, line: CommandLine): BalanceRequest {
   return { watch: watchFlag(flags.watch, line.output) };
 }
 

@@ -1,6 +1,6 @@
 // tally billing: the figures third-party tools read from the compatible endpoints, in yuan.
 // Each record is shown as far as it was read; what could not be read is named.
-import type { Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { fetchCompatibleBilling } from '../api/billing.js';
 import { fetchBalance } from '../api/balance.js';
@@ -11,17 +11,17 @@ import { billingJson, renderBilling } from '../output/billing.js';
 
 export { billingFleetRow as fleetRow } from '../output/billing.js';
 
-export function configure(command: Command): void {
-  command.option('--compare', 'set the figures beside the native balance and flag a mismatch');
-}
+export const flags = declareFlags({
+  compare: { kind: 'switch', help: 'set the figures beside the native balance and flag a mismatch' },
+});
 
 /** What `tally billing` was asked: the figures, and with `compare` the native balance beside them. */
 export interface BillingRequest {
   compare: boolean;
 }
 
-export function parse(flags: Record<string, unknown>): BillingRequest {
-  return { compare: flags.compare === true };
+export function parse(given: FlagValues<typeof flags>): BillingRequest {
+  return { compare: given.compare === true };
 }
 
 export async function run(request: BillingRequest, ctx: Context): Promise<void> {

@@ -5,6 +5,7 @@
 // follows the budget's zone exactly, whatever the gateway's day grid; the projection uses the
 // average daily spend `tally forecast` computes. Three requests, together: the balance (its
 // currency), the day buckets of the forecast, and the hours of the periods.
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -26,15 +27,18 @@ interface BudgetOptions {
   group?: string;
 }
 
+export const flags = declareFlags({
+  amount: { kind: 'value', value: 'amount', help: "with set: the amount for each period, in yuan, or in another currency compared at the day's rate ('100 USD')" },
+  period: { kind: 'value', value: 'day|week|month', help: 'with set: how often it resets' },
+  starts: { kind: 'value', value: 'day', help: 'with set: the weekday a week begins (mon…sun, default mon) or the day of the month a month begins (1-28, default 1)' },
+  scope: { kind: 'value', value: 'account|key', help: "with set: whose spend it counts: the whole account's, every key (default), or this key's own" },
+  group: { kind: 'value', value: 'name', help: "with set: count the spend of a group of profiles (tally group), each of its accounts once, instead of this profile's" },
+  model: { kind: 'list', value: 'glob', help: "with set: count only models whose names match (e.g. 'claude-opus*'; repeatable)" },
+});
+
 export function configure(command: Command): void {
   command
-    .argument('[words...]', 'set NAME, list, rm NAME, or the names of budgets to show (default: all)')
-    .option('--amount <amount>', "with set: the amount for each period, in yuan, or in another currency compared at the day's rate ('100 USD')")
-    .option('--period <day|week|month>', 'with set: how often it resets')
-    .option('--starts <day>', 'with set: the weekday a week begins (mon…sun, default mon) or the day of the month a month begins (1-28, default 1)')
-    .option('--scope <account|key>', "with set: whose spend it counts: the whole account's, every key (default), or this key's own")
-    .option('--group <name>', "with set: count the spend of a group of profiles (tally group), each of its accounts once, instead of this profile's")
-    .option('--model <glob>', "with set: count only models whose names match (e.g. 'claude-opus*'; repeatable)", (value: string, all: string[] = []) => [...all, value]);
+    .argument('[words...]', 'set NAME, list, rm NAME, or the names of budgets to show (default: all)');
 }
 
 /** What `tally budget` was asked: set one, list them, remove one, or show where some (or all) stand. */
@@ -44,8 +48,7 @@ export type BudgetRequest =
   | { action: 'rm'; name: string }
   | { action: 'show'; names: string[] };
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): BudgetRequest {
-  const options = flags as BudgetOptions;
+export function parse(options: FlagValues<typeof flags>, line: CommandLine): BudgetRequest {
   const [first, ...rest] = line.args;
   const setOnly = (['amount', 'period', 'starts', 'scope', 'model', 'group'] as const).filter((flag) => options[flag] !== undefined);
   if (first !== 'set' && setOnly.length) throw new UsageError(`--${setOnly[0]} goes with \`tally budget set NAME\``);

@@ -1,6 +1,5 @@
 // tally check: budget assertions for CI. One PASS/WARN/FAIL line per condition; exit 5 when
 // any fails. Service and auth errors keep their own exit codes unless --fail-open.
-import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { AuthError, CheckFailed, NotMeasured, UsageError, isUnreachable } from '../errors.js';
 import { balanceOf } from '../figures/balance.js';
@@ -14,65 +13,25 @@ import { runSpend } from '../domain/run-spend.js';
 import { readingOf } from '../settings/marks.js';
 import { notifyChecks } from '../notify/alerting.js';
 import { fetchKeyQuota } from '../figures/key-quota.js';
-import { addWindowOptions } from '../flags/options.js';
 import { loadForecast } from '../figures/forecast.js';
 import { loadBudgets } from '../figures/budgets.js';
 import { readCounters } from '../figures/run-spend.js';
 import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
 import { anomalyGates, balanceGates, budgetGate, budgetGateName, loadSpend, growthGates as growthChecks, keyQuotaCheck, modelGates, priceImpactGates, readQuota, runSpendGates, runwayGates } from '../figures/check-gates.js';
-import { addAnomalyRuleOptions } from '../flags/anomaly-flags.js';
 import { type BudgetGate, type CheckOptions, type CheckRequest, checkRequest } from '../flags/check-request.js';
 import type { CommandLine } from '../cli/command.js';
 
 export type { CheckResult, Level, Unit } from '../output/check-report.js';
 export { checkFleetRow as fleetRow } from '../output/check-report.js';
 
-export function configure(command: Command): void {
-  command
-    .option('--min-balance <amount>', 'fail when the balance is below this (yuan)')
-    .option('--warn-balance <amount>', 'warn when the balance is below this (yuan)')
-    .option('--max-daily-used <amount|percent%>', "fail when the key's spend today exceeds this amount or share of its daily limit")
-    .option('--warn-daily-used <amount|percent%>', "warn when the key's spend today exceeds this")
-    .option('--max-spend <amount>', 'fail when the spend over --since/--until exceeds this (yuan)')
-    .option('--metric <name>', 'with --max-spend or a runway check: the usage field holding money (default: discovered)');
-  addWindowOptions(command, 'the last 7 days, today included; with --max-spend only');
-  command
-    .option('--min-runway <days>', 'fail when the balance lasts fewer days at the recent pace (see tally forecast)')
-    .option('--warn-runway <days>', 'warn when the balance lasts fewer days at the recent pace')
-    .option('--days <n>', 'with a runway check: the complete days the pace is taken from (default 7)')
-    .option('--min-key-remaining <amount>', "fail when the key's own total quota leaves less than this (yuan; keys with a quota)")
-    .option('--warn-key-remaining <amount>', "warn when the key's own total quota leaves less than this")
-    .option('--require-model <id>', 'fail unless this key may call the model (repeatable)', (value: string, all: string[] = []) => [...all, value])
-    .option('--budget <name[:percent%,...]>', 'fail when a budget\'s spend this period reaches PERCENT of its amount (default 100%; repeatable); thresholds NAME:50%,80%,100%: one check each, sent once a period with --notify, the highest fails and the others warn', (value: string, all: string[] = []) => [...all, value])
-    .option('--warn-budget <name:percent%>', 'warn when a budget\'s spend this period reaches PERCENT of its amount (repeatable)', (value: string, all: string[] = []) => [...all, value])
-    .option('--max-run-spend <amount>', 'fail when this run spent more than this since `tally mark` (yuan)')
-    .option('--warn-run-spend <amount>', 'warn when this run spent more than this since `tally mark` (yuan)')
-    .option('--mark <name>', 'with a run-spend check: the mark made at the start (default "run")')
-    .option('--mark-file <path>', 'with a run-spend check: the mark in this file (tally mark --file)')
-    .option('--junit <file>', 'also write a JUnit XML report (one testcase per condition), even when a condition fails')
-    .option('--markdown', 'print the Markdown summary (as for $GITHUB_STEP_SUMMARY) instead of the lines, for a pull-request comment')
-    .option('--notify <name>', 'send an alert to this destination (tally notify add) when a condition starts to warn or fail, gets worse, or passes again (repeatable)', (value: string, all: string[] = []) => [...all, value])
-    .option('--budget-projected <name>', 'fail when a budget\'s spend is projected past its amount by the period\'s end (repeatable)', (value: string, all: string[] = []) => [...all, value])
-    .option('--max-growth <percent>', "fail when the window's spend (default the last 7 days) grew more than this on the period before it")
-    .option('--warn-growth <percent>', "warn when the window's spend grew more than this on the period before it")
-    .option('--compare <period>', 'with a growth check: previous (default), a month YYYY-MM, or DATE..DATE')
-    .option('--anomalies', 'fail when tally anomalies finds something in the window (default the last 30 days); one check per finding')
-    .option('--warn-anomalies', 'warn when tally anomalies finds something in the window')
-    .option('--bucket <size>', 'with an anomaly check: look at days (default) or hours')
-    .option('--max-price-impact <amount>', "fail when the latest catalog repricing raises the key's usage of the last 30 days (or --since) by more than this (yuan)")
-    .option('--warn-price-impact <amount>', 'warn when the latest repricing raises it by more than this')
-    .option('--against <version|file>', 'with a price-impact check: compare with this cached pricing_version or a saved catalog file (as pricing --diff --against)')
-    .option('--fail-open', 'an unreachable service is a warning (exit 0), not an error');
-  addAnomalyRuleOptions(command);
-}
+export { CHECK_FLAGS as flags } from '../flags/check-request.js';
 
 /** The gates, typed and checked (flags/check-request.ts), with the flags they came from (the window, --fail-open, --notify, the report files). */
 export type CheckRun = CheckRequest & { options: CheckOptions };
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): CheckRun {
-  const options = flags as CheckOptions;
-  return { ...checkRequest(options, flags, { json: line.output.json }), options };
+export function parse(options: CheckOptions, line: CommandLine): CheckRun {
+  return { ...checkRequest(options, { json: line.output.json }), options };
 }
 
 export async function run(request: CheckRun, ctx: Context): Promise<void> {

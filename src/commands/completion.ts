@@ -1,7 +1,8 @@
 // tally completion bash|zsh|fish: a completion script for the shell. The scripts come from
 // @bomb.sh/tab; at completion time they run `tally complete -- <words>`, which main.ts answers
 // before the rest of the CLI loads (see completion/complete.ts).
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
@@ -12,8 +13,11 @@ export function configure(command: Command): void {
   command.argument('<shell>', `the shell: ${SHELLS.join(', ')}`);
   const shell = command.registeredArguments[0];
   if (shell) shell.choices([...SHELLS]);
-  command.addOption(new Option('--name <command>', 'the name the shell calls tally by').default('tally'));
 }
+
+export const flags = declareFlags({
+  name: { kind: 'value', value: 'command', help: 'the name the shell calls tally by', default: 'tally' },
+});
 
 /** The shell a script is for, and the name the shell calls tally by. */
 export interface CompletionRequest {
@@ -21,9 +25,9 @@ export interface CompletionRequest {
   name: string;
 }
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): CompletionRequest {
+export function parse(given: FlagValues<typeof flags>, line: CommandLine): CompletionRequest {
   const shell = line.args[0] as (typeof SHELLS)[number];
-  const name = String(flags.name);
+  const { name } = given;
   if (!/^[\w.-]{1,40}$/.test(name)) throw new UsageError(`--name "${name}" is not a command name`);
   if (line.output.json || line.output.csv) throw new UsageError('a completion script is shell code; --json and --csv do not apply');
   return { shell, name };

@@ -1,11 +1,11 @@
 // tally export: the ledger finance reconciles, one row per day (or hour) × model × profile, as
 // CSV (a spreadsheet reads its dates as dates) or NDJSON with stable column names. --append FILE
 // adds only the periods the file does not hold yet, for a cron job that adds yesterday.
-import { type Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import type { CommandLine } from '../cli/command.js';
 import { UsageError } from '../errors.js';
-import { addWindowOptions } from '../flags/options.js';
+import { windowFlags } from '../flags/options.js';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import { emit, formatCsv } from '../output/emit.js';
 import { renderLedger, scopeNotes } from '../output/ledger.js';
 import { ledgerCells, ledgerText } from '../domain/ledger-format.js';
@@ -24,24 +24,22 @@ export interface ExportOptions {
   byGroup?: boolean;
 }
 
-export function configure(command: Command): void {
-  command.addOption(new Option('--bucket <size>', 'a row per day or per hour (and model)').choices(['day', 'hour']).default('day'));
-  addWindowOptions(command, 'the last 7 complete days (today is not over yet)');
-  command
-    .option('--ndjson', 'one JSON object per row (schema: tally schema export)')
-    .option('--no-header', 'CSV without its header line')
-    .option('--append <file>', 'add the rows of ended periods to this CSV or NDJSON file, leaving out the periods it already holds for the profile and gateway')
-    .addOption(new Option('--by <dimension>', "add a column: group, each row's profile's group (tally group; \"unattributed\" for none)").choices(['group']));
-}
+export const flags = declareFlags({
+  bucket: { kind: 'value', value: 'size', help: 'a row per day or per hour (and model)', choices: ['day', 'hour'], default: 'day' },
+  ...windowFlags('the last 7 complete days (today is not over yet)'),
+  ndjson: { kind: 'switch', help: 'one JSON object per row (schema: tally schema export)' },
+  header: { kind: 'negated', help: 'CSV without its header line' },
+  append: { kind: 'value', value: 'file', help: 'add the rows of ended periods to this CSV or NDJSON file, leaving out the periods it already holds for the profile and gateway' },
+  by: { kind: 'value', value: 'dimension', help: "add a column: group, each row's profile's group (tally group; \"unattributed\" for none)", choices: ['group'] },
+});
 
 /** The flags as the export asked for: its format's flags checked against the one the global flags chose. */
-export function parse(flags: Record<string, unknown>, line: CommandLine): ExportOptions {
-  const options = flags as unknown as ExportOptions;
+export function parse(options: FlagValues<typeof flags>, line: CommandLine): ExportOptions {
   const csv = line.output.csv;
   if (options.ndjson && (csv || line.output.json)) throw new UsageError(`--ndjson and --${csv ? 'csv' : 'json'} each choose the format; give one of them`);
   if (options.append !== undefined && !csv && !options.ndjson) throw new UsageError('--append needs the file\'s format: --csv or --ndjson');
   if (!options.header && !csv) throw new UsageError('--no-header goes with --csv');
-  const byGroup = (flags as { by?: string }).by === 'group';
+  const byGroup = options.by === 'group';
   if (byGroup && options.append !== undefined) throw new UsageError("--append keeps a ledger file's columns as tally writes them; --by group goes with a fresh export (redirect it to a file of its own)");
   const { bucket, since, until, month, last, utcOffset, ndjson, header, append } = options;
   return { bucket, since, until, month, last, utcOffset, ndjson, header, ...(append === undefined ? {} : { append }), ...(byGroup ? { byGroup } : {}) };

@@ -7,7 +7,7 @@
 // GUARD_WAIT_MS and then goes on with what it has while a refresh finishes in the background. A
 // limit it cannot check never blocks (a line on stderr, exit 0) unless --fail-closed. Its own
 // mistakes exit 1, never 2: to the agent, 2 would be a block.
-import { type Command, Option } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { QuietExit, TallyError, UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
@@ -26,29 +26,20 @@ import { dailyAllowance } from '../figures/key-allowance.js';
 /** How long a hook waits on the gateway before it decides with what it has. */
 const GUARD_WAIT_MS = 300;
 
-interface GuardOptions {
-  budget?: string[];
-  maxSessionSpend?: string;
-  maxDailyUsed?: string;
-  failClosed?: boolean;
-  maxAge: string;
-  refresh?: boolean;
-  sessionId?: string;
-  sessionStart?: string;
-}
+type GuardOptions = FlagValues<typeof flags>;
 
-export function configure(command: Command): void {
-  command
-    .option('--budget <name...>', 'block when this stored budget (tally budget set) is spent')
-    .option('--max-session-spend <amount>', "block when the session's spend (this key's calls since it began) is past this")
-    .option('--max-daily-used <amount|percent%>', "block when the key's spend today is past this amount or share of its daily limit")
-    .option('--fail-closed', 'block when a limit cannot be checked (by default the agent goes on, with a line on stderr)')
-    .option('--max-age <seconds>', 'use figures fetched within this many seconds without asking the gateway', '60')
-    // What the background refresh runs: fetch what the limits need and keep it, print nothing.
-    .addOption(new Option('--refresh').hideHelp())
-    .addOption(new Option('--session-id <id>').hideHelp())
-    .addOption(new Option('--session-start <seconds>').hideHelp());
-}
+export const flags = declareFlags({
+  budget: { kind: 'variadic', value: 'name', help: 'block when this stored budget (tally budget set) is spent' },
+  maxSessionSpend: { kind: 'value', value: 'amount', help: "block when the session's spend (this key's calls since it began) is past this" },
+  maxDailyUsed: { kind: 'value', value: 'amount|percent%', help: "block when the key's spend today is past this amount or share of its daily limit" },
+  failClosed: { kind: 'switch', help: 'block when a limit cannot be checked (by default the agent goes on, with a line on stderr)' },
+  maxAge: { kind: 'value', value: 'seconds', help: 'use figures fetched within this many seconds without asking the gateway', default: '60' },
+  // What the background refresh runs: fetch what the limits need and keep it, print nothing.
+  refresh: { kind: 'switch', help: '', hidden: true },
+  // What it also fetches for an agent's session: the key's spend since the session began.
+  sessionId: { kind: 'value', value: 'id', help: '', hidden: true },
+  sessionStart: { kind: 'value', value: 'seconds', help: '', hidden: true },
+});
 
 /** What a fetch brought back (each part only when asked). */
 interface Fetched {
@@ -70,8 +61,7 @@ export interface GuardRequest {
   options: GuardOptions;
 }
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): GuardRequest {
-  const options = flags as unknown as GuardOptions;
+export function parse(options: GuardOptions, line: CommandLine): GuardRequest {
   for (const flag of ['jq', 'json', 'csv'] as const) {
     if (line.output[flag]) throw new UsageError(`--${flag} does not apply to guard: a hook answers with its exit code (0 goes on, 2 blocks) and the reason on stderr`);
   }

@@ -1,5 +1,5 @@
 // tally login: verify an API key against the balance endpoint, then store it for a profile.
-import type { Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { AuthError, ServiceError, UsageError, isUnreachable } from '../errors.js';
 import { cleanSecretInput, maskSecret } from '../domain/secrets.js';
@@ -7,28 +7,18 @@ import { emit } from '../output/emit.js';
 import { fetchBalance } from '../api/balance.js';
 import { parseBaseUrl } from '../settings/base-url.js';
 
-interface LoginOptions {
-  withToken?: boolean;
-  verify?: boolean;
-  device?: boolean;
-  open?: boolean;
-  clientId?: string;
-}
-
-export function configure(command: Command): void {
-  command
-    .option('--with-token', 'read the API key from standard input')
-    .option('--no-verify', 'store the key without checking it against the service')
-    .option('--device', 'sign in with the OAuth device flow (a device token, balance only)')
-    .option('--open', 'with --device: open the verification page in a browser')
-    .option('--client-id <id>', 'with --device: OAuth client id (default "tally")');
-}
+export const flags = declareFlags({
+  withToken: { kind: 'switch', help: 'read the API key from standard input' },
+  verify: { kind: 'negated', help: 'store the key without checking it against the service' },
+  device: { kind: 'switch', help: 'sign in with the OAuth device flow (a device token, balance only)' },
+  open: { kind: 'switch', help: 'with --device: open the verification page in a browser' },
+  clientId: { kind: 'value', value: 'id', help: 'with --device: OAuth client id (default "tally")' },
+});
 
 /** How the credential is had: the device flow (with its page and client id), or a key read and perhaps checked. */
 export type LoginRequest = { device: true; open: boolean; clientId: string | undefined } | { device: false; withToken: boolean; verify: boolean };
 
-export function parse(flags: Record<string, unknown>): LoginRequest {
-  const options = flags as LoginOptions;
+export function parse(options: FlagValues<typeof flags>): LoginRequest {
   if (options.device) {
     if (options.withToken) throw new UsageError('--with-token reads an API key; --device signs in with a device token instead: give one of them');
     if (options.verify === false) throw new UsageError('--no-verify goes with an API key; a device login is checked by the gateway as it happens');

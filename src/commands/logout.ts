@@ -1,23 +1,23 @@
 // tally logout: forget a profile's stored credential (its base URL and settings stay), or with
 // --forget the whole profile; either way it says what it removed.
-import type { Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { maskSecret } from '../domain/secrets.js';
 import { emit } from '../output/emit.js';
 import { storedNamesHint } from '../domain/suggest.js';
 
-export function configure(command: Command): void {
-  command.option('--forget', 'also remove the profile (its base URL and settings)');
-}
+export const flags = declareFlags({
+  forget: { kind: 'switch', help: 'also remove the profile (its base URL and settings)' },
+});
 
 /** Whether the profile goes too (its base URL and settings), or only its credential. */
 export interface LogoutRequest {
   forget: boolean;
 }
 
-export function parse(flags: Record<string, unknown>): LogoutRequest {
-  return { forget: flags.forget === true };
+export function parse(given: FlagValues<typeof flags>): LogoutRequest {
+  return { forget: given.forget === true };
 }
 
 export async function run(request: LogoutRequest, ctx: Context): Promise<void> {

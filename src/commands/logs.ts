@@ -1,5 +1,5 @@
 // tally logs: the per-call log (GET /v1/open/logs), whatever fields it has.
-import type { Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import type { CommandLine } from '../cli/command.js';
 import { UsageError } from '../errors.js';
@@ -8,7 +8,7 @@ import { emit, formatCsv, writeJson } from '../output/emit.js';
 import { describeWindow } from '../output/window-text.js';
 import { DEFAULT_MAX_PAGES, fetchAllPages, parseParams } from '../figures/records.js';
 import { wholeNumber } from '../flags/flag-values.js';
-import { addWindowOptions } from '../flags/options.js';
+import { windowFlags } from '../flags/options.js';
 import { DEFAULT_FOLLOW_SECONDS, followLog } from '../loops/follow.js';
 import { ndjsonWriter, recordsCsvOf, recordsJson, renderRecords } from '../output/records.js';
 
@@ -25,24 +25,22 @@ export interface LogsOptions {
   interval?: string;
 }
 
-export function configure(command: Command): void {
-  addWindowOptions(command, 'the last 7 days, today included; a span counts back from now', 'now');
-  command
-    .option('--param <key=value>', 'pass a query parameter through (repeatable)', (value: string, all: string[] = []) => [...all, value])
-    .option('--all', 'follow the continuation cursor through every page')
-    .option('--max-pages <n>', `with --all: stop with an error after this many pages (default ${DEFAULT_MAX_PAGES})`)
-    .option('--ndjson', 'one JSON record per line, written as pages arrive')
-    .option('--resume <cursor>', 'with --all: continue where a run that stopped left off (it printed the cursor)')
-    .option('--follow', 'print calls as they land until Ctrl-C (a live table on a terminal, NDJSON on a pipe); --since starts earlier')
-    .option('--interval <seconds>', `with --follow: at least this long between polls (default ${DEFAULT_FOLLOW_SECONDS}; longer when the gateway's rate limit asks)`);
-}
+export const flags = declareFlags({
+  ...windowFlags('the last 7 days, today included; a span counts back from now', 'now'),
+  param: { kind: 'list', value: 'key=value', help: 'pass a query parameter through (repeatable)' },
+  all: { kind: 'switch', help: 'follow the continuation cursor through every page' },
+  maxPages: { kind: 'value', value: 'n', help: `with --all: stop with an error after this many pages (default ${DEFAULT_MAX_PAGES})` },
+  ndjson: { kind: 'switch', help: 'one JSON record per line, written as pages arrive' },
+  resume: { kind: 'value', value: 'cursor', help: 'with --all: continue where a run that stopped left off (it printed the cursor)' },
+  follow: { kind: 'switch', help: 'print calls as they land until Ctrl-C (a live table on a terminal, NDJSON on a pipe); --since starts earlier' },
+  interval: { kind: 'value', value: 'seconds', help: `with --follow: at least this long between polls (default ${DEFAULT_FOLLOW_SECONDS}; longer when the gateway's rate limit asks)` },
+});
 
 /** What `tally logs` was asked: pages of the log over a window, or calls as they land (--follow). */
 export type LogsRequest = { kind: 'pages'; options: LogsOptions; maxPages: number; query: Record<string, string> } | { kind: 'follow'; options: LogsOptions; interval: number; query: Record<string, string> };
 
 /** The flags as a request: the paging flags with --all, the following flags with --follow, numbers and parameters checked. */
-export function parse(flags: Record<string, unknown>, line: CommandLine): LogsRequest {
-  const options = flags as LogsOptions;
+export function parse(options: FlagValues<typeof flags>, line: CommandLine): LogsRequest {
   if (options.ndjson && (line.output.json || line.output.csv)) throw new UsageError('--ndjson cannot be combined with --json or --csv');
   if (options.maxPages !== undefined && !options.all) throw new UsageError('--max-pages goes with --all');
   if (options.resume !== undefined && !options.all) throw new UsageError('--resume goes with --all (it continues an export that stopped)');

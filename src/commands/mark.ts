@@ -3,6 +3,7 @@
 // the gateway's grid it belongs to. In the state folder, or --file PATH (a job's workspace, or
 // an artifact passed between jobs).
 import type { Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
@@ -16,10 +17,13 @@ import { readCounters } from '../figures/run-spend.js';
 
 export function configure(command: Command): void {
   command
-    .argument('[name]', 'the mark (default "run")')
-    .option('--file <path>', 'write the mark to this file instead of the state folder')
-    .option('--fail-open', 'an unreachable service records that no mark was taken (exit 0, a warning); check --max-run-spend --fail-open then skips');
+    .argument('[name]', 'the mark (default "run")');
 }
+
+export const flags = declareFlags({
+  file: { kind: 'value', value: 'path', help: 'write the mark to this file instead of the state folder' },
+  failOpen: { kind: 'switch', help: 'an unreachable service records that no mark was taken (exit 0, a warning); check --max-run-spend --fail-open then skips' },
+});
 
 /** The mark's name, where it goes (a file named, else the state folder), and whether a blip is recorded. */
 export interface MarkRequest {
@@ -28,8 +32,8 @@ export interface MarkRequest {
   failOpen: boolean;
 }
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): MarkRequest {
-  return { name: checkMarkName(line.args[0] ?? 'run'), file: typeof flags.file === 'string' ? flags.file : undefined, failOpen: flags.failOpen === true };
+export function parse(given: FlagValues<typeof flags>, line: CommandLine): MarkRequest {
+  return { name: checkMarkName(line.args[0] ?? 'run'), file: given.file, failOpen: given.failOpen === true };
 }
 
 export async function run(request: MarkRequest, ctx: Context): Promise<void> {

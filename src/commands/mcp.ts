@@ -3,23 +3,23 @@
 // print with --json. Every call runs with the global options the server was started with and the
 // profile settled at its start; with --all-profiles (or --profiles a,b) a call may name one of
 // them. Nothing but the protocol is written on stdout; notes go to stderr.
-import type { Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
 
-export function configure(command: Command): void {
-  command.option('--http [host:port]', 'serve the Streamable HTTP transport at /mcp instead of stdio (default 127.0.0.1: with any free port)');
-}
+export const flags = declareFlags({
+  http: { kind: 'optional', value: 'host:port', help: 'serve the Streamable HTTP transport at /mcp instead of stdio (default 127.0.0.1: with any free port)' },
+});
 
 /** Where the server listens: stdio, or the Streamable HTTP transport at HOST:PORT (a free port when none). */
 export interface McpRequest {
   http: string | undefined;
 }
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): McpRequest {
+export function parse(given: FlagValues<typeof flags>, line: CommandLine): McpRequest {
   if (line.output.json || line.output.csv || line.output.jq) throw new UsageError('tally mcp speaks the Model Context Protocol; --json, --jq and --csv do not apply (every tool returns its JSON document)');
-  return { http: flags.http === undefined ? undefined : flags.http === true ? '127.0.0.1:' : String(flags.http) };
+  return { http: given.http === undefined ? undefined : given.http === true ? '127.0.0.1:' : String(given.http) };
 }
 
 export async function run(request: McpRequest, ctx: Context): Promise<void> {

@@ -3,7 +3,7 @@
 // (--serve [HOST:PORT], default 127.0.0.1:9464, /metrics only), asking the gateway at most once
 // a minute however often it is scraped. With --all-profiles each profile is a set of series; a
 // profile that fails is tally_up 0 and nothing else. It exits 0 whenever it printed.
-import type { Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
@@ -16,11 +16,10 @@ import { type Figures, figuresOf } from '../figures/metrics.js';
 /** The gateway is asked at most this often, however often Prometheus scrapes. */
 const REFRESH_MS = 60_000;
 
-export function configure(command: Command): void {
-  command
-    .option('--textfile <path>', "write the exposition to this file atomically (node_exporter's textfile collector), not to stdout")
-    .option('--serve [host:port]', 'serve /metrics (default 127.0.0.1:9464), asking the gateway at most once a minute');
-}
+export const flags = declareFlags({
+  textfile: { kind: 'value', value: 'path', help: "write the exposition to this file atomically (node_exporter's textfile collector), not to stdout" },
+  serve: { kind: 'optional', value: 'host:port', help: 'serve /metrics (default 127.0.0.1:9464), asking the gateway at most once a minute' },
+});
 
 /** The exposition now: this run's profile, or every profile of the fleet. */
 async function gather(ctx: Context, fresh: () => Context): Promise<string> {
@@ -43,13 +42,13 @@ async function gather(ctx: Context, fresh: () => Context): Promise<string> {
 /** Where the exposition goes: stdout, a file for node_exporter, or served at HOST:PORT. */
 export type MetricsRequest = { to: 'stdout' } | { to: 'textfile'; path: string } | { to: 'serve'; host: string; port: number; where: string };
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): MetricsRequest {
+export function parse(given: FlagValues<typeof flags>, line: CommandLine): MetricsRequest {
   if (line.output.json || line.output.csv) throw new UsageError('tally metrics prints the Prometheus text format; --json and --csv do not apply (tally status --json has the figures as JSON)');
-  const textfile = typeof flags.textfile === 'string' ? flags.textfile : undefined;
-  if (textfile !== undefined && flags.serve !== undefined) throw new UsageError('--textfile and --serve each say where the metrics go; give one of them');
+  const textfile = given.textfile;
+  if (textfile !== undefined && given.serve !== undefined) throw new UsageError('--textfile and --serve each say where the metrics go; give one of them');
   if (textfile !== undefined) return { to: 'textfile', path: textfile };
-  if (flags.serve === undefined) return { to: 'stdout' };
-  const where = flags.serve === true ? '127.0.0.1:9464' : String(flags.serve);
+  if (given.serve === undefined) return { to: 'stdout' };
+  const where = given.serve === true ? '127.0.0.1:9464' : String(given.serve);
   const match = /^(?:\[([0-9a-fA-F:]+)\]|([\w.-]+)):(\d{1,5})$/.exec(where);
   const port = match ? Number(match[3]) : Number.NaN;
   if (!match || port > 65535) throw new UsageError(`--serve "${where}" is not HOST:PORT (e.g. 127.0.0.1:9464, or 0.0.0.0:9464 to be reached from elsewhere)`);

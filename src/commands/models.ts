@@ -1,41 +1,27 @@
 // tally models: the models this key may call (GET /v1/models), optionally with their prices.
-import { type Command, Option } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import type { ModelListFormat } from '../api/catalog.js';
 import { stringList } from '../domain/catalog.js';
 import { tokenCount } from '../flags/flag-values.js';
 import { type JsonObject, isJsonNumber, numberText } from '../domain/json.js';
 import { emit } from '../output/emit.js';
-import { type ModelListRequest, type ModelSort, loadModelList } from '../figures/model-list.js';
+import { type ModelListRequest, loadModelList } from '../figures/model-list.js';
 import { renderModels } from '../output/models.js';
 import { PRICE_CSV_HEADER, priceCsv, priceJson } from '../output/prices.js';
 
-interface ModelsOptions {
-  format: ModelListFormat;
-  prices?: boolean;
-  refresh?: boolean;
-  offline?: boolean;
-  maxAge?: string;
-  minContext?: string;
-  reasoning?: boolean;
-  sort?: ModelSort;
-}
+export const flags = declareFlags({
+  format: { kind: 'value', value: 'format', help: 'list format: native (GET /v1/models) or alt (GET /alt/v1/models)', choices: ['native', 'alt'], default: 'native' },
+  prices: { kind: 'switch', help: "add each model's catalog prices (from the cached catalog)" },
+  refresh: { kind: 'switch', help: 'with --prices: fetch the catalog even when the cached one is fresh' },
+  offline: { kind: 'switch', help: 'with --prices: use the cached catalog only' },
+  maxAge: { kind: 'value', value: 'seconds', help: 'with --prices: reuse a cached catalog younger than this' },
+  minContext: { kind: 'value', value: 'tokens', help: 'only models whose context window holds at least this many tokens' },
+  reasoning: { kind: 'switch', help: 'only models that can reason (a reasoning level other than none)' },
+  sort: { kind: 'value', value: 'key', help: 'order by name, input or output price (adds --prices), or context window (largest first)', choices: ['name', 'input', 'output', 'context'] },
+});
 
-export function configure(command: Command): void {
-  command
-    .addOption(new Option('--format <format>', 'list format: native (GET /v1/models) or alt (GET /alt/v1/models)').choices(['native', 'alt']).default('native'))
-    .option('--prices', "add each model's catalog prices (from the cached catalog)")
-    .option('--refresh', 'with --prices: fetch the catalog even when the cached one is fresh')
-    .option('--offline', 'with --prices: use the cached catalog only')
-    .option('--max-age <seconds>', 'with --prices: reuse a cached catalog younger than this')
-    .option('--min-context <tokens>', 'only models whose context window holds at least this many tokens')
-    .option('--reasoning', 'only models that can reason (a reasoning level other than none)')
-    .addOption(new Option('--sort <key>', 'order by name, input or output price (adds --prices), or context window (largest first)').choices(['name', 'input', 'output', 'context']));
-}
-
-export function parse(flags: Record<string, unknown>): ModelListRequest {
-  const options = flags as unknown as ModelsOptions;
+export function parse(options: FlagValues<typeof flags>): ModelListRequest {
   if (!options.prices) {
     for (const [flag, value] of [['--refresh', options.refresh], ['--offline', options.offline], ['--max-age', options.maxAge]] as const) {
       if (value !== undefined) throw new UsageError(`${flag} is about the price catalog: it goes with --prices`);

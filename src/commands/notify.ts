@@ -4,7 +4,8 @@
 //   tally notify add NAME --kind webhook|slack|ntfy|feishu|dingtalk|wecom|discord|telegram|email  < url.txt
 //   (Feishu, DingTalk: the bot's signing secret on the second line; email: the password there)
 //   tally notify list | tally notify rm NAME | tally notify test NAME
-import { Argument, type Command, Option } from 'commander';
+import { Argument, type Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
@@ -23,15 +24,18 @@ export function configure(command: Command): void {
   action.argChoices = ['add', 'list', 'rm', 'test'];
   command
     .addArgument(action)
-    .argument('[name]', 'the destination')
-    .addOption(new Option('--kind <kind>', 'with add: webhook (JSON), slack, ntfy, feishu, dingtalk, wecom, discord, telegram (bots\' webhooks) or email (smtps://USER@HOST?from=…&to=…); stdin: the URL, then the signing secret or password on a second line').choices([...NOTIFY_KINDS]));
+    .argument('[name]', 'the destination');
 }
+
+export const flags = declareFlags({
+  kind: { kind: 'value', value: 'kind', help: "with add: webhook (JSON), slack, ntfy, feishu, dingtalk, wecom, discord, telegram (bots' webhooks) or email (smtps://USER@HOST?from=…&to=…); stdin: the URL, then the signing secret or password on a second line", choices: NOTIFY_KINDS },
+});
 
 /** What `tally notify` was asked: add a destination of a kind, list them, remove or test one. */
 export type NotifyRequest = { action: 'add'; name: string; kind: NotifyKind } | { action: 'list' } | { action: 'rm' | 'test'; name: string };
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): NotifyRequest {
-  const kind = flags.kind as NotifyKind | undefined;
+export function parse(given: FlagValues<typeof flags>, line: CommandLine): NotifyRequest {
+  const { kind } = given;
   const [action, name, ...extra] = line.args;
   if (extra.length) throw new UsageError(`\`tally notify ${action}\` takes one NAME`);
   if (kind !== undefined && action !== 'add') throw new UsageError('--kind goes with `tally notify add NAME`');

@@ -1,6 +1,6 @@
 // tally pricing: the public price catalog in yuan per 1M tokens (or per call, second, image),
 // from service_pricing, never from the ratios.
-import { type Command, Option } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
@@ -13,25 +13,23 @@ import { type PricingOptions, loadCatalog } from '../figures/price-listing.js';
 import { PRICE_CSV_HEADER, priceCsv, renderPricing } from '../output/prices.js';
 
 
-export function configure(command: Command): void {
-  command
-    .option('--model <glob>', 'only models whose name matches (e.g. "gpt-5*")')
-    .option('--vendor <name>', 'only this vendor')
-    .option('--type <endpoint-type>', 'only models with this endpoint type')
-    .option('--group <group>', 'only models enabled in this group')
-    .addOption(new Option('--sort <key>', 'order: by name, or by the input or output price shown').choices(['name', 'input', 'output']).default('name'))
-    .option('--refresh', 'fetch the catalog even when the cached one is fresh')
-    .option('--offline', 'use the cached catalog only')
-    .option('--max-age <seconds>', 'reuse a cached catalog younger than this (default 3600)')
-    .option('--diff', 'list models added, removed and re-priced since the previous catalog version')
-    .option('--against <version|file>', 'with --diff: compare with this cached pricing_version, or a saved catalog file')
-    .option('--since <span|date>', 'with --diff: compare with the kept catalog version closest to that age (7d, 2w, 2026-11-01), and price the repricing on the usage since then')
-    .option('--exit-code', 'with --diff: exit 5 when the catalog changed (as git diff --exit-code exits 1)')
-    .option('--usage-since <span|date>', "with --diff: the window of the key's usage a repricing is priced on (default --since, else 30d)");
-}
+export const flags = declareFlags({
+  model: { kind: 'value', value: 'glob', help: 'only models whose name matches (e.g. "gpt-5*")' },
+  vendor: { kind: 'value', value: 'name', help: 'only this vendor' },
+  type: { kind: 'value', value: 'endpoint-type', help: 'only models with this endpoint type' },
+  group: { kind: 'value', value: 'group', help: 'only models enabled in this group' },
+  sort: { kind: 'value', value: 'key', help: 'order: by name, or by the input or output price shown', choices: ['name', 'input', 'output'], default: 'name' },
+  refresh: { kind: 'switch', help: 'fetch the catalog even when the cached one is fresh' },
+  offline: { kind: 'switch', help: 'use the cached catalog only' },
+  maxAge: { kind: 'value', value: 'seconds', help: 'reuse a cached catalog younger than this (default 3600)' },
+  diff: { kind: 'switch', help: 'list models added, removed and re-priced since the previous catalog version' },
+  against: { kind: 'value', value: 'version|file', help: 'with --diff: compare with this cached pricing_version, or a saved catalog file' },
+  since: { kind: 'value', value: 'span|date', help: 'with --diff: compare with the kept catalog version closest to that age (7d, 2w, 2026-11-01), and price the repricing on the usage since then' },
+  exitCode: { kind: 'switch', help: 'with --diff: exit 5 when the catalog changed (as git diff --exit-code exits 1)' },
+  usageSince: { kind: 'value', value: 'span|date', help: "with --diff: the window of the key's usage a repricing is priced on (default --since, else 30d)" },
+});
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): PricingOptions {
-  const options = flags as unknown as PricingOptions;
+export function parse(options: FlagValues<typeof flags>, line: CommandLine): PricingOptions {
   for (const flag of ['against', 'since', 'exitCode', 'usageSince'] as const) {
     if (options[flag] !== undefined && !options.diff) throw new UsageError(`--${flag === 'exitCode' ? 'exit-code' : flag === 'usageSince' ? 'usage-since' : flag} goes with --diff`);
   }

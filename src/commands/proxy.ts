@@ -3,7 +3,7 @@
 // against the limits before it is forwarded (402 past one), and its usage priced as it comes back.
 // Prints TALLY_PROXY_URL=… and TALLY_PROXY_TOKEN_FILE=… first; runs until Ctrl-C or SIGTERM, then
 // waits for the calls in flight and says what they cost.
-import type { Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
@@ -12,17 +12,16 @@ import { Decimal } from '../domain/money.js';
 import { isLoopback } from '../domain/loopback.js';
 import path from 'node:path';
 
-export function configure(command: Command): void {
-  command
-    .option('--listen <host:port>', 'the address to serve on (default 127.0.0.1 and a free port; loopback only unless --allow-remote)')
-    .option('--allow-remote', 'serve on an address that is not loopback (--listen names it)')
-    .option('--max-spend <amount>', "refuse calls that would take the proxy's spend past this (yuan)")
-    .option('--budget <name...>', 'refuse calls that would take a stored budget (tally budget set) past its amount')
-    .option('--max-session-spend <amount>', "refuse calls that would take one session's spend past this (yuan; a session is what the client names in X-Tally-Session, Claude Code's X-Claude-Code-Session-Id or Codex's session-id)")
-    .option('--fail-closed', 'refuse calls the catalog cannot price (by default they go through, counted at no cost, and said)')
-    .option('--token-file <file>', 'write the local token clients present here (0600; default: in the state folder, its path printed)')
-    .option('--json-log <file>', 'append one JSON line per call (time, path, model, status, cost; never a body or a key)');
-}
+export const flags = declareFlags({
+  listen: { kind: 'value', value: 'host:port', help: 'the address to serve on (default 127.0.0.1 and a free port; loopback only unless --allow-remote)' },
+  allowRemote: { kind: 'switch', help: 'serve on an address that is not loopback (--listen names it)' },
+  maxSpend: { kind: 'value', value: 'amount', help: "refuse calls that would take the proxy's spend past this (yuan)" },
+  budget: { kind: 'variadic', value: 'name', help: 'refuse calls that would take a stored budget (tally budget set) past its amount' },
+  maxSessionSpend: { kind: 'value', value: 'amount', help: "refuse calls that would take one session's spend past this (yuan; a session is what the client names in X-Tally-Session, Claude Code's X-Claude-Code-Session-Id or Codex's session-id)" },
+  failClosed: { kind: 'switch', help: 'refuse calls the catalog cannot price (by default they go through, counted at no cost, and said)' },
+  tokenFile: { kind: 'value', value: 'file', help: 'write the local token clients present here (0600; default: in the state folder, its path printed)' },
+  jsonLog: { kind: 'value', value: 'file', help: 'append one JSON line per call (time, path, model, status, cost; never a body or a key)' },
+});
 
 export interface ProxyRequest {
   host: string;
@@ -35,8 +34,7 @@ export interface ProxyRequest {
   jsonLog: string | undefined;
 }
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): ProxyRequest {
-  const options = flags as { listen?: string; allowRemote?: boolean; maxSpend?: string; maxSessionSpend?: string; budget?: string[]; failClosed?: boolean; tokenFile?: string; jsonLog?: string };
+export function parse(options: FlagValues<typeof flags>, line: CommandLine): ProxyRequest {
   if (line.output.json || line.output.jq || line.output.csv) throw new UsageError('tally proxy serves until stopped: it prints its address and token file, and --json-log FILE writes each call as JSON');
   const maxSpend = options.maxSpend === undefined ? undefined : parseAmount(options.maxSpend, '--max-spend');
   const maxSessionSpend = options.maxSessionSpend === undefined ? undefined : parseAmount(options.maxSessionSpend, '--max-session-spend');

@@ -1,7 +1,7 @@
 // tally report: the digest of a period for the people who read it: the terminal, --markdown for a
 // pull request or chat, --html FILE for a manager (one self-contained page), --json; --send NAME
 // posts it to a notify destination once per period however often cron runs it (--force: again).
-import { type Command, Option } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
@@ -23,24 +23,22 @@ interface ReportOptions {
   by?: string;
 }
 
-export function configure(command: Command): void {
-  command
-    .addOption(new Option('--period <period>', 'the length of the period reported on: the last complete week or month, unless --month or --since names one').choices(['week', 'month']).default('week'))
-    .option('--last', 'the last complete week or month (the default)')
-    .option('--month <YYYY-MM>', 'that month')
-    .option('--since <time>', 'a period of your own from this time (with --until; the same length before it is compared)')
-    .option('--until <time>', 'the end of that period')
-    .option('--utc-offset <+HH:MM>', "the gateway's day grid (default: inferred from usage)")
-    .option('--markdown', 'GitHub-flavoured Markdown (a pull request, a step summary, chat)')
-    .option('--html <file>', 'write one self-contained HTML page (inline charts, no script, no external request)')
-    .option('--send <name>', 'post it to this notify destination, once per period (tally notify add)')
-    .option('--force', 'with --send: send again though this period was sent')
-    .addOption(new Option('--by <dimension>', 'with --all-profiles: the spend per group of profiles too (tally group), each account once, the unattributed kept').choices(['group']));
-}
+export const flags = declareFlags({
+  period: { kind: 'value', value: 'period', help: 'the length of the period reported on: the last complete week or month, unless --month or --since names one', choices: ['week', 'month'], default: 'week' },
+  last: { kind: 'switch', help: 'the last complete week or month (the default)' },
+  month: { kind: 'value', value: 'YYYY-MM', help: 'that month' },
+  since: { kind: 'value', value: 'time', help: 'a period of your own from this time (with --until; the same length before it is compared)' },
+  until: { kind: 'value', value: 'time', help: 'the end of that period' },
+  utcOffset: { kind: 'value', value: '+HH:MM', help: "the gateway's day grid (default: inferred from usage)" },
+  markdown: { kind: 'switch', help: 'GitHub-flavoured Markdown (a pull request, a step summary, chat)' },
+  html: { kind: 'value', value: 'file', help: 'write one self-contained HTML page (inline charts, no script, no external request)' },
+  send: { kind: 'value', value: 'name', help: 'post it to this notify destination, once per period (tally notify add)' },
+  force: { kind: 'switch', help: 'with --send: send again though this period was sent' },
+  by: { kind: 'value', value: 'dimension', help: 'with --all-profiles: the spend per group of profiles too (tally group), each account once, the unattributed kept', choices: ['group'] },
+});
 
 /** The period (one way of naming it), and how the report goes out: printed, Markdown, an HTML file, sent. */
-export function parse(flags: Record<string, unknown>, line: CommandLine): ReportOptions {
-  const options = flags as ReportOptions;
+export function parse(options: FlagValues<typeof flags>, line: CommandLine): ReportOptions {
   const named = [options.last && '--last', options.month !== undefined && '--month', (options.since !== undefined || options.until !== undefined) && '--since/--until'].filter(Boolean);
   if (named.length > 1) throw new UsageError(`${named.join(' and ')} each name the period; give one of them`);
   if (line.given('period') && (options.month !== undefined || options.since !== undefined || options.until !== undefined)) throw new UsageError('--period goes with --last (the last complete week or month); --month and --since/--until name the period themselves');

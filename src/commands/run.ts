@@ -4,6 +4,7 @@
 // seconds, within the gateway's rate limit. Past --max-spend: SIGTERM to CMD and what it started,
 // SIGKILL after --grace, exit 5. Otherwise tally exits with CMD's own code. Every word tally says
 // goes to stderr, the end's summary also to the GitHub step summary and --json-summary FILE.
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { NotWatched, QuietExit, TallyError, UsageError, isUnreachable } from '../errors.js';
@@ -21,32 +22,22 @@ import { NotStarted, Supervised, exitCodeOf } from '../run/supervise.js';
 
 const SCOPES: readonly RunScope[] = ['key', 'account'];
 
+export const flags = declareFlags({
+  maxSpend: { kind: 'value', value: 'amount', help: 'stop the command when the run has spent more than this (yuan)', required: true },
+  warnSpend: { kind: 'value', value: 'amount', help: 'say so (and alert with --notify) when the run has spent more than this' },
+  scope: { kind: 'value', value: 'whose', help: "whose spend counts: key (this key's own; the default for an API key) or account (every key's)" },
+  poll: { kind: 'value', value: 'seconds', help: 'read the spend this often (no faster than the rate limit allows)', default: '5' },
+  grace: { kind: 'value', value: 'seconds', help: 'after SIGTERM, how long the command has to end before SIGKILL', default: '10' },
+  settle: { kind: 'value', value: 'seconds', help: "after the run's last process ended, read the gateway until its figures settle, for at most this long (its log books calls late)", default: '30' },
+  failClosed: { kind: 'switch', help: 'stop the command (exit 4) when the spend cannot be read; by default it runs on, unwatched, with a warning' },
+  notify: { kind: 'variadic', value: 'name', help: 'alert these destinations (tally notify) once at --warn-spend and once at the stop' },
+  jsonSummary: { kind: 'value', value: 'file', help: 'write the run summary as JSON (tally schema run) to this file' },
+  proxy: { kind: 'switch', help: "point the command's OpenAI and Anthropic SDKs at a spending firewall started for the run (tally proxy): a call past --max-spend is refused before it is made, then the command is stopped" },
+});
+
 export function configure(command: Command): void {
   command
-    .argument('<command...>', 'the command to run and its arguments, after -- (tally run --max-spend 5 -- npm test)')
-    .requiredOption('--max-spend <amount>', 'stop the command when the run has spent more than this (yuan)')
-    .option('--warn-spend <amount>', 'say so (and alert with --notify) when the run has spent more than this')
-    .option('--scope <whose>', "whose spend counts: key (this key's own; the default for an API key) or account (every key's)")
-    .option('--poll <seconds>', 'read the spend this often (no faster than the rate limit allows)', '5')
-    .option('--grace <seconds>', 'after SIGTERM, how long the command has to end before SIGKILL', '10')
-    .option('--settle <seconds>', "after the run's last process ended, read the gateway until its figures settle, for at most this long (its log books calls late)", '30')
-    .option('--fail-closed', 'stop the command (exit 4) when the spend cannot be read; by default it runs on, unwatched, with a warning')
-    .option('--notify <name...>', 'alert these destinations (tally notify) once at --warn-spend and once at the stop')
-    .option('--json-summary <file>', 'write the run summary as JSON (tally schema run) to this file')
-    .option('--proxy', "point the command's OpenAI and Anthropic SDKs at a spending firewall started for the run (tally proxy): a call past --max-spend is refused before it is made, then the command is stopped");
-}
-
-interface RunOptions {
-  maxSpend: string;
-  warnSpend?: string;
-  scope?: string;
-  poll: string;
-  grace: string;
-  settle: string;
-  failClosed?: boolean;
-  notify?: string[];
-  jsonSummary?: string;
-  proxy?: boolean;
+    .argument('<command...>', 'the command to run and its arguments, after -- (tally run --max-spend 5 -- npm test)');
 }
 
 /** What `tally run` was asked: the command, its limits, whose spend, how often it is read, and what is said where. */
@@ -68,8 +59,7 @@ export interface RunRequest {
   proxy: boolean;
 }
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): RunRequest {
-  const options = flags as unknown as RunOptions;
+export function parse(options: FlagValues<typeof flags>, line: CommandLine): RunRequest {
   if (line.output.json || line.output.jq) throw new UsageError('stdout is the command\'s own under tally run: --json-summary FILE writes the run summary as JSON');
   const max = parseAmount(options.maxSpend, '--max-spend');
   const warn = options.warnSpend === undefined ? undefined : parseAmount(options.warnSpend, '--warn-spend');

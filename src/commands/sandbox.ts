@@ -1,48 +1,40 @@
 // tally sandbox: serve the fake gateway on 127.0.0.1 until interrupted.
-import type { Command } from 'commander';
-import { Option } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
-import type { BucketNaming, Fault, FaultKind, SandboxOptions } from '../sandbox/server.js';
+import type { Fault, FaultKind, SandboxOptions } from '../sandbox/server.js';
 import { FAULT_KINDS } from '../sandbox/faults.js';
 import { didYouMean } from '../domain/suggest.js';
-import { COMPAT_WRAPS, type CompatWrap } from '../sandbox/compat.js';
+import { COMPAT_WRAPS } from '../sandbox/compat.js';
 import { parseUtcOffset } from '../domain/offset.js';
 import { wholeNumber } from '../flags/flag-values.js';
 
-export function configure(command: Command): void {
-  command
-    .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', '0')
-    .option('--now <iso>', "the gateway's clock starts at this time (ISO 8601) and runs on; its seeded history ends there")
-    .addOption(new Option('--naming <style>', 'field names inside usage buckets').choices(['compact', 'detailed', 'iso']).default('compact'))
-    .option('--utc-offset <+HH:MM>', 'offset of the day grid from UTC', '+00:00')
-    .option('--catalog-size <n>', 'pad the price catalog with generated models up to n')
-    .option('--catalog-churn', 'serve a new pricing_version with every catalog request')
-    .option('--reprice-after <n>', 'serve the previous catalog version to the first n catalog requests, then the current one (a repricing for pricing --diff)')
-    .addOption(new Option('--compat-wrap [shape]', 'how the token-usage record is wrapped: {"code": true, ...} as real gateways send it, {"code": 0, ...}, {"success": true, ...} or bare').choices(COMPAT_WRAPS).default('code-true'))
-    .addOption(new Option('--compat-units <units>', 'the token record\'s amounts: credits with a currency, or raw quota units with none (and the unlimited marker), as open-source gateways send them').choices(['stated', 'raw']).default('stated'))
-    .option('--compat-no-token', 'answer 404 on /api/usage/token/, as an older gateway of the family does')
-    .option('--no-call-log', 'answer 404 on /v1/open/logs: a gateway without a per-call log')
-    .option('--token-classes', 'report cache-read and reasoning tokens in usage by model and the log (cache reads billed at the cache price)')
-    .option('--off-catalog', 'charge some calls of the last two weeks off the catalog (one model at another output price, failed calls charged): what tally audit finds')
-    .option('--tls', 'serve HTTPS (HTTP/2 and HTTP/1.1, the client\'s choice) with a self-signed certificate made for this state folder (prints the TALLY_CA_FILE that trusts it)')
-    .option('--http1-only', 'with --tls: offer HTTP/1.1 only, as a front end that does not speak HTTP/2')
-    .option('--seed <n>', 'another seeded history of the same world (default 0, the one the README shows)')
-    .option('--log-lag <seconds>', 'book each call in the per-call log this many seconds late, as real gateways do (the balance counts it at once)')
-    .option('--log-size <n>', 'serve this many generated log entries (over the last six days) instead of the seeded calls')
-    .option('--account-limit <n>', 'requests a minute on account endpoints before 429 (default 120, as the spec)')
-    .option('--live [seconds]', 'make a call every few seconds (default 3) at the seeded mix of models, so the log grows (logs --follow, tally run); POST /v1/chat/completions always spends')
-    .addOption(faultOption());
-}
+export const flags = declareFlags({
+  port: { kind: 'value', value: 'n', help: 'port on 127.0.0.1 (0 picks a free one)', default: '0' },
+  now: { kind: 'value', value: 'iso', help: "the gateway's clock starts at this time (ISO 8601) and runs on; its seeded history ends there" },
+  naming: { kind: 'value', value: 'style', help: 'field names inside usage buckets', choices: ['compact', 'detailed', 'iso'], default: 'compact' },
+  utcOffset: { kind: 'value', value: '+HH:MM', help: 'offset of the day grid from UTC', default: '+00:00' },
+  catalogSize: { kind: 'value', value: 'n', help: 'pad the price catalog with generated models up to n' },
+  catalogChurn: { kind: 'switch', help: 'serve a new pricing_version with every catalog request' },
+  repriceAfter: { kind: 'value', value: 'n', help: 'serve the previous catalog version to the first n catalog requests, then the current one (a repricing for pricing --diff)' },
+  compatWrap: { kind: 'optional', value: 'shape', help: 'how the token-usage record is wrapped: {"code": true, ...} as real gateways send it, {"code": 0, ...}, {"success": true, ...} or bare', choices: COMPAT_WRAPS, default: 'code-true' },
+  compatUnits: { kind: 'value', value: 'units', help: 'the token record\'s amounts: credits with a currency, or raw quota units with none (and the unlimited marker), as open-source gateways send them', choices: ['stated', 'raw'], default: 'stated' },
+  compatNoToken: { kind: 'switch', help: 'answer 404 on /api/usage/token/, as an older gateway of the family does' },
+  callLog: { kind: 'negated', help: 'answer 404 on /v1/open/logs: a gateway without a per-call log' },
+  tokenClasses: { kind: 'switch', help: 'report cache-read and reasoning tokens in usage by model and the log (cache reads billed at the cache price)' },
+  offCatalog: { kind: 'switch', help: 'charge some calls of the last two weeks off the catalog (one model at another output price, failed calls charged): what tally audit finds' },
+  tls: { kind: 'switch', help: 'serve HTTPS (HTTP/2 and HTTP/1.1, the client\'s choice) with a self-signed certificate made for this state folder (prints the TALLY_CA_FILE that trusts it)' },
+  http1Only: { kind: 'switch', help: 'with --tls: offer HTTP/1.1 only, as a front end that does not speak HTTP/2' },
+  seed: { kind: 'value', value: 'n', help: 'another seeded history of the same world (default 0, the one the README shows)' },
+  logLag: { kind: 'value', value: 'seconds', help: 'book each call in the per-call log this many seconds late, as real gateways do (the balance counts it at once)' },
+  logSize: { kind: 'value', value: 'n', help: 'serve this many generated log entries (over the last six days) instead of the seeded calls' },
+  accountLimit: { kind: 'value', value: 'n', help: 'requests a minute on account endpoints before 429 (default 120, as the spec)' },
+  live: { kind: 'optional', value: 'seconds', help: 'make a call every few seconds (default 3) at the seeded mix of models, so the log grows (logs --follow, tally run); POST /v1/chat/completions always spends' },
+  fault: { kind: 'list', value: 'kind[:times]', help: 'inject a fault for the first TIMES requests (default 1, or always); repeatable', offers: FAULT_KINDS },
+});
 
 /** --fault KIND[:TIMES]: the kinds are a closed set (help and completion offer them); the count after them is not. */
-function faultOption(): Option {
-  const option = new Option('--fault <kind[:times]>', 'inject a fault for the first TIMES requests (default 1, or always); repeatable').argParser((value: string, all: string[] = []) => [...all, value]);
-  option.argChoices = [...FAULT_KINDS];
-  return option;
-}
-
 /** The sandbox asked for: its world and faults, its clock's start (ms), whether it speaks TLS. */
 export interface SandboxRequest {
   world: Omit<SandboxOptions, 'now' | 'tls'> & { port: number };
@@ -51,7 +43,7 @@ export interface SandboxRequest {
   faults: Fault[];
 }
 
-export function parse(options: Record<string, unknown>): SandboxRequest {
+export function parse(options: FlagValues<typeof flags>): SandboxRequest {
   const port = wholeNumber(options.port, '--port', 0, 65535);
   const catalogSize = options.catalogSize === undefined ? undefined : wholeNumber(options.catalogSize, '--catalog-size', 0, 1_000_000);
   const accountLimit = options.accountLimit === undefined ? undefined : wholeNumber(options.accountLimit, '--account-limit', 1);
@@ -64,13 +56,13 @@ export function parse(options: Record<string, unknown>): SandboxRequest {
   const now = options.now === undefined ? undefined : parseNow(String(options.now));
   const world = {
     port,
-    naming: options.naming as BucketNaming,
+    naming: options.naming,
     dayOffsetMinutes: parseUtcOffset(String(options.utcOffset)),
     catalogSize,
     catalogChurn: options.catalogChurn === true,
     repriceAfter,
-    compatWrap: (options.compatWrap === true ? 'code-true' : options.compatWrap) as CompatWrap,
-    compatUnits: options.compatUnits as 'stated' | 'raw',
+    compatWrap: options.compatWrap === true ? 'code-true' : options.compatWrap,
+    compatUnits: options.compatUnits,
     compatNoToken: options.compatNoToken === true,
     noCallLog: options.callLog === false,
     offCatalog: options.offCatalog === true,

@@ -2,20 +2,20 @@
 // as a sparkline, the week's top models, the runway. Three requests issued together: the
 // balance, one usage request of day buckets (the week and the month so far), and the week's
 // spend per model.
-import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchBalance } from '../api/balance.js';
 import type { CommandLine } from '../cli/command.js';
-import { addWatchOption, watchFlag, watchOrRun } from '../loops/watch.js';
+import { WATCH_FLAGS, watchFlag, watchOrRun } from '../loops/watch.js';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import { deviceStatusJson, loadStatus, statusJson } from '../figures/status.js';
 import { renderDeviceStatus, renderStatus } from '../output/status.js';
 
 export { statusFleetRow as fleetRow } from '../output/status.js';
 
-export function configure(command: Command): void {
-  command.option('--utc-offset <+HH:MM>', "the gateway's day grid (default: inferred from usage)");
-  addWatchOption(command);
-}
+export const flags = declareFlags({
+  utcOffset: { kind: 'value', value: '+HH:MM', help: "the gateway's day grid (default: inferred from usage)" },
+  ...WATCH_FLAGS,
+});
 
 /** What `tally status` was asked: the day grid if named, once or every `watch` seconds. */
 export interface StatusRequest {
@@ -23,8 +23,8 @@ export interface StatusRequest {
   watch: number | undefined;
 }
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): StatusRequest {
-  return { utcOffset: flags.utcOffset as string | undefined, watch: watchFlag(flags.watch, line.output) };
+export function parse(given: FlagValues<typeof flags>, line: CommandLine): StatusRequest {
+  return { utcOffset: given.utcOffset, watch: watchFlag(given.watch, line.output) };
 }
 
 export async function run(request: StatusRequest, ctx: Context): Promise<void> {

@@ -3,7 +3,7 @@
 // loads). A stale cache is printed at once, marked stale, and refreshed in the background; with
 // no cache it fetches once, for at most 5 seconds. It never prints an error and always exits 0;
 // --check shows what a refresh does, errors and exit codes included.
-import { type Command, Option } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { TallyError, UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
@@ -18,26 +18,16 @@ import { type Fetched, type SessionAsk, fetchFigures, saveFigures } from '../sta
 /** How long a prompt waits for a statusline without a cache. */
 const BLOCKING_SECONDS = 5;
 
-interface StatuslineOptions {
-  format?: string;
-  maxAge: string;
-  check?: boolean;
-  refresh?: boolean;
-  sessionId?: string;
-  sessionStart?: string;
-}
-
-export function configure(command: Command): void {
-  command
-    .option('--format <template>', `placeholders: {balance} {today} {limit} {percent} {runway} {profile} {key_left} {alert} (empty unless today is anomalous) {proxy} (empty unless a tally proxy runs for the profile); with an agent's session JSON on stdin {model} {dir} {session} (default "${DEFAULT_FORMAT}")`)
-    .option('--max-age <seconds>', 'use the cached line while it is younger than this', String(DEFAULT_MAX_AGE))
-    .option('--check', 'fetch now and show what goes wrong, if anything (errors and exit codes as any command)')
-    // What the background refresh runs: fetch and cache the figures, print nothing.
-    .addOption(new Option('--refresh').hideHelp())
-    // What it also fetches for an agent's session: the key's spend since the session began.
-    .addOption(new Option('--session-id <id>').hideHelp())
-    .addOption(new Option('--session-start <seconds>').hideHelp());
-}
+export const flags = declareFlags({
+  format: { kind: 'value', value: 'template', help: `placeholders: {balance} {today} {limit} {percent} {runway} {profile} {key_left} {alert} (empty unless today is anomalous) {proxy} (empty unless a tally proxy runs for the profile); with an agent's session JSON on stdin {model} {dir} {session} (default "${DEFAULT_FORMAT}")` },
+  maxAge: { kind: 'value', value: 'seconds', help: 'use the cached line while it is younger than this', default: String(DEFAULT_MAX_AGE) },
+  check: { kind: 'switch', help: 'fetch now and show what goes wrong, if anything (errors and exit codes as any command)' },
+  // What the background refresh runs: fetch and cache the figures, print nothing.
+  refresh: { kind: 'switch', help: '', hidden: true },
+  // What it also fetches for an agent's session: the key's spend since the session began.
+  sessionId: { kind: 'value', value: 'id', help: '', hidden: true },
+  sessionStart: { kind: 'value', value: 'seconds', help: '', hidden: true },
+});
 
 /** What `tally statusline` was asked: the template, how old a cached line may be, and what runs (a prompt's line, --check, or the background refresh of a session named). */
 export interface StatuslineRequest {
@@ -49,8 +39,7 @@ export interface StatuslineRequest {
   session: SessionAsk | undefined;
 }
 
-export function parse(flags: Record<string, unknown>, line: CommandLine): StatuslineRequest {
-  const options = flags as unknown as StatuslineOptions;
+export function parse(options: FlagValues<typeof flags>, line: CommandLine): StatuslineRequest {
   // One line of text for a prompt: the flags that shape other output do not apply.
   for (const flag of ['jq', 'json', 'exact', 'wide'] as const) {
     if (line.output[flag]) throw new UsageError(`--${flag} does not apply to statusline, which prints one line for a prompt (for the figures as JSON: \`tally forecast --json\` or \`tally balance --json\`)`);

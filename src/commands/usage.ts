@@ -1,5 +1,5 @@
 // tally usage: spend over time, bucket by bucket, with no holes and no invented numbers.
-import { type Command, Option } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import type { CommandLine } from '../cli/command.js';
 import { UsageError } from '../errors.js';
@@ -10,8 +10,8 @@ import { wholeNumber } from '../flags/flag-values.js';
 import type { ModelUsageRequest } from '../figures/usage-by-model.js';
 import { describeWindow, plural } from '../output/window-text.js';
 import { loadUsageSeries } from '../figures/usage-series.js';
-import { addWatchOption, watchFlag, watchOrRun } from '../loops/watch.js';
-import { addWindowOptions } from '../flags/options.js';
+import { WATCH_FLAGS, watchFlag, watchOrRun } from '../loops/watch.js';
+import { windowFlags } from '../flags/options.js';
 import { describeGrid, renderUsage, renderUsageChart, usageCsv } from '../output/usage.js';
 
 export { usageFleetRow as fleetRow } from '../output/usage.js';
@@ -43,8 +43,7 @@ export type UsageRequest =
   | { kind: 'by-group'; window: { since?: string; until?: string; month?: string; last?: string } };
 
 /** The flags as a request, every flag that does not go with the others refused before anything is asked. */
-export function parse(flags: Record<string, unknown>, line: CommandLine): UsageRequest {
-  const options = flags as unknown as UsageOptions;
+export function parse(options: FlagValues<typeof flags>, line: CommandLine): UsageRequest {
   const format = line.output.json ? 'json' : line.output.csv ? 'csv' : undefined;
   if (options.by === 'group') {
     // Every stored profile, added up per group: the fleet is the command itself.
@@ -87,20 +86,19 @@ export function parse(flags: Record<string, unknown>, line: CommandLine): UsageR
   return { kind: 'series', options, watch: watchFlag(options.watch, line.output) };
 }
 
-export function configure(command: Command): void {
-  command.addOption(new Option('--bucket <size>', 'bucket size').choices(BUCKET_SIZES as string[]).default('day'));
-  addWindowOptions(command, 'the last 7 days; 24 hours for --bucket hour, 8 weeks for week, 6 months for month; the current one included', 'the end of the current hour, day, week or month');
-  command
-    .addOption(new Option('--by <dimension>', 'break spend down by model (GET /v1/open/usage/models), or by group of profiles (tally group; every stored profile, each account once)').choices(['model', 'group']))
-    .option('--top <n>', 'with --by model and --bucket: the models shown as columns (the rest add up as "other")')
-    .option('--param <key=value>', 'with --by model: pass a query parameter through (repeatable)', (value: string, all: string[] = []) => [...all, value])
-    .option('--all', 'with --by model: follow the continuation cursor through every page')
-    .option('--chart', 'draw the money metric over the window as a chart that fits the terminal')
-    .option('--metric <name>', 'with --chart or --compare: the usage field holding money (default: the money metric)')
-    .option('--compare <period>', 'set the window beside another: previous (the period before, of the same length or calendar unit), last-year (the same dates a year before), a month YYYY-MM, or DATE..DATE')
-    .option('--markdown', 'with --compare: print a Markdown table (for a pull request or a chat message)');
-  addWatchOption(command);
-}
+export const flags = declareFlags({
+  bucket: { kind: 'value', value: 'size', help: 'bucket size', choices: BUCKET_SIZES as string[], default: 'day' },
+  ...windowFlags('the last 7 days; 24 hours for --bucket hour, 8 weeks for week, 6 months for month; the current one included', 'the end of the current hour, day, week or month'),
+  by: { kind: 'value', value: 'dimension', help: 'break spend down by model (GET /v1/open/usage/models), or by group of profiles (tally group; every stored profile, each account once)', choices: ['model', 'group'] },
+  top: { kind: 'value', value: 'n', help: 'with --by model and --bucket: the models shown as columns (the rest add up as "other")' },
+  param: { kind: 'list', value: 'key=value', help: 'with --by model: pass a query parameter through (repeatable)' },
+  all: { kind: 'switch', help: 'with --by model: follow the continuation cursor through every page' },
+  chart: { kind: 'switch', help: 'draw the money metric over the window as a chart that fits the terminal' },
+  metric: { kind: 'value', value: 'name', help: 'with --chart or --compare: the usage field holding money (default: the money metric)' },
+  compare: { kind: 'value', value: 'period', help: 'set the window beside another: previous (the period before, of the same length or calendar unit), last-year (the same dates a year before), a month YYYY-MM, or DATE..DATE' },
+  markdown: { kind: 'switch', help: 'with --compare: print a Markdown table (for a pull request or a chat message)' },
+  ...WATCH_FLAGS,
+});
 
 export async function run(request: UsageRequest, ctx: Context): Promise<void> {
   if (request.kind === 'compare') return runComparison(ctx, request.options, request.byModel);

@@ -1,19 +1,18 @@
 // tally whatif --swap MODEL=OTHER: the key's usage of MODEL over a window, priced at OTHER's
 // catalog prices beside MODEL's own, with the saving or the cost, and what OTHER cannot serve.
 // Arithmetic on usage and the catalog: no request goes to a generation endpoint.
-import type { Command } from 'commander';
+import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { emit } from '../output/emit.js';
 import { parseSwap } from '../figures/repricing.js';
 
-export function configure(command: Command): void {
-  command
-    .option('--swap <model=other>', "price the key's usage of MODEL at OTHER's prices (repeatable)", (value: string, all: string[] = []) => [...all, value])
-    .option('--since <span|date>', "the window of the key's usage (default 30d, today included)")
-    .option('--refresh', 'fetch the price catalog even when the cached one is fresh')
-    .option('--offline', 'use the cached price catalog only');
-}
+export const flags = declareFlags({
+  swap: { kind: 'list', value: 'model=other', help: "price the key's usage of MODEL at OTHER's prices (repeatable)" },
+  since: { kind: 'value', value: 'span|date', help: "the window of the key's usage (default 30d, today included)" },
+  refresh: { kind: 'switch', help: 'fetch the price catalog even when the cached one is fresh' },
+  offline: { kind: 'switch', help: 'use the cached price catalog only' },
+});
 
 /** What `tally whatif` was asked: the swaps, the window of the key's usage, how the catalog is had. */
 export interface WhatifRequest {
@@ -24,10 +23,10 @@ export interface WhatifRequest {
   offline: boolean;
 }
 
-export function parse(flags: Record<string, unknown>): WhatifRequest {
-  const swaps = (flags.swap as string[] | undefined) ?? [];
+export function parse(given: FlagValues<typeof flags>): WhatifRequest {
+  const swaps = given.swap ?? [];
   if (swaps.length === 0) throw new UsageError('tally whatif needs --swap MODEL=OTHER (e.g. --swap gpt-5=gpt-5-mini; repeatable)');
-  return { swaps: swaps.map(parseSwap), since: flags.since as string | undefined, refresh: flags.refresh === true, offline: flags.offline === true };
+  return { swaps: swaps.map(parseSwap), since: given.since, refresh: given.refresh === true, offline: given.offline === true };
 }
 
 export async function run(request: WhatifRequest, ctx: Context): Promise<void> {

@@ -7,48 +7,50 @@ import { BUDGET_NAME } from '../domain/budget.js';
 import type { AnomalyRule } from '../figures/anomalies.js';
 import type { GrowthGate, Level } from '../figures/check-gates.js';
 import { parseAmount, parsePercent, parseThreshold } from './amount-flags.js';
-import { anomalyRuleOf } from './anomaly-flags.js';
+import { ANOMALY_RULE_FLAGS, anomalyRuleOf } from './anomaly-flags.js';
+import { type FlagValues, declareFlags } from './declare.js';
+import { windowFlags } from './options.js';
 import { wholeNumber } from './flag-values.js';
 
-export interface CheckOptions {
-  minBalance?: string;
-  warnBalance?: string;
-  maxDailyUsed?: string;
-  warnDailyUsed?: string;
-  maxSpend?: string;
-  metric?: string;
-  minRunway?: string;
-  warnRunway?: string;
-  days?: string;
-  requireModel?: string[];
-  since?: string;
-  until?: string;
-  month?: string;
-  last?: string;
-  utcOffset?: string;
-  failOpen?: boolean;
-  budget?: string[];
-  warnBudget?: string[];
-  budgetProjected?: string[];
-  notify?: string[];
-  maxRunSpend?: string;
-  warnRunSpend?: string;
-  mark?: string;
-  markFile?: string;
-  junit?: string;
-  markdown?: boolean;
-  minKeyRemaining?: string;
-  warnKeyRemaining?: string;
-  maxGrowth?: string;
-  warnGrowth?: string;
-  compare?: string;
-  against?: string;
-  anomalies?: boolean;
-  warnAnomalies?: boolean;
-  bucket?: string;
-  maxPriceImpact?: string;
-  warnPriceImpact?: string;
-}
+/** `tally check`'s flags, declared once: its options, help, manual and completion come from here, and CheckOptions is their values. */
+export const CHECK_FLAGS = declareFlags({
+  minBalance: { kind: 'value', value: 'amount', help: 'fail when the balance is below this (yuan)' },
+  warnBalance: { kind: 'value', value: 'amount', help: 'warn when the balance is below this (yuan)' },
+  maxDailyUsed: { kind: 'value', value: 'amount|percent%', help: "fail when the key's spend today exceeds this amount or share of its daily limit" },
+  warnDailyUsed: { kind: 'value', value: 'amount|percent%', help: "warn when the key's spend today exceeds this" },
+  maxSpend: { kind: 'value', value: 'amount', help: 'fail when the spend over --since/--until exceeds this (yuan)' },
+  metric: { kind: 'value', value: 'name', help: 'with --max-spend or a runway check: the usage field holding money (default: discovered)' },
+  ...windowFlags('the last 7 days, today included; with --max-spend only'),
+  minRunway: { kind: 'value', value: 'days', help: 'fail when the balance lasts fewer days at the recent pace (see tally forecast)' },
+  warnRunway: { kind: 'value', value: 'days', help: 'warn when the balance lasts fewer days at the recent pace' },
+  days: { kind: 'value', value: 'n', help: 'with a runway check: the complete days the pace is taken from (default 7)' },
+  minKeyRemaining: { kind: 'value', value: 'amount', help: "fail when the key's own total quota leaves less than this (yuan; keys with a quota)" },
+  warnKeyRemaining: { kind: 'value', value: 'amount', help: "warn when the key's own total quota leaves less than this" },
+  requireModel: { kind: 'list', value: 'id', help: 'fail unless this key may call the model (repeatable)' },
+  budget: { kind: 'list', value: 'name[:percent%,...]', help: "fail when a budget's spend this period reaches PERCENT of its amount (default 100%; repeatable); thresholds NAME:50%,80%,100%: one check each, sent once a period with --notify, the highest fails and the others warn" },
+  warnBudget: { kind: 'list', value: 'name:percent%', help: "warn when a budget's spend this period reaches PERCENT of its amount (repeatable)" },
+  maxRunSpend: { kind: 'value', value: 'amount', help: 'fail when this run spent more than this since `tally mark` (yuan)' },
+  warnRunSpend: { kind: 'value', value: 'amount', help: 'warn when this run spent more than this since `tally mark` (yuan)' },
+  mark: { kind: 'value', value: 'name', help: 'with a run-spend check: the mark made at the start (default "run")' },
+  markFile: { kind: 'value', value: 'path', help: 'with a run-spend check: the mark in this file (tally mark --file)' },
+  junit: { kind: 'value', value: 'file', help: 'also write a JUnit XML report (one testcase per condition), even when a condition fails' },
+  markdown: { kind: 'switch', help: 'print the Markdown summary (as for $GITHUB_STEP_SUMMARY) instead of the lines, for a pull-request comment' },
+  notify: { kind: 'list', value: 'name', help: 'send an alert to this destination (tally notify add) when a condition starts to warn or fail, gets worse, or passes again (repeatable)' },
+  budgetProjected: { kind: 'list', value: 'name', help: "fail when a budget's spend is projected past its amount by the period's end (repeatable)" },
+  maxGrowth: { kind: 'value', value: 'percent', help: "fail when the window's spend (default the last 7 days) grew more than this on the period before it" },
+  warnGrowth: { kind: 'value', value: 'percent', help: "warn when the window's spend grew more than this on the period before it" },
+  compare: { kind: 'value', value: 'period', help: 'with a growth check: previous (default), a month YYYY-MM, or DATE..DATE' },
+  anomalies: { kind: 'switch', help: 'fail when tally anomalies finds something in the window (default the last 30 days); one check per finding' },
+  warnAnomalies: { kind: 'switch', help: 'warn when tally anomalies finds something in the window' },
+  bucket: { kind: 'value', value: 'size', help: 'with an anomaly check: look at days (default) or hours' },
+  maxPriceImpact: { kind: 'value', value: 'amount', help: "fail when the latest catalog repricing raises the key's usage of the last 30 days (or --since) by more than this (yuan)" },
+  warnPriceImpact: { kind: 'value', value: 'amount', help: 'warn when the latest repricing raises it by more than this' },
+  against: { kind: 'value', value: 'version|file', help: 'with a price-impact check: compare with this cached pricing_version or a saved catalog file (as pricing --diff --against)' },
+  failOpen: { kind: 'switch', help: 'an unreachable service is a warning (exit 0), not an error' },
+  ...ANOMALY_RULE_FLAGS,
+});
+
+export type CheckOptions = FlagValues<typeof CHECK_FLAGS>;
 
 export interface BudgetGate {
   name: string;
@@ -102,7 +104,7 @@ export interface CheckRequest {
 }
 
 /** The request the flags make; a usage error (exit 2) for a bad value or a flag without the one it goes with. */
-export function checkRequest(options: CheckOptions, raw: Record<string, unknown>, context: { json: boolean }): CheckRequest {
+export function checkRequest(options: CheckOptions, context: { json: boolean }): CheckRequest {
   const minBalance = options.minBalance === undefined ? undefined : parseAmount(options.minBalance, '--min-balance');
   const warnBalance = options.warnBalance === undefined ? undefined : parseAmount(options.warnBalance, '--warn-balance');
   const maxDaily = options.maxDailyUsed === undefined ? undefined : parseThreshold(options.maxDailyUsed, '--max-daily-used');
@@ -126,7 +128,7 @@ export function checkRequest(options: CheckOptions, raw: Record<string, unknown>
   ].filter((g) => g !== false);
   const anomalyLevel = options.anomalies ? 'fail' : options.warnAnomalies ? 'warn' : undefined;
   if (options.anomalies && options.warnAnomalies) throw new UsageError('--anomalies and --warn-anomalies each gate on the findings; give one of them');
-  const anomalyRule = anomalyRuleOf(raw);
+  const anomalyRule = anomalyRuleOf(options);
   if (!anomalyLevel && (options.bucket !== undefined || Object.values(anomalyRule).some((v) => v !== undefined))) throw new UsageError('--bucket and the anomaly thresholds go with --anomalies or --warn-anomalies');
   if (growthGates.length === 0 && options.compare !== undefined) throw new UsageError('--compare goes with --max-growth or --warn-growth');
   const impactGates = [

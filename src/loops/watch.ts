@@ -3,18 +3,19 @@
 // it was last refreshed; a failed refresh keeps the last good view and says why in the header.
 // With --json every refresh is one JSON document on its own line (NDJSON). Each refresh has the
 // whole --timeout; Ctrl-C restores the terminal and exits 130.
-import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { Interrupted, UsageError } from '../errors.js';
 import { type Result, emit, writeJson } from '../output/emit.js';
 import { wholeNumber } from '../flags/flag-values.js';
+import { declareFlags } from '../flags/declare.js';
 
 export const DEFAULT_WATCH_SECONDS = 60;
 export const MIN_WATCH_SECONDS = 10;
 
-export function addWatchOption(command: Command): Command {
-  return command.option('--watch [seconds]', `refresh every SECONDS (default ${DEFAULT_WATCH_SECONDS}, at least ${MIN_WATCH_SECONDS}); with --json one document per line`);
-}
+/** --watch [SECONDS], declared once for the commands that refresh. */
+export const WATCH_FLAGS = declareFlags({
+  watch: { kind: 'optional', value: 'seconds', help: `refresh every SECONDS (default ${DEFAULT_WATCH_SECONDS}, at least ${MIN_WATCH_SECONDS}); with --json one document per line` },
+});
 
 /** A refresh: what to show, and a word for the header (the gateway answered from its cache, say). */
 export interface Refresh extends Result {

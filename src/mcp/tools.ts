@@ -18,8 +18,10 @@ export interface ToolInput {
   list?: true;
   /** An amount, a share or a count: a JSON number is taken as its decimal text. */
   number?: true;
-  /** The closed set of values it takes. */
+  /** The closed set of values it takes (the command's own choices for its flag, and `unset`). */
   choices?: readonly string[];
+  /** A choice of the tool's own that means the flag is not given (get_spend_by_model's 'total'). */
+  unset?: string;
 }
 
 export interface ToolSpec {
@@ -89,7 +91,7 @@ export const TOOLS: ToolSpec[] = [
     defaults: { by: 'total' },
     inputs: {
       ...WINDOW,
-      by: { flag: '--bucket', description: "'total' (default: one row per model for the window), or 'day', 'week' or 'month' for a row per model and period", choices: ['total', 'day', 'week', 'month'] },
+      by: { flag: '--bucket', description: "'total' (default: one row per model for the window), or 'day', 'week' or 'month' for a row per model and period", choices: ['total', 'day', 'week', 'month'], unset: 'total' },
     },
     narrower: "ask for a shorter window, or by: 'total' (one row per model) instead of per day",
   },
@@ -299,8 +301,8 @@ export function commandLine(tool: ToolSpec, values: Record<string, string[]>): s
     const given = values[name] ?? (tool.defaults?.[name] === undefined ? undefined : [tool.defaults[name]]);
     if (!given) continue;
     for (const item of given) {
-      // A per-model total is the command without a bucket.
-      if (tool.name === 'get_spend_by_model' && name === 'by' && item === 'total') continue;
+      // A choice that means the flag is not given (a per-model total is the command without a bucket).
+      if (item === input.unset) continue;
       // `--flag=value`: a value that starts with a dash is the flag's value, never another flag.
       if (input.flag) flags.push(`${input.flag}=${item}`);
       else positional.push(item);

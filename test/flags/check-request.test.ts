@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type CheckOptions, checkRequest } from '../../src/flags/check-request.js';
 import { UsageError } from '../../src/errors.js';
 
-const request = (options: CheckOptions, json = false) => checkRequest(options, options as Record<string, unknown>, { json });
+const request = (options: CheckOptions, json = false) => checkRequest(options, { json });
 const refusal = (options: CheckOptions, json = false) => {
   try {
     request(options, json);

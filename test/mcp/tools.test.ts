@@ -104,15 +104,23 @@ describe('a tool as a command of the registry', () => {
   it("runs a command the registry defines, with flags that command defines, and each tool's line parses into that command's request", async () => {
     const { Command } = await import('commander');
     const { COMMANDS } = await import('../../src/cli/registry.js');
+    const { defineOn } = await import('../../src/cli/command.js');
     for (const spec of TOOLS) {
       const entry = COMMANDS.find((c) => c.name === spec.command[0]);
       expect(entry, spec.name).toBeDefined();
       const module = await entry!.load();
       const command = new Command(entry!.name).exitOverride();
-      module.configure(command);
+      defineOn(command, module);
       const flags = new Set(command.options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined)));
       const declared = [...spec.command.slice(1).filter((w) => w.startsWith('--')), ...Object.values(spec.inputs).flatMap((i) => (i.flag ? [i.flag] : []))];
       expect(declared.filter((f) => !flags.has(f)), spec.name).toEqual([]);
+      // A value the command takes from a closed set is offered to the agent as that set, and only it.
+      for (const [name, input] of Object.entries(spec.inputs)) {
+        const option = input.flag ? command.options.find((o) => o.long === input.flag) : undefined;
+        // (A tool may offer fewer, where the command's answer to one would not suit an agent, and one of its own that leaves the flag out.)
+        if (option) expect((input.choices ?? []).filter((c) => c !== input.unset && !(option.argChoices ?? []).includes(c)), `${spec.name}.${name}`).toEqual([]);
+        if (option?.argChoices) expect(input.choices, `${spec.name}.${name} takes a closed set`).toBeDefined();
+      }
       // A call as an agent makes it, as the server builds it: the command's own parser and its parse take it.
       const argv = commandLine(spec, checkedArguments(spec, SAMPLE_CALLS[spec.name] ?? {}).values).filter((w) => w !== '--json');
       command.parse(argv.slice(1), { from: 'user' });
