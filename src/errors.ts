@@ -1,4 +1,5 @@
-// Typed errors. Commands throw these; only main.ts turns them into exit codes and messages.
+// Typed errors. Commands throw these; only the program's top (cli/program.ts runCli) turns them
+// into exit codes and messages.
 
 export type ErrorKind =
   | 'usage'

@@ -1,4 +1,4 @@
-// The options of the whole program (`tally --json --profile work …`), as cli.ts parses them and
+// The options of the whole program (`tally --json --profile work …`), as cli/program.ts parses them and
 // every command's context carries them.
 export interface GlobalOptions {
   json: boolean;

@@ -1,5 +1,5 @@
 // tally completion bash|zsh|fish: a completion script for the shell. The scripts come from
-// @bomb.sh/tab; at completion time they run `tally complete -- <words>`, which main.ts answers
+// @bomb.sh/tab; at completion time they run `tally complete -- <words>`, which cli/main.ts answers
 // before the rest of the CLI loads (see completion/complete.ts).
 import type { Command } from 'commander';
 import { type FlagValues, declareFlags } from '../flags/declare.js';

@@ -6,6 +6,7 @@
 import { isDecimalString, plainDecimal } from './decimal-text.js';
 import { type JsonObject, type JsonValue, LosslessNumber, isJsonNumber, newRecord, numberText } from './json.js';
 import { EARLIEST, LATEST, type UsageWindow } from './window.js';
+import { moneyFieldOf } from './money-field.js';
 
 /** A usage response that cannot be read as a series; the api layer names the host. */
 export class MalformedUsage extends Error {}
@@ -41,7 +42,7 @@ export interface BucketShape {
   /** Other time-valued fields (a bucket end, say): excluded from metrics. */
   otherTimeFields: { name: string; format: TimeFormat; delta: number }[];
   metrics: MetricField[];
-  /** The first decimal-string metric: what money the buckets hold. */
+  /** The money among the decimal-string metrics, by the one rule (domain/money-field.ts): what the buckets were charged. */
   moneyMetric: string | undefined;
   /** Every field name in first-seen order, for filled buckets. */
   fieldOrder: string[];
@@ -222,7 +223,7 @@ export function discoverShape(buckets: JsonObject[]): BucketShape | undefined {
     timeFormat: start.format,
     otherTimeFields,
     metrics: list,
-    moneyMetric: list.find((m) => m.type === 'decimal-string')?.name,
+    moneyMetric: moneyFieldOf(list.filter((m) => m.type === 'decimal-string').map((m) => m.name)),
     fieldOrder: order,
   };
 }

@@ -4,7 +4,7 @@
 import { UsageError } from '../errors.js';
 import { didYouMean, nearest } from './suggest.js';
 import { amountText } from './decimal-text.js';
-import { Decimal } from './money.js';
+import { Decimal, derivedText } from './money.js';
 import { type Period, type PeriodKind, WEEKDAY_NAMES, elapsedOf, periodAt } from './period.js';
 import { notAZone, parseZone } from './zone.js';
 import { currencyCode } from './currency-code.js';
@@ -103,7 +103,7 @@ export function setInWords(setIn: { currency: string; amount: string; rate?: { r
 
 /** A budget's amount in yuan at `rate` (its currency per yuan): the ledger's 8 places, rounded half up. */
 export function amountInYuan(budget: StoredBudget, rate: string): string {
-  return new Decimal(budget.amount).div(rate).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toFixed();
+  return derivedText(new Decimal(budget.amount).div(rate));
 }
 
 /** A positive amount in yuan, as text (at most 8 decimal places: the ledger's). */

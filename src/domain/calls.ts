@@ -4,6 +4,7 @@
 import { describeColumns, isTimeName } from './records.js';
 import { type JsonObject, isJsonNumber, numberText } from './json.js';
 import { isDecimalString } from './decimal-text.js';
+import { moneyFieldOf } from './money-field.js';
 
 export interface CallFields {
   /** The field that names a call (`id`, `request_id`), when the records have one. */
@@ -15,8 +16,6 @@ export interface CallFields {
 }
 
 const ID_NAMES = /^(id|request_id|requestId|call_id|callId|log_id|logId|trace_id|traceId|uuid)$/;
-// What a call cost, best name first: a unit price is a rate, not what the call was charged.
-const COST_NAMES = [/cost|charge|spend|billed|amount|fee|yuan/i, /quota/i, /price/i];
 const TIME_PREFERRED = /^(created_at|createdAt|created|timestamp|time|ts|at|request_time|requested_at)$/;
 
 /** The id, time and cost fields of log entries, each only when the records hold one. */
@@ -26,8 +25,7 @@ export function callFields(records: JsonObject[]): CallFields {
   const times = columns.filter((c) => c.kind === 'time');
   const time = (times.find((c) => TIME_PREFERRED.test(c.name)) ?? times[0])?.name;
   const money = columns.filter((c) => c.kind === 'money' && !isTimeName(c.name));
-  const named = COST_NAMES.map((pattern) => money.find((c) => pattern.test(c.name) && !/unit|per_?(token|million|1k|m)\b/i.test(c.name))).find(Boolean);
-  const cost = (named ?? money[0])?.name;
+  const cost = moneyFieldOf(money.map((c) => c.name));
   return { ...(id ? { id } : {}), ...(time ? { time } : {}), ...(cost ? { cost } : {}) };
 }
 

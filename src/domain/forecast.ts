@@ -16,9 +16,6 @@ import { RANGE_COVERAGE, type SpendRange, backtest, daysBetween, spendRange } fr
 /** Past weeks the month's range is tried on, at most. */
 const HELD_WEEKS = 8;
 
-/** Decimal places of derived amounts (the ledger's). */
-export const FORECAST_DECIMALS = 8;
-
 export interface DailySpend {
   /** Start of the day on the grid (Unix seconds). */
   day: number;
@@ -142,9 +139,4 @@ function todayForecast(today: NonNullable<ForecastInput['today']>, now: number, 
     limitReachedAt = todayStart + Math.floor(limit.div(used).mul(elapsed).toNumber());
   }
   return { used, limit, projected, limitReachedAt };
-}
-
-/** An amount rounded to the ledger's 8 places (half up), as plain text. */
-export function ledgerText(amount: Decimal): string {
-  return amount.toDecimalPlaces(FORECAST_DECIMALS, Decimal.ROUND_HALF_UP).toFixed();
 }

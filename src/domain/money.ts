@@ -38,8 +38,9 @@ export function moneyFromNumber(value: unknown, field: string): Decimal {
   return rememberSent(new Decimal(plain), plain);
 }
 
-/** The places a derived amount keeps: the ledger's 1e-8 yuan. */
-export const DERIVED_PLACES = 8;
+import { DERIVED_PLACES } from './places.js';
+
+export { DERIVED_PLACES };
 
 /** A derived amount (a share, a saving, a pace, a sum of per-call prices) at DERIVED_PLACES, half up: the one rounding every figure uses. */
 export function derived(value: Decimal): Decimal {
@@ -51,7 +52,6 @@ export function derivedText(value: Decimal): string {
   return derived(value).toFixed();
 }
 
-/** Fen (1/100 yuan) to yuan, exactly. */
 /** A derived amount with at least the ledger's places (a figure stated with more keeps them). */
 export function ledgerAmount(amount: Decimal): string {
   return amount.toFixed(Math.max(DERIVED_PLACES, amount.decimalPlaces()));
@@ -62,6 +62,7 @@ export function oneDecimal(value: Decimal): string {
   return value.toDecimalPlaces(1, Decimal.ROUND_HALF_UP).toFixed(1);
 }
 
+/** Fen (1/100 yuan) to yuan, exactly. */
 export function fenToYuan(fen: Decimal): Decimal {
   return fen.div(100);
 }

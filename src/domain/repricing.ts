@@ -95,6 +95,23 @@ export function callsField(records: JsonObject[]): string | undefined {
  * Usage per model from records: amounts (the money field), tokens and calls, every record of a
  * model added up; a count some record of the model does not give is unknown (undefined), never partial.
  */
+/**
+ * The one rule of spend per model: each model's records added up exactly; a model any of whose
+ * records states no amount tally can read (absent, null, a JSON number, text) has an unknown
+ * spend (undefined), never the sum of the others and never zero. Every per-model figure
+ * (spend by model, the audit, budgets of models, a key's share, the anomalies) adds up by it.
+ */
+export function modelAmounts(records: JsonObject[], fields: { model: string; spend: string }): Map<string, Decimal | undefined> {
+  const amounts = new Map<string, Decimal | undefined>();
+  for (const record of records) {
+    const model = String(record[fields.model] ?? '');
+    const value = record[fields.spend];
+    const sum = amounts.has(model) ? amounts.get(model) : new Decimal(0);
+    amounts.set(model, sum !== undefined && isDecimalString(value) ? sum.plus(value) : undefined);
+  }
+  return amounts;
+}
+
 export function usagePerModel(records: JsonObject[], fields: { model: string; spend: string }): Map<string, ModelUsage> {
   const tokens = tokenFields(records);
   const calls = callsField(records);
@@ -105,12 +122,13 @@ export function usagePerModel(records: JsonObject[], fields: { model: string; sp
     if (text === undefined || (whole && !/^\d{1,20}$/.test(text))) return undefined;
     return a.plus(text);
   };
+  const amounts = modelAmounts(records, fields);
   for (const record of records) {
     const model = String(record[fields.model] ?? '');
     const zero = (field: string | undefined) => (field ? new Decimal(0) : undefined);
-    const now = usage.get(model) ?? { amount: new Decimal(0), input: zero(tokens.input), output: zero(tokens.output), calls: zero(calls) };
+    const now = usage.get(model) ?? { amount: amounts.get(model), input: zero(tokens.input), output: zero(tokens.output), calls: zero(calls) };
     usage.set(model, {
-      amount: isDecimalString(record[fields.spend]) ? add(now.amount, record[fields.spend], false) : undefined,
+      amount: amounts.get(model),
       input: tokens.input ? add(now.input, record[tokens.input], true) : undefined,
       output: tokens.output ? add(now.output, record[tokens.output], true) : undefined,
       calls: calls ? add(now.calls, record[calls], true) : undefined,

@@ -254,11 +254,15 @@ export async function datedByEvent(spendOver: (window: UsageWindow) => Promise<M
 function modelChanges(current: ModelSpendOver, before: ModelSpendOver, minAmount: Decimal): Finding[] {
   if (current.incomplete || before.incomplete) return [];
   const found: Finding[] = [];
+  // A model whose spend cannot be read in either window neither started nor stopped: it is unknown, never zero.
+  const unread = new Set([...current.unknown, ...before.unknown]);
   for (const [model, spend] of current.spend) {
+    if (unread.has(model)) continue;
     const earlier = before.spend.get(model);
     if ((earlier === undefined || earlier.isZero()) && spend.gte(minAmount) && !spend.isZero()) found.push({ kind: 'new_model', start: current.window.start, end: current.window.end, model, amount: spend, baseline: earlier ?? new Decimal(0), ratio: null });
   }
   for (const [model, spend] of before.spend) {
+    if (unread.has(model)) continue;
     const now = current.spend.get(model);
     if ((now === undefined || now.isZero()) && spend.gte(minAmount) && !spend.isZero()) found.push({ kind: 'stopped_model', start: current.window.start, end: current.window.end, model, amount: now ?? new Decimal(0), baseline: spend, ratio: new Decimal(0) });
   }
@@ -295,7 +299,7 @@ function steadyGrowth(values: Decimal[], slots: number[], rule: AnomalyRule, siz
  */
 export function spikeToday(series: { buckets: JsonObject[]; slots: number[] }, metric: string | undefined, now: number): Finding | undefined {
   if (metric === undefined) return undefined;
-  const today = series.slots.findIndex((slot) => slot <= now && now < slot + 86_400);
+  const today = series.slots.findIndex((slot) => slot <= now && !ended({ end: slot + 86_400 }, now));
   if (today < 0) return undefined;
   const values = bucketAmounts(series.buckets.slice(0, today + 1), metric);
   const [spike] = findSpikes(values, DAY_RULE, today);

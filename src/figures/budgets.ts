@@ -178,6 +178,10 @@ function perModelProblem(budget: StoredBudget, over: ModelSpendOver): string | u
     return `the gateway ${said}, so ${what} cannot be told`;
   }
   if (over.incomplete) return `the gateway's spend per model has more pages than tally reads, so ${what} is not whole`;
+  // The one rule of spend per model: a model whose records state no amount tally can read is unknown, never zero.
+  const matchers = budget.models?.map(globMatcher);
+  const unread = over.unknown.filter((model) => !matchers || matchers.some((match) => match(model)));
+  if (unread.length) return `the gateway states no amount tally can read for ${unread.slice(0, 3).join(', ')}${unread.length > 3 ? ` and ${unread.length - 3} more` : ''}, so ${what} cannot be told`;
   return undefined;
 }
 

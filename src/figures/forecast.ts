@@ -6,7 +6,8 @@ import type { Context } from '../context.js';
 import { ServiceError, TallyError, UsageError } from '../errors.js';
 import { type Balance, balanceDocument } from '../api/balance.js';
 import { LosslessNumber, isJsonObject } from '../domain/json.js';
-import { type DailySpend, type Forecast, forecast, ledgerText } from '../domain/forecast.js';
+import { type DailySpend, type Forecast, forecast } from '../domain/forecast.js';
+import { derivedText as ledgerText } from '../domain/money.js';
 import { type Backtest, PATTERN_DAYS, RANGE_COVERAGE, backtest } from '../domain/forecast-range.js';
 import { Decimal } from '../domain/money.js';
 import { bucketStart } from '../domain/window.js';
@@ -76,7 +77,8 @@ export async function loadForecast(ctx: Context, options: ForecastOptions): Prom
 async function keyOwnPace(ctx: Context, todayStart: number, days: number): Promise<Decimal | undefined> {
   try {
     const over = await spendPerModel(ctx, { start: todayStart - days * 86_400, end: todayStart });
-    if (over.scope !== 'key' || over.incomplete) return undefined;
+    // A model whose spend cannot be read leaves the key's pace unknown (never the others' sum).
+    if (over.scope !== 'key' || over.incomplete || over.unknown.length) return undefined;
     return [...over.spend.values()].reduce((a, v) => a.plus(v), new Decimal(0)).div(days);
   } catch (error) {
     if (error instanceof TallyError && error.kind === 'interrupted') throw error;

@@ -7,6 +7,8 @@ import { isDecimalString } from '../domain/decimal-text.js';
 import { type Scope, describeColumns, fieldNamesOf } from '../domain/records.js';
 import { Decimal, decimalText } from '../domain/money.js';
 import { mergeTotals } from '../domain/totals.js';
+import { modelAmounts } from '../domain/repricing.js';
+import { moneyFieldOf } from '../domain/money-field.js';
 import { type BucketSize, type UsageWindow, parseBucket, periodsOf } from '../domain/window.js';
 import { fixedZone } from '../domain/zone.js';
 import { plural } from '../domain/words.js';
@@ -61,7 +63,11 @@ export interface ModelUsageByPeriod {
 export interface PeriodSpend {
   fields: { model: string; spend: string };
   byPeriod: Map<string, Decimal>[];
+  /** Each period's models whose spend is unknown there (a record states no amount tally can read). */
+  unknownByPeriod: Set<string>[];
+  /** Over all periods, the models whose spend is known in each (one unknown period makes the total unknown: never a part as the whole). */
   totals: Map<string, Decimal>;
+  unknownTotals: Set<string>;
   ranked: string[];
 }
 
@@ -174,11 +180,10 @@ export interface KeyShare {
 function keyShare(pages: PagedRecords[], account: string | undefined): KeyShare | undefined {
   if (account === undefined || pages.some((p) => p.scope !== 'key' || p.more !== undefined)) return undefined;
   const records = pages.flatMap((p) => p.records);
-  const fields = modelAndSpend(records);
-  if (!fields) return undefined;
-  let key = new Decimal(0);
-  for (const record of records) if (isDecimalString(record[fields.spend])) key = key.plus(record[fields.spend] as string);
-  return { key: decimalText(key), account };
+  const spent = spendByModel(records);
+  // A model whose spend is unknown leaves the key's unknown: no share is said.
+  if (!spent || spent.unknown.length) return undefined;
+  return { key: decimalText(spent.ranked.reduce((sum, m) => sum.plus(m.spend), new Decimal(0))), account };
 }
 
 export function shareJson(scope: Scope | undefined | 'as-sent', share: KeyShare | undefined): Record<string, unknown> {
@@ -190,9 +195,8 @@ export function modelAndSpend(records: JsonObject[]): { model: string; spend: st
   const columns = describeColumns(records);
   const text = columns.filter((c) => c.kind === 'text' && records.some((r) => typeof r[c.name] === 'string'));
   const model = text.find((c) => /^model(_name|_id)?$/i.test(c.name)) ?? text.find((c) => /model/i.test(c.name)) ?? text[0];
-  const money = columns.filter((c) => c.kind === 'money');
-  const spend = money.find((c) => /cost|spend|amount|yuan|fee|price/i.test(c.name)) ?? money[0];
-  return model && spend ? { model: model.name, spend: spend.name } : undefined;
+  const spend = moneyFieldOf(columns.filter((c) => c.kind === 'money').map((c) => c.name));
+  return model && spend ? { model: model.name, spend } : undefined;
 }
 
 export interface ModelSpend {
@@ -201,21 +205,17 @@ export interface ModelSpend {
 }
 
 /**
- * Spend per model, exactly, largest first (ties by name): every record of a model added up, a
- * record whose amount is not a decimal left out (never read as zero). Undefined when the records
- * name no model or no amount.
+ * Spend per model, exactly, largest first (ties by name), by the one rule (domain/repricing.ts
+ * modelAmounts): a model any of whose records states no amount tally can read is `unknown`, out
+ * of the ranking (never its other records' sum, never zero). Undefined when the records name no
+ * model or no amount.
  */
-export function spendByModel(records: JsonObject[], fields = modelAndSpend(records)): { fields: { model: string; spend: string }; ranked: ModelSpend[] } | undefined {
+export function spendByModel(records: JsonObject[], fields = modelAndSpend(records)): { fields: { model: string; spend: string }; ranked: ModelSpend[]; unknown: string[] } | undefined {
   if (!fields) return undefined;
-  const spend = new Map<string, Decimal>();
-  for (const record of records) {
-    const value = record[fields.spend];
-    if (!isDecimalString(value)) continue;
-    const model = String(record[fields.model] ?? '');
-    spend.set(model, (spend.get(model) ?? new Decimal(0)).plus(value));
-  }
-  const ranked = [...spend.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([model, value]) => ({ model, spend: value }));
-  return { fields, ranked };
+  const amounts = [...modelAmounts(records, fields)];
+  const known = amounts.filter((entry): entry is [string, Decimal] => entry[1] !== undefined);
+  const ranked = known.sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([model, value]) => ({ model, spend: value }));
+  return { fields, ranked, unknown: amounts.filter(([, value]) => value === undefined).map(([model]) => model).sort() };
 }
 
 /**
@@ -224,17 +224,24 @@ export function spendByModel(records: JsonObject[], fields = modelAndSpend(recor
  * largest first (ties by name): what a table of periods by models shows, added up here.
  */
 export function spendByPeriod(periods: { found: PagedRecords }[], fields: PeriodSpend['fields']): Omit<PeriodSpend, 'fields'> {
-  const byPeriod = periods.map((p) => new Map(spendByModel(p.found.records, fields)?.ranked.map((m) => [m.model, m.spend]) ?? []));
+  const spent = periods.map((p) => spendByModel(p.found.records, fields));
+  const byPeriod = spent.map((s) => new Map(s?.ranked.map((m) => [m.model, m.spend]) ?? []));
+  const unknownByPeriod = spent.map((s) => new Set(s?.unknown ?? []));
+  const unknownTotals = new Set(unknownByPeriod.flatMap((set) => [...set]));
   const totals = new Map<string, Decimal>();
-  for (const spend of byPeriod) for (const [model, value] of spend) totals.set(model, (totals.get(model) ?? new Decimal(0)).plus(value));
-  const ranked = [...totals.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([model]) => model);
-  return { byPeriod, totals, ranked };
+  for (const spend of byPeriod) for (const [model, value] of spend) if (!unknownTotals.has(model)) totals.set(model, (totals.get(model) ?? new Decimal(0)).plus(value));
+  // The models whose total is known, largest first (ties by name), then those whose total is unknown, by name.
+  const ranked = [...[...totals.entries()].sort((a, b) => b[1].comparedTo(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([model]) => model), ...[...unknownTotals].sort()];
+  return { byPeriod, unknownByPeriod, totals, unknownTotals, ranked };
 }
 
 /** Spend per model over one window, every page of it. */
 export interface ModelSpendOver {
   window: UsageWindow;
+  /** Each model's spend, where every record of it states one (the one rule: spendByModel). */
   spend: Map<string, Decimal>;
+  /** Models some record of which states no amount tally can read: their spend is unknown (never zero, never in `spend`). */
+  unknown: string[];
   /** The record fields of the model and its amount (undefined when there are no records). */
   fields: { model: string; spend: string } | undefined;
   scope: Scope | undefined;
@@ -243,7 +250,6 @@ export interface ModelSpendOver {
   records: JsonObject[];
 }
 
-/** Spend per model over windows, each window asked once however many figures of the run ask for it. */
 /**
  * Spend per model over a window (every page, each model's records added up): one figure of the
  * run's store, asked of the gateway once whoever asks (a report's comparison, its anomalies and
@@ -263,7 +269,7 @@ async function modelSpendOver(ctx: Context, window: UsageWindow, param?: string[
   const found = await fetchAllPages(ctx, await ctx.client(), MODEL_USAGE_PATH, query, { all: true, maxPages: DEFAULT_MAX_PAGES });
   const fields = spendFieldsOf(found.records);
   const spent = fields && spendByModel(found.records, fields);
-  return { window, spend: new Map(spent?.ranked.map((m) => [m.model, m.spend]) ?? []), fields, scope: found.scope, incomplete: found.more !== undefined, records: found.records };
+  return { window, spend: new Map(spent?.ranked.map((m) => [m.model, m.spend]) ?? []), unknown: spent?.unknown ?? [], fields, scope: found.scope, incomplete: found.more !== undefined, records: found.records };
 }
 
 /**

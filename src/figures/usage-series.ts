@@ -267,7 +267,7 @@ export function combineCache(values: CacheState[]): CacheState {
   return null;
 }
 
-/** The usage fields that are money (decimal strings), for --metric errors. */
+/** The usage fields --metric may name (every metric the buckets hold, money or not; the totals' names where no bucket told), for its errors. */
 export function metricNames(series: UsageSeries): string[] {
   return series.shape?.metrics.map((m) => m.name) ?? Object.keys(series.totals);
 }

@@ -36,7 +36,7 @@ export async function emit(ctx: Context, result: Result): Promise<void> {
     return;
   }
   if (ctx.options.csv) {
-    // Commands say so before any request (cli.ts, pricing --diff); this holds the rule for any other result without rows.
+    // Commands say so before any request (cli/program.ts, pricing --diff); this holds the rule for any other result without rows.
     if (!result.csv) throw new UsageError('--csv has no rows to print here; use --json');
     ctx.io.out(formatCsv(result.csv(), tty));
     return;

@@ -1,5 +1,5 @@
 // What an error says to a person or a script: its message and hint with secrets masked and
-// control characters escaped, its kind and the HTTP status behind it. cli.ts prints it and picks
+// control characters escaped, its kind and the HTTP status behind it. cli/program.ts prints it and picks
 // the exit code; --watch prints it for a refresh that failed and carries on.
 import { TallyError } from '../errors.js';
 import type { SecretSet } from '../domain/secrets.js';

@@ -13,6 +13,7 @@
 // decimal text: no amount ever passes through a binary float.
 import { compareDecimalText, groupDigits, plainDecimal, sentText } from '../domain/decimal-text.js';
 import type { Decimal } from '../domain/money.js';
+import { DERIVED_PLACES } from '../domain/places.js';
 import { escapeControl } from './escape.js';
 
 export type AmountKind = 'account' | 'unit-price' | 'per-call';
@@ -21,7 +22,7 @@ export type AmountKind = 'account' | 'unit-price' | 'per-call';
 export const AMOUNT_DECIMALS: Record<AmountKind, number> = { account: 2, 'unit-price': 4, 'per-call': 4 };
 
 /** The ledger's decimal places: derived amounts (quotients, projections) never show more. */
-export const LEDGER_DECIMALS = 8;
+export const LEDGER_DECIMALS = DERIVED_PLACES;
 
 export interface AmountOptions {
   /** Every digit the service sent, unrounded (`--exact`). */

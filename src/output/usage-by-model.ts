@@ -8,6 +8,7 @@ import { fixedZone, spreadsheetDate } from '../domain/zone.js';
 import type { DayGrid } from '../figures/day-grid.js';
 import type { KeyShare, ModelPeriod, PeriodSpend } from '../figures/usage-by-model.js';
 import type { PagedRecords } from '../figures/records.js';
+import { escapeControl } from './escape.js';
 import { describeWindow, plural } from './window-text.js';
 import { bucketLabeller, describeGrid } from './usage.js';
 import { formatAmount, groupDigits } from './money.js';
@@ -56,8 +57,10 @@ export async function renderPeriods(
   const exact = ctx.options.exact;
   const amount = (value: InstanceType<typeof Decimal>) => formatAmount(value, 'account', { exact });
   // Spend per model per period and in total, added up by the figure.
-  const { byPeriod, totals, ranked, fields } = how.spend;
-  const sum = (spend: Map<string, InstanceType<typeof Decimal>>, models: string[]) => models.reduce((acc, m) => acc.plus(spend.get(m) ?? 0), new Decimal(0));
+  const { byPeriod, unknownByPeriod, totals, unknownTotals, ranked, fields } = how.spend;
+  // A model whose spend is unknown in a row shows as such, and so does any sum it is part of (never a zero, never a part as the whole).
+  const sum = (spend: Map<string, InstanceType<typeof Decimal>>, unknown: Set<string>, models: string[]) => (models.some((m) => unknown.has(m)) ? undefined : models.reduce((acc, m) => acc.plus(spend.get(m) ?? 0), new Decimal(0)));
+  const cell = (value: InstanceType<typeof Decimal> | undefined) => (value === undefined ? 'unknown' : amount(value));
 
   // `shown` models as columns, every other one added into "other", so each row adds up to its total.
   const layout = (shown: string[], headerLength: number) => {
@@ -72,13 +75,13 @@ export async function renderPeriods(
       ...(rest.length ? [{ header: `other ${rest.length} (¥)`, align: 'decimal' as const }] : []),
       { header: 'total (¥)', align: 'decimal' as const },
     ];
-    const row = (first: string, spend: Map<string, InstanceType<typeof Decimal>>) => [
+    const row = (first: string, spend: Map<string, InstanceType<typeof Decimal>>, unknown: Set<string>) => [
       first,
-      ...shown.map((m) => amount(spend.get(m) ?? new Decimal(0))),
-      ...(rest.length ? [amount(sum(spend, rest))] : []),
-      amount(sum(spend, ranked)),
+      ...shown.map((m) => cell(unknown.has(m) ? undefined : (spend.get(m) ?? new Decimal(0)))),
+      ...(rest.length ? [cell(sum(spend, unknown, rest))] : []),
+      cell(sum(spend, unknown, ranked)),
     ];
-    return { columns, rows: periods.map((p, i) => row(p.partial ? `${label(p.start)} (part)` : label(p.start), byPeriod[i]!)), footer: row('total', totals) };
+    return { columns, rows: periods.map((p, i) => row(p.partial ? `${label(p.start)} (part)` : label(p.start), byPeriod[i]!, unknownByPeriod[i]!)), footer: row('total', totals, unknownTotals) };
   };
   const widthOf = async (spec: ReturnType<typeof layout>) => displayWidth((await renderTable(spec, { ...style, width: Number.POSITIVE_INFINITY })).split('\n', 1)[0]!);
   const longest = Math.max(0, ...ranked.map((m) => [...m].length));
@@ -102,6 +105,7 @@ export async function renderPeriods(
     : folded > 0 ? `the top ${count} of ${ranked.length} as columns (${count} fit in ${style.width} columns; the other ${ranked.length - count} are added up in "other"; --wide shows ${Math.min(how.top, ranked.length)})`
     : `the top ${count} of ${ranked.length} as columns, the other ${ranked.length - count} added up in "other" (--top N for more)`;
   notes.unshift(`models by spend (${fields.spend}); ${columnsNote}`);
+  if (unknownTotals.size) notes.push(`unknown: a record of ${[...unknownTotals].slice(0, 3).map((m) => escapeControl(m)).join(', ')}${unknownTotals.size > 3 ? ` and ${unknownTotals.size - 3} more` : ''} states no amount tally can read (${escapeControl(fields.spend)}), so its spend there, and every sum with it, is not known: never counted as zero`);
   return `${table}${style.paint.dim(await fitLines(notes.join('\n'), style.width))}\n`;
 }
 

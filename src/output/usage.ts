@@ -7,7 +7,7 @@ import { UTC, WEEKDAYS, dateText, formatOffset, isoInZone, spreadsheetDate, two,
 import { isJsonNumber, jsonText, numberText } from '../domain/json.js';
 import { isDecimalString } from '../domain/decimal-text.js';
 import { scopeText } from '../domain/records.js';
-import { periodsOf } from '../domain/window.js';
+import { ended, periodsOf } from '../domain/window.js';
 import { memo } from './memo.js';
 import { describeWindow, gridMismatch, plural } from './window-text.js';
 import type { usageJson } from '../figures/usage-series.js';
@@ -134,7 +134,7 @@ export async function renderUsage(series: UsageSeries, ctx: Context): Promise<st
   const rows = series.buckets.map((bucket, index) => {
     const slot = series.slots[index]!;
     // A week or month not yet over says so.
-    const toDate = (series.bucket === 'week' || series.bucket === 'month') && index === last && now < series.window.end && now >= slot;
+    const toDate = (series.bucket === 'week' || series.bucket === 'month') && index === last && !ended(series.window, now) && now >= slot;
     // A week or month cut to a calendar window holds only the window's days: it says so.
     const cells = [toDate ? `${label(slot)} (to date)` : series.partial?.includes(slot) ? `${label(slot)} (part)` : label(slot)];
     for (const m of metrics) cells.push(cell(m.name, bucket[m.name]));

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Transport } from '../api/transport-types.js';
-import { Decimal } from '../domain/money.js';
+import { Decimal, derivedText } from '../domain/money.js';
 import type { PriceRow } from '../domain/catalog.js';
 import { expectedCharge } from '../domain/audit.js';
 import { type CallUsage, StreamUsage, usageOf } from './usage.js';
@@ -159,7 +159,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: ProxyO
     const { limit, spent, worst: w } = reservation.refused;
     const whose = limit.scope === 'session' ? (session === undefined ? ' for calls that name no session' : ` for session ${JSON.stringify(session)}`) : '';
     options.log?.({ at: new Date(started).toISOString(), path, model: model ?? null, ...(session === undefined ? {} : { session }), outcome: 'refused', limit: limit.name, spent: spent.toFixed(), worst: w.toFixed() });
-    return refuse(res, 402, 'insufficient_quota', 'tally_limit', `tally proxy refused this call: ${limit.name} is ${limit.amount.toFixed()} (CNY)${whose}; spent ${spent.toDecimalPlaces(8).toFixed()} so far, and this call could cost up to ${w.toDecimalPlaces(8).toFixed()}. ${limit.raise}`);
+    return refuse(res, 402, 'insufficient_quota', 'tally_limit', `tally proxy refused this call: ${limit.name} is ${limit.amount.toFixed()} (CNY)${whose}; spent ${derivedText(spent)} so far, and this call could cost up to ${derivedText(w)}. ${limit.raise}`);
   }
 
   const headers: Record<string, string> = {};

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { forecast, ledgerText } from '../../src/domain/forecast.js';
-import { Decimal } from '../../src/domain/money.js';
+import { forecast } from '../../src/domain/forecast.js';
+import { Decimal, derivedText as ledgerText } from '../../src/domain/money.js';
 
 const D = 86400;
 const at = (y: number, m: number, d: number, h = 0) => Date.UTC(y, m - 1, d, h) / 1000;

@@ -43,7 +43,7 @@ describe('dating a model finding by its event', () => {
               const days = Math.max(0, (Math.min(w.end, s.to) - Math.max(w.start, s.from)) / DAY);
               if (days > 0) spend.set(s.model, new Decimal(days));
             }
-            return { window: w, spend, fields: undefined, scope: 'key', incomplete: false, records: [] };
+            return { window: w, spend, unknown: [], fields: undefined, scope: 'key', incomplete: false, records: [] };
           };
           const found: Finding[] = spans.map((s) => ({ kind: s.stopped ? 'stopped_model' : 'new_model', model: s.model, start: window.start, end: window.end, amount: new Decimal(1), baseline: null, ratio: null }));
           await datedByEvent(spendOver, window, previous, 0, found, budget, perRound);
@@ -75,7 +75,7 @@ describe('rounds of dating over HTTP/2', () => {
         // new-model from day 17 of the window, old-model up to day 9 of the one before.
         if (w.end > window.start + 17 * DAY) spend.set('new-model', new Decimal(1));
         if (w.start < previous.start + 10 * DAY) spend.set('old-model', new Decimal(1));
-        return { window: w, spend, fields: undefined, scope: 'key', incomplete: false, records: [] };
+        return { window: w, spend, unknown: [], fields: undefined, scope: 'key', incomplete: false, records: [] };
       };
       const found: Finding[] = [
         { kind: 'new_model', model: 'new-model', start: window.start, end: window.end, amount: new Decimal(1), baseline: null, ratio: null },

@@ -85,6 +85,16 @@ describe('budgets', () => {
     expect(mine!.notMeasured).toBe("the gateway states its spend per model as the whole account's, so this key's spend cannot be told");
   });
 
+  it("a budget of models one of which states no amount tally can read: not measured (never the others' sum); a budget of other models measured", async () => {
+    const env = withBudgets({ glm: { amount: '100', period: 'month', zone: 'UTC', starts: 1, scope: 'key', models: ['glm-*'] }, deep: { amount: '500', period: 'month', zone: 'UTC', starts: 1, scope: 'key', models: ['deepseek-*'] } });
+    const gw = gateway(() => ({ scope: 'key', rows: [{ model: 'glm-4.6', fee: '30.00' }, { model: 'glm-4.6', fee: null }, { model: 'deepseek-chat', fee: '99.00' }] }));
+    const { ctx } = testContext({ transport: gw.transport, env, now: () => NOW });
+    const byName = Object.fromEntries((await loadBudgets(ctx, [])).budgets.map((b) => [b.name, b]));
+    expect(byName.glm!.standing).toBeUndefined();
+    expect(byName.glm!.notMeasured).toBe("the gateway states no amount tally can read for glm-4.6, so this key's spend of these models cannot be told");
+    expect(byName.deep!.standing?.spent.toFixed()).toBe('99');
+  });
+
   it('a budget that is not stored is said, with the ones that are', async () => {
     const env = withBudgets({ glm: { amount: '100', period: 'month', zone: 'UTC', starts: 1 } });
     const { ctx } = testContext({ transport: mockGateway().transport, env, now: () => NOW });

@@ -23,6 +23,13 @@ describe('spend per model from records', () => {
     ]);
   });
 
+  it('makes a model unknown where any of its records states no amount it can read (absent, null, a JSON number, text): out of the ranking, never the others\' sum, never zero', () => {
+    const fields = { model: 'engine', spend: 'charge' };
+    const spent = spendByModel([{ engine: 'a', charge: '1.5' }, { engine: 'b', charge: '2' }, { engine: 'b', charge: null }, { engine: 'c' }, { engine: 'd', charge: 0.4 }, { engine: 'e', charge: 'n/a' }, { engine: 'a', charge: '0.5' }], fields);
+    expect(spent?.ranked.map((m) => [m.model, m.spend.toFixed()])).toEqual([['a', '2']]);
+    expect(spent?.unknown).toEqual(['b', 'c', 'd', 'e']);
+  });
+
   it('refuses records whose amount is not a decimal (said, never a model spending nothing); no records, no fields', () => {
     expect(() => spendFieldsOf([{ model: 'x', cost: 'n/a' }])).toThrow('the records of usage by model name no model or hold no decimal amount (fields: model, cost); amounts sent as JSON numbers are not read as money, never as zero');
     expect(() => spendFieldsOf([{ model: 'x', cost: 0.5 }])).toThrow(/never as zero/);
@@ -31,10 +38,10 @@ describe('spend per model from records', () => {
 });
 
 describe('spend per model, period by period', () => {
-  it('each period and the total added up exactly by the one rule, models ranked by their total (ties by name), an unreadable amount left out', () => {
+  it('each period and the total added up exactly by the one rule, models ranked by their total (ties by name); an unreadable amount makes the model unknown there and in the total, never its other records\' sum', () => {
     const fields = { model: 'llm', spend: 'amt' };
     const page = (records: Record<string, unknown>[]) => ({ found: { records: records as never, extra: {}, pages: 1, more: undefined, scope: 'key' as const } });
-    const { byPeriod, totals, ranked } = spendByPeriod(
+    const { byPeriod, unknownByPeriod, totals, unknownTotals, ranked } = spendByPeriod(
       [
         page([{ llm: 'b', amt: '0.10000001' }, { llm: 'a', amt: '1.5' }, { llm: 'b', amt: '0.2' }]),
         page([{ llm: 'c', amt: '1.80000001' }, { llm: 'a', amt: 0.3 }, { llm: 'a', amt: 'n/a' }]),
@@ -42,8 +49,10 @@ describe('spend per model, period by period', () => {
       fields,
     );
     expect(byPeriod.map((p) => Object.fromEntries([...p].map(([m, v]) => [m, v.toFixed()])))).toEqual([{ a: '1.5', b: '0.30000001' }, { c: '1.80000001' }]);
-    expect(Object.fromEntries([...totals].map(([m, v]) => [m, v.toFixed()]))).toEqual({ a: '1.5', b: '0.30000001', c: '1.80000001' });
-    expect(ranked).toEqual(['c', 'a', 'b']);
+    expect(unknownByPeriod.map((set) => [...set])).toEqual([[], ['a']]);
+    expect(Object.fromEntries([...totals].map(([m, v]) => [m, v.toFixed()]))).toEqual({ b: '0.30000001', c: '1.80000001' });
+    expect([...unknownTotals]).toEqual(['a']);
+    expect(ranked).toEqual(['c', 'b', 'a']);
     // A tie goes by name.
     expect(spendByPeriod([page([{ llm: 'z', amt: '1' }, { llm: 'y', amt: '1.00' }])], fields).ranked).toEqual(['y', 'z']);
   });
