@@ -12,24 +12,9 @@ import { importExternal } from '../external.js';
 import { withAuthorities } from './authorities.js';
 import { handshake } from './handshake.js';
 import { untilAborted } from '../abortable.js';
+import { type Session, sendOnSession } from './h2-stream.js';
 
 import { MAX_STREAMS_TOGETHER, STREAMS_BEFORE_SETTINGS, type TogetherOptions, type TransportRequest, type TransportResponse } from './transport-types.js';
-
-/** Headers HTTP/2 forbids (connection-specific): never sent on a stream. */
-const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
-
-interface Session {
-  session: ClientHttp2Session;
-  /** Streams open now, and those waiting for one to end. */
-  active: number;
-  waiting: (() => void)[];
-  /** Whether the session has carried a stream (what --debug says of a connection). */
-  used: boolean;
-  /** Settles when the server's SETTINGS came (its stream limit with them), or the session ended. */
-  settled: Promise<void>;
-  /** Whether the server's SETTINGS have come. */
-  settingsCame: boolean;
-}
 
 /** What a connection offering both protocols turned out to speak. */
 type Opened = { kind: 'h2'; entry: Session } | { kind: 'http/1.1' };
@@ -59,41 +44,60 @@ export interface H2Pool {
   close(): void;
 }
 
-export function h2Pool(options: { ca?: string; memory?: import('../settings/protocols.js').ProtocolMemory }): H2Pool {
-  /** What each origin speaks, once a connection said so: the session every request shares, or HTTP/1.1. */
-  const known = new Map<string, Session | 'http/1.1'>();
-  /** Connections being opened to origins not known yet. */
-  const probes = new Map<string, Set<Promise<Opened>>>();
-  const spare = new Map<string, TLSSocket[]>();
-  const sessions = new Set<ClientHttp2Session>();
+export function h2Pool(options: PoolOptions): H2Pool {
+  return new H2Sessions(options);
+}
 
+type PoolOptions = { ca?: string; memory?: import('../settings/protocols.js').ProtocolMemory };
+
+/** The sessions of a run, one per origin that speaks HTTP/2, and what each origin was found to speak. */
+class H2Sessions implements H2Pool {
+  readonly #options: PoolOptions;
+  /** What each origin speaks, once a connection said so: the session every request shares, or HTTP/1.1. */
+  readonly #known = new Map<string, Session | 'http/1.1'>();
+  /** Connections being opened to origins not known yet. */
+  readonly #probes = new Map<string, Set<Promise<Opened>>>();
+  readonly #spare = new Map<string, TLSSocket[]>();
+  readonly #sessions = new Set<ClientHttp2Session>();
   // TALLY_CA_FILE's authorities beside the system's: one TLS context for every connection. The
   // context starts from Node's own root store (its certificates parsed once) and adds the file's:
   // handing the roots over as text (`ca: [...rootCertificates, file]`) parses some 150
   // certificates again, 40-100 ms of every run, and again for each connection given its own.
-  let context: import('node:tls').SecureContext | undefined;
-  const trusted = (tls: typeof import('node:tls')) => (context ??= withAuthorities(tls, options.ca!));
+  #context: import('node:tls').SecureContext | undefined;
 
-  // A TLS connection offering both protocols, its handshake under the request's deadline.
-  const connect = async (url: URL, signal: AbortSignal): Promise<Opened> => {
+  constructor(options: PoolOptions) {
+    this.#options = options;
+  }
+
+  #trusted(tls: typeof import('node:tls')): import('node:tls').SecureContext {
+    return (this.#context ??= withAuthorities(tls, this.#options.ca!));
+  }
+
+  /** A TLS connection offering both protocols, its handshake under the request's deadline. */
+  async #connect(url: URL, signal: AbortSignal): Promise<Opened> {
     const [tls, http2] = await Promise.all([importExternal<typeof import('node:tls')>('node:tls'), importExternal<typeof import('node:http2')>('node:http2')]);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const name = /^[\d.]+$|:/.test(host) ? {} : { servername: host };
-    const socket = await handshake(tls, { host, port: Number(url.port || 443), ALPNProtocols: ['h2', 'http/1.1'], ...name, ...(options.ca ? { secureContext: trusted(tls) } : {}) }, signal);
+    const socket = await handshake(tls, { host, port: Number(url.port || 443), ALPNProtocols: ['h2', 'http/1.1'], ...name, ...(this.#options.ca ? { secureContext: this.#trusted(tls) } : {}) }, signal);
     socket.removeAllListeners('error');
     // Small frames go out at once (no Nagle delay waiting for an ACK), as node:http's own sockets do.
     socket.setNoDelay(true);
     if (socket.alpnProtocol !== 'h2') {
-      spare.set(url.origin, [...(spare.get(url.origin) ?? []), socket]);
-      known.set(url.origin, 'http/1.1');
-      options.memory?.set(url.origin, 'http/1.1');
+      this.#spare.set(url.origin, [...(this.#spare.get(url.origin) ?? []), socket]);
+      this.#known.set(url.origin, 'http/1.1');
+      this.#options.memory?.set(url.origin, 'http/1.1');
       return { kind: 'http/1.1' };
     }
+    return { kind: 'h2', entry: this.#open(http2, url, socket) };
+  }
+
+  /** The session on a connection whose server chose h2: shared by the origin's requests until the server ends it. */
+  #open(http2: typeof import('node:http2'), url: URL, socket: TLSSocket): Session {
     // Windows of 16 MB (stream and connection): HTTP/2's default 64 kB would hold the server back
     // a round trip for a window update every 64 kB (a catalog, pages of a log one after another).
     const session = http2.connect(url.origin, { createConnection: () => socket, settings: { initialWindowSize: WINDOW } });
     session.once('connect', () => session.setLocalWindowSize(WINDOW));
-    sessions.add(session);
+    this.#sessions.add(session);
     const settled = new Promise<void>((resolve) => {
       session.once('remoteSettings', () => {
         entry.settingsCame = true;
@@ -102,19 +106,19 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
       session.once('close', () => resolve());
     });
     const entry: Session = { session, active: 0, waiting: [], used: false, settled, settingsCame: false };
-    if (!known.has(url.origin)) known.set(url.origin, entry);
-    options.memory?.set(url.origin, 'h2');
+    if (!this.#known.has(url.origin)) this.#known.set(url.origin, entry);
+    this.#options.memory?.set(url.origin, 'h2');
     const forget = () => {
-      sessions.delete(session);
+      this.#sessions.delete(session);
       // The next request opens a new session (and learns the protocol again).
-      if (known.get(url.origin) === entry) known.delete(url.origin);
+      if (this.#known.get(url.origin) === entry) this.#known.delete(url.origin);
     };
     session.on('error', forget);
     session.on('close', forget);
     session.on('goaway', forget);
     session.unref();
-    return { kind: 'h2', entry };
-  };
+    return entry;
+  }
 
   /**
    * The session a request goes on, or 'http/1.1'. While an origin's protocol is not known, one
@@ -123,21 +127,21 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
    * requests sent together each open one (up to MAX_PROBES, as HTTP/1.1 would), so an HTTP/1.1
    * server costs no round trip more; the server's answer decides either way.
    */
-  const sessionFor = async (url: URL, signal: AbortSignal): Promise<Session | 'http/1.1'> => {
-    await options.memory?.load();
+  async #sessionFor(url: URL, signal: AbortSignal): Promise<Session | 'http/1.1'> {
+    await this.#options.memory?.load();
     // What an earlier run learned: HTTP/2 on one connection shared from the start. A connection
     // always offers both, so what the server picks now is what is spoken (a hint, never a choice).
-    const remembered = options.memory?.get(url.origin);
+    const remembered = this.#options.memory?.get(url.origin);
     for (;;) {
-      const said = known.get(url.origin);
+      const said = this.#known.get(url.origin);
       if (said) return said;
-      const open = probes.get(url.origin) ?? new Set<Promise<Opened>>();
-      probes.set(url.origin, open);
+      const open = this.#probes.get(url.origin) ?? new Set<Promise<Opened>>();
+      this.#probes.set(url.origin, open);
       if (open.size >= (remembered === 'http/1.1' ? MAX_PROBES : 1)) {
         await untilAborted(Promise.race([...open]).catch(() => undefined), signal);
         continue;
       }
-      const probe = connect(url, signal);
+      const probe = this.#connect(url, signal);
       open.add(probe);
       try {
         const opened = await probe;
@@ -146,105 +150,56 @@ export function h2Pool(options: { ca?: string; memory?: import('../settings/prot
         open.delete(probe);
       }
     }
-  };
+  }
 
-  const send = async (entry: Session, request: TransportRequest): Promise<TransportResponse> => {
-    const limit = Math.min(entry.session.remoteSettings?.maxConcurrentStreams ?? 100, 1000);
-    while (entry.active >= limit) {
-      let wake: (() => void) | undefined;
+  async request(request: TransportRequest): Promise<TransportResponse | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      const entry = await this.#sessionFor(request.url, request.signal);
+      if (entry === 'http/1.1') return undefined;
       try {
-        await untilAborted(new Promise<void>((resolve) => entry.waiting.push((wake = resolve))), request.signal);
+        return await sendOnSession(entry, request);
       } catch (error) {
-        // A request that gave up leaves the queue: the stream that ends next wakes one still waiting.
-        entry.waiting = entry.waiting.filter((w) => w !== wake);
-        throw error;
+        // Refused before any answer (a GOAWAY past this stream, REFUSED_STREAM, a session ended): once more on a new session.
+        const code = (error as NodeJS.ErrnoException).code ?? '';
+        if (attempt > 1 || request.signal.aborted || !/GOAWAY|REFUSED|INVALID_SESSION|SESSION_ERROR|STREAM_CANCEL/.test(`${code} ${(error as Error).message}`)) throw error;
+        if (this.#known.get(request.url.origin) === entry) this.#known.delete(request.url.origin);
       }
     }
-    entry.active++;
-    entry.session.ref();
-    const reused = entry.used;
-    entry.used = true;
-    const done = () => {
-      entry.active--;
-      entry.waiting.shift()?.();
-      if (entry.active === 0) entry.session.unref();
-    };
-    const headers: Record<string, string> = { ':method': request.method, ':path': `${request.url.pathname}${request.url.search}` };
-    for (const [name, value] of Object.entries(request.headers)) if (!CONNECTION_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
-    return new Promise((resolve, reject) => {
-      let stream;
-      try {
-        stream = entry.session.request(headers, { signal: request.signal, endStream: request.body === undefined });
-      } catch (error) {
-        done();
-        reject(error);
-        return;
-      }
-      let answered = false;
-      stream.once('close', () => {
-        done();
-        // Closed (reset) before an answer: a failure, never a request left hanging (nothing else would keep the run waiting for it).
-        if (!answered) reject(Object.assign(new Error(`the server closed the HTTP/2 stream without an answer (${stream.rstCode === 7 ? 'REFUSED_STREAM' : `code ${stream.rstCode ?? 'none'}`})`), { code: 'ECONNRESET' }));
-      });
-      stream.once('error', reject);
-      stream.once('response', (raw) => {
-        answered = true;
-        const flat: Record<string, string | undefined> = {};
-        for (const [name, value] of Object.entries(raw)) if (!name.startsWith(':')) flat[name] = Array.isArray(value) ? value.join(', ') : value === undefined ? undefined : String(value);
-        resolve({ status: Number(raw[':status'] ?? 0), headers: flat, body: stream, discard: () => stream.close(), reused, protocol: 'h2' });
-      });
-      if (request.body !== undefined) stream.end(request.body);
-    });
-  };
+  }
 
-  return {
-    async request(request) {
-      for (let attempt = 1; ; attempt++) {
-        const entry = await sessionFor(request.url, request.signal);
-        if (entry === 'http/1.1') return undefined;
-        try {
-          return await send(entry, request);
-        } catch (error) {
-          // Refused before any answer (a GOAWAY past this stream, REFUSED_STREAM, a session ended): once more on a new session.
-          const code = (error as NodeJS.ErrnoException).code ?? '';
-          if (attempt > 1 || request.signal.aborted || !/GOAWAY|REFUSED|INVALID_SESSION|SESSION_ERROR|STREAM_CANCEL/.test(`${code} ${(error as Error).message}`)) throw error;
-          if (known.get(request.url.origin) === entry) known.delete(request.url.origin);
-        }
+  async together(origin: URL, togetherOptions?: TogetherOptions): Promise<number | undefined> {
+    await this.#options.memory?.load();
+    for (;;) {
+      const said = this.#known.get(origin.origin);
+      if (said === 'http/1.1') return undefined;
+      if (said) {
+        // The server's SETTINGS follow its handshake at once (they carry its stream limit); a
+        // server that has not sent them within a moment is taken at HTTP/1.1's word (never a wait).
+        // A caller that does not wait counts on a few streams until they come.
+        if (togetherOptions?.settings === false && !said.settingsCame) return said.session.destroyed ? undefined : STREAMS_BEFORE_SETTINGS;
+        let timer: NodeJS.Timeout | undefined;
+        const came = await Promise.race([said.settled.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, SETTINGS_WAIT_MS, false)))]);
+        clearTimeout(timer);
+        if (!came || said.session.destroyed) return undefined;
+        return Math.max(1, Math.min(said.session.remoteSettings?.maxConcurrentStreams ?? MAX_STREAMS_TOGETHER, MAX_STREAMS_TOGETHER));
       }
-    },
-    async together(origin, togetherOptions) {
-      await options.memory?.load();
-      for (;;) {
-        const said = known.get(origin.origin);
-        if (said === 'http/1.1') return undefined;
-        if (said) {
-          // The server's SETTINGS follow its handshake at once (they carry its stream limit); a
-          // server that has not sent them within a moment is taken at HTTP/1.1's word (never a wait).
-          // A caller that does not wait counts on a few streams until they come.
-          if (togetherOptions?.settings === false && !said.settingsCame) return said.session.destroyed ? undefined : STREAMS_BEFORE_SETTINGS;
-          let timer: NodeJS.Timeout | undefined;
-          const came = await Promise.race([said.settled.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, SETTINGS_WAIT_MS, false)))]);
-          clearTimeout(timer);
-          if (!came || said.session.destroyed) return undefined;
-          return Math.max(1, Math.min(said.session.remoteSettings?.maxConcurrentStreams ?? MAX_STREAMS_TOGETHER, MAX_STREAMS_TOGETHER));
-        }
-        const open = probes.get(origin.origin);
-        // Nothing asked yet: what an earlier run learned (a request opens the session when it goes).
-        if (!open?.size) return options.memory?.get(origin.origin) === 'h2' ? MAX_STREAMS_TOGETHER : undefined;
-        await Promise.race([...open]).catch(() => undefined);
-      }
-    },
-    async secureContext() {
-      return options.ca ? trusted(await importExternal<typeof import('node:tls')>('node:tls')) : undefined;
-    },
-    takeSpare(origin) {
-      return spare.get(origin)?.shift();
-    },
-    close() {
-      for (const session of sessions) session.destroy();
-      for (const sockets of spare.values()) for (const socket of sockets) socket.destroy();
-    },
-  };
+      const open = this.#probes.get(origin.origin);
+      // Nothing asked yet: what an earlier run learned (a request opens the session when it goes).
+      if (!open?.size) return this.#options.memory?.get(origin.origin) === 'h2' ? MAX_STREAMS_TOGETHER : undefined;
+      await Promise.race([...open]).catch(() => undefined);
+    }
+  }
+
+  async secureContext(): Promise<import('node:tls').SecureContext | undefined> {
+    return this.#options.ca ? this.#trusted(await importExternal<typeof import('node:tls')>('node:tls')) : undefined;
+  }
+
+  takeSpare(origin: string): TLSSocket | undefined {
+    return this.#spare.get(origin)?.shift();
+  }
+
+  close(): void {
+    for (const session of this.#sessions) session.destroy();
+    for (const sockets of this.#spare.values()) for (const socket of sockets) socket.destroy();
+  }
 }
-
-

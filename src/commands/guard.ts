@@ -15,7 +15,7 @@ import { parseAmount, parseThreshold } from '../flags/amount-flags.js';
 import { wholeNumber } from '../flags/flag-values.js';
 import { namedSession } from '../flags/session-flags.js';
 import { fetchBalance } from '../api/balance.js';
-import { type StatuslineIdentity, failedRecently, forgetFailure, readFigures, releaseRefreshLock, rememberFailure } from '../statusline/cache.js';
+import { type StatuslineIdentity, failedRecently, forgetFailure, readFigures, runRefresh, rememberFailure } from '../statusline/cache.js';
 import { type AgentSession, type SessionSpend, parseSession, readSessions, readStdin, sessionsPath, withSession } from '../statusline/session.js';
 import { refreshInBackground, sessionStart } from '../statusline/fast.js';
 import { type BudgetFigure, type GuardCache, type GuardFigures, type GuardLimits, dailyFromStatusline, decide, fresher, readGuardCache, staleParts, writeGuardCache } from '../statusline/guard.js';
@@ -125,14 +125,9 @@ export async function run(request: GuardRequest, ctx: Context): Promise<void> {
   const needsFetch = stale.daily || stale.session || stale.budgets.length > 0;
 
   if (request.refresh) {
-    try {
+    return runRefresh(stateDir, who, () => ctx.now(), 'guard', async () => {
       if (needsFetch) keep(stateDir, who, cache, kept, await fetchParts(ctx, stale, ask));
-    } catch {
-      rememberFailure(stateDir, who, ctx.now(), 'guard');
-    } finally {
-      releaseRefreshLock(stateDir, who, 'guard');
-    }
-    return;
+    });
   }
 
   let why: string | undefined;

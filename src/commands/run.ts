@@ -14,10 +14,9 @@ import { didYouMean } from '../domain/suggest.js';
 import { parseAmount } from '../flags/amount-flags.js';
 import type { Decimal } from '../domain/money.js';
 import { wholeNumber } from '../flags/flag-values.js';
-import { backoffSeconds, pollSeconds } from '../loops/follow.js';
+import { settleRunEnd, watchRunSpend } from '../loops/run-limit.js';
 import { type RunReading, type RunScope, RunSpendWatch, startRun, unreadStart } from '../figures/run-watch.js';
-import { type RunLimits, type RunSummary, callFacts, crossingCalls, endText, lateText, leftRunningText, readingText, settlingText, startText, stopText, summaryMarkdown, unreachableText, unreadText, unsettledText, warnText } from '../output/run.js';
-import { bookingLag, settleSpend } from '../loops/settle.js';
+import { type RunLimits, type RunSummary, endText, leftRunningText, runSummaryJson, startText, summaryMarkdown, unreachableText } from '../output/run.js';
 import { NotStarted, Supervised, exitCodeOf } from '../run/supervise.js';
 
 const SCOPES: readonly RunScope[] = ['key', 'account'];
@@ -117,18 +116,7 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
   ctx.note(startText(limits, start.currency));
   child.forwardSignals((signal) => ctx.debug(`tally run: ${signal} ${child.mode === 'group' || !['SIGINT', 'SIGQUIT'].includes(signal) ? 'passed on to' : 'reached'} ${limits.command}`));
 
-  let last: RunReading | undefined;
-  let readings = 0;
-  let failed = 0;
-  let failures = 0;
-  let warned = false;
-  let outcome: RunSummary['outcome'] = 'finished';
-  let crossedAt: number | null = null;
-  let stoppedBy: RunSummary['stopped_by'] = null;
-  let crossing: RunSummary['crossing_calls'] = [];
-  /** The longest the log took to book a call during the run (seconds): how long its figures take to settle. */
-  let lag = 0;
-  const alert = async (level: 'warn' | 'fail', message: string) => {
+  const alert = async (level: 'warn' | 'fail', message: string, last: RunReading | undefined) => {
     if (destinations.length === 0 || !last) return;
     const { deliver } = await import('../notify/send.js');
     const now = Math.floor(ctx.now() / 1000);
@@ -140,69 +128,10 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
     }
   };
 
-  const ended = new AbortController();
-  void child.exited.then(() => ended.abort());
-  // A call the firewall refused is read at once, not at the next poll.
-  const refusedNow = new AbortController();
-  firewall?.onRefused(() => refusedNow.abort());
-  let wait = 0;
-  while (child.running) {
-    if (wait > 0) await ctx.sleep(wait * 1000, AbortSignal.any([ended.signal, refusedNow.signal])).catch(() => undefined);
-    if (!child.running) break;
-    let reading: RunReading;
-    try {
-      ctx.renewDeadline();
-      reading = await watch.read(ctx);
-    } catch (error) {
-      if (error instanceof TallyError && (error.kind === 'usage' || error.kind === 'auth' || error.kind === 'config') && !request.failClosed) {
-        // A credential refused now will not be accepted later: said once, the command runs on unwatched.
-        ctx.note(unreadText(ctx.secrets.scrubMessage(error.message), 0, false).replace(/; reading again in 0s$/, ''));
-        break;
-      }
-      failed++;
-      failures++;
-      const message = ctx.secrets.scrubMessage((error as Error).message);
-      wait = backoffSeconds(poll, failures);
-      ctx.note(unreadText(message, wait, request.failClosed));
-      if (request.failClosed) {
-        outcome = 'stopped_unwatched';
-        stoppedBy = (await child.stop(grace * 1000, (ms) => ctx.sleep(ms).catch(() => undefined))) === 'killed' ? 'SIGKILL' : 'SIGTERM';
-        break;
-      }
-      continue;
-    }
-    if (failures > 0) ctx.note('tally run: the spend can be read again');
-    failures = 0;
-    readings++;
-    last = reading;
-    lag = Math.max(lag, bookingLag(reading, Math.floor(ctx.now() / 1000)));
-    if (readings === 1 && watch.passedOver) ctx.debug(`tally run: ${watch.passedOver}: following ${reading.source === 'key counter' ? "the key's daily counter" : "the account's lifetime spend"}`);
-    ctx.debug(readingText(reading, ctx.zone));
-    if (reading.spent.gt(max) || (firewall?.refused() ?? 0) > 0) {
-      // Past both limits in one reading (the first one, or a burst): the warning is said and sent too, before the stop.
-      if (warn && !warned && reading.spent.gt(warn)) {
-        warned = true;
-        const line = warnText(reading, limits);
-        ctx.note(line);
-        await alert('warn', line);
-      }
-      crossedAt = Math.floor(ctx.now() / 1000);
-      crossing = crossingCalls(reading, max).slice(0, 20).map((call) => callFacts(call, reading));
-      const line = reading.spent.gt(max) ? stopText(reading, limits, ctx.zone, child.mode === 'group') : firewall!.stopText(limits.command, child.mode === 'group', grace);
-      ctx.note(line);
-      outcome = 'stopped';
-      const [how] = await Promise.all([child.stop(grace * 1000, (ms) => ctx.sleep(ms).catch(() => undefined)), alert('fail', line)]);
-      stoppedBy = how === 'killed' ? 'SIGKILL' : 'SIGTERM';
-      break;
-    }
-    if (warn && !warned && reading.spent.gt(warn)) {
-      warned = true;
-      const line = warnText(reading, limits);
-      ctx.note(line);
-      await alert('warn', line);
-    }
-    wait = pollSeconds(poll, client.rateLimit, reading.requests);
-  }
+  // While the command runs: the spend read, warned of, and the command stopped past the limit (loops/run-limit.ts).
+  const setup = { limits, max, warn, poll, grace, failClosed: request.failClosed, child, watch, rateLimit: client.rateLimit, ...(firewall ? { firewall } : {}), alert };
+  const seen = await watchRunSpend(ctx, setup);
+  const { outcome } = seen;
   const outcomeOfChild = await child.exited;
   // What the command started and left running (a daemon, a setsid child) is the run's: stopped before tally ends.
   let stoppedAfterEnd = 0;
@@ -219,84 +148,10 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
   child.release();
 
   // The calls of the run's last moments, those of a stop's grace included: read until the gateway's figures settle.
-  let settled = true;
-  if (outcome !== 'stopped_unwatched' && failures === 0 && (last || readings === 0)) {
-    const step = pollSeconds(1, client.rateLimit, last?.requests ?? 1);
-    const result = await settleSpend(
-      {
-        read: () => {
-          ctx.renewDeadline();
-          return watch.read(ctx).then((reading) => {
-            ctx.debug(readingText(reading, ctx.zone));
-            return reading;
-          });
-        },
-        booked: () => watch.logBooked(ctx),
-        sleep: (ms) => ctx.sleep(ms).catch(() => undefined),
-        now: () => ctx.now(),
-        waiting: (seconds) => ctx.note(settlingText(seconds)),
-      },
-      { settleSeconds: request.settle, stepSeconds: step, lagSeconds: lag, ...(last ? { last } : {}) },
-    );
-    readings += result.readings;
-    failed += result.failed;
-    last = result.last ?? last;
-    settled = result.settled;
-    if (!settled && last) ctx.note(unsettledText(request.settle));
-    if (outcome === 'finished') {
-      // What the last calls earned is said (and alerted) as any other, once: a warning, or the limit
-      // passed after the command ended on its own (the end's line says so too).
-      if (last?.spent.gt(max)) {
-        warned = warn !== undefined;
-        await alert('fail', lateText(last, limits));
-      } else if (last && warn && !warned && last.spent.gt(warn)) {
-        warned = true;
-        const line = warnText(last, limits);
-        ctx.note(line);
-        await alert('warn', line);
-      }
-    }
-  }
+  const { last, readings, failed, warned, settled } = await settleRunEnd(ctx, setup, seen, request.settle);
   const endedAt = Math.floor(ctx.now() / 1000);
   const tallyExit = outcome === 'stopped' ? 5 : outcome === 'stopped_unwatched' ? 4 : exitCodeOf(outcomeOfChild);
-  const summary: RunSummary = {
-    command: limits.command,
-    outcome,
-    exit_code: outcomeOfChild.code,
-    signal: outcomeOfChild.signal,
-    tally_exit_code: tallyExit,
-    currency: last?.currency ?? start.currency ?? null,
-    spent: last ? last.spent.toFixed() : null,
-    max_spend: max.toFixed(),
-    warn_spend: warn ? warn.toFixed() : null,
-    warned,
-    // A stop the firewall made (it refused the call that would have passed) is no spend past the limit.
-    past_max_spend: last?.spent.gt(max) ?? false,
-    scope,
-    source: last?.source ?? watch.source ?? null,
-    calls: last?.calls ?? null,
-    unpriced_calls: last?.unpriced ?? null,
-    floor: last ? last.floor || failures > 0 || !settled : false,
-    refunded: last && last.source === 'log' ? last.refunded.toFixed() : null,
-    settled,
-    exit_code_of: outcome === 'finished' ? 'command' : 'tally',
-    left_running: unreachable.map(({ pid, name, why }) => ({ pid, name, why })),
-    stopped_after_end: stoppedAfterEnd,
-    refused_calls: firewall ? firewall.refused() : null,
-    started_at: startedAt,
-    started_at_iso: isoInZone(startedAt, ctx.zone),
-    ended_at: endedAt,
-    ended_at_iso: isoInZone(endedAt, ctx.zone),
-    duration_seconds: endedAt - startedAt,
-    counted_from: last?.countedFrom ?? null,
-    readings,
-    failed_readings: failed,
-    crossed_at: crossedAt,
-    stopped_by: stoppedBy,
-    crossing_calls: crossing,
-    profile: settings.profile,
-    gateway: gateway.href,
-  };
+  const summary = runSummaryJson({ limits, max, warn, scope, outcome, child: outcomeOfChild, tallyExit, seen: { ...seen, last, readings, failed, warned, settled }, startCurrency: start.currency, source: watch.source, unreachable, stoppedAfterEnd, refused: firewall ? firewall.refused() : null, startedAt, endedAt, zone: ctx.zone, profile: settings.profile, gateway: gateway.href });
   await writeSummaries(ctx, summary, request.jsonSummary);
   if (summary.outcome === 'stopped_unwatched') throw new NotWatched(`${limits.command} was stopped: the spend could not be read (--fail-closed)`);
   throw new QuietExit(tallyExit);

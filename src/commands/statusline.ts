@@ -7,7 +7,7 @@ import { type FlagValues, declareFlags } from '../flags/declare.js';
 import type { Context } from '../context.js';
 import { TallyError, UsageError } from '../errors.js';
 import type { CommandLine } from '../cli/command.js';
-import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, OFFLINE_MARKER, type StatuslineIdentity, failedRecently, formatStatusline, readFigures, releaseRefreshLock, rememberFailure, statuslinePath } from '../statusline/cache.js';
+import { DEFAULT_FORMAT, DEFAULT_MAX_AGE, OFFLINE_MARKER, type StatuslineIdentity, failedRecently, formatStatusline, readFigures, runRefresh, rememberFailure, statuslinePath } from '../statusline/cache.js';
 import { type AgentSession, sessionFromStdin } from '../statusline/session.js';
 import { lineFromCache, refreshInBackground, sessionStart, templateFor } from '../statusline/fast.js';
 import { runningProxy } from '../settings/proxy-state.js';
@@ -78,17 +78,8 @@ async function promptLine(ctx: Context, options: StatuslineRequest, maxAge: numb
   const settings = await ctx.settings();
   const who: StatuslineIdentity | undefined =
     settings.baseUrl && settings.credential ? { profile: settings.profile, baseUrl: settings.baseUrl, secret: settings.credential.secret } : undefined;
-  if (options.refresh) {
-    try {
-      saveFigures(stateDir, await fetchFigures(ctx, asked));
-    } catch {
-      // Nobody is waiting for this one: the next statusline tries again, without waiting on it.
-      if (who) rememberFailure(stateDir, who, ctx.now());
-    } finally {
-      if (who) releaseRefreshLock(stateDir, who);
-    }
-    return;
-  }
+  // Nobody is waiting for a refresh: the next statusline tries again, without waiting on it.
+  if (options.refresh) return runRefresh(stateDir, who, () => ctx.now(), 'statusline', async () => saveFigures(stateDir, await fetchFigures(ctx, asked)));
   const cached = ctx.options.demo || !who ? undefined : readFigures(stateDir, who);
   if (cached && who) {
     ctx.io.out(lineFromCache(stateDir, who, cached, { format: options.format, maxAge, now: ctx.now(), session }));

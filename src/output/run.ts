@@ -3,7 +3,7 @@
 import type { Decimal } from '../domain/money.js';
 import type { JsonObject } from '../domain/json.js';
 import { timeSeconds } from '../domain/records.js';
-import type { Zone } from '../domain/zone.js';
+import { type Zone, isoInZone } from '../domain/zone.js';
 import type { LandedCall, RunReading, RunScope, RunSource } from '../figures/run-watch.js';
 import { escapeControl, escapeMarkdown } from './escape.js';
 import { formatAmount } from './money.js';
@@ -201,4 +201,83 @@ export function summaryMarkdown(summary: RunSummary): string {
     ['time', `${summary.started_at_iso} → ${summary.ended_at_iso}`],
   ];
   return `### tally run\n\n| | |\n|---|---|\n${rows.map(([k, v]) => `| ${k} | ${v} |`).join('\n')}\n`;
+}
+
+/** What the watch of a run saw (loops/run-limit.ts), for the end: the last reading, how many were made and failed, how the run ended so far. */
+export interface RunSeen {
+  last: RunReading | undefined;
+  readings: number;
+  failed: number;
+  /** Readings that failed in a row at the end (a run whose spend could not be read lately is a floor). */
+  failures: number;
+  warned: boolean;
+  outcome: RunOutcome;
+  crossedAt: number | null;
+  stoppedBy: RunSummary['stopped_by'];
+  crossing: RunSummary['crossing_calls'];
+  /** The longest the log took to book a call during the run (seconds): how long its figures take to settle. */
+  lag: number;
+}
+
+/** The run's summary document (tally schema run): what the run was asked, what its watch saw, how it ended. */
+export function runSummaryJson(run: {
+  limits: RunLimits;
+  max: Decimal;
+  warn: Decimal | undefined;
+  scope: RunScope;
+  outcome: RunOutcome;
+  child: { code: number | null; signal: string | null };
+  tallyExit: number;
+  seen: RunSeen & { settled: boolean };
+  startCurrency: string | undefined;
+  source: RunSummary['source'] | undefined;
+  unreachable: { pid: number; name: string; why: string }[];
+  stoppedAfterEnd: number;
+  refused: number | null;
+  startedAt: number;
+  endedAt: number;
+  zone: Zone;
+  profile: string;
+  gateway: string;
+}): RunSummary {
+  const { seen, max, warn, outcome } = run;
+  const { last } = seen;
+  return {
+    command: run.limits.command,
+    outcome,
+    exit_code: run.child.code,
+    signal: run.child.signal,
+    tally_exit_code: run.tallyExit,
+    currency: last?.currency ?? run.startCurrency ?? null,
+    spent: last ? last.spent.toFixed() : null,
+    max_spend: max.toFixed(),
+    warn_spend: warn ? warn.toFixed() : null,
+    warned: seen.warned,
+    // A stop the firewall made (it refused the call that would have passed) is no spend past the limit.
+    past_max_spend: last?.spent.gt(max) ?? false,
+    scope: run.scope,
+    source: last?.source ?? run.source ?? null,
+    calls: last?.calls ?? null,
+    unpriced_calls: last?.unpriced ?? null,
+    floor: last ? last.floor || seen.failures > 0 || !seen.settled : false,
+    refunded: last && last.source === 'log' ? last.refunded.toFixed() : null,
+    settled: seen.settled,
+    exit_code_of: outcome === 'finished' ? 'command' : 'tally',
+    left_running: run.unreachable.map(({ pid, name, why }) => ({ pid, name, why })),
+    stopped_after_end: run.stoppedAfterEnd,
+    refused_calls: run.refused,
+    started_at: run.startedAt,
+    started_at_iso: isoInZone(run.startedAt, run.zone),
+    ended_at: run.endedAt,
+    ended_at_iso: isoInZone(run.endedAt, run.zone),
+    duration_seconds: run.endedAt - run.startedAt,
+    counted_from: last?.countedFrom ?? null,
+    readings: seen.readings,
+    failed_readings: seen.failed,
+    crossed_at: seen.crossedAt,
+    stopped_by: seen.stoppedBy,
+    crossing_calls: seen.crossing,
+    profile: run.profile,
+    gateway: run.gateway,
+  };
 }

@@ -221,3 +221,19 @@ export function releaseRefreshLock(stateDir: string, who: StatuslineIdentity, ki
     // Gone already.
   }
 }
+
+/**
+ * The background refresh's run (the hidden --refresh of the status line and the guard), one
+ * policy for both: fetch and keep; a failure remembered, so the foreground does not wait on the
+ * gateway again within its --max-age; the refresh lock released whatever happened. Nobody waits
+ * for it: it says nothing.
+ */
+export async function runRefresh(stateDir: string, who: StatuslineIdentity | undefined, now: () => number, kind: CacheKind, refresh: () => Promise<void>): Promise<void> {
+  try {
+    await refresh();
+  } catch {
+    if (who) rememberFailure(stateDir, who, now(), kind);
+  } finally {
+    if (who) releaseRefreshLock(stateDir, who, kind);
+  }
+}
