@@ -18,7 +18,7 @@ import { loadBudgets } from '../figures/budgets.js';
 import { readCounters } from '../figures/run-spend.js';
 import { destinationsNamed } from '../notify/destinations.js';
 import { markFor } from '../figures/run-spend.js';
-import { anomalyGates, balanceGates, budgetGate, budgetGateName, loadSpend, growthGates as growthChecks, keyQuotaCheck, modelGates, priceImpactGates, readQuota, runSpendGates, runwayGates } from '../figures/check-gates.js';
+import { anomalyGates, balanceGates, budgetGate, budgetGateName, gatePeriod, loadSpend, growthGates as growthChecks, keyQuotaCheck, modelGates, priceImpactGates, readQuota, runSpendGates, runwayGates } from '../figures/check-gates.js';
 import { type BudgetGate, type CheckOptions, type CheckRequest, checkRequest } from '../flags/check-request.js';
 import type { CommandLine } from '../cli/command.js';
 
@@ -134,6 +134,19 @@ export async function run(request: CheckRun, ctx: Context): Promise<void> {
   // A model the key cannot call: the one of its list most likely meant (`gpt5`: gpt-5), from the one suggestion rule.
   if (available) for (const gate of modelGates(available, models)) add(gate);
 
+  await reportChecks(ctx, checks, skipped, { options, destinations, profile: settings.profile, budgets: budgets?.budgets ?? [] });
+}
+
+function gateName(gate: BudgetGate): string {
+  return budgetGateName(gate);
+}
+
+/**
+ * The checks said everywhere they go: the lines (or the Markdown summary), --json, the JUnit file,
+ * GitHub's annotations and summary, the alerts; then the exit: 5 when one failed.
+ */
+async function reportChecks(ctx: Context, checks: CheckResult[], skipped: string[], run: { options: CheckOptions; destinations: Awaited<ReturnType<typeof destinationsNamed>>; profile: string; budgets: readonly { name: string; period: { start: number } }[] }): Promise<void> {
+  const { options, destinations } = run;
   const failed = checks.filter((c) => c.level === 'fail');
   const ok = failed.length === 0;
   // --exact: every digit of each amount, in the lines, the annotations and the summary alike.
@@ -148,14 +161,8 @@ export async function run(request: CheckRun, ctx: Context): Promise<void> {
   });
   reportToGitHub(ctx, groups);
   if (destinations.length) {
-    const periodOf = (name: string) => budgets?.budgets.find((b) => name === `budget:${b.name}` || name === `budget-projected:${b.name}`)?.period.start;
-    await notifyChecks(ctx, settings.profile, destinations, checks.map((c, i) => ({ name: c.name, level: c.level, actual: c.actual, limit: c.limit, unit: c.unit, text: lines[i]!.text, period: periodOf(c.name), ...(c.scope === undefined ? {} : { scope: c.scope }), ...(c.window ? { window: c.window } : {}) })));
+    await notifyChecks(ctx, run.profile, destinations, checks.map((c, i) => ({ name: c.name, level: c.level, actual: c.actual, limit: c.limit, unit: c.unit, text: lines[i]!.text, period: gatePeriod(c.name, run.budgets), ...(c.scope === undefined ? {} : { scope: c.scope }), ...(c.window ? { window: c.window } : {}) })));
   }
   if (reportError) throw reportError;
   if (!ok) throw new CheckFailed(`${failed.length} of ${checks.length} check${checks.length === 1 ? '' : 's'} failed`);
 }
-
-function gateName(gate: BudgetGate): string {
-  return budgetGateName(gate);
-}
-

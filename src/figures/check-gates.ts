@@ -206,6 +206,16 @@ export function budgetGateName(gate: { name: string; percent: Decimal; projected
   return gate.projected ? `budget-projected:${gate.name}` : `budget:${gate.name}${gate.threshold ? `@${gate.percent.toFixed()}%` : ''}`;
 }
 
+/**
+ * The budget period a gate's alert belongs to (its start), by the gate's name: `budget:NAME`,
+ * a threshold's `budget:NAME@80%` and `budget-projected:NAME` alike, so each is sent once a
+ * period and closed when a new one begins; undefined for a gate of no budget.
+ */
+export function gatePeriod(gate: string, budgets: readonly { name: string; period: { start: number } }[]): number | undefined {
+  const named = /^budget(?:-projected)?:([^@]+)(?:@\d+(?:\.\d+)?%)?$/.exec(gate)?.[1];
+  return named === undefined ? undefined : budgets.find((b) => b.name === named)?.period.start;
+}
+
 export function budgetGate(gate: { name: string; level: Level; percent: Decimal; projected?: boolean; threshold?: boolean }, figures: BudgetFigures, currency: string, words: GateWords): Gate {
   const name = budgetGateName(gate);
   const s = figures.standing;

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readBalance } from '../../src/api/balance.js';
 import { Decimal } from '../../src/domain/money.js';
-import { type GateWords, balanceGates, dailyCheck, keyQuotaCheck, modelGates, runSpendGates, runwayCheck } from '../../src/figures/check-gates.js';
+import { type GateWords, balanceGates, budgetGateName, dailyCheck, gatePeriod, keyQuotaCheck, modelGates, runSpendGates, runwayCheck } from '../../src/figures/check-gates.js';
 import type { LoadedForecast } from '../../src/figures/forecast.js';
 
 const words: GateWords = {
@@ -88,5 +88,28 @@ describe('the balance\'s, the run\'s and the models\' gates', () => {
       { name: 'require-model:glm-4.6', level: 'pass', actual: 'available', limit: 'glm-4.6', unit: 'model' },
       { name: 'require-model:gpt5', level: 'fail', actual: 'not available to this key', limit: 'gpt5', unit: 'model', detail: 'did you mean gpt-5?' },
     ]);
+  });
+});
+
+describe("a budget gate's period (its alert is sent once a period)", () => {
+  const budgets = [{ name: 'monthly', period: { start: 1_700_000_000 } }, { name: 'm2', period: { start: 1_800_000_000 } }];
+  it.each([
+    ['budget:monthly', 1_700_000_000],
+    ['budget:monthly@80%', 1_700_000_000],
+    ['budget:m2@12.5%', 1_800_000_000],
+    ['budget-projected:monthly', 1_700_000_000],
+    ['budget:other', undefined],
+    ['min-balance', undefined],
+    ['budget:monthly@80', undefined],
+  ])('%s is of %s', (gate, start) => {
+    expect(gatePeriod(gate, budgets)).toBe(start);
+  });
+  it('knows every name budgetGateName gives', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('monthly', 'm2'), fc.integer({ min: 1, max: 1000 }), fc.boolean(), fc.boolean(), (name, percent, projected, threshold) => {
+        const gate = budgetGateName({ name, percent: new Decimal(percent), projected, threshold });
+        expect(gatePeriod(gate, budgets)).toBe(budgets.find((b) => b.name === name)!.period.start);
+      }),
+    );
   });
 });
