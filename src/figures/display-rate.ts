@@ -8,6 +8,9 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { type DisplayRate, currencyCode, rateText, readRateReply } from '../domain/display-currency.js';
 
+/** How long a rate source may take to answer, at most (a part of --timeout where that is shorter). */
+const RATE_WAIT_MS = 5000;
+
 /** The rate the run shows amounts at, or undefined (said on stderr) when there is none to show. */
 export async function displayRate(ctx: Context, request: { currency: string; rate?: string; source: string }): Promise<DisplayRate | undefined> {
   const code = currencyCode(request.currency);
@@ -55,8 +58,12 @@ export async function dayRate(ctx: Context, request: { currency: string; rate?: 
   url.searchParams.set('to', code);
   const said = (why: string) => ({ why: `the rate source ${source.host} ${why}` });
   let body: unknown;
+  // A source that does not answer is one without a rate, within a part of the command's --timeout
+  // (at most RATE_WAIT_MS): what the command shows in yuan is never lost waiting for a rate.
+  const waitMs = Number.isFinite(ctx.deadline) ? Math.max(100, Math.min(RATE_WAIT_MS, Math.floor((ctx.deadline - ctx.now()) / 300) * 100)) : RATE_WAIT_MS;
+  const waited = AbortSignal.timeout(waitMs);
   try {
-    const answer = await ctx.transport()({ method: 'GET', url, headers: { accept: 'application/json', 'user-agent': 'tally' }, signal: ctx.signal });
+    const answer = await ctx.transport()({ method: 'GET', url, headers: { accept: 'application/json', 'user-agent': 'tally' }, signal: AbortSignal.any([ctx.signal, waited]) });
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of answer.body) {
@@ -67,7 +74,8 @@ export async function dayRate(ctx: Context, request: { currency: string; rate?: 
     if (answer.status !== 200) return said(`answered HTTP ${answer.status}`);
     body = parseJson(Buffer.concat(chunks).toString('utf8'));
   } catch (error) {
-    if (ctx.interrupt.aborted) throw error;
+    if (ctx.interrupt.aborted || ctx.signal.aborted) throw error;
+    if (waited.aborted) return said(`did not answer within ${waitMs / 1000} s`);
     return said(`could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message.slice(0, 80)})`);
   }
   const read = readRateReply(body, code);

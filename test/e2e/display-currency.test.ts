@@ -67,6 +67,23 @@ describe('--currency: amounts also in another currency, at a dated rate', () => 
   });
 });
 
+describe('a rate source that never answers', () => {
+  it('costs a part of --timeout, never the figures: the yuan alone, and why', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = `http://127.0.0.1:${(silent.address() as { port: number }).port}/latest`;
+      const result = await runTally(['balance', '--currency', 'USD', '--timeout', '3'], { env: { ...env(), TALLY_RATE_SOURCE: at }, now: SUNDAY + 7 * 86_400_000 });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^Balance +¥[\d,]+\.\d\d$/m);
+      expect(result.stderr).toMatch(/^warning: no USD beside the yuan: the rate source 127\.0\.0\.1:\d+ did not answer within (0\.\d|1) s; amounts are in yuan alone$/m);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});
+
 describe('a budget set in another currency', () => {
   it("is compared in yuan at the day's rate, says so, and is not measured (never guessed) without one", async () => {
     const own = tempDir();
