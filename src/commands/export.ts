@@ -40,7 +40,6 @@ export function parse(options: FlagValues<typeof flags>, line: CommandLine): Exp
   if (options.append !== undefined && !csv && !options.ndjson) throw new UsageError('--append needs the file\'s format: --csv or --ndjson');
   if (!options.header && !csv) throw new UsageError('--no-header goes with --csv');
   const byGroup = options.by === 'group';
-  if (byGroup && options.append !== undefined) throw new UsageError("--append keeps a ledger file's columns as tally writes them; --by group goes with a fresh export (redirect it to a file of its own)");
   const { bucket, since, until, month, last, utcOffset, ndjson, header, append } = options;
   return { bucket, since, until, month, last, utcOffset, ndjson, header, ...(append === undefined ? {} : { append }), ...(byGroup ? { byGroup } : {}) };
 }
@@ -53,7 +52,7 @@ export async function run(options: ExportOptions, ctx: Context): Promise<void> {
     options.append === undefined ? undefined : import('../figures/ledger-append.js'),
   ]);
   // The file is read (and refused, untouched) before the gateway is asked anything.
-  const ledgerFile = appending && appending.openLedger(options.append!, options.ndjson ? 'ndjson' : 'csv', options.header);
+  const ledgerFile = appending && appending.openLedger(options.append!, options.ndjson ? 'ndjson' : 'csv', options.header, options.byGroup === true);
   const fleet = ctx.options.allProfiles || ctx.options.profiles !== undefined;
   // A ledger asks period by period: a rate limit's window is waited out (within --timeout when given).
   ctx.options.patient = true;
@@ -67,7 +66,11 @@ export async function run(options: ExportOptions, ctx: Context): Promise<void> {
   const rows = ledgers.flatMap((l) => l.rows);
   if (ledgers.some((l) => l.incomplete)) ctx.warn('a period had more records than tally fetched: its rows are partial');
   if (ledgerFile) {
-    const added = await appending!.appendLedger(ctx, ledgerFile.file, rows, ledgers[0]?.bucket ?? 'day');
+    // --by group: each row says its profile's group, in the ledger's group column.
+    const groups = options.byGroup ? (await ctx.store()).groups() : undefined;
+    const { UNATTRIBUTED, groupOf } = await import('../domain/groups.js');
+    const grouped = groups ? rows.map((r) => ({ ...r, group: groupOf(r.profile, groups) ?? UNATTRIBUTED })) : rows;
+    const added = await appending!.appendLedger(ctx, ledgerFile.file, grouped, ledgers[0]?.bucket ?? 'day', groups !== undefined);
     const skipped = ledgers.reduce((a, l) => a + l.skipped, 0) + added.raced;
     const running = [...new Set(ledgers.flatMap((l) => l.running))];
     const parts = [`added ${added.rows} row${added.rows === 1 ? '' : 's'} to ${options.append}`];

@@ -21,17 +21,24 @@ export interface LedgerRow {
   currency: string;
   /** Whether the period had ended when the row was written: a running day's rows are not final. */
   complete: boolean;
+  /** The profile's group (tally group; "unattributed" for none), in a ledger written with --by group. */
+  group?: string;
 }
 
 export const LEDGER_COLUMNS = ['date', 'zone', 'profile', 'gateway', 'scope', 'model', 'calls', 'input_tokens', 'output_tokens', 'amount', 'currency', 'complete'] as const;
 /** The columns tally wrote before rows said whether their period had ended; such a file is still appended to, in its own form. */
 export const LEDGER_COLUMNS_V1 = LEDGER_COLUMNS.slice(0, -1);
 
-export type LedgerFormat = 'csv' | 'ndjson';
-/** Which of tally's two sets of columns a file has. */
-export type LedgerColumns = 'current' | 'v1';
+/** The columns of a ledger written with --by group: each row's group after its profile. */
+export const LEDGER_COLUMNS_GROUPED = [...LEDGER_COLUMNS.slice(0, 3), 'group', ...LEDGER_COLUMNS.slice(3)] as const;
 
-const columnsOf = (columns: LedgerColumns): readonly string[] => (columns === 'current' ? LEDGER_COLUMNS : LEDGER_COLUMNS_V1);
+export type LedgerFormat = 'csv' | 'ndjson';
+/** Which of tally's sets of columns a file has. */
+export type LedgerColumns = 'current' | 'v1' | 'grouped';
+
+const columnsOf = (columns: LedgerColumns): readonly string[] => (columns === 'current' ? LEDGER_COLUMNS : columns === 'grouped' ? LEDGER_COLUMNS_GROUPED : LEDGER_COLUMNS_V1);
+/** The set of columns whose names, in order, are `names` (a header line, an NDJSON row's keys). */
+const columnsNamed = (names: string): LedgerColumns | undefined => (['current', 'grouped', 'v1'] as const).find((c) => columnsOf(c).join(',') === names);
 
 /** What identifies a period in a ledger: one profile's rows of one gateway for one date. */
 export function periodKey(row: Pick<LedgerRow, 'profile' | 'gateway' | 'date'>): string {
@@ -45,14 +52,14 @@ export function ledgerHeader(columns: LedgerColumns = 'current'): string[] {
 
 /** A row's cells, in the file's columns. */
 export function ledgerCells(row: LedgerRow, columns: LedgerColumns = 'current'): string[] {
-  return columnsOf(columns).map((c) => (c === 'complete' ? String(row.complete) : row[c as Exclude<keyof LedgerRow, 'complete'>]));
+  return columnsOf(columns).map((c) => (c === 'complete' ? String(row.complete) : (row[c as Exclude<keyof LedgerRow, 'complete'>] ?? '')));
 }
 
 /** Rows as text of the format, each ending with its line break (CSV: CRLF, or what the file uses). */
 export function ledgerText(rows: readonly LedgerRow[], format: LedgerFormat, options: { columns?: LedgerColumns; header?: boolean; lineBreak?: string } = {}): string {
   const columns = options.columns ?? 'current';
   if (format === 'ndjson') {
-    return rows.map((r) => `${JSON.stringify(columns === 'current' ? r : Object.fromEntries(LEDGER_COLUMNS_V1.map((c) => [c, r[c]])))}\n`).join('');
+    return rows.map((r) => `${JSON.stringify(Object.fromEntries(columnsOf(columns).map((c) => [c, c === 'complete' ? r.complete : (r[c as Exclude<keyof LedgerRow, 'complete'>] ?? '')])))}\n`).join('');
   }
   const lineBreak = options.lineBreak ?? '\r\n';
   const lines = rows.map((r) => csvLine(ledgerCells(r, columns)));
@@ -96,7 +103,7 @@ function rowProblem(cells: Record<string, unknown>, columns: LedgerColumns): str
     if (typeof value !== 'string') return `its ${c} is not text`;
     if (c === 'date' && !DATE.test(value)) return `its date "${value.slice(0, 40)}" is not a day or an hour`;
     if (c === 'zone' && !ZONE.test(value)) return `its zone "${value.slice(0, 40)}" is not UTC±HH:MM`;
-    if ((c === 'profile' || c === 'gateway' || c === 'currency') && value === '') return `its ${c} is empty`;
+    if ((c === 'profile' || c === 'gateway' || c === 'currency' || c === 'group') && value === '') return `its ${c} is empty`;
     if (c === 'scope' && !['account', 'key', ''].includes(value)) return `its scope "${value.slice(0, 40)}" is not account, key or empty`;
     if ((c === 'calls' || c === 'input_tokens' || c === 'output_tokens') && !COUNT.test(value)) return `its ${c} "${value.slice(0, 40)}" is not a whole number`;
     if (c === 'amount' && !AMOUNT.test(value)) return `its amount "${value.slice(0, 40)}" is not a decimal`;
@@ -116,7 +123,7 @@ export function readHeldPeriods(text: string, format: LedgerFormat, header = tru
   if (body.trim() === '') throw new NotALedger('it holds only blank space, not rows of a ledger');
   const endsWhole = body.endsWith('\n');
   const rows = format === 'ndjson' ? ndjsonRows(body, endsWhole) : csvRows(body, endsWhole, header, result);
-  if (format === 'ndjson' && rows.length > 0) result.columns = Object.keys(rows[0]!.cells).length === LEDGER_COLUMNS_V1.length ? 'v1' : 'current';
+  if (format === 'ndjson' && rows.length > 0) result.columns = columnsNamed(Object.keys(rows[0]!.cells).join(',')) ?? 'current';
   for (const { cells, line, last } of rows) {
     const problem = rowProblem(cells, result.columns);
     if (problem) {
@@ -161,7 +168,7 @@ function ndjsonRows(body: string, endsWhole: boolean): ReadRow[] {
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new NotALedger(`line ${i + 1} is not a ledger row (a JSON object)`);
     const names = Object.keys(value).join(',');
-    if (names !== LEDGER_COLUMNS.join(',') && names !== LEDGER_COLUMNS_V1.join(',')) throw new NotALedger(`line ${i + 1} has other fields than a tally ledger row (${LEDGER_COLUMNS.join(', ')}, in that order)`);
+    if (columnsNamed(names) === undefined) throw new NotALedger(`line ${i + 1} has other fields than a tally ledger row (${LEDGER_COLUMNS.join(', ')}, in that order)`);
     if (keys !== undefined && names !== keys) throw new NotALedger(`line ${i + 1} has other fields than the lines before it`);
     keys = names;
     rows.push({ cells: value as Record<string, unknown>, line: i + 1, last });
@@ -179,18 +186,18 @@ function csvRows(body: string, endsWhole: boolean, header: boolean, result: Held
     throw new NotALedger(`it is not CSV as tally writes it (${(error as Error).message.slice(0, 120)})`);
   }
   const current = LEDGER_COLUMNS.join(',');
-  const v1 = LEDGER_COLUMNS_V1.join(',');
   const first = records[0]?.record.join(',');
+  const named = first === undefined ? undefined : columnsNamed(first);
   if (header) {
-    if (first === current) result.columns = 'current';
-    else if (first === v1) result.columns = 'v1';
+    if (named) result.columns = named;
     else if (records[0] && DATE.test(records[0].record[0] ?? '')) throw new NotALedger('its first line is a row, not tally\'s header; a file written with --no-header is appended to with --no-header');
     else throw new NotALedger(`its first line is not tally's header (${current}); tally appends only to a ledger it wrote`);
     records = records.slice(1);
   } else {
-    if (first === current || first === v1) throw new NotALedger('its first line is tally\'s header; leave out --no-header to append to it');
+    if (named) throw new NotALedger('its first line is tally\'s header; leave out --no-header to append to it');
     const widths = new Set(records.map((r) => r.record.length));
-    result.columns = records[0]?.record.length === LEDGER_COLUMNS_V1.length && widths.size === 1 ? 'v1' : 'current';
+    const width = records[0]?.record.length;
+    result.columns = widths.size === 1 && width === LEDGER_COLUMNS_V1.length ? 'v1' : widths.size === 1 && width === LEDGER_COLUMNS_GROUPED.length ? 'grouped' : 'current';
   }
   const width = columnsOf(result.columns).length;
   return records.map(({ record, info }, i) => {

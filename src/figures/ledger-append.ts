@@ -5,7 +5,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { neutraliseFormula } from '../domain/csv.js';
-import { type HeldPeriods, type LedgerFormat, type LedgerRow, NotALedger, ledgerText, periodKey, readHeldPeriods } from '../domain/ledger-format.js';
+import { type HeldPeriods, type LedgerColumns, type LedgerFormat, type LedgerRow, NotALedger, ledgerText, periodKey, readHeldPeriods } from '../domain/ledger-format.js';
 import { withRunLock } from '../locking.js';
 import { fileLockPath } from '../settings/cache-key.js';
 import { appendWhole, ledgerTarget, readLedgerFile } from '../settings/ledger-file.js';
@@ -29,9 +29,23 @@ export function readLedger(file: LedgerFile): HeldPeriods {
   }
 }
 
-export function openLedger(path: string, format: LedgerFormat, header: boolean): { file: LedgerFile; held: HeldPeriods } {
+export function openLedger(path: string, format: LedgerFormat, header: boolean, grouped = false): { file: LedgerFile; held: HeldPeriods } {
   const file = { path, target: ledgerTarget(path), format, header };
-  return { file, held: readLedger(file) };
+  const held = readLedger(file);
+  columnsFor(file, held, grouped);
+  return { file, held };
+}
+
+/**
+ * The columns new rows are written in: the file's own, or for an empty file the export's (a group
+ * column with --by group). A ledger keeps one set of columns: --by group adds only to a ledger
+ * written with it, and a ledger written with it only with --by group (refused, the file untouched).
+ */
+function columnsFor(file: LedgerFile, held: HeldPeriods, grouped: boolean): LedgerColumns {
+  if (held.empty) return grouped ? 'grouped' : 'current';
+  if (grouped && held.columns !== 'grouped') throw new UsageError(`--append ${file.path} has no group column (it was written without --by group); --by group adds to a ledger written with it (start one in a file of its own); nothing was written`);
+  if (!grouped && held.columns === 'grouped') throw new UsageError(`--append ${file.path} has a group column (it was written with --by group): add --by group to add to it; nothing was written`);
+  return held.columns;
 }
 
 /** The dates a profile's rows of a gateway hold in the file, and those held only as a running period's rows. */
@@ -55,7 +69,7 @@ export interface Appended {
 }
 
 /** Appends the rows of the periods the file does not hold, under the ledger's lock, in one write. */
-export async function appendLedger(ctx: Context, file: LedgerFile, rows: readonly LedgerRow[], bucket: 'day' | 'hour'): Promise<Appended> {
+export async function appendLedger(ctx: Context, file: LedgerFile, rows: readonly LedgerRow[], bucket: 'day' | 'hour', grouped = false): Promise<Appended> {
   const lock = fileLockPath(await ctx.stateDir(), 'ledger', file.target);
   let result: Appended = { rows: 0, raced: 0 };
   await withRunLock(ctx, lock, `the ledger ${file.path}`, () => {
@@ -64,7 +78,7 @@ export async function appendLedger(ctx: Context, file: LedgerFile, rows: readonl
     if (held.hours !== undefined && held.hours !== (bucket === 'hour')) throw new UsageError(`--append ${file.path} holds ${held.hours ? 'hours' : 'days'}; this export has a row per ${bucket} (--bucket ${held.hours ? 'hour' : 'day'} adds to it); nothing was written`);
     const fresh = rows.filter((r) => !held.held.has(periodKey({ profile: cell(file, r.profile), gateway: cell(file, r.gateway), date: r.date })));
     const raced = new Set(rows.filter((r) => !fresh.includes(r)).map((r) => r.date)).size;
-    const body = ledgerText(fresh, file.format, { columns: held.columns, header: held.empty && file.header, lineBreak: held.lineBreak });
+    const body = ledgerText(fresh, file.format, { columns: columnsFor(file, held, grouped), header: held.empty && file.header, lineBreak: held.lineBreak });
     const text = body === '' ? '' : `${held.pendingLineBreak}${ctx.secrets.scrub(body)}`;
     if (text !== '') appendWhole(file.target, text);
     result = { rows: fresh.length, raced };

@@ -4,7 +4,7 @@
 // holds, never as a period it does not; only tally's own columns are accepted.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LEDGER_COLUMNS, LEDGER_COLUMNS_V1, type LedgerRow, NotALedger, ledgerText, periodKey, readHeldPeriods } from '../../src/domain/ledger-format.js';
+import { LEDGER_COLUMNS, LEDGER_COLUMNS_GROUPED, LEDGER_COLUMNS_V1, type LedgerRow, NotALedger, ledgerText, periodKey, readHeldPeriods } from '../../src/domain/ledger-format.js';
 import { neutraliseFormula } from '../../src/domain/csv.js';
 
 const row = (over: Partial<LedgerRow> = {}): LedgerRow => ({
@@ -124,5 +124,21 @@ describe('the ledger read back', () => {
     expect(held.hours).toBe(true);
     expect(held.lineBreak).toBe('\n');
     expect(() => readHeldPeriods(`${text}${ledgerText([row()], 'csv', { lineBreak: '\n' })}`, 'csv')).toThrow('it mixes days and hours');
+  });
+});
+
+describe('a ledger written with --by group', () => {
+  it('reads back as grouped (header, no header, NDJSON), each row with its group; a row without one is not a row of it', () => {
+    const rows = [row({ group: 'platform' }), row({ profile: 'other', group: 'unattributed' })];
+    for (const [format, header] of [['csv', true], ['csv', false], ['ndjson', true]] as const) {
+      const text = ledgerText(rows, format, { columns: 'grouped', header });
+      expect(readHeldPeriods(text, format, header).columns, `${format} ${header}`).toBe('grouped');
+    }
+    expect(ledgerText(rows, 'csv', { columns: 'grouped', header: true }).split('\r\n')[0]).toBe(LEDGER_COLUMNS_GROUPED.join(','));
+    expect(Object.keys(JSON.parse(ledgerText(rows, 'ndjson', { columns: 'grouped' }).split('\n')[0]!))).toEqual([...LEDGER_COLUMNS_GROUPED]);
+    // The current columns never carry a row's group.
+    expect(Object.keys(JSON.parse(ledgerText(rows, 'ndjson').split('\n')[0]!))).toEqual([...LEDGER_COLUMNS]);
+    expect(() => readHeldPeriods(ledgerText([row()], 'csv', { columns: 'grouped', header: true }), 'csv')).toThrow(NotALedger);
+    expect(() => readHeldPeriods(ledgerText([row()], 'csv', { columns: 'grouped', header: true }), 'csv')).toThrow('its group is empty');
   });
 });

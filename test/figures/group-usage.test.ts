@@ -63,8 +63,26 @@ describe('groups of profiles', () => {
     const ndjson = (await tally(['export', '--profile', 'prod-copy', '--by', 'group', '--since', '3d', '--ndjson'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(Object.keys(ndjson[0]!).slice(0, 5)).toEqual(['date', 'zone', 'profile', 'group', 'gateway']);
     expect(ndjson.every((r) => r.group === 'unattributed')).toBe(true);
-    const refused = await tally(['export', '--by', 'group', '--csv', '--append', 'ledger.csv']);
-    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--by group goes with a fresh export')]);
+    // --append with --by group: a ledger with the group column, each period once; a ledger keeps one set of columns.
+    const grouped = join(state.path, 'grouped.csv');
+    const added = await tally(['export', '--all-profiles', '--by', 'group', '--since', '3d', '--csv', '--append', grouped]);
+    expect(added.code, added.stderr).toBe(0);
+    const written = readFileSync(grouped, 'utf8');
+    expect(written.split('\r\n')[0]).toBe(head);
+    expect(new Set(written.trim().split(/\r?\n/).slice(1).filter((l) => l.endsWith(',true')).map(groupOfLine))).toEqual(new Set(['prod=platform', 'prod-copy=unattributed', 'research=platform']));
+    expect((await tally(['export', '--all-profiles', '--by', 'group', '--since', '3d', '--csv', '--append', grouped])).stderr).toContain('added 0 rows');
+    expect(readFileSync(grouped, 'utf8')).toBe(written);
+    const plain = await tally(['export', '--all-profiles', '--since', '3d', '--csv', '--append', grouped]);
+    expect([plain.code, plain.stderr]).toEqual([2, expect.stringContaining('has a group column (it was written with --by group): add --by group to add to it; nothing was written')]);
+    const plainNd = join(state.path, 'plain.ndjson');
+    expect((await tally(['export', '--profile', 'prod', '--since', '3d', '--ndjson', '--append', plainNd])).code).toBe(0);
+    const mixed = await tally(['export', '--profile', 'prod', '--by', 'group', '--since', '3d', '--ndjson', '--append', plainNd]);
+    expect([mixed.code, mixed.stderr]).toEqual([2, expect.stringContaining('has no group column (it was written without --by group)')]);
+    const groupedNd = join(state.path, 'grouped.ndjson');
+    expect((await tally(['export', '--profile', 'prod-copy', '--by', 'group', '--since', '3d', '--ndjson', '--append', groupedNd])).code).toBe(0);
+    const rowsNd = readFileSync(groupedNd, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(Object.keys(rowsNd[0]!).slice(0, 5)).toEqual(['date', 'zone', 'profile', 'group', 'gateway']);
+    expect(rowsNd.every((r) => r.group === 'unattributed')).toBe(true);
     // report --all-profiles --by group: the period's spend per group, each key once, adding up to the fleet's total.
     const report = JSON.parse((await tally(['report', '--all-profiles', '--by', 'group', '--json'])).stdout) as { totals: { current: string }; groups: { group: string; profiles: string[]; spend: string }[] };
     expect(report.groups.map((g) => [g.group, g.profiles])).toEqual([['platform', ['prod', 'research']], ['unattributed', ['prod-copy']]]);
