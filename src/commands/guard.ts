@@ -130,32 +130,7 @@ export async function run(request: GuardRequest, ctx: Context): Promise<void> {
     });
   }
 
-  let why: string | undefined;
-  let fromGateway = false;
-  if (needsFetch) {
-    if (failedRecently(stateDir, who, now, maxAge, 'guard')) why = 'the gateway did not answer moments ago';
-    else {
-      const fetching = fetchParts(ctx, stale, ask);
-      fetching.catch(() => undefined);
-      const timer = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), GUARD_WAIT_MS).unref());
-      try {
-        const got = await Promise.race([fetching, timer]);
-        if (got === 'late') {
-          why = `the gateway did not answer within ${GUARD_WAIT_MS} ms; asked again in the background`;
-          refreshLater(stateDir, who, options, ask, ctx.now());
-        } else {
-          keep(stateDir, who, cache, kept, got);
-          merge(figures, got);
-        }
-      } catch (error) {
-        if (error instanceof TallyError && error.kind === 'interrupted') throw error;
-        rememberFailure(stateDir, who, ctx.now(), 'guard');
-        why = (error as Error).message;
-        // What the gateway answered is its words, not tally's: quoted as data in the reason the agent reads.
-        fromGateway = error instanceof TallyError && ['service', 'auth', 'rate_limit'].includes(error.kind);
-      }
-    }
-  }
+  const { why, fromGateway } = needsFetch ? await askBriefly(ctx, { stateDir, who, cache, kept, figures, stale, ask, options, maxAge, now }) : { why: undefined, fromGateway: false };
 
   const decision = decide(limits, figures, ctx.now(), ask !== undefined);
   if (decision.crossed.length > 0) {
@@ -167,6 +142,37 @@ export async function run(request: GuardRequest, ctx: Context): Promise<void> {
 }
 
 /** Fetches what is stale: the balance (today's spend and the currency), the session's spend from the log, the budgets. */
+/**
+ * The stale figures asked of the gateway for at most GUARD_WAIT_MS, as the file's head says: what
+ * comes is kept and decides; what is late is asked again in the background; a gateway that failed
+ * moments ago is not waited on again. Why a limit may be left unread, where it may.
+ */
+async function askBriefly(
+  ctx: Context,
+  run: { stateDir: string; who: StatuslineIdentity; cache: GuardCache; kept: SessionSpend[]; figures: GuardFigures; stale: ReturnType<typeof staleParts>; ask: { id: string; start: number } | undefined; options: GuardOptions; maxAge: number; now: number },
+): Promise<{ why: string | undefined; fromGateway: boolean }> {
+  const { stateDir, who } = run;
+  if (failedRecently(stateDir, who, run.now, run.maxAge, 'guard')) return { why: 'the gateway did not answer moments ago', fromGateway: false };
+  const fetching = fetchParts(ctx, run.stale, run.ask);
+  fetching.catch(() => undefined);
+  const timer = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), GUARD_WAIT_MS).unref());
+  try {
+    const got = await Promise.race([fetching, timer]);
+    if (got === 'late') {
+      refreshLater(stateDir, who, run.options, run.ask, ctx.now());
+      return { why: `the gateway did not answer within ${GUARD_WAIT_MS} ms; asked again in the background`, fromGateway: false };
+    }
+    keep(stateDir, who, run.cache, run.kept, got);
+    merge(run.figures, got);
+    return { why: undefined, fromGateway: false };
+  } catch (error) {
+    if (error instanceof TallyError && error.kind === 'interrupted') throw error;
+    rememberFailure(stateDir, who, ctx.now(), 'guard');
+    // What the gateway answered is its words, not tally's: quoted as data in the reason the agent reads.
+    return { why: (error as Error).message, fromGateway: error instanceof TallyError && ['service', 'auth', 'rate_limit'].includes(error.kind) };
+  }
+}
+
 async function fetchParts(ctx: Context, stale: { daily: boolean; session: boolean; budgets: string[] }, ask: { id: string; start: number } | undefined): Promise<Fetched> {
   const client = await ctx.client();
   const at = () => new Date(ctx.now()).toISOString();
