@@ -46,6 +46,8 @@ export async function groupSpendOver(ctx: Context, group: string, window: { star
   const members = (await ctx.store()).groups()[group];
   if (!members?.length) return { why: `there is no group "${group}" (tally group list; tally group set ${group} --profiles P,Q makes it)` };
   const [{ acrossProfiles, keyOf, accountOfBalance }, { loadUsageSeries, seriesSpend }, { spendMetric }, { balanceOf }, { UsageError }, { Decimal }] = await Promise.all([import('../across-profiles.js'), import('./usage-series.js'), import('./forecast.js'), import('./balance.js'), import('../errors.js'), import('../domain/money.js')]);
+  // Each profile with its own base URL and credential: the environment's would stand for all of them.
+  if (ctx.env.TALLY_BASE_URL || ctx.env.TALLY_API_KEY || ctx.options.baseUrl) return { why: `group "${group}" is read profile by profile, each with its own base URL and credential: unset TALLY_BASE_URL and TALLY_API_KEY (and leave out --base-url)` };
   const groupCtx = ctx.child({ profiles: members.join(','), allProfiles: false });
   if (Number.isFinite(ctx.deadline)) groupCtx.endBefore(ctx, 0);
   try {

@@ -120,6 +120,9 @@ describe('a budget of a group', () => {
     expect(new Decimal(prod.spent).gt(0) && new Decimal(research.spent).gt(0)).toBe(true);
     // prod-copy reads prod's key: counted once.
     expect(shared).toMatchObject({ group: 'team', spent: new Decimal(prod.spent).plus(research.spent).toFixed() });
+    // The environment's gateway would stand for every profile of the group: not measured, and why.
+    const fromEnv = await runTally(['--profile', 'prod-copy', 'budget', 'shared', '--json'], { env: { ...env(), TALLY_BASE_URL: main.baseUrl, TALLY_API_KEY: main.demoKey }, now: NOW });
+    expect(JSON.parse(fromEnv.stdout).budgets[0]).toMatchObject({ state: 'not measured', not_measured: 'group "team" is read profile by profile, each with its own base URL and credential: unset TALLY_BASE_URL and TALLY_API_KEY (and leave out --base-url)' });
     // --group with a key's scope is refused; a group that is gone, and a profile that cannot be read, leave it not measured.
     const refused = await tally(['budget', 'set', 'x', '--group', 'team', '--scope', 'key', '--amount', '1', '--period', 'day']);
     expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--scope key and --model go with a budget of this profile')]);
