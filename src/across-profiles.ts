@@ -95,8 +95,13 @@ export async function acrossProfiles<T>(parent: Context, load: (ctx: Context, pr
   }
 }
 
+/** Whether the environment or --base-url names one gateway and key, which would stand for every profile of a run across them. */
+export function oneGatewayForAll(parent: Context): boolean {
+  return Boolean(parent.env.TALLY_BASE_URL || parent.env.TALLY_API_KEY || parent.options.baseUrl);
+}
+
 export function checkFleetEnvironment(parent: Context): void {
-  if (parent.env.TALLY_BASE_URL || parent.env.TALLY_API_KEY || parent.options.baseUrl) {
+  if (oneGatewayForAll(parent)) {
     throw new UsageError('--all-profiles runs each stored profile with its own base URL and credential; unset TALLY_BASE_URL and TALLY_API_KEY (and leave out --base-url)');
   }
 }

@@ -8,7 +8,7 @@ import { windowFlags } from '../flags/options.js';
 import { type FlagValues, declareFlags } from '../flags/declare.js';
 import { emit, formatCsv } from '../output/emit.js';
 import { renderLedger, scopeNotes } from '../output/ledger.js';
-import { ledgerCells, ledgerText } from '../domain/ledger-format.js';
+import { type LedgerRow, ledgerCells, ledgerDocument, ledgerHeader, ledgerText } from '../domain/ledger-format.js';
 
 export interface ExportOptions {
   bucket: string;
@@ -46,8 +46,7 @@ export function parse(options: FlagValues<typeof flags>, line: CommandLine): Exp
 
 export async function run(options: ExportOptions, ctx: Context): Promise<void> {
   const csv = ctx.options.csv === true;
-  const [{ LEDGER_COLUMNS }, { loadLedgers }, appending] = await Promise.all([
-    import('../figures/ledger.js'),
+  const [{ loadLedgers }, appending] = await Promise.all([
     import('../figures/ledgers.js'),
     options.append === undefined ? undefined : import('../figures/ledger-append.js'),
   ]);
@@ -63,14 +62,12 @@ export async function run(options: ExportOptions, ctx: Context): Promise<void> {
   const sayScopes = async () => {
     for (const { profile, ledger } of exported) for (const line of await scopeNotes(ledger, profile)) ctx.note(line);
   };
-  const rows = ledgers.flatMap((l) => l.rows);
+  // --by group: each row says its profile's group, in the ledger's group column (domain/ledger-format.ts), in every format.
+  const columns = options.byGroup ? 'grouped' : 'current';
+  const rows = options.byGroup ? await withGroups(ctx, ledgers.flatMap((l) => l.rows)) : ledgers.flatMap((l) => l.rows);
   if (ledgers.some((l) => l.incomplete)) ctx.warn('a period had more records than tally fetched: its rows are partial');
   if (ledgerFile) {
-    // --by group: each row says its profile's group, in the ledger's group column.
-    const groups = options.byGroup ? (await ctx.store()).groups() : undefined;
-    const { UNATTRIBUTED, groupOf } = await import('../domain/groups.js');
-    const grouped = groups ? rows.map((r) => ({ ...r, group: groupOf(r.profile, groups) ?? UNATTRIBUTED })) : rows;
-    const added = await appending!.appendLedger(ctx, ledgerFile.file, grouped, ledgers[0]?.bucket ?? 'day', groups !== undefined);
+    const added = await appending!.appendLedger(ctx, ledgerFile.file, rows, ledgers[0]?.bucket ?? 'day', options.byGroup === true);
     const skipped = ledgers.reduce((a, l) => a + l.skipped, 0) + added.raced;
     const running = [...new Set(ledgers.flatMap((l) => l.running))];
     const parts = [`added ${added.rows} row${added.rows === 1 ? '' : 's'} to ${options.append}`];
@@ -82,17 +79,10 @@ export async function run(options: ExportOptions, ctx: Context): Promise<void> {
     return;
   }
   await sayScopes();
-  // --by group: a group column after the profile, in every format.
-  const groups = options.byGroup ? (await ctx.store()).groups() : undefined;
-  const { UNATTRIBUTED, groupOf } = await import('../domain/groups.js');
-  const groupCell = (profile: string) => (groups ? groupOf(profile, groups) ?? UNATTRIBUTED : undefined);
-  const at = LEDGER_COLUMNS.indexOf('profile') + 1;
-  const withGroup = <T,>(cells: T[], profile: string, value: (group: string) => T): T[] => (groups ? [...cells.slice(0, at), value(groupCell(profile)!), ...cells.slice(at)] : cells);
-  const header = withGroup<string>([...LEDGER_COLUMNS], '', () => 'group');
-  const table = { header, rows: rows.map((r) => withGroup(ledgerCells(r), r.profile, (g) => g)) };
-  const documents = rows.map((r) => (groups ? Object.fromEntries(withGroup(Object.entries(r), r.profile, (g) => ['group', g] as [string, unknown])) : r));
+  const header = ledgerHeader(columns);
+  const table = { header, rows: rows.map((r) => ledgerCells(r, columns)) };
   if (options.ndjson) {
-    ctx.io.out(groups ? documents.map((d) => `${JSON.stringify(d)}\n`).join('') : ledgerText(rows, 'ndjson'));
+    ctx.io.out(ledgerText(rows, 'ndjson', { columns }));
     return;
   }
   if (csv && !options.header) {
@@ -101,8 +91,14 @@ export async function run(options: ExportOptions, ctx: Context): Promise<void> {
     return;
   }
   await emit(ctx, {
-    json: () => ({ bucket: ledgers[0]?.bucket ?? 'day', columns: header, rows: documents }),
+    json: () => ({ bucket: ledgers[0]?.bucket ?? 'day', columns: header, rows: rows.map((r) => ledgerDocument(r, columns)) }),
     csv: () => table,
-    human: () => renderLedger(rows, ledgers, ctx, groups ? (profile) => groupCell(profile)! : undefined),
+    human: () => renderLedger(rows, ledgers, ctx, options.byGroup === true),
   });
+}
+
+/** The rows, each with its profile's group (tally group; "unattributed" for none). */
+async function withGroups(ctx: Context, rows: LedgerRow[]): Promise<LedgerRow[]> {
+  const [groups, { UNATTRIBUTED, groupOf }] = await Promise.all([ctx.store().then((store) => store.groups()), import('../domain/groups.js')]);
+  return rows.map((r) => ({ ...r, group: groupOf(r.profile, groups) ?? UNATTRIBUTED }));
 }

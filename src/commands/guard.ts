@@ -141,7 +141,6 @@ export async function run(request: GuardRequest, ctx: Context): Promise<void> {
   if (decision.unread.length > 0) fail(decision.unread, why, fromGateway);
 }
 
-/** Fetches what is stale: the balance (today's spend and the currency), the session's spend from the log, the budgets. */
 /**
  * The stale figures asked of the gateway for at most GUARD_WAIT_MS, as the file's head says: what
  * comes is kept and decides; what is late is asked again in the background; a gateway that failed
@@ -173,6 +172,7 @@ async function askBriefly(
   }
 }
 
+/** Fetches what is stale: the balance (today's spend and the currency), the session's spend from the log, the budgets. */
 async function fetchParts(ctx: Context, stale: { daily: boolean; session: boolean; budgets: string[] }, ask: { id: string; start: number } | undefined): Promise<Fetched> {
   const client = await ctx.client();
   const at = () => new Date(ctx.now()).toISOString();

@@ -148,10 +148,10 @@ export async function run(request: RunRequest, ctx: Context): Promise<void> {
   child.release();
 
   // The calls of the run's last moments, those of a stop's grace included: read until the gateway's figures settle.
-  const { last, readings, failed, warned, settled } = await settleRunEnd(ctx, setup, seen, request.settle);
+  const end = await settleRunEnd(ctx, setup, seen, request.settle);
   const endedAt = Math.floor(ctx.now() / 1000);
   const tallyExit = outcome === 'stopped' ? 5 : outcome === 'stopped_unwatched' ? 4 : exitCodeOf(outcomeOfChild);
-  const summary = runSummaryJson({ limits, max, warn, scope, outcome, child: outcomeOfChild, tallyExit, seen: { ...seen, last, readings, failed, warned, settled }, startCurrency: start.currency, source: watch.source, unreachable, stoppedAfterEnd, refused: firewall ? firewall.refused() : null, startedAt, endedAt, zone: ctx.zone, profile: settings.profile, gateway: gateway.href });
+  const summary = runSummaryJson({ limits, max, warn, scope, child: outcomeOfChild, tallyExit, seen: end, startCurrency: start.currency, source: watch.source, unreachable, stoppedAfterEnd, refused: firewall ? firewall.refused() : null, startedAt, endedAt, zone: ctx.zone, profile: settings.profile, gateway: gateway.href });
   await writeSummaries(ctx, summary, request.jsonSummary);
   if (summary.outcome === 'stopped_unwatched') throw new NotWatched(`${limits.command} was stopped: the spend could not be read (--fail-closed)`);
   throw new QuietExit(tallyExit);

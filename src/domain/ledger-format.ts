@@ -55,12 +55,15 @@ export function ledgerCells(row: LedgerRow, columns: LedgerColumns = 'current'):
   return columnsOf(columns).map((c) => (c === 'complete' ? String(row.complete) : (row[c as Exclude<keyof LedgerRow, 'complete'>] ?? '')));
 }
 
+/** A row as a JSON document of the file's columns (NDJSON, --json), in their order. */
+export function ledgerDocument(row: LedgerRow, columns: LedgerColumns = 'current'): Record<string, string | boolean> {
+  return Object.fromEntries(columnsOf(columns).map((c) => [c, c === 'complete' ? row.complete : (row[c as Exclude<keyof LedgerRow, 'complete'>] ?? '')]));
+}
+
 /** Rows as text of the format, each ending with its line break (CSV: CRLF, or what the file uses). */
 export function ledgerText(rows: readonly LedgerRow[], format: LedgerFormat, options: { columns?: LedgerColumns; header?: boolean; lineBreak?: string } = {}): string {
   const columns = options.columns ?? 'current';
-  if (format === 'ndjson') {
-    return rows.map((r) => `${JSON.stringify(Object.fromEntries(columnsOf(columns).map((c) => [c, c === 'complete' ? r.complete : (r[c as Exclude<keyof LedgerRow, 'complete'>] ?? '')])))}\n`).join('');
-  }
+  if (format === 'ndjson') return rows.map((r) => `${JSON.stringify(ledgerDocument(r, columns))}\n`).join('');
   const lineBreak = options.lineBreak ?? '\r\n';
   const lines = rows.map((r) => csvLine(ledgerCells(r, columns)));
   if (options.header) lines.unshift(csvLine(ledgerHeader(columns)));

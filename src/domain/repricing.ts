@@ -116,22 +116,22 @@ export function usagePerModel(records: JsonObject[], fields: { model: string; sp
   const tokens = tokenFields(records);
   const calls = callsField(records);
   const usage = new Map<string, ModelUsage>();
-  const add = (a: Decimal | undefined, value: unknown, whole: boolean): Decimal | undefined => {
+  // A count (tokens, calls) added up; one that is not a whole number leaves the model's unknown.
+  const add = (a: Decimal | undefined, value: unknown): Decimal | undefined => {
     if (a === undefined) return undefined;
-    const text = isJsonNumber(value) ? numberText(value) : typeof value === 'number' ? String(value) : isDecimalString(value) && !whole ? value : undefined;
-    if (text === undefined || (whole && !/^\d{1,20}$/.test(text))) return undefined;
-    return a.plus(text);
+    const text = isJsonNumber(value) ? numberText(value) : typeof value === 'number' ? String(value) : undefined;
+    return text === undefined || !/^\d{1,20}$/.test(text) ? undefined : a.plus(text);
   };
   const amounts = modelAmounts(records, fields);
   for (const record of records) {
     const model = String(record[fields.model] ?? '');
     const zero = (field: string | undefined) => (field ? new Decimal(0) : undefined);
-    const now = usage.get(model) ?? { amount: amounts.get(model), input: zero(tokens.input), output: zero(tokens.output), calls: zero(calls) };
+    const now = usage.get(model) ?? { amount: undefined, input: zero(tokens.input), output: zero(tokens.output), calls: zero(calls) };
     usage.set(model, {
       amount: amounts.get(model),
-      input: tokens.input ? add(now.input, record[tokens.input], true) : undefined,
-      output: tokens.output ? add(now.output, record[tokens.output], true) : undefined,
-      calls: calls ? add(now.calls, record[calls], true) : undefined,
+      input: tokens.input ? add(now.input, record[tokens.input]) : undefined,
+      output: tokens.output ? add(now.output, record[tokens.output]) : undefined,
+      calls: calls ? add(now.calls, record[calls]) : undefined,
     });
   }
   return usage;

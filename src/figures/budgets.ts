@@ -84,33 +84,34 @@ export async function loadBudgets(ctx: Context, names: string[], forecast?: Prom
   const gridOffset = loaded.series.dayGrid.offset;
   const gridDays = at.map(({ period, measured }) => gridWindow(period, Math.min(measured, period.end), gridOffset));
   const periodSpend = chosen.map(([, b], i) => (fromSeries[i] || b.group || typeof gridDays[i] === 'string' ? undefined : spendOver(gridDays[i] as UsageWindow)));
-  const budgets = await Promise.all(
-    chosen.map(async ([name, asSet], i): Promise<BudgetFigures> => {
-      const rated = inYuan(asSet, rates);
-      if ('notMeasured' in rated) return { name, budget: asSet, period: at[i]!.period, at: Math.min(at[i]!.measured - 1, now), standing: undefined, notMeasured: rated.notMeasured, setIn: rated.setIn };
-      return { ...(await measure(name, rated.budget, i)), ...(rated.setIn ? { setIn: rated.setIn } : {}) };
-    }),
-  );
+  const budgets = await Promise.all(chosen.map(([name, budget], i) => measure(name, budget, i)));
   return { currency: loaded.balance.currency, budgets, forecast: loaded };
 
-  async function measure(name: string, budget: StoredBudget, i: number): Promise<BudgetFigures> {
+  async function measure(name: string, asSet: StoredBudget, i: number): Promise<BudgetFigures> {
     const { period, measured } = at[i]!;
     const past = measured <= now - 3600;
     const moment = past ? measured - 1 : now;
-    const figures = (spent: Decimal, pace: Decimal) => ({ name, budget, period, at: moment, standing: standing(budget, moment, spent, pace) });
+    // A budget set in another currency is compared in yuan at the day's rate (said in setIn), or not at all.
+    const rated = inYuan(asSet, rates);
+    const budget = 'budget' in rated ? rated.budget : asSet;
+    const setIn = rated.setIn ? { setIn: rated.setIn } : {};
+    const unmeasured = (why: string): BudgetFigures => ({ name, budget, period, at: moment, standing: undefined, notMeasured: why, ...setIn });
+    const figures = (spent: Decimal, pace: Decimal): BudgetFigures => ({ name, budget, period, at: moment, standing: standing(budget, moment, spent, pace), ...setIn });
+    if ('notMeasured' in rated) return unmeasured(rated.notMeasured);
     // A past standing is projected at its own pace then (deterministic: the same tomorrow).
     const ownPace = (spent: Decimal) => (measured - period.start <= 0 ? new Decimal(0) : spent.div(new Decimal(measured - period.start).div(86_400)));
+    // The gateway's hours begin on the hour: a period that begins at half past is not theirs to add up.
+    const offTheHour = period.start % 3600 !== 0 ? `its ${budget.period}s begin at ${isoInZone(period.start, parseZone(budget.zone)!).slice(11, 16)} in ${budget.zone}, and the gateway states its usage by whole hours` : undefined;
     if (budget.group) {
       // A group's spend, each of its accounts once, over the period so far, projected at the period's own pace.
-      if (period.start % 3600 !== 0) return { name, budget, period, at: moment, standing: undefined, notMeasured: `its ${budget.period}s begin at ${isoInZone(period.start, parseZone(budget.zone)!).slice(11, 16)} in ${budget.zone}, and the gateway states its usage by whole hours` };
+      if (offTheHour) return unmeasured(offTheHour);
       const { groupSpendOver } = await import('./group-usage.js');
       const got = await groupSpendOver(ctx, budget.group, { start: period.start, end: Math.ceil(Math.min(measured, period.end) / 3600) * 3600 });
-      return 'why' in got ? { name, budget, period, at: moment, standing: undefined, notMeasured: got.why } : figures(got.spent, ownPace(got.spent));
+      return 'why' in got ? unmeasured(got.why) : figures(got.spent, ownPace(got.spent));
     }
     if (fromSeries[i]) {
-      if (hours!.scope === 'key') return { name, budget, period, at: moment, standing: undefined, notMeasured: "the gateway states its usage over time as this key's, so the whole account's spend cannot be told" };
-      // The gateway's hours begin on the hour: a period that begins at half past is not theirs to add up.
-      if (period.start % 3600 !== 0) return { name, budget, period, at: moment, standing: undefined, notMeasured: `its ${budget.period}s begin at ${isoInZone(period.start, parseZone(budget.zone)!).slice(11, 16)} in ${budget.zone}, and the gateway states its usage by whole hours` };
+      if (hours!.scope === 'key') return unmeasured("the gateway states its usage over time as this key's, so the whole account's spend cannot be told");
+      if (offTheHour) return unmeasured(offTheHour);
       let spent = new Decimal(0);
       bucketMoney(hours!.buckets, metric).forEach((amount, j) => {
         const slot = hours!.slots[j]!;
@@ -119,10 +120,10 @@ export async function loadBudgets(ctx: Context, names: string[], forecast?: Prom
       return figures(spent, past ? ownPace(spent) : loaded.forecast.averageDailySpend);
     }
     const days = gridDays[i]!;
-    if (typeof days === 'string') return { name, budget, period, at: moment, standing: undefined, notMeasured: days };
+    if (typeof days === 'string') return unmeasured(days);
     const over = await periodSpend[i]!;
     const why = perModelProblem(budget, over);
-    if (why) return { name, budget, period, at: moment, standing: undefined, notMeasured: why };
+    if (why) return unmeasured(why);
     const spent = budgetSpend(budget, over);
     if (past || basis.days === 0) return figures(spent, ownPace(spent));
     const before = await spendOver({ start: basis.start, end: basis.end });

@@ -2,8 +2,13 @@
 // usage series over the window, whose spend it is (its account's or its key's, the fleet's
 // identities), added up per group by the domain's rule (each account once, "unattributed" kept).
 import type { Context } from '../context.js';
-import type { Decimal } from '../domain/money.js';
+import { Decimal } from '../domain/money.js';
+import { UsageError } from '../errors.js';
 import { type GroupRow, type ProfileSpend, spendByGroup } from '../domain/groups.js';
+import { accountOfBalance, acrossProfiles, keyOf, oneGatewayForAll } from '../across-profiles.js';
+import { type SeriesRequest, loadUsageSeries, seriesSpend } from './usage-series.js';
+import { spendMetric } from './forecast.js';
+import { balanceOf } from './balance.js';
 
 export interface GroupUsage {
   rows: GroupRow[];
@@ -16,14 +21,8 @@ export interface GroupUsage {
 }
 
 export async function loadGroupUsage(ctx: Context, window: { since?: string; until?: string; month?: string; last?: string }): Promise<GroupUsage> {
-  const [{ acrossProfiles, accountOfBalance, keyOf }, { loadUsageSeries, seriesSpend }, { spendMetric }, { balanceOf }] = await Promise.all([import('../across-profiles.js'), import('./usage-series.js'), import('./forecast.js'), import('./balance.js')]);
   const groups = (await ctx.store()).groups();
-  const results = await acrossProfiles(ctx, async (profileCtx, profile) => {
-    const series = await loadUsageSeries(profileCtx, { bucket: 'day', ...window });
-    const spend = seriesSpend(series, spendMetric(series, undefined));
-    const identity = series.scope === 'key' ? await keyOf(profileCtx) : series.scope === 'account' ? await accountOfBalance(profileCtx, (await balanceOf(profileCtx)).raw) : undefined;
-    return { row: { profile, identity: identity ?? `profile:${profile}`, spend } satisfies ProfileSpend, window: series.window, currency: 'CNY' };
-  });
+  const results = await acrossProfiles(ctx, (profileCtx, profile) => spendOfProfile(profileCtx, profile, { bucket: 'day', ...window }));
   const rows: ProfileSpend[] = [];
   const failed: GroupUsage['failed'] = [];
   let window_: { start: number; end: number } | undefined;
@@ -45,22 +44,16 @@ export async function loadGroupUsage(ctx: Context, window: { since?: string; unt
 export async function groupSpendOver(ctx: Context, group: string, window: { start: number; end: number }): Promise<{ spent: Decimal } | { why: string }> {
   const members = (await ctx.store()).groups()[group];
   if (!members?.length) return { why: `there is no group "${group}" (tally group list; tally group set ${group} --profiles P,Q makes it)` };
-  const [{ acrossProfiles, keyOf, accountOfBalance }, { loadUsageSeries, seriesSpend }, { spendMetric }, { balanceOf }, { UsageError }, { Decimal }] = await Promise.all([import('../across-profiles.js'), import('./usage-series.js'), import('./forecast.js'), import('./balance.js'), import('../errors.js'), import('../domain/money.js')]);
   // Each profile with its own base URL and credential: the environment's would stand for all of them.
-  if (ctx.env.TALLY_BASE_URL || ctx.env.TALLY_API_KEY || ctx.options.baseUrl) return { why: `group "${group}" is read profile by profile, each with its own base URL and credential: unset TALLY_BASE_URL and TALLY_API_KEY (and leave out --base-url)` };
+  if (oneGatewayForAll(ctx)) return { why: `group "${group}" is read profile by profile, each with its own base URL and credential: unset TALLY_BASE_URL and TALLY_API_KEY (and leave out --base-url)` };
   const groupCtx = ctx.child({ profiles: members.join(','), allProfiles: false });
   if (Number.isFinite(ctx.deadline)) groupCtx.endBefore(ctx, 0);
   try {
-    const results = await acrossProfiles(groupCtx, async (profileCtx) => {
-      const series = await loadUsageSeries(profileCtx, { bucket: 'hour', since: String(window.start), until: String(window.end) });
-      const spend = seriesSpend(series, spendMetric(series, undefined));
-      const identity = series.scope === 'key' ? await keyOf(profileCtx) : series.scope === 'account' ? await accountOfBalance(profileCtx, (await balanceOf(profileCtx)).raw) : undefined;
-      return { identity, spend };
-    });
+    const results = await acrossProfiles(groupCtx, (profileCtx, profile) => spendOfProfile(profileCtx, profile, { bucket: 'hour', since: String(window.start), until: String(window.end) }));
     const once = new Map<string, Decimal>();
     for (const result of results) {
       if (!('value' in result)) return { why: `profile "${result.profile}" of group "${group}" could not be read (${'error' in result ? result.error.message : result.skipped})` };
-      once.set(result.value.identity ?? `profile:${result.profile}`, result.value.spend);
+      once.set(result.value.row.identity, result.value.row.spend);
     }
     return { spent: [...once.values()].reduce((sum, spend) => sum.plus(spend), new Decimal(0)) };
   } catch (error) {
@@ -69,4 +62,12 @@ export async function groupSpendOver(ctx: Context, group: string, window: { star
   } finally {
     await groupCtx.dispose();
   }
+}
+
+/** One profile's spend over a window of its usage series, and whose it is (its account's or its key's, the fleet's identities; the profile's own where the gateway does not say). */
+async function spendOfProfile(profileCtx: Context, profile: string, request: SeriesRequest): Promise<{ row: ProfileSpend; window: { start: number; end: number } }> {
+  const series = await loadUsageSeries(profileCtx, request);
+  const spend = seriesSpend(series, spendMetric(series, undefined));
+  const identity = series.scope === 'key' ? await keyOf(profileCtx) : series.scope === 'account' ? await accountOfBalance(profileCtx, (await balanceOf(profileCtx)).raw) : undefined;
+  return { row: { profile, identity: identity ?? `profile:${profile}`, spend }, window: series.window };
 }

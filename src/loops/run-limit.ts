@@ -29,21 +29,11 @@ export interface RunWatchSetup {
   alert(level: 'warn' | 'fail', message: string, last: RunReading): Promise<void>;
 }
 
-/** What the watch saw, for the end (output/run.ts RunSeen). */
-export type WatchedRun = RunSeen;
-
 /** Watches the run's spend until its command ends (or is stopped), as the file's head says. */
-export async function watchRunSpend(ctx: Context, setup: RunWatchSetup): Promise<WatchedRun> {
-  const { limits, max, warn, poll, grace, child, watch, firewall } = setup;
-  const seen: WatchedRun = { last: undefined, readings: 0, failed: 0, failures: 0, warned: false, outcome: 'finished', crossedAt: null, stoppedBy: null, crossing: [], lag: 0 };
+export async function watchRunSpend(ctx: Context, setup: RunWatchSetup): Promise<RunSeen> {
+  const { max, poll, grace, child, watch, firewall, limits } = setup;
+  const seen: RunSeen = { last: undefined, readings: 0, failed: 0, failures: 0, warned: false, outcome: 'finished', crossedAt: null, stoppedBy: null, crossing: [], lag: 0 };
   const stop = async () => ((await child.stop(grace * 1000, (ms) => ctx.sleep(ms).catch(() => undefined))) === 'killed' ? 'SIGKILL' : 'SIGTERM');
-  const warnOnce = async (reading: RunReading) => {
-    if (!warn || seen.warned || !reading.spent.gt(warn)) return;
-    seen.warned = true;
-    const line = warnText(reading, limits);
-    ctx.note(line);
-    await setup.alert('warn', line, reading);
-  };
 
   const ended = new AbortController();
   void child.exited.then(() => ended.abort());
@@ -85,7 +75,7 @@ export async function watchRunSpend(ctx: Context, setup: RunWatchSetup): Promise
     ctx.debug(readingText(reading, ctx.zone));
     if (reading.spent.gt(max) || (firewall?.refused() ?? 0) > 0) {
       // Past both limits in one reading (the first one, or a burst): the warning is said and sent too, before the stop.
-      await warnOnce(reading);
+      await warnOnce(ctx, setup, seen, reading);
       seen.crossedAt = Math.floor(ctx.now() / 1000);
       seen.crossing = crossingCalls(reading, max).slice(0, 20).map((call) => callFacts(call, reading));
       const line = reading.spent.gt(max) ? stopText(reading, limits, ctx.zone, child.mode === 'group') : firewall!.stopText(limits.command, child.mode === 'group', grace);
@@ -95,7 +85,7 @@ export async function watchRunSpend(ctx: Context, setup: RunWatchSetup): Promise
       seen.stoppedBy = how;
       break;
     }
-    await warnOnce(reading);
+    await warnOnce(ctx, setup, seen, reading);
     wait = pollSeconds(poll, setup.rateLimit, reading.requests);
   }
   return seen;
@@ -107,7 +97,7 @@ export async function watchRunSpend(ctx: Context, setup: RunWatchSetup): Promise
  * once (a warning, or the limit passed after the command ended on its own). Not where the spend
  * could not be read lately, nor after a stop unwatched.
  */
-export async function settleRunEnd(ctx: Context, setup: RunWatchSetup, seen: WatchedRun, settleSeconds: number): Promise<WatchedRun & { settled: boolean }> {
+export async function settleRunEnd(ctx: Context, setup: RunWatchSetup, seen: RunSeen, settleSeconds: number): Promise<RunSeen & { settled: boolean }> {
   const { watch, limits, max, warn } = setup;
   if (seen.outcome === 'stopped_unwatched' || seen.failures > 0 || (!seen.last && seen.readings > 0)) return { ...seen, settled: true };
   const result = await settleSpend(
@@ -133,11 +123,15 @@ export async function settleRunEnd(ctx: Context, setup: RunWatchSetup, seen: Wat
   if (last.spent.gt(max)) {
     settled.warned = warn !== undefined;
     await setup.alert('fail', lateText(last, limits), last);
-  } else if (warn && !seen.warned && last.spent.gt(warn)) {
-    settled.warned = true;
-    const line = warnText(last, limits);
-    ctx.note(line);
-    await setup.alert('warn', line, last);
-  }
+  } else await warnOnce(ctx, setup, settled, last);
   return settled;
+}
+
+/** Past --warn-spend for the first time: said, and alerted. */
+async function warnOnce(ctx: Context, setup: RunWatchSetup, seen: RunSeen, reading: RunReading): Promise<void> {
+  if (!setup.warn || seen.warned || !reading.spent.gt(setup.warn)) return;
+  seen.warned = true;
+  const line = warnText(reading, setup.limits);
+  ctx.note(line);
+  await setup.alert('warn', line, reading);
 }

@@ -2,7 +2,7 @@
 import type { Context } from '../context.js';
 import type { Ledger, LedgerRow } from '../figures/ledger.js';
 
-export async function renderLedger(rows: LedgerRow[], ledgers: Ledger[], ctx: Context, groupOf?: (profile: string) => string): Promise<string> {
+export async function renderLedger(rows: LedgerRow[], ledgers: Ledger[], ctx: Context, grouped = false): Promise<string> {
   const [{ renderTable }, { formatAmount, formatCount }, { styleFor }, { fitLines }, { describeWindow }, { fixedZone }, { Decimal }] = await Promise.all([
     import('../output/table.js'),
     import('../output/money.js'),
@@ -13,13 +13,13 @@ export async function renderLedger(rows: LedgerRow[], ledgers: Ledger[], ctx: Co
     import('../domain/money.js'),
   ]);
   const style = await styleFor(ctx);
-  const fleet = new Set(rows.map((r) => r.profile)).size > 1 || groupOf !== undefined;
-  const group = groupOf ? [{ header: 'group' }] : [];
+  const fleet = new Set(rows.map((r) => r.profile)).size > 1 || grouped;
+  const group = grouped ? [{ header: 'group' }] : [];
   const count = (text: string) => (text === '' ? '' : formatCount(text));
   const table = await renderTable(
     {
       columns: [{ header: 'date' }, ...(fleet ? [{ header: 'profile' }] : []), ...group, { header: 'model' }, { header: 'calls', align: 'decimal' as const, dropOrder: 3 }, { header: 'input tokens', align: 'decimal' as const, dropOrder: 2 }, { header: 'output tokens', align: 'decimal' as const, dropOrder: 1 }, { header: 'amount (¥)', align: 'decimal' as const }],
-      rows: rows.map((r) => [r.complete ? r.date : `${r.date} (part)`, ...(fleet ? [r.profile] : []), ...(groupOf ? [groupOf(r.profile)] : []), r.model, count(r.calls), count(r.input_tokens), count(r.output_tokens), formatAmount(r.amount, 'account', { exact: ctx.options.exact })]),
+      rows: rows.map((r) => [r.complete ? r.date : `${r.date} (part)`, ...(fleet ? [r.profile] : []), ...(grouped ? [r.group ?? ''] : []), r.model, count(r.calls), count(r.input_tokens), count(r.output_tokens), formatAmount(r.amount, 'account', { exact: ctx.options.exact })]),
       footer: ['total', ...(fleet ? [''] : []), ...group.map(() => ''), '', '', '', '', formatAmount(rows.reduce((a, r) => a.plus(r.amount), new Decimal(0)), 'account', { exact: ctx.options.exact })],
     },
     style,

@@ -21,9 +21,6 @@ export type AmountKind = 'account' | 'unit-price' | 'per-call';
 /** Decimal places shown for each kind of amount. */
 export const AMOUNT_DECIMALS: Record<AmountKind, number> = { account: 2, 'unit-price': 4, 'per-call': 4 };
 
-/** The ledger's decimal places: derived amounts (quotients, projections) never show more. */
-export const LEDGER_DECIMALS = DERIVED_PLACES;
-
 export interface AmountOptions {
   /** Every digit the service sent, unrounded (`--exact`). */
   exact?: boolean;
@@ -55,7 +52,7 @@ export function formatAmount(amount: Decimal | string, kind: AmountKind, options
   if (options.exact) {
     // Every digit the service sent; an amount tally derived has the ledger's places at most.
     const sent = typeof amount === 'string' ? text : sentText(amount);
-    return withSymbol(sent ?? roundHalfUp(text, LEDGER_DECIMALS), symbol) + suffix;
+    return withSymbol(sent ?? roundHalfUp(text, DERIVED_PLACES), symbol) + suffix;
   }
   const decimals = options.decimals ?? AMOUNT_DECIMALS[kind];
   const rounded = padDecimals(roundHalfUp(text, decimals), decimals);
@@ -198,9 +195,9 @@ export function placesBeside(actual: string, limit: string, base: number): numbe
   const b = plainDecimal(limit);
   let places = Math.max(base, decimalPlaces(b ?? limit));
   if (a !== undefined && b !== undefined && compareDecimalText(a, b) !== 0) {
-    while (places < LEDGER_DECIMALS && fixedPlaces(a, places) === fixedPlaces(b, places)) places++;
+    while (places < DERIVED_PLACES && fixedPlaces(a, places) === fixedPlaces(b, places)) places++;
   }
-  return Math.min(places, Math.max(LEDGER_DECIMALS, base));
+  return Math.min(places, Math.max(DERIVED_PLACES, base));
 }
 
 /** Decimal text rounded half up to exactly `places` places (`2.7272` → `2.73`, `5` → `5.00`). */

@@ -225,7 +225,6 @@ export function runSummaryJson(run: {
   max: Decimal;
   warn: Decimal | undefined;
   scope: RunScope;
-  outcome: RunOutcome;
   child: { code: number | null; signal: string | null };
   tallyExit: number;
   seen: RunSeen & { settled: boolean };
@@ -240,8 +239,8 @@ export function runSummaryJson(run: {
   profile: string;
   gateway: string;
 }): RunSummary {
-  const { seen, max, warn, outcome } = run;
-  const { last } = seen;
+  const { seen, max, warn } = run;
+  const { last, outcome } = seen;
   return {
     command: run.limits.command,
     outcome,
