@@ -22,10 +22,10 @@ export async function fetchCatalog(client: HttpClient): Promise<FetchedCatalog> 
   return { ...readCatalog(body, (detail) => client.unexpected(detail)), bytes };
 }
 
-/** The catalog again; 'unchanged' when the service sends exactly the bytes cached before. */
-export async function refetchCatalog(client: HttpClient, cached: Uint8Array): Promise<FetchedCatalog | 'unchanged'> {
-  const response = await client.requestJsonUnlessKnown(CATALOG_REQUEST, cached);
-  if ('unchanged' in response) return 'unchanged';
+/** The catalog again; `unchanged` (with its bytes) when `isCached` says the service sent exactly the bytes cached before. */
+export async function refetchCatalog(client: HttpClient, isCached: (bytes: Buffer) => boolean): Promise<FetchedCatalog | { unchanged: Buffer }> {
+  const response = await client.requestJsonUnlessKnown(CATALOG_REQUEST, isCached);
+  if ('unchanged' in response) return { unchanged: response.bytes };
   return { ...readCatalog(response.body, (detail) => client.unexpected(detail)), bytes: response.bytes };
 }
 

@@ -59,17 +59,17 @@ export class HttpClient {
   }
 
   async requestJson(request: JsonRequest): Promise<JsonResponse> {
-    // Without known bytes there is no unchanged answer.
+    // Without a body known before there is no unchanged answer.
     return (await this.#request(request, undefined)) as JsonResponse;
   }
 
   /**
-   * requestJson for a resource the caller already holds: a 2xx answer whose bytes are exactly
-   * `known` (a body accepted and cached before) is not decoded, parsed or checked again, which
-   * for a catalog of megabytes is most of the work.
+   * requestJson for a resource the caller already holds: a 2xx answer whose bytes `isKnown` says
+   * are exactly those of a body accepted and cached before is not decoded, parsed or checked
+   * again, which for a catalog of megabytes is most of the work.
    */
-  async requestJsonUnlessKnown(request: JsonRequest, known: Uint8Array): Promise<JsonResponse | UnchangedResponse> {
-    return this.#request(request, known);
+  async requestJsonUnlessKnown(request: JsonRequest, isKnown: (bytes: Buffer) => boolean): Promise<JsonResponse | UnchangedResponse> {
+    return this.#request(request, isKnown);
   }
 
   #requestsMade = 0;
@@ -86,7 +86,7 @@ export class HttpClient {
     return `${tries}; its window reopens in ${seconds}s, after --timeout ${this.#options.timeoutSeconds}s runs out: a larger --timeout (--timeout ${enough}) waits it out`;
   }
 
-  async #request(request: JsonRequest, known: Uint8Array | undefined): Promise<JsonResponse | UnchangedResponse> {
+  async #request(request: JsonRequest, isKnown: ((bytes: Buffer) => boolean) | undefined): Promise<JsonResponse | UnchangedResponse> {
     this.#checkCredential(request);
     let url = this.#url(request);
     let redirects = 0;
@@ -168,7 +168,7 @@ export class HttpClient {
         endSlow();
       }
       const bytes = withoutByteOrderMark(received);
-      if (known !== undefined && status >= 200 && status < 300 && bytes.equals(known)) return { unchanged: true, status, headers };
+      if (isKnown !== undefined && status >= 200 && status < 300 && isKnown(bytes)) return { unchanged: true, status, headers, bytes };
       refuseEncoded(headers, this.host, request.path, status);
       const text = bytes.toString('utf8');
       const parsed = parseBody(text);

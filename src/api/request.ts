@@ -47,11 +47,13 @@ export interface JsonResponse {
   url: URL;
 }
 
-/** A 2xx answer whose bytes were exactly those the caller already held (see requestJsonUnlessKnown). */
+/** A 2xx answer whose bytes the caller knew as ones it already holds (see requestJsonUnlessKnown): not decoded or parsed. */
 export interface UnchangedResponse {
   unchanged: true;
   status: number;
   headers: Record<string, string | undefined>;
+  /** The body's bytes as received (a byte order mark left out). */
+  bytes: Buffer;
 }
 
 export interface HttpClientOptions {

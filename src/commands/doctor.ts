@@ -177,8 +177,8 @@ async function checkGateway(ctx: Context, settings: ResolvedSettings, add: (name
 
 async function checkCatalogCache(ctx: Context, settings: ResolvedSettings | undefined, add: (name: string, level: Level, detail: string) => void): Promise<void> {
   if (!settings?.baseUrl || ctx.options.demo) return;
-  const [{ readCachedCatalogBytes }, { describeAge }] = await Promise.all([import('../settings/pricing-cache.js'), import('../domain/words.js')]);
-  const cached = readCachedCatalogBytes(await ctx.stateDir(), settings.baseUrl);
+  const [{ readCachedCatalogHead }, { describeAge }] = await Promise.all([import('../settings/pricing-cache.js'), import('../domain/words.js')]);
+  const cached = readCachedCatalogHead(await ctx.stateDir(), settings.baseUrl);
   if (!cached) add('price catalog', 'pass', 'not cached yet (`tally pricing` fetches it)');
   else add('price catalog', 'pass', `version ${escapeControl(cached.pricingVersion ?? '(none)')}, fetched ${describeAge(ctx.now() - cached.fetchedAt)}`);
 }

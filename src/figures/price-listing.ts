@@ -9,10 +9,12 @@ import { ageText, describeAge } from '../domain/words.js';
 import { parseTimeSpec } from '../domain/window.js';
 import { type JsonObject, isJsonObject, parseJson } from '../domain/json.js';
 import { readStateFile } from '../settings/read-file.js';
+import { keepYoungGenerationSmall } from '../heap.js';
 import {
-  type CachedBytes,
   type CachedCatalog,
   type CachedListing,
+  type CatalogComparison,
+  compareCachedCatalog,
   readCachedCatalog,
   readCachedCatalogBytes,
   readCachedListing,
@@ -113,10 +115,10 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
     const fetchedAt = (listing ?? whole)?.fetchedAt;
     if (fetchedAt !== undefined && ctx.now() - fetchedAt < ttl * 1000) return fromCache()!;
   }
-  /** The cached listing, still current: the service sent the catalog of that listing again. */
-  const keptListing = (known: CachedBytes, now: number): LoadedCatalog | undefined => {
+  /** The cached listing, still current: the service sent the catalog of that listing again (its bytes). */
+  const keptListing = (known: CatalogComparison, bytes: Buffer, now: number): LoadedCatalog | undefined => {
     const { listing } = readCache();
-    if (!listing || listing.fetchedAt !== known.fetchedAt || !cacheWrite(ctx, () => touchCachedCatalog(stateDir, client.baseUrl, known, now))) return undefined;
+    if (!listing || listing.fetchedAt !== known.fetchedAt || !cacheWrite(ctx, () => touchCachedCatalog(stateDir, client.baseUrl, { bytes, pricingVersion: known.pricingVersion }, now))) return undefined;
     return { pricingVersion: listing.pricingVersion, rows: listing.rows, source: 'live', fetchedAt: now };
   };
 
@@ -126,22 +128,25 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   const older = forceLive && cacheable ? readPreviousCatalog(stateDir, client.baseUrl) : undefined;
   // A table needs only the listing: when the service sends exactly the bytes cached before (the
   // usual answer once the TTL has passed), the listing is kept instead of being rebuilt from
-  // megabytes of JSON.
-  const known = cacheable && !need.whole && !forceLive ? readCachedCatalogBytes(stateDir, client.baseUrl) : undefined;
+  // megabytes of JSON. The answer is compared with the cached file as it lies (see compareCachedCatalog).
+  const compareWithCache = cacheable && !need.whole && !forceLive;
+  let known: CatalogComparison | undefined;
+  const isCached = (bytes: Buffer) => (known = compareCachedCatalog(stateDir, client.baseUrl, bytes))?.same === true;
   try {
-    const fetched = known ? await refetchCatalog(client, known.bytes) : await fetchCatalog(client);
+    keepYoungGenerationSmall();
+    const fetched = compareWithCache ? await refetchCatalog(client, isCached) : await fetchCatalog(client);
     const now = ctx.now();
-    const kept = fetched === 'unchanged' ? keptListing(known!, now) : undefined;
+    const kept = 'unchanged' in fetched ? keptListing(known!, fetched.unchanged, now) : undefined;
     if (kept) return kept;
     // Unchanged but without a listing to keep: the bytes are the ones the service just sent.
-    const catalog = fetched === 'unchanged' ? fromBytes(known!.bytes) : fetched;
+    const catalog = 'unchanged' in fetched ? fromBytes(fetched.unchanged) : fetched;
     // In name order, as the cached listing keeps them: sorting them again for a table is one pass.
     const rows = sortRows(catalog.models.map(priceRow), 'name');
-    // The cached bytes, when read before the fetch (null: there were none), are not read again to replace them.
-    const cachedBefore = forceLive ? (wholeBytes ?? null) : !need.whole ? (known ?? null) : undefined;
+    // The cached catalog compared with this one already (null: there was none) is not compared again.
+    const changed = wholeBytes !== undefined && !wholeBytes.bytes.equals(catalog.bytes);
+    const cachedBefore = forceLive ? (wholeBytes ? { ...wholeBytes, same: !changed } : null) : compareWithCache ? (known ?? null) : undefined;
     if (cacheable) cacheWrite(ctx, () => writeCachedCatalog(stateDir, client.baseUrl, { ...catalog, rows }, now, cachedBefore));
     // The baseline: the cached catalog when this one differs from it, else the one before that.
-    const changed = wholeBytes !== undefined && !wholeBytes.bytes.equals(catalog.bytes);
     const baseline = changed ? whole : (older ?? whole);
     const previous = baseline ? readCatalog(baseline.body, fail) : undefined;
     return {

@@ -3,7 +3,7 @@
 // tables filter, sort and show, stored compactly (see domain/catalog.ts toListing). A listing
 // of thousands of models loads in a fraction of the time of the whole catalog.
 import { copyFileSync, linkSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { readStateFile } from './read-file.js';
+import { readStateFile, scanStateFile } from './read-file.js';
 import { join } from 'node:path';
 import { type JsonValue, isJsonObject, parseJson } from '../domain/json.js';
 import { type PriceRow, sortRows } from '../domain/catalog.js';
@@ -95,6 +95,50 @@ export function readCachedCatalogBytes(stateDir: string, baseUrl: URL): CachedBy
   return head && { ...head, bytes: file.subarray(at + CATALOG_KEY.length, -1) };
 }
 
+/** What the cached catalog's file says of itself, and whether its catalog is exactly the bytes compared with it. */
+export interface CatalogComparison {
+  fetchedAt: number;
+  pricingVersion: string | undefined;
+  same: boolean;
+}
+
+/**
+ * The cached catalog compared with `bytes` (a catalog just received) a piece at a time, without
+ * reading its megabytes into memory: a file of another size differs unread, a difference ends
+ * the reading. Undefined when there is no cache file, or not one tally wrote for this base URL.
+ */
+export function compareCachedCatalog(stateDir: string, baseUrl: URL, bytes: Uint8Array): CatalogComparison | undefined {
+  let found: CatalogComparison | undefined;
+  let start = 0;
+  try {
+    scanStateFile(cachePath(stateDir, baseUrl, 'whole'), MAX_CACHE_BYTES, (piece, offset, size, byteAt) => {
+      if (offset === 0) {
+        // The head (a URL and two short fields) is in the first piece of any file tally wrote,
+        // and the file's last byte closes it.
+        const at = piece.indexOf(CATALOG_KEY);
+        const head = at < 0 || byteAt(size - 1) !== 0x7d /* } */ ? undefined : readHead(piece.subarray(0, at).toString('utf8'), baseUrl);
+        if (!head) return false;
+        start = at + CATALOG_KEY.length;
+        found = { ...head, same: size === start + bytes.length + 1 };
+      }
+      // The part of this piece that is catalog text.
+      const from = Math.max(offset, start);
+      const to = Math.min(offset + piece.length, size - 1);
+      if (found!.same && to > from && piece.compare(bytes, from - start, to - start, from - offset, to - offset) !== 0) found!.same = false;
+      return found!.same;
+    });
+  } catch {
+    return undefined;
+  }
+  return found;
+}
+
+/** What the cached catalog's file says of itself (when fetched, which version), its catalog not read. */
+export function readCachedCatalogHead(stateDir: string, baseUrl: URL): Omit<CatalogComparison, 'same'> | undefined {
+  const compared = compareCachedCatalog(stateDir, baseUrl, new Uint8Array(0));
+  return compared && { fetchedAt: compared.fetchedAt, pricingVersion: compared.pricingVersion };
+}
+
 /**
  * Records that the service sent the cached catalog again, unchanged (its bytes are given), at
  * `now`: both files get the new fetch time and keep their catalog as it is. False when the
@@ -127,13 +171,13 @@ export function writeCachedCatalog(
   baseUrl: URL,
   catalog: { bytes: Uint8Array; pricingVersion: string | undefined; rows: PriceRow[] },
   now: number,
-  /** The cached catalog's bytes when the caller has just read them (saves reading megabytes again). */
-  cachedNow?: CachedBytes | null,
+  /** The cached catalog compared with this one when the caller has just done so (null: there was none). */
+  cachedNow?: CatalogComparison | null,
 ): void {
   const head = cacheHead(baseUrl, now, catalog.pricingVersion);
   // A different catalog replaces the cached one: that one becomes the baseline of the next --diff.
-  const cached = cachedNow === undefined ? readCachedCatalogBytes(stateDir, baseUrl) : cachedNow;
-  if (cached && !cached.bytes.equals(catalog.bytes)) {
+  const cached = cachedNow === undefined ? compareCachedCatalog(stateDir, baseUrl, catalog.bytes) : cachedNow;
+  if (cached && !cached.same) {
     try {
       renameSync(cachePath(stateDir, baseUrl, 'whole'), cachePath(stateDir, baseUrl, 'previous'));
     } catch (error) {

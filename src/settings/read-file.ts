@@ -23,6 +23,35 @@ export function readStateFile(path: string, maxBytes: number, headBytes = Number
   }
 }
 
+/** How much of a file scanStateFile reads at a time: one small buffer, used again for each piece. */
+const PIECE_BYTES = 64 * 1024;
+
+/**
+ * A regular file of at most `maxBytes` read a piece at a time into one small buffer: `visit`
+ * sees each piece (valid only during the call), where it starts and the file's size, and stops
+ * the reading by returning false; `byteAt` reads one byte anywhere in the file. Comparing megabytes this way costs a fraction of reading them
+ * whole into fresh memory, and a difference found early ends it there.
+ */
+export function scanStateFile(path: string, maxBytes: number, visit: (piece: Buffer, offset: number, size: number, byteAt: (position: number) => number | undefined) => boolean): void {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UnreadableFile(`${path} is not a regular file (${kindOf(stat)})`);
+    if (stat.size > maxBytes) throw new UnreadableFile(`${path} is larger than ${maxBytes} bytes`);
+    const buffer = Buffer.allocUnsafe(Math.min(PIECE_BYTES, Math.max(stat.size, 1)));
+    const one = Buffer.alloc(1);
+    const byteAt = (position: number) => (readSync(fd, one, 0, 1, position) === 1 ? one[0] : undefined);
+    for (let offset = 0; offset < stat.size; ) {
+      const n = readSync(fd, buffer, 0, Math.min(buffer.length, stat.size - offset), null);
+      if (n === 0) throw new UnreadableFile(`${path} ended before its size (${stat.size} bytes)`);
+      if (!visit(buffer.subarray(0, n), offset, stat.size, byteAt)) return;
+      offset += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * A file tally reads back to decide something (the guard's and the status line's caches): read
  * only when it is the user's own regular file that nobody else may write, opened without
