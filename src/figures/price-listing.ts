@@ -132,8 +132,8 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   const compareWithCache = cacheable && !need.whole && !forceLive;
   let known: CatalogComparison | undefined;
   const isCached = (bytes: Buffer) => (known = compareCachedCatalog(stateDir, client.baseUrl, bytes))?.same === true;
+  const endYoungGenerationSmall = keepYoungGenerationSmall();
   try {
-    keepYoungGenerationSmall();
     const fetched = compareWithCache ? await refetchCatalog(client, isCached) : await fetchCatalog(client);
     const now = ctx.now();
     const kept = 'unchanged' in fetched ? keptListing(known!, fetched.unchanged, now) : undefined;
@@ -164,6 +164,8 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
     if (!loaded) throw error;
     ctx.warn(`${(error as Error).message}; using the catalog cached ${describeAge(ctx.now() - loaded.fetchedAt)}${loaded.pricingVersion ? ` (version ${loaded.pricingVersion})` : ''}`);
     return loaded;
+  } finally {
+    endYoungGenerationSmall();
   }
 }
 
