@@ -15,6 +15,7 @@ import {
   type CachedListing,
   type CatalogComparison,
   compareCachedCatalog,
+  parseCachedCatalog,
   readCachedCatalog,
   readCachedCatalogBytes,
   readCachedListing,
@@ -122,9 +123,10 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
     return { pricingVersion: listing.pricingVersion, rows: listing.rows, source: 'live', fetchedAt: now };
   };
 
-  // --diff: the catalog cached now, and the one before it, read before the fetch replaces them.
-  const whole = forceLive ? readCache().whole : undefined;
+  // --diff: the catalog cached now (read once: its bytes, and from them its records), and the
+  // one before it, read before the fetch replaces them.
   const wholeBytes = forceLive && cacheable ? readCachedCatalogBytes(stateDir, client.baseUrl) : undefined;
+  const whole = wholeBytes && parseCachedCatalog(wholeBytes);
   const older = forceLive && cacheable ? readPreviousCatalog(stateDir, client.baseUrl) : undefined;
   // A table needs only the listing: when the service sends exactly the bytes cached before (the
   // usual answer once the TTL has passed), the listing is kept instead of being rebuilt from

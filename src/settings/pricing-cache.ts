@@ -41,7 +41,7 @@ function cachePath(stateDir: string, baseUrl: URL, view: CacheView): string {
 }
 
 
-function readCacheFile(stateDir: string, baseUrl: URL, view: CacheView): { fetchedAt: number; pricingVersion: string | undefined; body: JsonValue } | undefined {
+function readCacheFile(stateDir: string, baseUrl: URL, view: Exclude<CacheView, 'whole'>): { fetchedAt: number; pricingVersion: string | undefined; body: JsonValue } | undefined {
   let text: string;
   try {
     text = readStateFile(cachePath(stateDir, baseUrl, view), MAX_CACHE_BYTES).toString('utf8');
@@ -63,7 +63,18 @@ function readCacheFile(stateDir: string, baseUrl: URL, view: CacheView): { fetch
 
 /** The whole cached catalog, records exactly as the service sent them. */
 export function readCachedCatalog(stateDir: string, baseUrl: URL): CachedCatalog | undefined {
-  return readCacheFile(stateDir, baseUrl, 'whole');
+  const cached = readCachedCatalogBytes(stateDir, baseUrl);
+  return cached && parseCachedCatalog(cached);
+}
+
+/** The cached catalog's bytes (readCachedCatalogBytes) parsed, records exactly as sent; undefined when they are not JSON. */
+export function parseCachedCatalog(cached: CachedBytes): CachedCatalog | undefined {
+  try {
+    return { fetchedAt: cached.fetchedAt, pricingVersion: cached.pricingVersion, body: parseJson(cached.bytes.toString('utf8')) };
+  } catch {
+    // A damaged cache is only a cache: treat it as absent (it is replaced on the next fetch).
+    return undefined;
+  }
 }
 
 /** The catalog cached before the last one that differed from it (what --diff compares with). */

@@ -29,15 +29,15 @@ const PIECE_BYTES = 64 * 1024;
 /**
  * A regular file of at most `maxBytes` read a piece at a time into one small buffer: `visit`
  * sees each piece (valid only during the call), where it starts and the file's size, and stops
- * the reading by returning false; `byteAt` reads one byte anywhere in the file. Comparing megabytes this way costs a fraction of reading them
- * whole into fresh memory, and a difference found early ends it there.
+ * the reading by returning false; `byteAt` reads one byte anywhere in the file. Comparing
+ * megabytes this way costs a fraction of reading them whole into fresh memory, and a difference
+ * found early ends it there.
  */
 export function scanStateFile(path: string, maxBytes: number, visit: (piece: Buffer, offset: number, size: number, byteAt: (position: number) => number | undefined) => boolean): void {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new UnreadableFile(`${path} is not a regular file (${kindOf(stat)})`);
-    if (stat.size > maxBytes) throw new UnreadableFile(`${path} is larger than ${maxBytes} bytes`);
+    checkReadable(stat, path, maxBytes);
     const buffer = Buffer.allocUnsafe(Math.min(PIECE_BYTES, Math.max(stat.size, 1)));
     const one = Buffer.alloc(1);
     const byteAt = (position: number) => (readSync(fd, one, 0, 1, position) === 1 ? one[0] : undefined);
@@ -75,19 +75,22 @@ export function readOwnStateFile(path: string, maxBytes: number): Buffer {
 }
 
 function readOpened(fd: number, stat: import('node:fs').Stats, path: string, maxBytes: number, headBytes: number): Buffer {
-  {
-    if (!stat.isFile()) throw new UnreadableFile(`${path} is not a regular file (${kindOf(stat)})`);
-    if (stat.size > maxBytes) throw new UnreadableFile(`${path} is larger than ${maxBytes} bytes`);
-    const size = Math.min(stat.size, headBytes);
-    const buffer = Buffer.allocUnsafe(size);
-    let done = 0;
-    while (done < size) {
-      const n = readSync(fd, buffer, done, size - done, null);
-      if (n === 0) break;
-      done += n;
-    }
-    return done === size ? buffer : buffer.subarray(0, done);
+  checkReadable(stat, path, maxBytes);
+  const size = Math.min(stat.size, headBytes);
+  const buffer = Buffer.allocUnsafe(size);
+  let done = 0;
+  while (done < size) {
+    const n = readSync(fd, buffer, done, size - done, null);
+    if (n === 0) break;
+    done += n;
   }
+  return done === size ? buffer : buffer.subarray(0, done);
+}
+
+/** Only a regular file of at most `maxBytes` is read: anything else throws, saying what it is. */
+function checkReadable(stat: import('node:fs').Stats, path: string, maxBytes: number): void {
+  if (!stat.isFile()) throw new UnreadableFile(`${path} is not a regular file (${kindOf(stat)})`);
+  if (stat.size > maxBytes) throw new UnreadableFile(`${path} is larger than ${maxBytes} bytes`);
 }
 
 /** What a file that is not a regular one is, for a message: `a FIFO`, `a device`. */
