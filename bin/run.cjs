@@ -1,9 +1,60 @@
 // How a run goes, wherever the program comes from (`from`: the package's dist/, bin/load-bundle.cjs;
-// the single executable's assets, src/sea/entry.cjs): the fast answers first, then the whole
-// program; the code caches of a run that ended well; the exit. One file, so that the binary answers
-// exactly as `node bin/tally.js` does.
+// the single executable's assets, src/sea/entry.cjs): which bundle runs the line, the fast answers
+// first, then the whole program; the code caches of a run that ended well; the exit. One file
+// (one module for the launcher to load), so that the binary answers exactly as `node bin/tally.js`
+// does.
+//
+// Which bundle runs a command line: the command word (the line's first word that is no option,
+// past the values of the global options that take one, as the parser finds it), and whether the
+// command has a bundle of its own. A help line runs in the whole program (it lists every command),
+// as does one that redraws a terminal (--watch) or runs over profiles; where the command bundles
+// leave the in-process sandbox out (the package's), so does a line with --demo.
 'use strict';
 const fs = require('node:fs');
+
+/** The command word of a command line (its first word that is no option): it names the bundle and its code cache. */
+function commandWord(argv, takesValue) {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      if (!word.includes('=') && takesValue.includes(word)) i++;
+      continue;
+    }
+    return /^[a-z][a-z-]{0,31}$/.test(word) ? word : 'other';
+  }
+  return 'none';
+}
+
+/** The routes the build wrote (dist/commands.json's text), or none when they are not what it writes. */
+function readRoutes(text) {
+  try {
+    const launch = JSON.parse(text ?? 'null');
+    const words = (list, pattern) => (Array.isArray(list) && list.every((item) => typeof item === 'string' && pattern.test(item)) ? list : undefined);
+    const valueFlags = words(launch?.valueFlags, /^-{1,2}[a-z][a-z-]*$/);
+    const commands = words(launch?.commands, /^[a-z][a-z-]{0,31}$/);
+    return valueFlags && commands ? { valueFlags, commands } : { valueFlags: [], commands: [] };
+  } catch {
+    return { valueFlags: [], commands: [] };
+  }
+}
+
+/**
+ * The options whose lines the command bundles leave to the whole program (scripts/bundle-options.mjs
+ * leanCommandBundle): a terminal that redraws (--watch) and the loop over profiles.
+ */
+const WHOLE_PROGRAM = new Set(['--watch', '--all-profiles', '--profiles']);
+
+/** The command word, and its own bundle's name (`command-WORD.cjs`) where it has one, else undefined (the whole program). */
+function route(argv, routes, { demoInBundles }) {
+  const word = commandWord(argv, routes.valueFlags);
+  const whole = argv.some((a) => a === '--help' || a === '-h' || (!demoInBundles && a === '--demo') || WHOLE_PROGRAM.has(a.split('=')[0]));
+  return { word, own: routes.commands.includes(word) && !whole ? `command-${word}.cjs` : undefined };
+}
+
+exports.commandWord = commandWord;
+exports.readRoutes = readRoutes;
+exports.route = route;
 
 /** The whole program, with the code cache of the command the line runs; undefined (said on stderr) when it cannot load. */
 function programFor(argv, from) {
@@ -17,6 +68,18 @@ function programFor(argv, from) {
     return undefined;
   }
 }
+
+/**
+ * The wrapper Node's CommonJS loader puts around a module, which the launchers compile a bundle in.
+ * The build writes the bundles with it already around them (scripts/build.mjs): the text read is
+ * then compiled as it is, where joining it to the wrapper made V8 copy the whole text again (a
+ * third of a megabyte of fresh memory for balance's bundle, measured at ~1.5 ms of page faults).
+ */
+const WRAPPER = ['(function (exports, require, module, __filename, __dirname) {', '\n})'];
+exports.WRAPPER = WRAPPER;
+
+/** A bundle's text as the launchers compile it: wrapped, unless the build wrapped it already. */
+exports.wrapped = (text) => (text.startsWith(WRAPPER[0]) ? text : `${WRAPPER[0]}${text}${WRAPPER[1]}`);
 
 /** The first words of the command lines dist/fast.cjs may answer without the full program. */
 const FAST = new Set(['--version', '-V', 'statusline', 'complete', 'guard']);
@@ -53,6 +116,25 @@ function writeDirectErr(text) {
 }
 
 /**
+ * Whether process.stderr has been built yet (its getter is watched): the exit asks whether it has
+ * text left to write without building it, which costs 1-2 ms for a pipe in a run that wrote
+ * nothing there. Where the getter cannot be watched, it counts as built.
+ */
+function watchStderr() {
+  const descriptor = Object.getOwnPropertyDescriptor(process, 'stderr');
+  if (typeof descriptor?.get !== 'function' || !descriptor.configurable) return () => true;
+  let built = false;
+  Object.defineProperty(process, 'stderr', {
+    ...descriptor,
+    get() {
+      built = true;
+      return descriptor.get.call(this);
+    },
+  });
+  return () => built;
+}
+
+/**
  * Runs tally and ends the process with its exit code. `--version`, a cached statusline and
  * completion are tried first in dist/fast.cjs (a few kB, no code cache needed); the full bundle
  * loads only when they cannot answer. The code caches this run made are written, then, when
@@ -61,11 +143,12 @@ function writeDirectErr(text) {
  * Node drains the streams first. An answer that never touched the streams exits at once.
  */
 exports.run = function run(argv, from) {
+  const stderrBuilt = watchStderr();
   const finish = (code, streams = true) => {
     // A run that ended well compiled what that command needs: its cache is worth keeping (an interrupted or failed one, not).
     if (code === 0) from.saveCaches();
     process.exitCode = code;
-    if (!streams || (process.stdout.writableLength === 0 && process.stderr.writableLength === 0)) process.exit(code);
+    if (!streams || (process.stdout.writableLength === 0 && (!stderrBuilt() || process.stderr.writableLength === 0))) process.exit(code);
   };
   const full = (triedFast) => {
     const program = programFor(argv, from);

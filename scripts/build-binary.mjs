@@ -17,7 +17,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { common, EVERYDAY, EXTERNAL, lazyChildProcess, leanCommandBundle, onlyThisCommand } from './bundle-options.mjs';
+import { common, EVERYDAY, EXTERNAL, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyThisCommand, wrapBundle } from './bundle-options.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const out = join(root, 'build', 'sea');
@@ -44,7 +44,7 @@ const seaExternal = {
 
 // Code compiled through node:vm has no import() loader: an import() esbuild cannot bundle (a name
 // known only at run time) fails the build instead of the binary.
-const bundled = { ...common, external: [], sourcemap: false, plugins: [seaExternal, lazyChildProcess], logOverride: { 'unsupported-dynamic-import': 'error', 'unsupported-require-call': 'error' } };
+const bundled = { ...common, external: [], sourcemap: false, plugins: [seaExternal, lazyChildProcess, lazyDecimalConstants], logOverride: { 'unsupported-dynamic-import': 'error', 'unsupported-require-call': 'error' } };
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'caches'), { recursive: true });
 const bundles = [
@@ -55,10 +55,12 @@ const bundles = [
   // The binary's main script.
   ['src/sea/entry.cjs', 'entry.cjs'],
   // The everyday commands' own bundles, as the package has them (here with the sandbox: --demo runs in them).
-  ...EVERYDAY.map((command) => ['src/cli/main.ts', `command-${command}.cjs`, { plugins: [seaExternal, lazyChildProcess, onlyThisCommand(command), leanCommandBundle({ sandbox: true })] }]),
+  ...EVERYDAY.map((command) => ['src/cli/main.ts', `command-${command}.cjs`, { plugins: [seaExternal, lazyChildProcess, lazyDecimalConstants, onlyThisCommand(command), leanCommandBundle({ sandbox: true })] }]),
 ];
 for (const [entry, file, extra] of bundles) {
   await build({ ...bundled, ...extra, entryPoints: [join(root, entry)], outfile: join(out, file) });
+  // The assets the entry compiles come in its wrapper (the entry itself is the binary's main script).
+  if (file !== 'entry.cjs') wrapBundle(join(out, file));
 }
 // The dependencies the package leaves in node_modules (but jq, which a worker thread loads): one
 // bundle per package, exporting its modules by specifier (src/sea/external.ts loads them).
@@ -68,6 +70,7 @@ for (const specifier of EXTERNAL.filter((s) => s !== 'jq-wasm')) (dependencies[p
 for (const [name, specifiers] of Object.entries(dependencies)) {
   const contents = specifiers.map((specifier, i) => `import * as m${i} from ${JSON.stringify(specifier)};`).join('\n') + `\nexport default { ${specifiers.map((specifier, i) => `${JSON.stringify(specifier)}: m${i}`).join(', ')} };`;
   await build({ ...bundled, stdin: { contents, resolveDir: root, loader: 'js' }, outfile: join(out, 'deps', `${name}.cjs`), footer: { js: 'module.exports = module.exports.default;' } });
+  wrapBundle(join(out, 'deps', `${name}.cjs`));
 }
 
 // What the package ships, as assets: the schemas, the completion spec the package build saved, jq.

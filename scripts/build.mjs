@@ -6,11 +6,11 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { EVERYDAY, common, lazyChildProcess, leanCommandBundle, onlyThisCommand } from './bundle-options.mjs';
+import { EVERYDAY, common, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyThisCommand, wrapBundle } from './bundle-options.mjs';
 
 rmSync('dist', { recursive: true, force: true });
 
-await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/main.cjs', plugins: [lazyChildProcess] });
+await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/main.cjs', plugins: [lazyChildProcess, lazyDecimalConstants] });
 // esbuild escapes what is not ASCII in strings, not in regular expressions. One such character
 // makes V8 hold the whole bundle as two-byte text, slower to read and to compile lazily; and the
 // launcher reads the bundles as Latin-1 (bin/load-bundle.cjs). Every bundle is checked below.
@@ -20,6 +20,7 @@ function asciiOnly(file) {
   if (nonAscii) throw new Error(`${file} has a character outside ASCII near "${text.slice(nonAscii.index - 40, nonAscii.index + 10)}": write it as \\u escape in the source`);
 }
 asciiOnly('dist/main.cjs');
+wrapBundle('dist/main.cjs');
 // `--version`, a cached statusline and completion, answered without the full program (see
 // src/cli/fast.ts): a tiny dist/fast.cjs, which requires dist/fast-statusline.cjs or
 // dist/fast-complete.cjs only for the answer it gives.
@@ -30,24 +31,26 @@ const fastParts = {
     build.onResolve({ filter: /^\.\.\/(statusline\/fast|statusline\/fast-guard|completion\/complete)\.js$/ }, (args) =>
       /src[\\/]cli[\\/]fast\.ts$/.test(args.importer) ? { path: FAST_PARTS[args.path], namespace: 'fast-part' } : undefined,
     );
-    // A part is loaded by the launcher, from its code cache (bin/load-bundle.cjs __tallyLoadPart), or required as it is.
+    // A part is loaded by the launcher, from its code cache (bin/load-bundle.cjs __tallyLoadPart);
+    // it is written in the launcher's wrapper, which require() would not run (the run then falls back to the whole program).
     build.onLoad({ filter: /.*/, namespace: 'fast-part' }, (args) => ({
-      contents: `module.exports = typeof globalThis.__tallyLoadPart === 'function' ? globalThis.__tallyLoadPart(${JSON.stringify(`${args.path}.cjs`)}) : require(${JSON.stringify(`./${args.path}.cjs`)});`,
+      contents: `if (typeof globalThis.__tallyLoadPart !== 'function') throw new Error('dist/fast.cjs loads its parts through tally\\'s launcher (bin/tally.js)');\nmodule.exports = globalThis.__tallyLoadPart(${JSON.stringify(`${args.path}.cjs`)});`,
       loader: 'js',
     }));
-    build.onResolve({ filter: /^\.\/fast-[\w-]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 const fastOutputs = [
   ['src/cli/fast.ts', 'dist/fast.cjs', [fastParts]],
-  ['src/statusline/fast.ts', 'dist/fast-statusline.cjs', []],
-  ['src/statusline/fast-guard.ts', 'dist/fast-guard.cjs', []],
-  ['src/completion/complete.ts', 'dist/fast-complete.cjs', []],
+  ['src/statusline/fast.ts', 'dist/fast-statusline.cjs', [lazyDecimalConstants]],
+  ['src/statusline/fast-guard.ts', 'dist/fast-guard.cjs', [lazyDecimalConstants]],
+  ['src/completion/complete.ts', 'dist/fast-complete.cjs', [lazyDecimalConstants]],
 ];
 for (const [entry, outfile, plugins] of fastOutputs) {
   // import() of the parts becomes require(): Node's ESM loader would cost more than the answer.
   const { metafile } = await build({ ...common, entryPoints: [entry], outfile, plugins, metafile: true, supported: { 'dynamic-import': false } });
   asciiOnly(outfile);
+  // fast.cjs itself is required (a few kB); its parts are compiled by the launcher.
+  if (outfile !== 'dist/fast.cjs') wrapBundle(outfile);
   const bytes = metafile.outputs[outfile]?.bytes ?? 0;
   // These must stay small: a dependency on the command line here would undo them.
   // The guard's decides in exact decimals (decimal.js) with the guard's own rule and the budget checks: twice the others' room.
@@ -63,8 +66,9 @@ const registry = readFileSync('src/cli/registry.ts', 'utf8');
 for (const name of EVERYDAY) {
   if (!registry.includes(`import('../commands/${name}.js')`)) throw new Error(`build: ${name} is not a command of src/cli/registry.ts`);
   // No source map of its own: the whole program's (dist/main.cjs.map) maps the same sources (TALLY_BUILD_MAPS=1 writes them, to read a CPU profile).
-  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/cli/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, onlyThisCommand(name), leanCommandBundle({ sandbox: false })] });
+  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/cli/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, lazyDecimalConstants, onlyThisCommand(name), leanCommandBundle({ sandbox: false })] });
   asciiOnly(`dist/command-${name}.cjs`);
+  wrapBundle(`dist/command-${name}.cjs`);
 }
 
 // No V8 code cache is built here: one is good only for the Node that made it, so the launcher

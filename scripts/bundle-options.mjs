@@ -1,6 +1,7 @@
 // What the package's build (scripts/build.mjs) and the single executable's (scripts/build-binary.mjs)
 // bundle alike: esbuild's settings and the plugins both use.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 export const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -20,6 +21,48 @@ export const lazyChildProcess = {
   },
 };
 
+/**
+ * decimal.js turns two 1,025-digit constants (ln 10 and pi) into Decimals when it loads: a
+ * millisecond and 22 kB of young memory of every start, for the logarithms and trigonometry tally
+ * never asks of it on the way to an answer. Here each becomes a Decimal the first time a
+ * computation needs it, made exactly as the module made it (by the first constructor, with its
+ * range checks on). The text replaced is checked: a decimal.js that differs fails the build.
+ */
+export const lazyDecimalConstants = {
+  name: 'lazy-decimal-constants',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]decimal\.js[\\/]decimal\.mjs$/ }, (args) => ({ contents: lazyConstants(readFileSync(args.path, 'utf8'), args.path), loader: 'js' }));
+  },
+};
+
+/** decimal.mjs's text with its constants made on first use (lazyDecimalConstants). */
+export function lazyConstants(text, path = 'decimal.mjs') {
+  const edits = [
+    ['\n// Create the internal constants from their string values.\nLN10 = new Decimal(LN10);\nPI = new Decimal(PI);\n', '\n'],
+    ['return finalise(new Ctor(LN10), sd, 1, true);', 'return finalise(new Ctor(LN10 = constantOf(LN10)), sd, 1, true);'],
+    ['return finalise(new Ctor(PI), sd, rm, true);', 'return finalise(new Ctor(PI = constantOf(PI)), sd, rm, true);'],
+  ];
+  // The package's file has CRLF line ends (JavaScript reads either alike).
+  let out = text.replace(/\r\n/g, '\n');
+  for (const [from, to] of edits) {
+    if (out.split(from).length !== 2) throw new Error(`${path}: "${from.trim().slice(0, 60)}" is not there once; lazyDecimalConstants (scripts/bundle-options.mjs) fits decimal.js 10.x`);
+    out = out.replace(from, to);
+  }
+  return `${out}
+// tally's build: a constant given as its digits becomes a Decimal on first use, as the module made it when it loaded.
+function constantOf(value) {
+  if (typeof value !== 'string') return value;
+  var was = external;
+  external = true;
+  try {
+    return new Decimal(value);
+  } finally {
+    external = was;
+  }
+}
+`;
+}
+
 /** The dependencies the package leaves in node_modules, loaded with import() only when a command needs them (src/external.ts). */
 export const EXTERNAL = ['undici', 'conf', 'jq-wasm', 'selfsigned', 'nodemailer', '@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio'];
 
@@ -38,7 +81,7 @@ export const common = {
   logLevel: 'warning',
 };
 
-/** The commands run every day, in CI and by scripts: each has a bundle of its own (bin/routes.cjs picks it by the command word). */
+/** The commands run every day, in CI and by scripts: each has a bundle of its own (bin/run.cjs routes a line to it by the command word). */
 export const EVERYDAY = ['balance', 'usage', 'status', 'forecast', 'check', 'logs', 'models', 'pricing'];
 
 /** The program with every command's loader but `name`'s left out (the launcher sends only that command's lines to its bundle). */
@@ -56,7 +99,7 @@ export function onlyThisCommand(name) {
 
 /**
  * What a command's own bundle leaves out: the modules only lines the launcher sends elsewhere
- * reach (bin/routes.cjs). The fast answers' parts and completion (their command words never route
+ * reach (bin/run.cjs route). The fast answers' parts and completion (their command words never route
  * to a command's bundle), the manual's generator (scripts/docs.mjs asks the whole program),
  * log-update (a terminal --watch line runs in the whole program), the loop over profiles
  * (--all-profiles and --profiles lines too), and, where `sandbox` is false, the in-process sandbox
@@ -79,4 +122,21 @@ export function leanCommandBundle({ sandbox }) {
       build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({ contents: `throw new Error(${JSON.stringify(`${args.path} is not in this command's bundle`)});`, loader: 'js' }));
     },
   };
+}
+
+/**
+ * Writes a bundle the launchers compile (bin/load-bundle.cjs, src/sea/entry.cjs) with their
+ * CommonJS wrapper already around it (bin/run.cjs WRAPPER): compiled as read, never copied into a
+ * wrapper at each start. The wrapper's head is a line of its own and the source map (where there
+ * is one) moves a line down with the code, so every position it maps stays exact.
+ */
+export function wrapBundle(file) {
+  const { WRAPPER } = createRequire(import.meta.url)('../bin/run.cjs');
+  const text = readFileSync(file, 'latin1');
+  if (text.startsWith(WRAPPER[0])) throw new Error(`${file} is wrapped already`);
+  writeFileSync(file, `${WRAPPER[0]}\n${text}${WRAPPER[1]}`, 'latin1');
+  if (existsSync(`${file}.map`)) {
+    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8'));
+    writeFileSync(`${file}.map`, JSON.stringify({ ...map, mappings: `;${map.mappings}` }));
+  }
 }

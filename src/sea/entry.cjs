@@ -6,8 +6,7 @@
 'use strict';
 const sea = require('node:sea');
 const vm = require('node:vm');
-const { run } = require('../../bin/run.cjs');
-const { readRoutes, route } = require('../../bin/routes.cjs');
+const { readRoutes, route, run, wrapped } = require('../../bin/run.cjs');
 
 /** The build's first pass asks this binary to write the code caches of its runs here (the final binary has them inside). */
 const cacheOut = process.env.TALLY_SEA_CACHE_OUT;
@@ -26,8 +25,8 @@ function assetBytes(name) {
 function loadAsset(name) {
   const source = sea.getAsset(name, 'utf8');
   const cachedData = assetBytes(`${name}.cache`);
-  // The same wrapper as Node's CommonJS loader (and bin/load-bundle.cjs).
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: name, cachedData });
+  // In the same wrapper as Node's CommonJS loader (and bin/load-bundle.cjs); the build's bundles come with it.
+  const script = new vm.Script(wrapped(source), { filename: name, cachedData });
   if (cachedData === undefined || script.cachedDataRejected) uncached.push({ name, script });
   const module = { exports: {} };
   // The bundles hold every dependency: they require Node's built-ins only, which this require gives.

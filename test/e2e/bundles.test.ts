@@ -7,6 +7,7 @@
 // stack trace without --debug: what can run runs, and what cannot says how to mend it.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,6 +147,36 @@ describe('code caches, made where they are used', () => {
     } finally {
       chmodSync(join(readOnly, 'cache'), 0o700);
     }
+  });
+});
+
+describe('the bundles as the build writes them', () => {
+  it("come in the launcher's wrapper, compiled as read, their source map moved down with them; one without it (an older build's) runs alike", async () => {
+    const { WRAPPER } = (await import('../../bin/run.cjs')) as { WRAPPER: [string, string] };
+    const text = readFileSync(join(root, 'dist', 'main.cjs'), 'latin1');
+    expect(text.startsWith(`${WRAPPER[0]}\n`)).toBe(true);
+    expect(text.endsWith(WRAPPER[1])).toBe(true);
+    for (const name of ['command-balance.cjs', 'fast-guard.cjs', 'fast-statusline.cjs']) expect(readFileSync(join(root, 'dist', name), 'latin1').startsWith(WRAPPER[0]), name).toBe(true);
+    // fast.cjs is required as it is (a few kB), its parts compiled by the launcher.
+    expect(readFileSync(join(root, 'dist', 'fast.cjs'), 'latin1').startsWith(WRAPPER[0])).toBe(false);
+    // A position in the bundle maps to the line of the source it came from.
+    const at = text.indexOf('async function runCli(');
+    const line = text.slice(0, at).split('\n').length - 1;
+    const column = at - (text.lastIndexOf('\n', at) + 1);
+    const entry = new SourceMap(JSON.parse(readFileSync(join(root, 'dist', 'main.cjs.map'), 'utf8'))).findEntry(line, column) as { originalSource?: string; originalLine?: number };
+    expect(entry.originalSource).toMatch(/src\/cli\/program\.ts$/);
+    expect(entry.originalLine).toBe(readFileSync(join(root, 'src', 'cli', 'program.ts'), 'utf8').split('\n').findIndex((l) => l.startsWith('export async function runCli(')));
+    // Unwrapped, as an older build wrote it: the launcher wraps it, and it answers.
+    const dir = installed();
+    const bundle = join(dir, 'dist', 'command-balance.cjs');
+    writeFileSync(bundle, readFileSync(bundle, 'latin1').slice(WRAPPER[0].length + 1, -WRAPPER[1].length), 'latin1');
+    const own = installs();
+    for (let run = 0; run < 2; run++) {
+      const result = await tally(dir, ['balance', '--json'], { state: own });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ currency: 'CNY' });
+    }
+    expect(readdirSync(cacheFolder(own))).toEqual([expect.stringMatching(/^command-balance\.cjs-.*-balance\.cache$/)]);
   });
 });
 
