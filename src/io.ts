@@ -64,9 +64,22 @@ export function wantsColor({ noColorFlag, env, isTTY }: ColorChoice): boolean {
   return isTTY && env.TERM !== 'dumb';
 }
 
+/**
+ * Whether a file descriptor is a terminal, without building its stream: only a character device
+ * can be one (a pipe or a file, what scripts and CI give, is answered by one fstat), and only
+ * then is node:tty asked. A descriptor that is closed is no terminal.
+ */
+export function isTerminal(fd: number): boolean {
+  try {
+    return process.getBuiltinModule('node:fs').fstatSync(fd).isCharacterDevice() && process.getBuiltinModule('node:tty').isatty(fd);
+  } catch {
+    return false;
+  }
+}
+
 export function createProcessIO(options: { noColorFlag: boolean }): IO {
   // process.stdin is built on first access (a few ms): touch it only to read from it.
-  const { stdout, stderr } = process;
+  const { stdout } = process;
   // A closed pipe (`tally pricing | head -1`) ends the run quietly instead of with EPIPE; any
   // other failure to write results (a full disk) is remembered and ends the run with exit 1.
   let failure: NodeJS.ErrnoException | undefined;
@@ -74,20 +87,32 @@ export function createProcessIO(options: { noColorFlag: boolean }): IO {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     failure ??= error;
   });
-  stderr.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    // Nowhere left to say it: the exit code still tells.
-    process.exitCode ||= 1;
-  });
+  // process.stderr too is built on first use: a pipe's stream (CI's, a script's) costs 1-2 ms of a
+  // start, and a run that goes well writes nothing there.
+  let stderr: NodeJS.WriteStream | undefined;
+  const errors = (): NodeJS.WriteStream => {
+    if (stderr) return stderr;
+    stderr = process.stderr;
+    stderr.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      // Nowhere left to say it: the exit code still tells.
+      process.exitCode ||= 1;
+    });
+    return stderr;
+  };
+  let stderrIsTTY: boolean | undefined;
   return {
     out: (text) => {
       if (failure === undefined) stdout.write(text);
     },
-    err: (text) => void stderr.write(text),
+    err: (text) => void errors().write(text),
     outputFailure: () => failure,
     page: (command, text) => runPager(command, text),
     stdoutIsTTY: Boolean(stdout.isTTY),
-    stderrIsTTY: Boolean(stderr.isTTY),
+    get stderrIsTTY() {
+      stderrIsTTY ??= stderr ? Boolean(stderr.isTTY) : isTerminal(2);
+      return stderrIsTTY;
+    },
     // node:tty (with net behind it) costs milliseconds to load: only a prompt asks this.
     get stdinIsTTY() {
       return process.getBuiltinModule('node:tty').isatty(0);

@@ -105,7 +105,16 @@ export function nodePool(options: { ca?: string; memory?: import('../settings/pr
   return {
     transport,
     close: () => {
-      for (const agent of made) agent.destroy();
+      // An idle keep-alive socket never holds the process (its agent unrefs it), and destroying a
+      // socket makes Node build process.stderr (net.js compares each socket it closes with it:
+      // 1-2 ms of a run for a pipe): a run that exits now leaves them to the exit, one that goes on
+      // (a server, a test) has them destroyed a turn of the event loop later.
+      const agents = made.splice(0);
+      if (agents.length > 0) {
+        setTimeout(() => {
+          for (const agent of agents) agent.destroy();
+        }, 0).unref();
+      }
       void h2?.then((pool) => pool.close());
     },
   };

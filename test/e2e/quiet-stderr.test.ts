@@ -1,0 +1,50 @@
+// A run that has nothing to say on stderr never builds Node's process.stderr (for a pipe, what CI
+// and scripts give, that costs 1-2 ms of a start): not for its terminal check, not at the exit,
+// not when its connections close. One that has something to say says it, as ever.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { BIN, NODE, runProcess, tempDir } from '../helpers.js';
+
+const watch = fileURLToPath(new URL('../support/stderr-watch.cjs', import.meta.url));
+const state = tempDir();
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ accountLimit: 100_000 });
+});
+afterAll(async () => {
+  state.remove();
+  await sandbox.close();
+});
+
+async function run(args: string[], env: Record<string, string> = {}) {
+  const log = join(state.path, `stderr-${args.join('-').replace(/[^\w-]/g, '_')}.log`);
+  const result = await runProcess(NODE, ['--require', watch, BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: state.path, NO_COLOR: '1', TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TALLY_TEST_STDERR_LOG: log, ...env },
+  });
+  return { ...result, built: readFileSync(log, 'utf8') };
+}
+
+describe('stderr, built only to be written', () => {
+  it('is never built by a run that writes nothing there (the everyday commands, their second run too)', async () => {
+    for (const args of [['balance', '--json'], ['balance', '--json'], ['status'], ['usage', '--json'], ['forecast', '--json'], ['--version']]) {
+      const result = await run(args);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.built, args.join(' ')).toBe('');
+      expect(result.stdout.length).toBeGreaterThan(4);
+    }
+  });
+
+  it('is built and written where there is something to say: an error, a usage mistake', async () => {
+    const refused = await run(['balance', '--json'], { TALLY_BASE_URL: 'http://127.0.0.1:1' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('connection refused');
+    expect(refused.built).toContain('built at:');
+    const mistake = await run(['balance', '--nonsense']);
+    expect(mistake.code).toBe(2);
+    expect(mistake.stderr).toContain("unknown option '--nonsense'");
+  });
+});
