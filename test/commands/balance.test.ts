@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GW, KEY, mockGateway, runCommand } from '../helpers.js';
+import { GW, KEY, freshState, mockGateway, runCommand } from '../helpers.js';
 
 const env = { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY };
 const json = { headers: { 'content-type': 'application/json' } };
@@ -42,6 +42,27 @@ describe('tally balance', () => {
 }
 `);
     gw.done();
+  });
+
+  it("remembers the key's quota five minutes, as every view does (the token record's strict limit): asked again past them", async () => {
+    const shared = { ...env, TALLY_CONFIG_DIR: freshState() };
+    const record = (available: string) => `{"object":"token_usage","name":"ci","total_granted":50,"total_used":${50 - Number(available)},"total_available":${available},"unlimited_quota":false,"currency":"CNY"}`;
+    const at = Date.UTC(2026, 10, 28, 12);
+    const run = async (argv: string[], now: number, quota?: string) => {
+      const gw = mockGateway();
+      gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, withKey, json);
+      if (quota !== undefined) gw.pool.intercept({ path: '/api/usage/token/' }).reply(200, record(quota), json);
+      const result = await runCommand(argv, { transport: gw.transport, env: shared, now: () => now });
+      gw.done();
+      return result;
+    };
+    expect(JSON.parse((await run(['balance', '--json'], at, '40')).stdout).key_quota.remaining).toBe('40');
+    // A minute on: the gateway is asked for the balance only (a token stub left unasked would fail the test).
+    expect(JSON.parse((await run(['balance', '--json'], at + 60_000)).stdout).key_quota.remaining).toBe('40');
+    // Past five minutes: asked again, and the new figure shown.
+    expect(JSON.parse((await run(['balance', '--json'], at + 5 * 60_000 + 1, '30')).stdout).key_quota.remaining).toBe('30');
+    // A clock set back never serves a reading from its future.
+    expect(JSON.parse((await run(['balance', '--json'], at - 60_000, '35')).stdout).key_quota.remaining).toBe('35');
   });
 
   it('shows a panel for a pipe (ASCII bar, no colour)', async () => {
