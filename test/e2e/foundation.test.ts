@@ -103,8 +103,11 @@ describe('tally (built binary) against the sandbox', () => {
     expect(result.stdout).toMatch(/^Daily limit +¥5\.00$/m);
     // This key carries a total quota of its own: what it leaves is shown beside its daily limit.
     expect(result.stdout).toMatch(/^Key's quota left +¥[\d,]+\.\d{2} of ¥200\.00 granted$/m);
-    // Nothing but the program's own code cache (made by the first run on this Node).
-    expect(allFiles(fresh.path).filter((file) => !file.includes('/cache/code/'))).toEqual([]);
+    // Nothing but the program's own code cache (made by the first run on this Node) and the key's
+    // quota, remembered five minutes (its endpoint is rate limited hard), named without the key.
+    const written = allFiles(fresh.path).filter((file) => !file.includes('/cache/code/'));
+    expect(written).toEqual([expect.stringMatching(/\/cache\/key-quota-[\w.-]+\.json$/)]);
+    expect(readFileSync(written[0]!, 'utf8')).not.toContain(sandbox.limitedKey);
     fresh.remove();
   });
 
