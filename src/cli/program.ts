@@ -1,20 +1,20 @@
-// Builds the program, runs one command, and turns every error into its exit code. This is the
-// only place that chooses an exit code or prints an error.
-import { Command, CommanderError, Option } from 'commander';
+// Builds the program, runs one command, and turns every error into its exit code (cli/report.ts,
+// the only place that chooses an exit code or prints an error).
+import type { Command } from 'commander';
 import { COMMANDS, fleetRows } from './registry.js';
 import { Context, type ContextInit, type GlobalOptions, type RunnableCommand } from '../context.js';
-import { Interrupted, OutputError, QuietExit, TallyError, UsageError } from '../errors.js';
-import { didYouMean } from '../domain/suggest.js';
+import { Interrupted, OutputError, QuietExit, UsageError } from '../errors.js';
 import { type IO, createProcessIO, redactingIO } from '../io.js';
 import { SecretSet, environmentSecrets } from '../domain/secrets.js';
 import { notAZone, parseZone } from '../domain/zone.js';
-import { escapeControl } from '../output/escape.js';
-import { errorJson, errorText } from '../output/error-text.js';
-import { wrapNote } from '../output/wrap.js';
-import { type CommandEntry, defineOn, runModule } from './command.js';
+import { report } from './report.js';
+import { type CommandEntry, type CommandModule, defineOn, runModule } from './command.js';
+import { GLOBAL_FLAGS } from '../flags/global-flags.js';
+import { addFlags, flagName } from '../flags/declare.js';
+import { type SimpleLine, readSimpleLine } from '../flags/simple-line.js';
 
 /** Options of the whole program that take a value (needed to find the command name). */
-const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout', '--jq', '--tz', '--profiles']);
+const VALUE_OPTIONS = new Set(Object.entries(GLOBAL_FLAGS).filter(([, spec]) => spec.kind === 'value').map(([key, spec]) => flagName(key, spec)));
 
 export interface CliDeps extends Partial<Omit<ContextInit, 'options' | 'io'>> {
   io?: IO;
@@ -54,19 +54,16 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
     }
   }
   try {
-    const program = await buildProgram(
-      argv,
-      io,
-      (options) => {
-        // A command line run inside this one (a tool of `tally mcp`) runs with this run's global
-        // options (the gateway, the key's source, the zone, --demo's gateway), changed only where asked.
-        const commandLine = (line: string[], lineIO: IO, signal: AbortSignal, overrides: Partial<GlobalOptions> = {}) =>
-          runCli([...globalFlags({ ...options, ...overrides }), ...line], { ...deps, io: lineIO, env, interrupt: signal, ...(ctx ? { transport: ctx.transport(), ...(options.demo ? { demoGateway: ctx.demoGateway() } : {}) } : {}) });
-        ctx = new Context({ command: loadCommand, commandLine, ...deps, io, options, env, secrets, interrupt: deps.interrupt ?? interrupt.signal });
-        return ctx;
-      },
-    );
-    await program.parseAsync(argv, { from: 'user' });
+    const makeContext = (options: GlobalOptions) => {
+      // A command line run inside this one (a tool of `tally mcp`) runs with this run's global
+      // options (the gateway, the key's source, the zone, --demo's gateway), changed only where asked.
+      const commandLine = (line: string[], lineIO: IO, signal: AbortSignal, overrides: Partial<GlobalOptions> = {}) =>
+        runCli([...globalFlags({ ...options, ...overrides }), ...line], { ...deps, io: lineIO, env, interrupt: signal, ...(ctx ? { transport: ctx.transport(), ...(options.demo ? { demoGateway: ctx.demoGateway() } : {}) } : {}) });
+      ctx = new Context({ command: loadCommand, commandLine, ...deps, io, options, env, secrets, interrupt: deps.interrupt ?? interrupt.signal });
+      return ctx;
+    };
+    // A plain line of a command is read without commander (flags/simple-line.ts); any other, by the program commander builds.
+    if (!(await runSimpleLine(argv, makeContext))) await (await buildProgram(argv, io, (entry, module, line) => runEntry(argv, entry, module, line, makeContext))).parseAsync(argv, { from: 'user' });
     await outputWritten(raw);
     return 0;
   } catch (error) {
@@ -96,7 +93,73 @@ async function topicsLine(): Promise<string> {
   return `Topics of the manual (tally help TOPIC): ${TOPICS.map((t) => t.name).join(', ')}.`;
 }
 
-async function buildProgram(argv: string[], io: IO, makeContext: (options: GlobalOptions) => Context): Promise<Command> {
+/** A command line as read, by commander or without it (flags/simple-line.ts): what a command's run takes from it. */
+export interface ReadLine {
+  /** The program's flags (commander's optsWithGlobals). */
+  globals: Record<string, unknown>;
+  /** The command's own flags. */
+  flags: Record<string, unknown>;
+  given(name: string): boolean;
+  args: string[];
+  /** Commander's command, where commander read the line (the loop over profiles runs it again per profile). */
+  command?: Command;
+}
+
+type OnLine = (entry: CommandEntry, module: CommandModule, line: ReadLine) => Promise<void>;
+
+/**
+ * A plain line of one command (no words of its own, no subcommands) read without loading
+ * commander, and run; false, with nothing done, for any line it does not read (commander does).
+ */
+async function runSimpleLine(argv: string[], makeContext: (options: GlobalOptions) => Context): Promise<boolean> {
+  if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') return false;
+  const words = commandPath(argv);
+  const entry = COMMANDS.find((c) => isWanted(c, words));
+  if (!entry || entry.name.includes(' ')) return false;
+  const module = await entry.load();
+  if (module.configure) return false;
+  const line = readSimpleLine(argv, entry.name, GLOBAL_FLAGS, module.flags ?? {});
+  // A line across profiles runs per profile through commander's command (fleet.ts).
+  if (!line || line.globals.allProfiles === true || line.globals.profiles !== undefined) return false;
+  await runEntry(argv, entry, module, simpleLine(line), makeContext);
+  return true;
+}
+
+function simpleLine(line: SimpleLine): ReadLine {
+  return { globals: line.globals, flags: line.flags, given: (name) => line.given.has(name), args: [] };
+}
+
+/** Runs a command on its line: the global options checked, the context made, then the command (or the loop over profiles). */
+async function runEntry(argv: string[], entry: CommandEntry, module: CommandModule, line: ReadLine, makeContext: (options: GlobalOptions) => Context): Promise<void> {
+  const options = globalOptions(line.globals);
+  options.timeoutGiven = argv.some((word) => word === '--timeout' || word.startsWith('--timeout='));
+  checkGlobalOptions(entry, options);
+  const ctx = makeContext(options);
+  // A display currency (--currency, or the profile's): its flags checked now, its dated rate asked before the first result is written.
+  if (options.currency !== undefined || options.rate !== undefined) (await import('./display.js')).checkDisplayFlags(options);
+  ctx.beforeOutput = async () => (await import('./display.js')).applyDisplayCurrency(ctx);
+  if ((options.allProfiles || options.profiles !== undefined) && entry.fleet !== 'own') {
+    const { runFleet } = await import('../fleet.js');
+    // Only commander reads a line across profiles (flags/simple-line.ts leaves --all-profiles and --profiles to it).
+    if (!line.command) throw new Error('a line across profiles is read by commander');
+    return runFleet(entry, module, line.command, ctx, fleetRows());
+  }
+  await runModule(module, line.flags, ctx, { args: line.args, given: line.given });
+}
+
+/**
+ * A command line as commander reads it, run by nothing: what flags/simple-line.ts is held to
+ * (test/flags/simple-line.test.ts). Throws commander's error for a line it refuses.
+ */
+export async function commanderLine(argv: string[], io: IO): Promise<ReadLine | undefined> {
+  let read: ReadLine | undefined;
+  await (await buildProgram(argv, io, async (_entry, _module, line) => void (read = line))).parseAsync(argv, { from: 'user' });
+  return read;
+}
+
+async function buildProgram(argv: string[], io: IO, onLine: OnLine): Promise<Command> {
+  // Loaded only for a line flags/simple-line.ts does not read (help, a mistake, words, subcommands).
+  const { Command } = await import('commander');
   const helpWidth = io.stdoutIsTTY ? io.width : 80;
   const asksHelp = argv.includes('--help') || argv.includes('-h') || argv[0] === 'help';
   // Help text after the options: examples and exit codes, wrapped to the terminal (wrap-ansi loads only if a line is too long).
@@ -109,26 +172,8 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
     .description('See what you spend on an LLM inference gateway: balance, limits, usage, models, prices.')
     .version(__TALLY_VERSION__, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .configureHelp({ showGlobalOptions: true, helpWidth })
-    .option('--json', 'print one JSON document on stdout')
-    .option('--jq <expression>', 'filter the JSON document with jq (implies --json; strings print raw)')
-    .option('--csv', 'print CSV (commands that list records)')
-    .option('--wide', 'tables: never hide or shorten a column to fit the terminal')
-    .option('--exact', 'tables: every digit the service sent, unrounded')
-    .option('--no-color', 'no colour (also NO_COLOR, CLICOLOR=0; FORCE_COLOR, CLICOLOR_FORCE=1 force it)')
-    .addOption(new Option('--timeout <seconds>', 'deadline for the whole command').default('30'))
-    .option('--debug', 'log each request to stderr (credentials redacted)')
-    .option('--profile <name>', 'profile to use (env TALLY_PROFILE; default "default")')
-    .option('--base-url <url>', 'gateway base URL (env TALLY_BASE_URL)')
-    .option('--demo', 'run against the built-in sandbox gateway with a demo key')
-    .option('--tz <zone>', 'zone of labels and of times without an offset: an IANA name, UTC or +HH:MM (default: TZ, else the machine\'s)')
-    .option('--allow-http', 'allow plain http:// to a non-loopback host')
-    .option('--all-profiles', 'the command for every stored profile (balance, status, forecast, budget, check, billing, usage, statusline)')
-    .option('--profiles <a,b>', 'the command for these profiles')
-    .option('--no-pager', 'never page a table taller than the terminal ($TALLY_PAGER, $PAGER, less -FRX)')
-    .option('--currency <code>', 'show amounts also in this currency (ISO 4217: USD, EUR, JPY) at a dated rate; the yuan stay (config: currency)')
-    .option('--rate <rate>', 'with --currency: that currency per yuan, instead of asking the rate source (config: rate_source)')
-    .addHelpText('after', `\n${await after(`Examples:\n${COMMANDS.map((c) => `  $ ${c.example}`).join('\n')}\n\n${EXIT_CODES}${asksHelp ? `\n\n${await topicsLine()}` : ''}`)}\n`);
+    .configureHelp({ showGlobalOptions: true, helpWidth });
+  addFlags(program, GLOBAL_FLAGS).addHelpText('after', `\n${await after(`Examples:\n${COMMANDS.map((c) => `  $ ${c.example}`).join('\n')}\n\n${EXIT_CODES}${asksHelp ? `\n\n${await topicsLine()}` : ''}`)}\n`);
 
   throughIO(program, io, 'tally');
   const wanted = commandPath(argv);
@@ -154,18 +199,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
       defineOn(command, module);
       command.action(async (...args: unknown[]) => {
         const self = args[args.length - 1] as Command;
-        const options = globalOptions(self.optsWithGlobals());
-        options.timeoutGiven = argv.some((word) => word === '--timeout' || word.startsWith('--timeout='));
-        checkGlobalOptions(entry, options);
-        const ctx = makeContext(options);
-        // A display currency (--currency, or the profile's): its flags checked now, its dated rate asked before the first result is written.
-        if (options.currency !== undefined || options.rate !== undefined) (await import('./display.js')).checkDisplayFlags(options);
-        ctx.beforeOutput = async () => (await import('./display.js')).applyDisplayCurrency(ctx);
-        if (options.allProfiles || options.profiles !== undefined) {
-          const { runFleet } = await import('../fleet.js');
-          if (entry.fleet !== 'own') return runFleet(entry, module, self, ctx, fleetRows());
-        }
-        await runModule(module, self.opts(), ctx, { args: self.args, given: (name) => self.getOptionValueSource(name) === 'cli' });
+        await onLine(entry, module, { globals: self.optsWithGlobals(), flags: self.opts(), given: (name) => self.getOptionValueSource(name) === 'cli', args: self.args, command: self });
       });
     } else {
       command.allowUnknownOption().allowExcessArguments();
@@ -179,7 +213,7 @@ async function buildProgram(argv: string[], io: IO, makeContext: (options: Globa
  * It loads every command module, so only completion asks for it.
  */
 export async function fullProgram(io: IO): Promise<Command> {
-  const program = await buildProgram(['--help'], io, () => {
+  const program = await buildProgram(['--help'], io, async () => {
     throw new Error('the full program describes commands; it runs none');
   });
   const byName = commandsByName(program);
@@ -334,44 +368,4 @@ async function outputWritten(io: IO): Promise<void> {
   if (!failure) return;
   const reason = failure.code === 'ENOSPC' ? 'no space left on the device' : failure.code === 'EDQUOT' ? 'the disk quota is used up' : failure.code === 'EIO' ? 'an input/output error' : failure.message;
   throw new OutputError(`could not write the results to standard output: ${reason}`);
-}
-
-/** A commander error in tally's words: the problem, then the suggestion and where help is, on lines of their own. */
-function fromCommander(error: CommanderError & { commandPath?: string; extra?: string[] }): UsageError {
-  const command = error.commandPath ?? 'tally';
-  // A value outside a flag's closed set: the set, and the one most likely meant, on its own line.
-  const refused = /^error: (?:option '(\S+)[^']*' argument|command-argument value) '(.*)' is invalid(?: for argument '([^']*)')?\. Allowed choices are (.*)\.$/s.exec(error.message);
-  if (refused) {
-    const [, flag, value = '', argument, list = ''] = refused;
-    const choices = list.split(', ');
-    const hint = didYouMean(value, choices);
-    return new UsageError(`${flag ?? argument} "${value}" is not one of ${choices.join(', ')}`, { hint: [...(hint ? [hint] : []), `See \`${command} --help\`.`].join('\n') });
-  }
-  const [said = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
-  const extra = error.extra?.length ? error.extra : undefined;
-  const first = extra ? `${error.commandPath ?? 'tally'} does not take ${extra.map((w) => `"${escapeControl(w)}"`).join(', ')} (${said.replace(/\.$/, '')}); a value that belongs to a flag goes right after it` : said;
-  const suggestion = rest.map((line) => line.replace(/^\((.*)\)$/, '$1')).filter(Boolean);
-  // The help of the command the mistake was made in: `tally auth stats` points at `tally auth --help`.
-  return new UsageError(first, { hint: [...suggestion, `See \`${command} --help\`.`].join('\n') });
-}
-
-function report(error: unknown, io: IO, how: { json: boolean; debug: boolean; secrets: SecretSet }): number {
-  // The command said all there is to say (`tally run`: the command's own exit code).
-  if (error instanceof QuietExit) return error.exitCode;
-  if (error instanceof CommanderError) {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
-    if (error.code === 'commander.executeSubCommandAsync') return 0;
-    error = fromCommander(error);
-  }
-  const text = errorText(error, how.secrets);
-  if (how.json) io.err(`${errorJson(text)}\n`);
-  // On a terminal a person reads it: the plain message too (under --json a script reads the JSON line).
-  if (!how.json || io.stderrIsTTY) {
-    const fit = (line: string) => (io.stderrIsTTY ? wrapNote(line, io.width, 2) : line);
-    io.err(`${fit(`tally: ${text.message}`)}\n`);
-    if (text.hint) io.err(`${text.hint.map(fit).join('\n')}\n`);
-  }
-  if (how.debug && error instanceof Error && error.stack) io.err(`${escapeControl(how.secrets.scrubMessage(error.stack)).replace(/\\n/g, '\n')}\n`);
-  else if (!text.known) io.err('(run with --debug for details)\n');
-  return error instanceof TallyError ? error.exitCode : 1;
 }

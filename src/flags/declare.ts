@@ -3,7 +3,7 @@
 // one declaration come commander's options (and through them the help, the manual's reference
 // and shell completion's values), the typed flags a command's `parse` reads (FlagValues: no cast),
 // and the MCP tools' checks of the flags they send (test/mcp/tool-flags.test.ts).
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { Command, Option } from 'commander';
 
 interface Common {
   help: string;
@@ -75,16 +75,29 @@ export function flagName(key: string, spec?: FlagSpec): string {
   return spec?.kind === 'negated' ? `--no-${words}` : `--${words}`;
 }
 
-/** Commander's options for the declared flags, added to `command` in the order declared. */
+/**
+ * Commander's options for the declared flags, added to `command` in the order declared. Made
+ * through the command (createOption), so that this module loads no commander of its own: a
+ * plain command line is read without it (flags/simple-line.ts).
+ */
 export function addFlags(command: Command, specs: FlagSpecs): Command {
-  for (const [key, spec] of Object.entries(specs)) command.addOption(optionOf(key, spec));
+  for (const [key, spec] of Object.entries(specs)) command.addOption(optionOf(command, key, spec));
   return command;
 }
 
-function optionOf(key: string, spec: FlagSpec): Option {
+/** The flag as commander writes it: `--since <time>`, `--watch [seconds]`, `--notify <name...>`, `--no-header`. */
+export function flagWords(key: string, spec: FlagSpec): string {
   const name = flagName(key, spec);
-  const words = spec.kind === 'switch' || spec.kind === 'negated' ? name : spec.kind === 'optional' ? `${name} [${spec.value}]` : spec.kind === 'variadic' ? `${name} <${spec.value}...>` : `${name} <${spec.value}>`;
-  const option = new Option(words, spec.help);
+  return spec.kind === 'switch' || spec.kind === 'negated' ? name : spec.kind === 'optional' ? `${name} [${spec.value}]` : spec.kind === 'variadic' ? `${name} <${spec.value}...>` : `${name} <${spec.value}>`;
+}
+
+/** A value outside a list flag's choices, as commander's InvalidArgumentError is (its code and exit code are what commander reads). */
+function invalidArgument(message: string): Error {
+  return Object.assign(new Error(message), { name: 'InvalidArgumentError', code: 'commander.invalidArgument', exitCode: 1 });
+}
+
+function optionOf(command: Command, key: string, spec: FlagSpec): Option {
+  const option = command.createOption(flagWords(key, spec), spec.help);
   if (spec.kind === 'value' && spec.required) option.makeOptionMandatory();
   if (spec.kind !== 'switch' && spec.kind !== 'negated' && spec.kind !== 'variadic') {
     if (spec.choices) option.choices(spec.choices);
@@ -92,7 +105,7 @@ function optionOf(key: string, spec: FlagSpec): Option {
     if (spec.kind === 'list') {
       const { choices } = spec;
       option.argParser((value: string, all: string[] | undefined) => {
-        if (choices && !choices.includes(value)) throw new InvalidArgumentError(`Allowed choices are ${choices.join(', ')}.`);
+        if (choices && !choices.includes(value)) throw invalidArgument(`Allowed choices are ${choices.join(', ')}.`);
         return [...(all ?? []), value];
       });
     }
