@@ -7,7 +7,7 @@
 // stack trace without --debug: what can run runs, and what cannot says how to mend it.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { SourceMap } from 'node:module';
+import { SourceMap, createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,7 +152,7 @@ describe('code caches, made where they are used', () => {
 
 describe('the bundles as the build writes them', () => {
   it("come in the launcher's wrapper, compiled as read, their source map moved down with them; one without it (an older build's) runs alike", async () => {
-    const { WRAPPER } = (await import('../../bin/run.cjs')) as { WRAPPER: [string, string] };
+    const { WRAPPER } = createRequire(import.meta.url)('../../bin/run.cjs') as { WRAPPER: [string, string] };
     const text = readFileSync(join(root, 'dist', 'main.cjs'), 'latin1');
     expect(text.startsWith(`${WRAPPER[0]}\n`)).toBe(true);
     expect(text.endsWith(WRAPPER[1])).toBe(true);
