@@ -23,7 +23,7 @@ const src = fileURLToPath(new URL('../../src', import.meta.url));
 
 /** Polynomial patterns whose input is bounded: file, the pattern's start, and why. */
 const BOUNDED: Record<string, string> = {
-  "cli/program.ts /^error: (?:option '(\\S+)": "commander's own message about one command-line word",
+  "cli/report.ts /^error: (?:option '(\\S+)": "commander's own message about one command-line word",
   'commands/run.ts /.*[\\\\/]/': "the command's name as given after --, on the command line",
   'commands/sandbox.ts /\\.?0+$/': "an amount the sandbox itself formats (8 places)",
   'domain/comparison.ts /^(.+?)\\.\\.(.+)$/': 'the --compare flag, on the command line',
