@@ -5,15 +5,16 @@
 // whole program and the fast answers are its assets, bundled with every dependency
 // (src/sea/external.ts in the place of src/external.ts), beside the schemas, the saved completion
 // spec and jq's CommonJS build (its WebAssembly inline). Each bundle's V8 code cache is made by the
-// binary itself: a first binary without caches runs `status` and `--version` against the
-// in-process sandbox and writes what it compiled; the final binary carries those caches, and is
-// checked to accept them. Nothing is written beside the binary when it runs.
+// binary itself: a first binary without caches runs each everyday command against its own
+// sandbox (in a process of its own), `--version` and an agent's session, and writes what they
+// compiled; the final binary carries those caches, and is checked to accept them. Nothing is
+// written beside the binary when it runs.
 //
 // Node: TALLY_SEA_NODE, else the pinned Node 24 of scripts/nodes (linux-x64, `npm ci --prefix
 // scripts/nodes`), else the Node running this script when it is 24 or later (the release runners).
 // The path written is the last line printed.
 import { build } from 'esbuild';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -109,16 +110,45 @@ async function makeBinary(binary, withAssets) {
   if (process.platform === 'darwin') execFileSync('codesign', ['--sign', '-', binary]);
 }
 
+/**
+ * The binary's own sandbox, in a process of its own (`tally sandbox --port 0`), writing no cache:
+ * the everyday commands' caches are then made by runs against a gateway, as a user's are, not
+ * by --demo runs that compile the in-process sandbox's server into every command's cache.
+ */
+function sandboxOf(binary, env) {
+  const child = spawn(binary, ['sandbox', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let said = '';
+    const timer = setTimeout(() => reject(new Error(`the binary's sandbox did not start: ${said}`)), 20_000);
+    child.on('error', reject);
+    child.stdout.on('data', (chunk) => {
+      said += chunk;
+      const url = /TALLY_BASE_URL=(\S+)/.exec(said)?.[1];
+      const key = /TALLY_API_KEY=(\S+)/.exec(said)?.[1];
+      if (url && key) {
+        clearTimeout(timer);
+        resolve({ url, key, stop: () => child.kill('SIGKILL') });
+      }
+    });
+  });
+}
+
 /** Runs the binary as a user would, with the code caches it compiles written to `caches` (when it has none of its own). */
-function exercise(binary, caches) {
+async function exercise(binary, caches) {
   const state = join(out, 'state');
   rmSync(state, { recursive: true, force: true });
   // The builder's environment (Windows needs its SystemRoot) without tally's settings or Node's options.
   const own = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TALLY_|NODE_OPTIONS$)/.test(name)));
   const env = { ...own, HOME: state, TALLY_CONFIG_DIR: state, TALLY_SEA_CACHE_OUT: caches, NO_COLOR: '1' };
-  // Each everyday command in its own bundle (its cache), the whole program, the fast answers.
-  const lines = [['status', '--demo'], ['--version'], ['version'], ...EVERYDAY.filter((c) => c !== 'status').map((c) => (c === 'check' ? ['check', '--min-balance', '1', '--demo'] : [c, '--demo']))];
-  for (const argv of lines) execFileSync(binary, argv, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const sandbox = await sandboxOf(binary, { ...own, HOME: state, TALLY_CONFIG_DIR: join(state, 'sandbox') });
+  try {
+    // Each everyday command in its own bundle (its cache), against the gateway; the whole program, the fast answers.
+    const gateway = { ...env, TALLY_BASE_URL: sandbox.url, TALLY_API_KEY: sandbox.key };
+    for (const argv of [['status'], ...EVERYDAY.filter((c) => c !== 'status').map((c) => (c === 'check' ? ['check', '--min-balance', '1'] : [c]))]) execFileSync(binary, argv, { env: gateway, stdio: ['ignore', 'ignore', 'inherit'] });
+  } finally {
+    sandbox.stop();
+  }
+  for (const argv of [['--version'], ['version']]) execFileSync(binary, argv, { env, stdio: ['ignore', 'ignore', 'inherit'] });
   // An agent's session: the MCP server's package too.
   const session = [
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '1' } } },
@@ -132,7 +162,7 @@ function exercise(binary, caches) {
 // First pass: a binary without caches makes them.
 const first = join(out, `first-${name}`);
 await makeBinary(first, assets);
-exercise(first, join(out, 'caches'));
+await exercise(first, join(out, 'caches'));
 const caches = readdirSync(join(out, 'caches'));
 for (const bundle of ['main.cjs', 'fast.cjs', ...EVERYDAY.map((c) => `command-${c}.cjs`)]) if (!caches.includes(`${bundle}.cache`)) throw new Error(`the first binary wrote no code cache for ${bundle}`);
 rmSync(first);
@@ -143,7 +173,7 @@ await makeBinary(binary, { ...assets, ...Object.fromEntries(caches.map((file) =>
 // It accepts them: run again, it has nothing left to write.
 const check = join(out, 'check');
 mkdirSync(check, { recursive: true });
-exercise(binary, check);
+await exercise(binary, check);
 const rejected = readdirSync(check).filter((file) => caches.includes(file));
 if (rejected.length > 0) throw new Error(`the binary rejected its own code caches: ${rejected.join(', ')}`);
 for (const leftover of ['check', 'caches', 'sea.blob', 'sea-config.json']) rmSync(join(out, leftover), { recursive: true, force: true });
