@@ -38,6 +38,20 @@ describe('stderr, built only to be written', () => {
     }
   });
 
+  it("is never built by a hook reading its event from a shell's pipe (guard, the status line)", async () => {
+    const event = JSON.stringify({ session_id: 'quiet', transcript_path: '/nonexistent.jsonl', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    await run(['statusline']);
+    for (const args of [['guard', '--max-daily-used', '100%', '--max-age', '100000000'], ['statusline', '--max-age', '100000000']]) {
+      const log = join(state.path, `stderr-pipe-${args[0]}.log`);
+      // A shell's pipe (a FIFO), as `echo ... | tally guard` has it. (A Node spawner's pipe is a socket, still read as a stream.)
+      const result = await runProcess('sh', ['-c', 'printf %s "$EVENT" | "$NODE_BIN" --require "$WATCH" "$TALLY_BIN" "$@"', 'sh', ...args], {
+        env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: state.path, NO_COLOR: '1', TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TALLY_TEST_STDERR_LOG: log, EVENT: event, NODE_BIN: NODE, WATCH: watch, TALLY_BIN: BIN },
+      });
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(readFileSync(log, 'utf8'), args.join(' ')).toBe('');
+    }
+  });
+
   it('is built and written where there is something to say: an error, a usage mistake', async () => {
     const refused = await run(['balance', '--json'], { TALLY_BASE_URL: 'http://127.0.0.1:1' });
     expect(refused.code).toBe(1);

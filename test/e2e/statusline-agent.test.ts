@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
 import { type Sandbox, clockStartingAt, startSandbox } from '../../src/sandbox/server.js';
-import { binaryArgs, FIXED_CLOCK, NODE, runTally, tempDir } from '../helpers.js';
+import { binaryArgs, FIXED_CLOCK, NODE, runProcess, runTally, tempDir } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
 const STARTED = NOW - 30 * 3600_000;
@@ -106,6 +106,15 @@ describe('tally statusline with Claude Code session JSON on stdin', () => {
     const hostile = await tally(['statusline', '--format', '{model}|{dir}'], JSON.stringify({ model: { display_name: 'Op\u001b]0;owned\u0007us\u202e' }, workspace: { current_dir: '/tmp/\u001b[2Jx' } }));
     expect(hostile.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
     expect(hostile.stdout).toContain('Op\\e]0;owned\\u0007us\\u202e|\\e[2Jx');
+  });
+
+  it("reads a session that comes through a shell's pipe in two writes, the second a moment after the first (what was there, then the rest)", async () => {
+    const whole = sessionJson('7f3e1c2a-0b9d-4e58-a1c6-2d4f6e8a9b01', 'Haiku');
+    const result = await runProcess('sh', ['-c', '(printf %s "$FIRST"; sleep 0.06; printf %s "$REST") | "$NODE_BIN" "$@"', 'sh', ...binaryArgs(['statusline', '--format', '{model}'], NOW)], {
+      env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env, FIRST: whole.slice(0, 20), REST: whole.slice(20), NODE_BIN: NODE },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('Haiku');
   });
 
   it('does not wait on a pipe that never delivers', async () => {
