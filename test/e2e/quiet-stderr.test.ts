@@ -4,26 +4,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { BIN, NODE, runProcess, tempDir } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, FIXED_CLOCK, NODE, runProcess } from '../helpers.js';
+import { sandboxForFile } from '../support/sandbox-fixture.js';
 
 const watch = fileURLToPath(new URL('../support/stderr-watch.cjs', import.meta.url));
-const state = tempDir();
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ accountLimit: 100_000 });
-});
-afterAll(async () => {
-  state.remove();
-  await sandbox.close();
-});
+const NOW = Date.UTC(2026, 10, 25, 9, 30);
+const world = sandboxForFile(NOW, { accountLimit: 100_000 });
+/** The run's environment: the sandbox's, on its clock, with the stream watch's log. */
+const envOf = (log: string) => ({ PATH: process.env.PATH, HOME: world.state.path, NO_COLOR: '1', ...world.env, TALLY_TEST_NOW: String(NOW), TALLY_TEST_STDERR_LOG: log });
 
 async function run(args: string[], env: Record<string, string> = {}) {
-  const log = join(state.path, `stderr-${args.join('-').replace(/[^\w-]/g, '_')}.log`);
-  const result = await runProcess(NODE, ['--require', watch, BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: state.path, NO_COLOR: '1', TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TALLY_TEST_STDERR_LOG: log, ...env },
-  });
+  const log = join(world.state.path, `stderr-${args.join('-').replace(/[^\w-]/g, '_')}.log`);
+  const result = await runProcess(NODE, ['--require', FIXED_CLOCK, '--require', watch, BIN, ...args], { env: { ...envOf(log), ...env } });
   return { ...result, built: readFileSync(log, 'utf8') };
 }
 
@@ -42,10 +35,10 @@ describe('stderr, built only to be written', () => {
     const event = JSON.stringify({ session_id: 'quiet', transcript_path: '/nonexistent.jsonl', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
     await run(['statusline']);
     for (const args of [['guard', '--max-daily-used', '100%', '--max-age', '100000000'], ['statusline', '--max-age', '100000000']]) {
-      const log = join(state.path, `stderr-pipe-${args[0]}.log`);
+      const log = join(world.state.path, `stderr-pipe-${args[0]}.log`);
       // A shell's pipe (a FIFO), as `echo ... | tally guard` has it. (A Node spawner's pipe is a socket, still read as a stream.)
-      const result = await runProcess('sh', ['-c', 'printf %s "$EVENT" | "$NODE_BIN" --require "$WATCH" "$TALLY_BIN" "$@"', 'sh', ...args], {
-        env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: state.path, NO_COLOR: '1', TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey, TALLY_TEST_STDERR_LOG: log, EVENT: event, NODE_BIN: NODE, WATCH: watch, TALLY_BIN: BIN },
+      const result = await runProcess('sh', ['-c', 'printf %s "$EVENT" | "$NODE_BIN" --require "$CLOCK" --require "$WATCH" "$TALLY_BIN" "$@"', 'sh', ...args], {
+        env: { ...envOf(log), EVENT: event, NODE_BIN: NODE, CLOCK: FIXED_CLOCK, WATCH: watch, TALLY_BIN: BIN },
       });
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(readFileSync(log, 'utf8'), args.join(' ')).toBe('');
