@@ -69,7 +69,7 @@ export function wantsColor({ noColorFlag, env, isTTY }: ColorChoice): boolean {
  * can be one (a pipe or a file, what scripts and CI give, is answered by one fstat), and only
  * then is node:tty asked. A descriptor that is closed is no terminal.
  */
-export function isTerminal(fd: number): boolean {
+function isTerminal(fd: number): boolean {
   try {
     return process.getBuiltinModule('node:fs').fstatSync(fd).isCharacterDevice() && process.getBuiltinModule('node:tty').isatty(fd);
   } catch {

@@ -112,9 +112,8 @@ type OnLine = (entry: CommandEntry, module: CommandModule, line: ReadLine) => Pr
  * commander, and run; false, with nothing done, for any line it does not read (commander does).
  */
 async function runSimpleLine(argv: string[], makeContext: (options: GlobalOptions) => Context): Promise<boolean> {
-  if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') return false;
-  const words = commandPath(argv);
-  const entry = COMMANDS.find((c) => isWanted(c, words));
+  // Help (--help, -h, `help`) is a flag or a word readSimpleLine leaves to commander.
+  const entry = runningEntry(commandPath(argv));
   if (!entry || entry.name.includes(' ')) return false;
   const module = await entry.load();
   if (module.configure) return false;
@@ -178,7 +177,7 @@ async function buildProgram(argv: string[], io: IO, onLine: OnLine): Promise<Com
   throughIO(program, io, 'tally');
   const wanted = commandPath(argv);
   // Running a known command needs only that command; help and mistakes need them all.
-  const running = COMMANDS.find((entry) => isWanted(entry, wanted));
+  const running = runningEntry(wanted);
   const needed = running && !asksHelp ? [running] : COMMANDS;
   const groups = new Map<string, Command>();
   for (const entry of needed) {
@@ -285,6 +284,11 @@ function commandPath(argv: string[]): string[] {
     words.push(token);
   }
   return words;
+}
+
+/** The registry's entry the command words name, if any. */
+function runningEntry(words: string[]): CommandEntry | undefined {
+  return COMMANDS.find((entry) => isWanted(entry, words));
 }
 
 function isWanted(entry: CommandEntry, words: string[]): boolean {

@@ -86,7 +86,7 @@ export function addFlags(command: Command, specs: FlagSpecs): Command {
 }
 
 /** The flag as commander writes it: `--since <time>`, `--watch [seconds]`, `--notify <name...>`, `--no-header`. */
-export function flagWords(key: string, spec: FlagSpec): string {
+function flagWords(key: string, spec: FlagSpec): string {
   const name = flagName(key, spec);
   return spec.kind === 'switch' || spec.kind === 'negated' ? name : spec.kind === 'optional' ? `${name} [${spec.value}]` : spec.kind === 'variadic' ? `${name} <${spec.value}...>` : `${name} <${spec.value}>`;
 }
