@@ -5,8 +5,8 @@
 // since then (from the gateway's per-call log, refreshed in the background). Unknown fields are
 // ignored; input that is not such a document is no session (the plain line). Everything read is
 // data: escaped before it reaches the line.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { readOwnStateFile, readStateFile } from '../settings/read-file.js';
+import { readStdin } from './stdin.js';
 import { isKeptDecimal } from '../domain/decimal-text.js';
 import { cachePath, credentialId } from '../settings/cache-key.js';
 import type { StatuslineIdentity } from './cache.js';
@@ -34,9 +34,6 @@ export interface SessionSpend {
   fetched_at: string;
 }
 
-const MAX_INPUT_BYTES = 1024 * 1024;
-/** How long a status line waits for its input to arrive on a pipe (Claude Code writes it at once). */
-const INPUT_WAIT_MS = 250;
 export const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** The launcher runs the fast path and then, when it cannot answer, the full program in the same process: stdin is read once. */
 const STDIN = Symbol.for('tally.statusline.stdin');
@@ -75,95 +72,6 @@ export function parseSession(text: string | undefined): AgentSession | undefined
   if (transcript) session.transcript = transcript;
   return Object.keys(session).length > 0 ? session : undefined;
 }
-
-/**
- * Stdin's text when it is a file, or a pipe or socket that delivers within a moment (an agent
- * writes the document at once and closes it); never waits on a terminal or a device, nor long on
- * a pipe nothing writes to: a status line never hangs on its input.
- */
-export async function readStdin(): Promise<string | undefined> {
-  // Read once a run: the fast answers (dist/fast-*.cjs) and the full program share a process, and
-  // what the first read is what the full program reads when the fast path hands the run on.
-  const shared = globalThis as { __tallyStdin?: Promise<string | undefined> };
-  shared.__tallyStdin ??= readStdinOnce();
-  return shared.__tallyStdin;
-}
-
-async function readStdinOnce(): Promise<string | undefined> {
-  let stat;
-  try {
-    stat = fstatSync(0);
-  } catch {
-    return undefined;
-  }
-  // A file: read as tally reads every file (regular, within a size), from its start.
-  if (stat.isFile()) {
-    try {
-      return readStateFile('/dev/stdin', MAX_INPUT_BYTES).toString('utf8');
-    } catch {
-      return undefined;
-    }
-  }
-  if (!stat.isFIFO() && !stat.isSocket()) return undefined;
-  // A pipe whose writer has written and closed it (an agent's hook) is read at once, without a stream.
-  const now = stat.isFIFO() && process.platform === 'linux' ? readPipeNow() : { read: [] };
-  if (now.done) return now.text;
-  return readAsStream(now.read);
-}
-
-/**
- * What a pipe holds now, read without Node's stream over it (building process.stdin's socket,
- * its timer, and at its close process.stderr, cost a hook's start 2-3 ms): the pipe opened again
- * through /proc/self/fd/0 (on Linux a description of its own, so reading it without blocking
- * leaves the writer's alone), read until its end (done), or until it has nothing more for now
- * (what was read goes first, the rest comes through the stream).
- */
-function readPipeNow(): { done?: true; text?: string; read: Buffer[] } {
-  const read: Buffer[] = [];
-  let fd: number | undefined;
-  try {
-    fd = openSync('/proc/self/fd/0', constants.O_RDONLY | constants.O_NONBLOCK);
-    const buffer = Buffer.allocUnsafe(64 * 1024);
-    let size = 0;
-    for (;;) {
-      const n = readSync(fd, buffer, 0, buffer.length, null);
-      if (n === 0) return { done: true, text: Buffer.concat(read).toString('utf8'), read };
-      size += n;
-      if (size > MAX_INPUT_BYTES) return { done: true, read };
-      read.push(Buffer.from(buffer.subarray(0, n)));
-    }
-  } catch {
-    // EAGAIN: the writer has more to say, or has not closed it yet; anything else: the stream reads it.
-    return { read };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** The rest of stdin through Node's stream, after what was read already: within a moment, and never more than MAX_INPUT_BYTES. */
-function readAsStream(read: Buffer[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const stdin = process.stdin;
-    const chunks: Buffer[] = [...read];
-    let size = read.reduce((sum, chunk) => sum + chunk.length, 0);
-    const finish = (text: string | undefined) => {
-      clearTimeout(timer);
-      stdin.removeAllListeners('data').removeAllListeners('end');
-      // Closed, so that nothing waits on it at exit (the rest of the input is not read).
-      stdin.destroy();
-      resolve(text);
-    };
-    const timer = setTimeout(() => finish(undefined), INPUT_WAIT_MS);
-    stdin.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_INPUT_BYTES) finish(undefined);
-      else chunks.push(chunk);
-    });
-    stdin.on('end', () => finish(Buffer.concat(chunks).toString('utf8')));
-    stdin.on('error', () => finish(undefined));
-  });
-}
-
 
 /** When the session began: the first timestamped entry of its transcript (JSON lines), read from its first 256 kB. */
 export function transcriptStart(path: string | undefined): number | undefined {

@@ -1,6 +1,9 @@
 // A run that has nothing to say on stderr never builds Node's process.stderr (for a pipe, what CI
 // and scripts give, that costs 1-2 ms of a start): not for its terminal check, not at the exit,
-// not when its connections close. One that has something to say says it, as ever.
+// not when its connections close. One that has something to say says it, as ever. A hook reads
+// its event without building process.stdin (for a Node spawner's socket that loads node:net,
+// 5-6 ms of a start), whole, however the writer splits it.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,15 +11,19 @@ import { describe, expect, it } from 'vitest';
 import { BIN, FIXED_CLOCK, NODE, runProcess } from '../helpers.js';
 import { sandboxForFile } from '../support/sandbox-fixture.js';
 
-const watch = fileURLToPath(new URL('../support/stderr-watch.cjs', import.meta.url));
+const watch = fileURLToPath(new URL('../support/stdio-watch.cjs', import.meta.url));
 const NOW = Date.UTC(2026, 10, 25, 9, 30);
 const world = sandboxForFile(NOW, { accountLimit: 100_000 });
 /** The run's environment: the sandbox's, on its clock, with the stream watch's log. */
 const envOf = (log: string) => ({ PATH: process.env.PATH, HOME: world.state.path, NO_COLOR: '1', ...world.env, TALLY_TEST_NOW: String(NOW), TALLY_TEST_STDERR_LOG: log });
 
-async function run(args: string[], env: Record<string, string> = {}) {
+/** A hook's event, as an agent sends it (a PreToolUse, naming the session's model). */
+const event = JSON.stringify({ session_id: 'quiet', transcript_path: '/nonexistent.jsonl', cwd: '/tmp', model: { display_name: 'Sonnet' }, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
+
+/** A run on a Node spawner's pipes (sockets), fed `input` and closed. */
+async function run(args: string[], env: Record<string, string> = {}, input?: string) {
   const log = join(world.state.path, `stderr-${args.join('-').replace(/[^\w-]/g, '_')}.log`);
-  const result = await runProcess(NODE, ['--require', FIXED_CLOCK, '--require', watch, BIN, ...args], { env: { ...envOf(log), ...env } });
+  const result = await runProcess(NODE, ['--require', FIXED_CLOCK, '--require', watch, BIN, ...args], { env: { ...envOf(log), ...env }, input });
   return { ...result, built: readFileSync(log, 'utf8') };
 }
 
@@ -32,17 +39,53 @@ describe('stderr, built only to be written', () => {
   });
 
   it("is never built by a hook reading its event from a shell's pipe (guard, the status line)", async () => {
-    const event = JSON.stringify({ session_id: 'quiet', transcript_path: '/nonexistent.jsonl', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
     await run(['statusline']);
     for (const args of [['guard', '--max-daily-used', '100%', '--max-age', '100000000'], ['statusline', '--max-age', '100000000']]) {
       const log = join(world.state.path, `stderr-pipe-${args[0]}.log`);
-      // A shell's pipe (a FIFO), as `echo ... | tally guard` has it. (A Node spawner's pipe is a socket, still read as a stream.)
+      // A shell's pipe (a FIFO), as `echo ... | tally guard` has it.
       const result = await runProcess('sh', ['-c', 'printf %s "$EVENT" | "$NODE_BIN" --require "$CLOCK" --require "$WATCH" "$TALLY_BIN" "$@"', 'sh', ...args], {
         env: { ...envOf(log), EVENT: event, NODE_BIN: NODE, CLOCK: FIXED_CLOCK, WATCH: watch, TALLY_BIN: BIN },
       });
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(readFileSync(log, 'utf8'), args.join(' ')).toBe('');
     }
+  });
+
+  it("is never built, nor stdin's stream, by a hook reading its event from a Node spawner's socket (Claude Code's hooks, spawnSync's input)", async () => {
+    for (const args of [['guard', '--max-daily-used', '100%', '--max-age', '100000000'], ['statusline', '--max-age', '100000000', '--format', '{model}']]) {
+      const stdinLog = join(world.state.path, `stdin-socket-${args[0]}.log`);
+      const result = await run(args, { TALLY_TEST_STDIN_LOG: stdinLog }, event);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.built, args.join(' ')).toBe('');
+      expect(readFileSync(stdinLog, 'utf8'), args.join(' ')).toBe('');
+    }
+    // The event was read, not skipped: the status line shows the model it names.
+    const line = await run(['statusline', '--max-age', '100000000', '--format', '{model}'], {}, event);
+    expect(line.stdout.trim()).toBe('Sonnet');
+  });
+
+  it('reads a socket the writer fills in parts a moment apart, and warns of nothing under --pending-deprecation', async () => {
+    const log = join(world.state.path, 'stderr-parts.log');
+    const stdinLog = join(world.state.path, 'stdin-parts.log');
+    const child = spawn(NODE, ['--require', FIXED_CLOCK, '--require', watch, BIN, 'statusline', '--max-age', '100000000', '--format', '{model}'], {
+      env: { ...envOf(log), TALLY_TEST_STDIN_LOG: stdinLog, NODE_OPTIONS: '--pending-deprecation --throw-deprecation' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.write(event.slice(0, 25));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    child.stdin.write(event.slice(25, 60));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    child.stdin.end(event.slice(60));
+    expect(await closed, stderr).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout.trim()).toBe('Sonnet');
+    expect(readFileSync(stdinLog, 'utf8')).toBe('');
   });
 
   it('is built and written where there is something to say: an error, a usage mistake', async () => {

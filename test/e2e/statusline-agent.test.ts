@@ -117,6 +117,23 @@ describe('tally statusline with Claude Code session JSON on stdin', () => {
     expect(result.stdout.trim()).toBe('Haiku');
   });
 
+  it('takes input past a megabyte for no session (the plain line), from a socket and from a shell\'s pipe alike', async () => {
+    const plain = (await tally(['statusline'])).stdout;
+    // A session document padded past the limit: what is read is never parsed, whatever it holds.
+    const padded = (bytes: number) => JSON.stringify({ ...(JSON.parse(sessionJson('7f3e1c2a-0b9d-4e58-a1c6-2d4f6e8a9b01', 'Haiku')) as object), padding: 'x'.repeat(bytes) });
+    const huge = padded(1024 * 1024);
+    expect((await tally(['statusline'], huge)).stdout).toBe(plain);
+    const file = join(work.path, 'huge-session.json');
+    writeFileSync(file, huge);
+    const piped = await runProcess('sh', ['-c', 'cat "$DOC" | "$NODE_BIN" "$@"', 'sh', ...binaryArgs(['statusline'], NOW)], {
+      env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env, DOC: file, NODE_BIN: NODE },
+    });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toBe(plain);
+    // Under the limit, the same document is the session.
+    expect((await tally(['statusline', '--format', '{model}'], padded(1024 * 1024 - 4096))).stdout.trim()).toBe('Haiku');
+  });
+
   it('does not wait on a pipe that never delivers', async () => {
     const child = spawn(NODE, binaryArgs(['statusline'], NOW), { env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
