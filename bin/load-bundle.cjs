@@ -167,12 +167,31 @@ function saveCaches() {
 
 /** Code caches left unused this long (of a Node no longer run) are removed. */
 const UNUSED_MS = 30 * 24 * 3600 * 1000;
+/**
+ * The code caches of every Node together stay within this: this Node's own (~4 MB once every
+ * command ran) and, in the room left, the Nodes used most lately (someone switching between two
+ * Nodes for the everyday commands, ~2 MB each, keeps both).
+ */
+const BUDGET_BYTES = 6 * 1024 * 1024;
+
+/** The bytes of a folder's files, and when one was last written or read. */
+function folderUse(dir) {
+  const stat = fs.lstatSync(dir);
+  let bytes = 0;
+  let newest = stat.mtimeMs;
+  for (const name of fs.readdirSync(dir)) {
+    const file = fs.lstatSync(join(dir, name));
+    bytes += file.size;
+    newest = Math.max(newest, file.atimeMs, file.mtimeMs);
+  }
+  return { bytes, newest };
+}
 
 /**
  * The cache folder stays within a few MB: in this Node's folder, a cache goes once it belongs to no
  * bundle of this install as it is now (another build, a bundle no longer shipped), as soon as a
  * cache of this build is written; another Node's folder goes once none of its caches was written
- * or read for 30 days.
+ * or read for 30 days, or, least lately used first, while all of them together are over the budget.
  */
 function prune(code, folder) {
   const current = new Map();
@@ -202,16 +221,33 @@ function prune(code, folder) {
     }
   }
   const now = Date.now();
+  let total = folderUse(folder).bytes;
+  const others = [];
   for (const name of fs.readdirSync(code)) {
     const other = join(code, name);
     if (other === folder) continue;
     try {
       const stat = fs.lstatSync(other);
       if (!stat.isDirectory() || stat.isSymbolicLink()) continue;
-      const newest = Math.max(stat.mtimeMs, ...fs.readdirSync(other).map((f) => fs.lstatSync(join(other, f)).atimeMs));
-      if (now - newest > UNUSED_MS) fs.rmSync(other, { recursive: true, force: true });
+      const use = folderUse(other);
+      if (now - use.newest > UNUSED_MS) fs.rmSync(other, { recursive: true, force: true });
+      else {
+        others.push({ dir: other, ...use });
+        total += use.bytes;
+      }
     } catch {
       // Being written by another run: kept.
+    }
+  }
+  // Over the budget: the Nodes used least lately go first, never this one.
+  others.sort((a, b) => a.newest - b.newest);
+  for (const other of others) {
+    if (total <= BUDGET_BYTES) break;
+    try {
+      fs.rmSync(other.dir, { recursive: true, force: true });
+      total -= other.bytes;
+    } catch {
+      // Being written by another run: kept, and looked at again on the next write.
     }
   }
 }

@@ -122,6 +122,32 @@ describe('code caches, made where they are used', () => {
     expect(readdirSync(join(own, 'cache', 'code')).sort()).toEqual([`${nodeVersion}-${process.arch}`, 'v21.0.0-x64'].sort());
   });
 
+  it("stay within a few MB with several Nodes in use: another Node's caches go, the least lately used first, while all are over 6 MB", async () => {
+    const dir = installed();
+    const own = installs();
+    const { utimesSync } = await import('node:fs');
+    // Two other Nodes, used an hour and a minute ago, 3 MB each: with this Node's own, over the budget.
+    const code = join(own, 'cache', 'code');
+    const hourAgo = new Date(Date.now() - 3600_000);
+    const minuteAgo = new Date(Date.now() - 60_000);
+    for (const [name, when] of [['v21.0.0-x64', hourAgo], ['v23.0.0-x64', minuteAgo]] as const) {
+      mkdirSync(join(code, name), { recursive: true });
+      for (const part of ['a', 'b', 'c']) {
+        const file = join(code, name, `main.cjs-0000000000000000-${part}.cache`);
+        writeFileSync(file, Buffer.alloc(1024 * 1024));
+        utimesSync(file, when, when);
+      }
+      utimesSync(join(code, name), when, when);
+    }
+    expect((await tally(dir, ['balance', '--json'], { state: own })).code).toBe(0);
+    expect(readdirSync(code).sort()).toEqual([`${nodeVersion}-${process.arch}`, 'v23.0.0-x64'].sort());
+    const size = (folder: string) => readdirSync(folder).reduce((sum, name) => sum + statSync(join(folder, name)).size, 0);
+    expect(readdirSync(code).reduce((sum, name) => sum + size(join(code, name)), 0)).toBeLessThanOrEqual(6 * 1024 * 1024);
+    // Within the budget, nothing more goes: the next cache written leaves the other Node's folder.
+    expect((await tally(dir, ['status', '--json'], { state: own })).code).toBe(0);
+    expect(readdirSync(code)).toContain('v23.0.0-x64');
+  });
+
   it('never makes a folder through a link in place of tally\'s cache folders', async () => {
     const dir = installed();
     const own = installs();
