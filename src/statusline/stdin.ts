@@ -114,7 +114,8 @@ function drain(source: Source, buffer: Buffer, chunks: Buffer[], size: { bytes: 
 
 /**
  * The source read now, and while it has nothing yet, again every few milliseconds within the
- * wait (counted in polls, not read from a clock a test may hold still).
+ * wait (counted in polls, not read from a clock a test may hold still). A writer that keeps its
+ * end open once it has sent a whole JSON object is not waited for: nothing can follow an object.
  */
 function readPolling(source: Source): Promise<string | undefined> {
   const buffer = Buffer.allocUnsafe(64 * 1024);
@@ -124,15 +125,27 @@ function readPolling(source: Source): Promise<string | undefined> {
   return new Promise((resolve) => {
     const step = () => {
       const result = drain(source, buffer, chunks, size);
-      if (result === 'wait' && polls-- > 0) {
+      const text = result === 'fail' ? undefined : Buffer.concat(chunks).toString('utf8');
+      if (result === 'wait' && !isWholeObject(text) && polls-- > 0) {
         setTimeout(step, POLL_MS);
         return;
       }
       source.close();
-      resolve(result === 'end' ? Buffer.concat(chunks).toString('utf8') : undefined);
+      resolve(result === 'end' || isWholeObject(text) ? text : undefined);
     };
     step();
   });
+}
+
+/** Whether the text read so far is one whole JSON object (an agent's document, complete). */
+function isWholeObject(text: string | undefined): boolean {
+  if (text === undefined || !text.trimEnd().endsWith('}')) return false;
+  try {
+    const doc: unknown = JSON.parse(text);
+    return typeof doc === 'object' && doc !== null && !Array.isArray(doc);
+  } catch {
+    return false;
+  }
 }
 
 /** Stdin through Node's stream, where it cannot be read otherwise: within a moment, and never more than MAX_INPUT_BYTES. */
@@ -151,8 +164,10 @@ function readAsStream(): Promise<string | undefined> {
     const timer = setTimeout(() => finish(undefined), INPUT_WAIT_MS);
     stdin.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_INPUT_BYTES) finish(undefined);
-      else chunks.push(chunk);
+      if (size > MAX_INPUT_BYTES) return finish(undefined);
+      chunks.push(chunk);
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (isWholeObject(text)) finish(text);
     });
     stdin.on('end', () => finish(Buffer.concat(chunks).toString('utf8')));
     stdin.on('error', () => finish(undefined));

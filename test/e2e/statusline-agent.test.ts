@@ -134,6 +134,24 @@ describe('tally statusline with Claude Code session JSON on stdin', () => {
     expect((await tally(['statusline', '--format', '{model}'], padded(1024 * 1024 - 4096))).stdout.trim()).toBe('Haiku');
   });
 
+  it('reads a whole session from a writer that keeps its end open, on a socket and on a shell\'s pipe', async () => {
+    const whole = sessionJson('7f3e1c2a-0b9d-4e58-a1c6-2d4f6e8a9b01', 'Haiku');
+    const child = spawn(NODE, binaryArgs(['statusline', '--format', '{model}'], NOW), { env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stdin.on('error', () => undefined);
+    child.stdin.write(whole);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.end();
+    expect(code).toBe(0);
+    expect(out.trim()).toBe('Haiku');
+    const piped = await runProcess('sh', ['-c', '(printf %s "$DOC"; sleep 1) | "$NODE_BIN" "$@"', 'sh', ...binaryArgs(['statusline', '--format', '{model}'], NOW)], {
+      env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env, DOC: whole, NODE_BIN: NODE },
+    });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout.trim()).toBe('Haiku');
+  });
+
   it('does not wait on a pipe that never delivers', async () => {
     const child = spawn(NODE, binaryArgs(['statusline'], NOW), { env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
