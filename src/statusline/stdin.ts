@@ -70,10 +70,13 @@ const kept: unknown[] = [];
 /**
  * A Node spawner's pipe (a socket pair: Claude Code's hooks, spawnSync's input), made non-blocking
  * as process.stdin would make it, by the same libuv call (uv_pipe_open through Node's pipe_wrap
- * binding), without building the stream; Node restores fd 0's flags at exit. Undefined where the
- * binding is not there or refuses (a later Node, stdin already read by a stream): the stream reads it.
+ * binding), without building the stream; Node restores fd 0's flags at exit (a parent sharing the
+ * socket finds it blocking again, tested). Undefined on Windows, and where the binding is not there
+ * or refuses (a later Node, stdin already read by a stream): the stream reads it.
  */
 function nonBlockingSocket(): Source | undefined {
+  // On Windows libuv opens a pipe its own way (overlapped, or in no-wait mode): the stream reads it there.
+  if (process.platform === 'win32') return undefined;
   const quiet = process.noDeprecation;
   try {
     // process.binding is deprecated in documentation only (a warning under --pending-deprecation): silenced for this one call.

@@ -88,6 +88,28 @@ describe('stderr, built only to be written', () => {
     expect(readFileSync(stdinLog, 'utf8')).toBe('');
   });
 
+  it('leaves the socket it shares with the next reader blocking, as it found it', async () => {
+    // A shell runs tally, then head, on one stdin (one open file description): had tally left it
+    // non-blocking, head's read of a socket with nothing yet would fail at once (EAGAIN).
+    const log = join(world.state.path, 'stderr-shared.log');
+    const child = spawn('sh', ['-c', '"$NODE_BIN" --require "$CLOCK" "$TALLY_BIN" statusline --max-age 100000000 --format "{model}"; head -c 1; echo " head $?"'], {
+      env: { ...envOf(log), NODE_BIN: NODE, CLOCK: FIXED_CLOCK, TALLY_BIN: BIN },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const answered = new Promise<void>((resolve) => child.stdout.on('data', (d) => ((stdout += d), stdout.includes('Sonnet') && resolve())));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // The event, its end left open: tally answers from the whole object; head then waits for more.
+    child.stdin.write(event);
+    await answered;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.stdin.end('Z');
+    expect(await closed, stderr).toBe(0);
+    expect(stdout).toBe('Sonnet\nZ head 0\n');
+  });
+
   it('is built and written where there is something to say: an error, a usage mistake', async () => {
     const refused = await run(['balance', '--json'], { TALLY_BASE_URL: 'http://127.0.0.1:1' });
     expect(refused.code).toBe(1);
