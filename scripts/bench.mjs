@@ -233,7 +233,9 @@ if (process.env.BENCH_RATE === '1' || process.env.BENCH_ONLY?.includes('rate')) 
 //   divides by a difference of two noisy starts: subsampling 80 rounds, it read over 1.05 in a
 //   quarter to two fifths of 21-round runs where the ratio of the medians read over in none to 4%.)
 // - The single executable: against `node bin/tally.js` on the Node it is built from (the
-//   contract: it starts no slower), paired round by round, whole starts, --version too: at most 1.00x.
+//   contract: it starts no slower), paired round by round, whole starts, --version too: at most
+//   1.02x, no slower within what paired rounds here tell apart (measured 0.96-0.98; one run of
+//   41 rounds read the binary's status at 1.00 with nothing changed).
 // Twice the rounds of the other cases (BENCH_LINE_ROUNDS): a difference of starts is a small number.
 if (wanted('node lines')) {
   const own = process.versions.node.split('.')[0];
@@ -250,7 +252,7 @@ if (wanted('node lines')) {
     const major = /\(Node v?(\d+)\./.exec(built)?.[1];
     const sameNode = major === own ? lines[0] : nodes[major];
     if (!sameNode) throw new Error(`bench: the single executable is of Node ${major ?? '?'} (${built.trim()}), which scripts/nodes does not pin: npm ci --prefix scripts/nodes`);
-    lines.push({ label: 'single executable', program: binary, prefix: [], target: 1.0, against: sameNode });
+    lines.push({ label: 'single executable', program: binary, prefix: [], target: 1.02, against: sameNode });
   }
   const runs = [['balance --json', ['balance', '--json']], ['status', ['status']], ['--version', ['--version']]];
   const env = { ...base, TALLY_CONFIG_DIR: folder('lines'), NODE_EXTRA_CA_CERTS: '' };
