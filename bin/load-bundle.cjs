@@ -64,18 +64,28 @@ function stateDir(env = process.env) {
 
 /**
  * Where a bundle's code cache for this Node is kept: by the Node version, the architecture, the
- * bundle file as it is now and the command it ran (a cache holds the functions its first run
- * compiled: one per command, so each command finds its own code compiled). The file is known by
- * its inode, size and change times (any write to it moves its ctime, which no one can set back):
- * a bundle replaced or changed in place, even to the same length, gets a cache of its own. Not a
- * hash of its content: reading node:crypto and hashing a megabyte cost more than the cache saves
- * of some commands.
+ * install, the bundle file as it is now and the command it ran (a cache holds the functions its
+ * first run compiled: one per command, so each command finds its own code compiled). The file is
+ * known by its inode, size and change times (any write to it moves its ctime, which no one can set
+ * back): a bundle replaced or changed in place, even to the same length, gets a cache of its own.
+ * Not a hash of its content: reading node:crypto and hashing a megabyte cost more than the cache
+ * saves of some commands. The install is its dist/ folder's path, hashed (two installs sharing a
+ * state folder, a global one and npx's, keep their caches apart instead of removing each other's).
  */
 function cachePath(file, fd, command) {
   const stat = fs.fstatSync(fd, { bigint: true });
   const build = [stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].map((n) => n.toString(36)).join('.');
-  return join(stateDir(), 'cache', 'code', `${process.version}-${process.arch}`, `${file.replace(/.*[\\/]/, '')}-${build}-${command}.cache`);
+  return join(stateDir(), 'cache', 'code', `${process.version}-${process.arch}`, `${file.replace(/.*[\\/]/, '')}-${INSTALL}-${build}-${command}.cache`);
 }
+
+/** FNV-1a (32 bits) of a text, in base 36: a short name of a folder, not a secret. */
+function fnv1a(text) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash.toString(36);
+}
+/** This install: its dist/ folder. */
+const INSTALL = fnv1a(dist);
 
 function compile(file, text, cachedData) {
   // In the same wrapper as Node's CommonJS loader (the build's bundles come with it).
@@ -211,18 +221,29 @@ function prune(code, folder) {
     }
     return current.get(name);
   };
+  const now = Date.now();
+  /** Other installs' caches in this Node's folder: they go as another Node's folder does (30 days unused, the budget). */
+  const elsewhere = [];
   for (const name of fs.readdirSync(folder)) {
-    const bundleName = /^([\w.-]+?\.cjs)-/.exec(name)?.[1];
+    const [, bundleName, install] = /^([\w.-]+?\.cjs)-([0-9a-z]+)-/.exec(name) ?? [];
     if (!name.endsWith('.cache') || (bundleName && currentOf(bundleName) && name.startsWith(`${currentOf(bundleName)}-`))) continue;
     try {
+      if (install !== undefined && install !== INSTALL && !name.startsWith(`${bundleName}-${INSTALL}-`)) {
+        const stat = fs.lstatSync(join(folder, name));
+        const used = Math.max(stat.atimeMs, stat.mtimeMs);
+        if (now - used <= UNUSED_MS) {
+          elsewhere.push({ dir: join(folder, name), bytes: stat.size, newest: used });
+          continue;
+        }
+      }
+      // This install's caches of a build no longer here, and anything not named as tally names them.
       fs.unlinkSync(join(folder, name));
     } catch {
       // Another run's, gone already.
     }
   }
-  const now = Date.now();
   let total = folderUse(folder).bytes;
-  const others = [];
+  const others = [...elsewhere];
   for (const name of fs.readdirSync(code)) {
     const other = join(code, name);
     if (other === folder) continue;
@@ -239,7 +260,7 @@ function prune(code, folder) {
       // Being written by another run: kept.
     }
   }
-  // Over the budget: the Nodes used least lately go first, never this one.
+  // Over the budget: the Nodes (and other installs' caches) used least lately go first, never this install's on this Node.
   others.sort((a, b) => a.newest - b.newest);
   for (const other of others) {
     if (total <= BUDGET_BYTES) break;

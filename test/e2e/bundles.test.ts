@@ -53,7 +53,7 @@ describe('code caches, made where they are used', () => {
     expect((await tally(dir, ['balance', '--json'], { state: own })).code).toBe(0);
     expect((await tally(dir, ['pricing', '--json'], { state: own })).code).toBe(0);
     const made = readdirSync(cacheFolder(own)).sort();
-    expect(made).toEqual([expect.stringMatching(/^command-balance\.cjs-[0-9a-z.]+-balance\.cache$/), expect.stringMatching(/^command-pricing\.cjs-[0-9a-z.]+-pricing\.cache$/)]);
+    expect(made).toEqual([expect.stringMatching(/^command-balance\.cjs-[0-9a-z]+-[0-9a-z.]+-balance\.cache$/), expect.stringMatching(/^command-pricing\.cjs-[0-9a-z]+-[0-9a-z.]+-pricing\.cache$/)]);
     const balance = join(cacheFolder(own), made[0]!);
     expect(statSync(balance).mode & 0o777).toBe(0o600);
     const written = statSync(balance).mtimeMs;
@@ -73,7 +73,7 @@ describe('code caches, made where they are used', () => {
     const first = await tally(dir, ['complete', '--', 'usage', '--b'], { state: own });
     expect([first.code, first.stdout]).toEqual([0, expect.stringContaining('--bucket')]);
     const made = readdirSync(cacheFolder(own));
-    expect(made).toEqual([expect.stringMatching(/^fast-complete\.cjs-[0-9a-z.]+-complete\.cache$/)]);
+    expect(made).toEqual([expect.stringMatching(/^fast-complete\.cjs-[0-9a-z]+-[0-9a-z.]+-complete\.cache$/)]);
     const written = statSync(join(cacheFolder(own), made[0]!)).mtimeMs;
     const again = await tally(dir, ['complete', '--', 'usage', '--b'], { state: own });
     expect(again.stdout).toBe(first.stdout);
@@ -120,6 +120,33 @@ describe('code caches, made where they are used', () => {
     utimesSync(stale, monthAgo, monthAgo);
     expect((await tally(dir, ['status', '--json'], { state: own })).code).toBe(0);
     expect(readdirSync(join(own, 'cache', 'code')).sort()).toEqual([`${nodeVersion}-${process.arch}`, 'v21.0.0-x64'].sort());
+  });
+
+  it('are kept per install: two installs sharing a state folder (a global one and npx\'s) never remove each other\'s, an old build\'s go, an install gone a month goes', async () => {
+    const one = installed();
+    const two = installed();
+    const own = installs();
+    expect((await tally(one, ['balance', '--json'], { state: own })).code).toBe(0);
+    const [first] = readdirSync(cacheFolder(own));
+    const firstWritten = statSync(join(cacheFolder(own), first!)).mtimeMs;
+    expect((await tally(two, ['balance', '--json'], { state: own })).code).toBe(0);
+    expect(readdirSync(cacheFolder(own))).toHaveLength(2);
+    // The first install's cache is still there and read as it was: not removed, not made again.
+    expect((await tally(one, ['balance', '--json'], { state: own })).code).toBe(0);
+    expect(readdirSync(cacheFolder(own))).toContain(first);
+    expect(statSync(join(cacheFolder(own), first!)).mtimeMs).toBe(firstWritten);
+    // The second install rebuilt in place: its old build's cache goes, the first install's stays.
+    const main = join(two, 'dist', 'command-balance.cjs');
+    writeFileSync(main, readFileSync(main, 'utf8'));
+    expect((await tally(two, ['balance', '--json'], { state: own })).code).toBe(0);
+    expect(readdirSync(cacheFolder(own))).toHaveLength(2);
+    expect(readdirSync(cacheFolder(own))).toContain(first);
+    // An install not run for a month (npx's cache cleared): its caches go with the next write.
+    const { utimesSync } = await import('node:fs');
+    const monthAgo = new Date(Date.now() - 40 * 24 * 3600 * 1000);
+    utimesSync(join(cacheFolder(own), first!), monthAgo, monthAgo);
+    expect((await tally(two, ['status', '--json'], { state: own })).code).toBe(0);
+    expect(readdirSync(cacheFolder(own))).not.toContain(first);
   });
 
   it("stay within a few MB with several Nodes in use: another Node's caches go, the least lately used first, while all are over 6 MB", async () => {
