@@ -74,7 +74,7 @@ describe('the package', () => {
     expect(balance.code, balance.stderr).toBe(0);
     expect(JSON.parse(balance.stdout)).toMatchObject({ currency: 'CNY' });
     // The first run on this Node made its code cache in the state folder, never in the package.
-    expect(readdirSync(join(state, 'cache', 'code', `${execFileSync(NODE, ['--version']).toString().trim()}-${process.arch}`)).some((f) => /^main\.cjs-[0-9a-z.]+-main\.cache$/.test(f))).toBe(true);
+    expect(readdirSync(join(state, 'cache', 'code', `${execFileSync(NODE, ['--version']).toString().trim()}-${process.arch}`)).some((f) => /^main\.cjs-[0-9a-z]+-[0-9a-z.]+-main\.cache$/.test(f))).toBe(true);
     expect(readdirSync(join(prefix, 'lib', 'node_modules', 'llm-tally', 'dist')).filter((f) => f.endsWith('.cache'))).toEqual([]);
     // Homebrew's generate_completions_from_executable runs `tally completion SHELL` for each shell.
     for (const shell of ['bash', 'zsh', 'fish']) {
