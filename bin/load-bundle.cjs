@@ -198,10 +198,11 @@ function folderUse(dir) {
 }
 
 /**
- * The cache folder stays within a few MB: in this Node's folder, a cache goes once it belongs to no
- * bundle of this install as it is now (another build, a bundle no longer shipped), as soon as a
- * cache of this build is written; another Node's folder goes once none of its caches was written
- * or read for 30 days, or, least lately used first, while all of them together are over the budget.
+ * The cache folder stays within a few MB: in this Node's folder, a cache of this install goes once
+ * it belongs to no bundle of it as it is now (another build, a bundle no longer shipped), as soon
+ * as a cache of this build is written; another install's caches, and another Node's folder, go once
+ * none was written or read for 30 days, or, least lately used first, while all of them together
+ * are over the budget.
  */
 function prune(code, folder) {
   const current = new Map();
@@ -222,28 +223,32 @@ function prune(code, folder) {
     return current.get(name);
   };
   const now = Date.now();
-  /** Other installs' caches in this Node's folder: they go as another Node's folder does (30 days unused, the budget). */
-  const elsewhere = [];
+  // What stays in this Node's folder counts toward the budget; other installs' caches may yet go under it.
+  let total = 0;
+  const others = [];
   for (const name of fs.readdirSync(folder)) {
+    if (!name.endsWith('.cache')) continue;
+    const path = join(folder, name);
     const [, bundleName, install] = /^([\w.-]+?\.cjs)-([0-9a-z]+)-/.exec(name) ?? [];
-    if (!name.endsWith('.cache') || (bundleName && currentOf(bundleName) && name.startsWith(`${currentOf(bundleName)}-`))) continue;
     try {
-      if (install !== undefined && install !== INSTALL && !name.startsWith(`${bundleName}-${INSTALL}-`)) {
-        const stat = fs.lstatSync(join(folder, name));
-        const used = Math.max(stat.atimeMs, stat.mtimeMs);
-        if (now - used <= UNUSED_MS) {
-          elsewhere.push({ dir: join(folder, name), bytes: stat.size, newest: used });
-          continue;
-        }
+      const stat = fs.lstatSync(path);
+      if (bundleName && currentOf(bundleName) && name.startsWith(`${currentOf(bundleName)}-`)) {
+        total += stat.size;
+        continue;
+      }
+      // Another install's (a global one beside npx's): it goes as another Node's folder does.
+      const used = Math.max(stat.atimeMs, stat.mtimeMs);
+      if (install !== undefined && install !== INSTALL && now - used <= UNUSED_MS) {
+        others.push({ path, bytes: stat.size, newest: used });
+        total += stat.size;
+        continue;
       }
       // This install's caches of a build no longer here, and anything not named as tally names them.
-      fs.unlinkSync(join(folder, name));
+      fs.unlinkSync(path);
     } catch {
       // Another run's, gone already.
     }
   }
-  let total = folderUse(folder).bytes;
-  const others = [...elsewhere];
   for (const name of fs.readdirSync(code)) {
     const other = join(code, name);
     if (other === folder) continue;
@@ -253,7 +258,7 @@ function prune(code, folder) {
       const use = folderUse(other);
       if (now - use.newest > UNUSED_MS) fs.rmSync(other, { recursive: true, force: true });
       else {
-        others.push({ dir: other, ...use });
+        others.push({ path: other, ...use });
         total += use.bytes;
       }
     } catch {
@@ -265,7 +270,7 @@ function prune(code, folder) {
   for (const other of others) {
     if (total <= BUDGET_BYTES) break;
     try {
-      fs.rmSync(other.dir, { recursive: true, force: true });
+      fs.rmSync(other.path, { recursive: true, force: true });
       total -= other.bytes;
     } catch {
       // Being written by another run: kept, and looked at again on the next write.

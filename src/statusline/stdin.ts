@@ -128,28 +128,45 @@ function readPolling(source: Source): Promise<string | undefined> {
   return new Promise((resolve) => {
     const step = () => {
       const result = drain(source, buffer, chunks, size);
-      const text = result === 'fail' ? undefined : Buffer.concat(chunks).toString('utf8');
-      if (result === 'wait' && !isWholeObject(text) && polls-- > 0) {
+      const whole = result === 'wait' ? wholeObject(chunks) : undefined;
+      if (result === 'wait' && whole === undefined && polls-- > 0) {
         setTimeout(step, POLL_MS);
         return;
       }
       source.close();
-      resolve(result === 'end' || isWholeObject(text) ? text : undefined);
+      resolve(result === 'end' ? Buffer.concat(chunks).toString('utf8') : whole);
     };
     step();
   });
 }
 
-/** Whether the text read so far is one whole JSON object (an agent's document, complete). */
-function isWholeObject(text: string | undefined): boolean {
-  if (text === undefined || !text.trimEnd().endsWith('}')) return false;
+/**
+ * The text read so far when it is one whole JSON object (an agent's document, complete); read as
+ * text and parsed only once its last byte other than JSON whitespace is the closing brace.
+ */
+function wholeObject(chunks: readonly Buffer[]): string | undefined {
+  let last: number | undefined;
+  for (let c = chunks.length - 1; c >= 0 && last === undefined; c--) {
+    const chunk = chunks[c]!;
+    for (let i = chunk.length - 1; i >= 0; i--) {
+      const byte = chunk[i]!;
+      if (byte !== 32 && byte !== 9 && byte !== 10 && byte !== 13) {
+        last = byte;
+        break;
+      }
+    }
+  }
+  if (last !== CLOSING_BRACE) return undefined;
+  const text = Buffer.concat(chunks).toString('utf8');
   try {
     const doc: unknown = JSON.parse(text);
-    return typeof doc === 'object' && doc !== null && !Array.isArray(doc);
+    return typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? text : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
+
+const CLOSING_BRACE = 0x7d;
 
 /** Stdin through Node's stream, where it cannot be read otherwise: within a moment, and never more than MAX_INPUT_BYTES. */
 function readAsStream(): Promise<string | undefined> {
@@ -169,8 +186,8 @@ function readAsStream(): Promise<string | undefined> {
       size += chunk.length;
       if (size > MAX_INPUT_BYTES) return finish(undefined);
       chunks.push(chunk);
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (isWholeObject(text)) finish(text);
+      const whole = wholeObject(chunks);
+      if (whole !== undefined) finish(whole);
     });
     stdin.on('end', () => finish(Buffer.concat(chunks).toString('utf8')));
     stdin.on('error', () => finish(undefined));
