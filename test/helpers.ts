@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MockAgent } from 'undici';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import { runCli } from '../src/cli/program.js';
 import { Context, type GlobalOptions } from '../src/context.js';
 import { createTestIO, type TestIO } from '../src/io.js';
@@ -71,10 +71,14 @@ export function testClient(transport: Transport, options: { credential?: Credent
   });
 }
 
-/** Folders made for runs that brought no state folder of their own, removed when the test process ends. */
+/**
+ * Folders made for runs that brought no state folder of their own, removed after the file's tests
+ * (each test file loads this module afresh; a worker thread's end runs no 'exit' handler, which
+ * left thousands of them in the system's temporary folder).
+ */
 const runStates: string[] = [];
-process.on('exit', () => {
-  for (const dir of runStates) rmSync(dir, { recursive: true, force: true });
+afterAll(() => {
+  for (const dir of runStates.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A fresh, empty state folder for one run (so one test never sees what another cached). */
@@ -84,8 +88,10 @@ export function freshState(): string {
   return path;
 }
 
+/** A temporary folder, removed by remove() or else after the file's tests. */
 export function tempDir(): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), 'tally-test-'));
+  runStates.push(path);
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
