@@ -15,6 +15,10 @@ const V8_DEFAULT_GROWTH = 2;
  * (18 MB) neither better nor worse. Ended afterwards, so a long-lived process that loads a
  * catalog (tally proxy, tally mcp) grows its young generation as usual for its other work. Only
  * this factor is read while a program runs (the semi-spaces' limits are fixed at its start).
+ * While it is changed, V8's flags differ from those Node's own code caches and tally's were made
+ * under: a built-in module loaded then compiles from its source (node:http took twice as long),
+ * and a code cache made then is refused by the next run (it was, by every `logs --ndjson` run).
+ * So it is called once the modules a request needs are loaded, and ended before the run ends.
  */
 export function keepYoungGenerationSmall(): () => void {
   // A built-in taken when needed (src/external.ts): the runs that parse no such document never load it.

@@ -1,6 +1,7 @@
 // GET /api/pricing (public: no credential) and the model lists GET /v1/models, /alt/v1/models.
 import { type JsonObject, type JsonValue, isJsonObject } from '../domain/json.js';
 import type { HttpClient, JsonRequest } from './http.js';
+import type { JsonResponse } from './request.js';
 import { learnVendors } from '../domain/catalog.js';
 
 export interface Catalog {
@@ -17,8 +18,10 @@ export interface FetchedCatalog extends Catalog {
 
 const CATALOG_REQUEST: JsonRequest = { path: '/api/pricing', family: 'catalog', auth: 'none' };
 
-export async function fetchCatalog(client: HttpClient): Promise<FetchedCatalog> {
-  const { body, bytes } = await client.requestJson(CATALOG_REQUEST);
+/** The catalog; `received` is told when its bytes are in, before they are parsed. */
+export async function fetchCatalog(client: HttpClient, received?: () => void): Promise<FetchedCatalog> {
+  // Never "known": the answer is always parsed; the check only says when its bytes are in.
+  const { body, bytes } = received ? ((await client.requestJsonUnlessKnown(CATALOG_REQUEST, () => (received(), false))) as JsonResponse) : await client.requestJson(CATALOG_REQUEST);
   return { ...readCatalog(body, (detail) => client.unexpected(detail)), bytes };
 }
 

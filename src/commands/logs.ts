@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { instantWindow } from '../figures/usage-series.js';
 import { emit, formatCsv, writeJson } from '../output/emit.js';
 import { describeWindow } from '../output/window-text.js';
-import { DEFAULT_MAX_PAGES, fetchAllPages, parseParams } from '../figures/records.js';
+import { DEFAULT_MAX_PAGES, type PagedRecords, fetchAllPages, parseParams } from '../figures/records.js';
 import { wholeNumber } from '../flags/flag-values.js';
 import { windowFlags } from '../flags/options.js';
 import { DEFAULT_FOLLOW_SECONDS, followLog } from '../loops/follow.js';
@@ -65,14 +65,20 @@ export async function run(request: LogsRequest, ctx: Context): Promise<void> {
   // Entries are exact instants: the window is exactly what was asked (its days on the gateway's grid).
   const { window: exact, time } = await instantWindow(ctx, options);
   const client = await ctx.client();
-  const found = await fetchAllPages(ctx, client, '/v1/open/logs', { start: String(exact.start), end: String(exact.end), ...query }, {
-    all: options.all === true,
-    maxPages,
-    onPage: options.ndjson ? ndjsonWriter(ctx) : undefined,
-    noun: 'log entries',
-    resume: options.resume,
-    keepPartial: true,
-  });
+  const ndjson = options.ndjson ? ndjsonWriter(ctx) : undefined;
+  let found: PagedRecords;
+  try {
+    found = await fetchAllPages(ctx, client, '/v1/open/logs', { start: String(exact.start), end: String(exact.end), ...query }, {
+      all: options.all === true,
+      maxPages,
+      onPage: ndjson?.write,
+      noun: 'log entries',
+      resume: options.resume,
+      keepPartial: true,
+    });
+  } finally {
+    ndjson?.end();
+  }
   // An export that could not finish keeps what it fetched (printed below), says where to resume, and ends with its error.
   const stopped = found.stopped;
   // Stopped by --timeout: what was fetched is still written (a moment's grace for it). By Ctrl-C: the document is written at once, below.

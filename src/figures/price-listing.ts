@@ -133,10 +133,16 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   // megabytes of JSON. The answer is compared with the cached file as it lies (see compareCachedCatalog).
   const compareWithCache = cacheable && !need.whole && !forceLive;
   let known: CatalogComparison | undefined;
-  const isCached = (bytes: Buffer) => (known = compareCachedCatalog(stateDir, client.baseUrl, bytes))?.same === true;
-  const endYoungGenerationSmall = keepYoungGenerationSmall();
+  // The young generation is kept small (src/heap.ts) from when the answer's bytes are in (the
+  // request's modules are loaded by then) to the end of the work on it.
+  let endYoungGenerationSmall: (() => void) | undefined;
+  const received = () => void (endYoungGenerationSmall ??= keepYoungGenerationSmall());
+  const isCached = (bytes: Buffer) => {
+    received();
+    return (known = compareCachedCatalog(stateDir, client.baseUrl, bytes))?.same === true;
+  };
   try {
-    const fetched = compareWithCache ? await refetchCatalog(client, isCached) : await fetchCatalog(client);
+    const fetched = compareWithCache ? await refetchCatalog(client, isCached) : await fetchCatalog(client, received);
     const now = ctx.now();
     const kept = 'unchanged' in fetched ? keptListing(known!, fetched.unchanged, now) : undefined;
     if (kept) return kept;
@@ -167,7 +173,7 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
     ctx.warn(`${(error as Error).message}; using the catalog cached ${describeAge(ctx.now() - loaded.fetchedAt)}${loaded.pricingVersion ? ` (version ${loaded.pricingVersion})` : ''}`);
     return loaded;
   } finally {
-    endYoungGenerationSmall();
+    endYoungGenerationSmall?.();
   }
 }
 

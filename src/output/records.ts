@@ -9,6 +9,7 @@ import { type Zone, isCalendarSecond, spreadsheetDate } from '../domain/zone.js'
 import type { PagedRecords } from '../figures/records.js';
 import type { AmountKind } from './money.js';
 import { emitNdjson } from './emit.js';
+import { keepYoungGenerationSmall } from '../heap.js';
 import { plural } from './window-text.js';
 
 /** CSV has rows only: that a list stops before the window's end is said on stderr. */
@@ -156,11 +157,17 @@ export async function renderRecords(records: JsonObject[], ctx: Context, options
  * page to the next. V8 doubles its young generation (to 8, then 16 MB of semi-spaces) when a
  * scavenge finds many survivors, which a page in flight always has: memory then grew with the
  * length of the log (18 MB more at 200,000 entries than at 20,000) for no speed. Kept at its
- * first size, the peak stays flat (measured with npm run bench on Node 20); the flag is read by
- * V8 at each growth, so setting it now applies to this run. V8 versions that hold the factor
- * at 2 or more ignore the setting: memory then grows as before, and nothing else changes.
+ * first size from the first page on (src/heap.ts: by then the request's modules are loaded),
+ * the peak stays flat; end() gives V8 its own growth back once the export is over, before the
+ * run ends (a code cache made while the setting is changed is one the next run refuses).
  */
-export function ndjsonWriter(ctx: Context): (records: JsonObject[]) => void {
-  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
-  return (records) => emitNdjson(ctx, records);
+export function ndjsonWriter(ctx: Context): { write: (records: JsonObject[]) => void; end: () => void } {
+  let endSmall: (() => void) | undefined;
+  return {
+    write: (records) => {
+      endSmall ??= keepYoungGenerationSmall();
+      emitNdjson(ctx, records);
+    },
+    end: () => endSmall?.(),
+  };
 }

@@ -67,6 +67,40 @@ describe('code caches, made where they are used', () => {
     expect(readFileSync(balance).equals(Buffer.alloc(4096, 7))).toBe(false);
   }, 60_000);
 
+  // A V8 setting changed during a run (logs --ndjson and a catalog's fetch keep the young
+  // generation small: src/heap.ts) made the cache written at its end one the next run refused, and
+  // so every run compiled the whole bundle again: each line here runs twice, and the second run
+  // reads the first one's cache (the file is not written again).
+  it('are read by the next run of each everyday line, the lines that change a V8 setting while they run too', async () => {
+    const dir = installed();
+    const lines = [['logs', '--all', '--ndjson', '--since', '3d'], ['pricing', '--refresh', '--json'], ['pricing', '--refresh'], ['balance', '--json'], ['usage', '--since', '7d', '--json'], ['status'], ['forecast'], ['models'], ['check', '--max-daily-used', '100%']];
+    for (const line of lines) {
+      const own = installs();
+      const first = await tally(dir, line, { state: own });
+      expect(first.code, `${line.join(' ')}: ${first.stderr}`).toBe(0);
+      if (line[0] === 'logs') expect(first.stdout.split('\n').length, 'the export wrote entries').toBeGreaterThan(2);
+      const written = () => readdirSync(cacheFolder(own)).map((name) => `${name} ${statSync(join(cacheFolder(own), name)).ino} ${statSync(join(cacheFolder(own), name)).mtimeMs}`);
+      const made = written();
+      expect(made, line.join(' ')).toHaveLength(1);
+      expect((await tally(dir, line, { state: own })).code).toBe(0);
+      expect(written(), `${line.join(' ')}: its cache was made again`).toEqual(made);
+    }
+  }, 120_000);
+
+  it("load no built-in module of Node's while a V8 setting is changed (it would compile from its source), and end the change before the run ends", async () => {
+    const dir = installed();
+    const own = installs();
+    const watch = join(root, 'test', 'support', 'flag-watch.cjs');
+    // A catalog fetched with none cached, then again (compared with the cache), and an export: each keeps the young generation small while it works.
+    for (const line of [['pricing', '--refresh', '--json'], ['pricing', '--refresh'], ['logs', '--all', '--ndjson', '--since', '3d']]) {
+      const run = await runProcess(NODE, ['-r', watch, join(dir, 'bin', 'tally.js'), ...line], { env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: own, NO_COLOR: '1', ...gateway() }, timeoutMs: 20_000 });
+      expect(run.code, run.stderr).toBe(0);
+      const seen = JSON.parse(/^flag-watch (.*)$/m.exec(run.stderr)?.[1] ?? 'null') as { set: number; loaded: string[] } | null;
+      expect(seen?.set, `${line.join(' ')} keeps the young generation small`).toBeGreaterThan(0);
+      expect(seen?.loaded, line.join(' ')).toEqual([]);
+    }
+  }, 60_000);
+
   it('are made for the fast answers\' parts too (a Tab\'s completion), and read by the next run', async () => {
     const dir = installed();
     const own = installs();
