@@ -3,8 +3,10 @@
 // (never a zero) where it could not be read, and the exit code a gate on it ends with; a reading
 // remembered for a few minutes spares the gateway's strict limit, but not a gate's.
 import { describe, expect, it } from 'vitest';
-import { fetchKeyQuota, keyQuotaJson, quotaReadError } from '../../src/figures/key-quota.js';
-import { mockGateway, tempDir, testClient } from '../helpers.js';
+import { fetchKeyQuota, keyQuotaJson, keyQuotaOf, quotaReadError } from '../../src/figures/key-quota.js';
+import { balanceOf } from '../../src/figures/balance.js';
+import type { Transport } from '../../src/api/transport.js';
+import { GW, KEY, mockGateway, tempDir, testClient, testContext } from '../helpers.js';
 
 const json = { headers: { 'content-type': 'application/json' } };
 const record = (fields: string) => `{"object":"token_usage","name":"ci-runner",${fields},"model_limits":["default"],"expires_at":0,"currency":"CNY"}`;
@@ -40,6 +42,26 @@ describe("the key's quota", () => {
     if (figure.state !== 'unknown') throw new Error('unreachable');
     expect(figure.failure).toBe('rate_limit');
     expect(quotaReadError(figure).kind).toBe('rate_limit');
+  });
+
+  it('is looked for in its cache once the requests asked beside it are on their way (asked first, it still goes second)', async () => {
+    const gw = mockGateway();
+    gw.pool.intercept({ path: '/v1/open/balance' }).reply(200, '{"currency":"CNY","balance":"12.50","lifetime_spend":"80.00","plan":{"has_active_plan":false},"api_key":null}', json);
+    gw.pool.intercept({ path: '/api/usage/token/' }).reply(200, record('"total_granted":50,"total_used":10,"total_available":40,"unlimited_quota":false'), json);
+    const asked: string[] = [];
+    const transport: Transport = (request) => {
+      asked.push(request.url.pathname);
+      return gw.transport(request);
+    };
+    const { ctx } = testContext({ transport, env: { TALLY_BASE_URL: GW, TALLY_API_KEY: KEY } });
+    // Where the quota's memory is (its cache: read and checked before the gateway is asked).
+    const stateDir = ctx.stateDir.bind(ctx);
+    ctx.stateDir = () => (asked.push('the state folder'), stateDir());
+    const [quota] = await Promise.all([keyQuotaOf(ctx), balanceOf(ctx)]);
+    expect(keyQuotaJson(quota)).toEqual({ remaining: '40', granted: '50', used: '10', currency: 'CNY' });
+    // The first look at the state folder is the settings' (the client's profile); the quota's comes after the balance is asked.
+    expect(asked).toEqual(['the state folder', '/v1/open/balance', 'the state folder', '/api/usage/token/']);
+    gw.done();
   });
 
   it('is remembered for a few minutes: asked once for two reads', async () => {
