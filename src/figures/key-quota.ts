@@ -88,7 +88,7 @@ export function keyQuotaOf(ctx: Context, forGate?: boolean): Promise<KeyQuotaFig
   return ctx.figure(`key-quota|${forGate ? 'gate' : 'view'}`, async () => {
     // A turn of the event loop first: the requests asked beside it (the balance, the usage) are
     // sent before its cache is read and checked, which then happens while they are answered
-    // (balance --json: 2% of the run's wall time, measured paired).
+    // (balance --json: 1-2% of the run's wall time, measured paired).
     await new Promise<void>((resolve) => setImmediate(resolve));
     return fetchKeyQuota(await ctx.client(), ctx.options.demo ? undefined : { stateDir: () => ctx.stateDir(), now: ctx.now }, { forGate });
   });
