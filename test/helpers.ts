@@ -72,26 +72,26 @@ export function testClient(transport: Transport, options: { credential?: Credent
 }
 
 /**
- * Folders made for runs that brought no state folder of their own, removed after the file's tests
+ * Folders made for tests (state folders for runs that brought none, tempDir()'s), removed after the file's tests
  * (each test file loads this module afresh; a worker thread's end runs no 'exit' handler, which
  * left thousands of them in the system's temporary folder).
  */
-const runStates: string[] = [];
+const madeFolders: string[] = [];
 afterAll(() => {
-  for (const dir of runStates.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const dir of madeFolders.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A fresh, empty state folder for one run (so one test never sees what another cached). */
 export function freshState(): string {
   const path = mkdtempSync(join(tmpdir(), 'tally-run-'));
-  runStates.push(path);
+  madeFolders.push(path);
   return path;
 }
 
 /** A temporary folder, removed by remove() or else after the file's tests. */
 export function tempDir(): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), 'tally-test-'));
-  runStates.push(path);
+  madeFolders.push(path);
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 

@@ -1,7 +1,6 @@
 // GET /api/pricing (public: no credential) and the model lists GET /v1/models, /alt/v1/models.
 import { type JsonObject, type JsonValue, isJsonObject } from '../domain/json.js';
 import type { HttpClient, JsonRequest } from './http.js';
-import type { JsonResponse } from './request.js';
 import { learnVendors } from '../domain/catalog.js';
 
 export interface Catalog {
@@ -18,15 +17,11 @@ export interface FetchedCatalog extends Catalog {
 
 const CATALOG_REQUEST: JsonRequest = { path: '/api/pricing', family: 'catalog', auth: 'none' };
 
-/** The catalog; `received` is told when its bytes are in, before they are parsed. */
-export async function fetchCatalog(client: HttpClient, received?: () => void): Promise<FetchedCatalog> {
-  // Never "known": the answer is always parsed; the check only says when its bytes are in.
-  const { body, bytes } = received ? ((await client.requestJsonUnlessKnown(CATALOG_REQUEST, () => (received(), false))) as JsonResponse) : await client.requestJson(CATALOG_REQUEST);
-  return { ...readCatalog(body, (detail) => client.unexpected(detail)), bytes };
-}
-
-/** The catalog again; `unchanged` (with its bytes) when `isCached` says the service sent exactly the bytes cached before. */
-export async function refetchCatalog(client: HttpClient, isCached: (bytes: Buffer) => boolean): Promise<FetchedCatalog | { unchanged: Buffer }> {
+/**
+ * The catalog; `unchanged` (with its bytes) when `isCached` says the service sent exactly the
+ * bytes cached before. `isCached` is asked once the bytes are in, before they are parsed.
+ */
+export async function fetchCatalog(client: HttpClient, isCached: (bytes: Buffer) => boolean): Promise<FetchedCatalog | { unchanged: Buffer }> {
   const response = await client.requestJsonUnlessKnown(CATALOG_REQUEST, isCached);
   if ('unchanged' in response) return { unchanged: response.bytes };
   return { ...readCatalog(response.body, (detail) => client.unexpected(detail)), bytes: response.bytes };

@@ -89,7 +89,7 @@ export function keyQuotaOf(ctx: Context, forGate?: boolean): Promise<KeyQuotaFig
     // A turn of the event loop first: the requests asked beside it (the balance, the usage) are
     // sent before its cache is read and checked, which then happens while they are answered
     // (balance --json: 1-2% of the run's wall time, measured paired).
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await ctx.checkpoint();
     return fetchKeyQuota(await ctx.client(), ctx.options.demo ? undefined : { stateDir: () => ctx.stateDir(), now: ctx.now }, { forGate });
   });
 }

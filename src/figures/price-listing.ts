@@ -3,7 +3,7 @@
 import { DEFAULT_PRICING_TTL_SECONDS } from '../settings/profile-rules.js';
 import type { Context } from '../context.js';
 import { ConfigError, ServiceError, UsageError } from '../errors.js';
-import { fetchCatalog, readCatalog, refetchCatalog } from '../api/catalog.js';
+import { fetchCatalog, readCatalog } from '../api/catalog.js';
 import { type PriceRow, type SortKey, priceRow, sortRows } from '../domain/catalog.js';
 import { ageText, describeAge } from '../domain/words.js';
 import { parseTimeSpec } from '../domain/window.js';
@@ -133,16 +133,15 @@ export async function loadCatalog(ctx: Context, options: CatalogOptions, need: {
   // megabytes of JSON. The answer is compared with the cached file as it lies (see compareCachedCatalog).
   const compareWithCache = cacheable && !need.whole && !forceLive;
   let known: CatalogComparison | undefined;
-  // The young generation is kept small (src/heap.ts) from when the answer's bytes are in (the
-  // request's modules are loaded by then) to the end of the work on it.
+  // Asked when the answer's bytes are in: from then (the request's modules are loaded) to the end
+  // of the work on it, the young generation is kept small (src/heap.ts).
   let endYoungGenerationSmall: (() => void) | undefined;
-  const received = () => void (endYoungGenerationSmall ??= keepYoungGenerationSmall());
   const isCached = (bytes: Buffer) => {
-    received();
-    return (known = compareCachedCatalog(stateDir, client.baseUrl, bytes))?.same === true;
+    endYoungGenerationSmall ??= keepYoungGenerationSmall();
+    return compareWithCache && (known = compareCachedCatalog(stateDir, client.baseUrl, bytes))?.same === true;
   };
   try {
-    const fetched = compareWithCache ? await refetchCatalog(client, isCached) : await fetchCatalog(client, received);
+    const fetched = await fetchCatalog(client, isCached);
     const now = ctx.now();
     const kept = 'unchanged' in fetched ? keptListing(known!, fetched.unchanged, now) : undefined;
     if (kept) return kept;

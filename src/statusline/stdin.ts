@@ -145,18 +145,7 @@ function readPolling(source: Source): Promise<string | undefined> {
  * text and parsed only once its last byte other than JSON whitespace is the closing brace.
  */
 function wholeObject(chunks: readonly Buffer[]): string | undefined {
-  let last: number | undefined;
-  for (let c = chunks.length - 1; c >= 0 && last === undefined; c--) {
-    const chunk = chunks[c]!;
-    for (let i = chunk.length - 1; i >= 0; i--) {
-      const byte = chunk[i]!;
-      if (byte !== 32 && byte !== 9 && byte !== 10 && byte !== 13) {
-        last = byte;
-        break;
-      }
-    }
-  }
-  if (last !== CLOSING_BRACE) return undefined;
+  if (lastByteNotBlank(chunks) !== CLOSING_BRACE) return undefined;
   const text = Buffer.concat(chunks).toString('utf8');
   try {
     const doc: unknown = JSON.parse(text);
@@ -167,6 +156,18 @@ function wholeObject(chunks: readonly Buffer[]): string | undefined {
 }
 
 const CLOSING_BRACE = 0x7d;
+
+/** The last byte read other than JSON whitespace (space, tab, line feed, carriage return). */
+function lastByteNotBlank(chunks: readonly Buffer[]): number | undefined {
+  for (let c = chunks.length - 1; c >= 0; c--) {
+    const chunk = chunks[c]!;
+    for (let i = chunk.length - 1; i >= 0; i--) {
+      const byte = chunk[i]!;
+      if (byte !== 32 && byte !== 9 && byte !== 10 && byte !== 13) return byte;
+    }
+  }
+  return undefined;
+}
 
 /** Stdin through Node's stream, where it cannot be read otherwise: within a moment, and never more than MAX_INPUT_BYTES. */
 function readAsStream(): Promise<string | undefined> {

@@ -6,7 +6,7 @@
 // beside it not what the build wrote, a cache that is a FIFO) never hangs and never prints a
 // stack trace without --debug: what can run runs, and what cannot says how to mend it.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { SourceMap, createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,8 +41,8 @@ afterAll(async () => {
   await sandbox.close();
 });
 const gateway = () => ({ TALLY_BASE_URL: sandbox.baseUrl, TALLY_API_KEY: sandbox.demoKey });
-function tally(dir: string, args: string[], options: { node?: string; state?: string } = {}) {
-  return runProcess(options.node ?? NODE, [join(dir, 'bin', 'tally.js'), ...args], { env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: options.state ?? state.path, NO_COLOR: '1', ...gateway() }, timeoutMs: 20_000 });
+function tally(dir: string, args: string[], options: { node?: string; state?: string; nodeArgs?: string[] } = {}) {
+  return runProcess(options.node ?? NODE, [...(options.nodeArgs ?? []), join(dir, 'bin', 'tally.js'), ...args], { env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: options.state ?? state.path, NO_COLOR: '1', ...gateway() }, timeoutMs: 20_000 });
 }
 const cacheFolder = (stateDir: string, version = nodeVersion) => join(stateDir, 'cache', 'code', `${version}-${process.arch}`);
 
@@ -79,7 +79,11 @@ describe('code caches, made where they are used', () => {
       const first = await tally(dir, line, { state: own });
       expect(first.code, `${line.join(' ')}: ${first.stderr}`).toBe(0);
       if (line[0] === 'logs') expect(first.stdout.split('\n').length, 'the export wrote entries').toBeGreaterThan(2);
-      const written = () => readdirSync(cacheFolder(own)).map((name) => `${name} ${statSync(join(cacheFolder(own), name)).ino} ${statSync(join(cacheFolder(own), name)).mtimeMs}`);
+      const written = () =>
+        readdirSync(cacheFolder(own)).map((name) => {
+          const { ino, mtimeMs } = statSync(join(cacheFolder(own), name));
+          return `${name} ${ino} ${mtimeMs}`;
+        });
       const made = written();
       expect(made, line.join(' ')).toHaveLength(1);
       expect((await tally(dir, line, { state: own })).code).toBe(0);
@@ -93,7 +97,7 @@ describe('code caches, made where they are used', () => {
     const watch = join(root, 'test', 'support', 'flag-watch.cjs');
     // A catalog fetched with none cached, then again (compared with the cache), and an export: each keeps the young generation small while it works.
     for (const line of [['pricing', '--refresh', '--json'], ['pricing', '--refresh'], ['logs', '--all', '--ndjson', '--since', '3d']]) {
-      const run = await runProcess(NODE, ['-r', watch, join(dir, 'bin', 'tally.js'), ...line], { env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: own, NO_COLOR: '1', ...gateway() }, timeoutMs: 20_000 });
+      const run = await tally(dir, line, { state: own, nodeArgs: ['-r', watch] });
       expect(run.code, run.stderr).toBe(0);
       const seen = JSON.parse(/^flag-watch (.*)$/m.exec(run.stderr)?.[1] ?? 'null') as { set: number; loaded: string[] } | null;
       expect(seen?.set, `${line.join(' ')} keeps the young generation small`).toBeGreaterThan(0);
@@ -148,7 +152,6 @@ describe('code caches, made where they are used', () => {
       mkdirSync(old);
       writeFileSync(join(old, 'main.cjs-0000000000000000-balance.cache'), 'x');
     }
-    const { utimesSync } = await import('node:fs');
     const monthAgo = new Date(Date.now() - 40 * 24 * 3600 * 1000);
     utimesSync(join(stale, 'main.cjs-0000000000000000-balance.cache'), monthAgo, monthAgo);
     utimesSync(stale, monthAgo, monthAgo);
@@ -176,7 +179,6 @@ describe('code caches, made where they are used', () => {
     expect(readdirSync(cacheFolder(own))).toHaveLength(2);
     expect(readdirSync(cacheFolder(own))).toContain(first);
     // An install not run for a month (npx's cache cleared): its caches go with the next write.
-    const { utimesSync } = await import('node:fs');
     const monthAgo = new Date(Date.now() - 40 * 24 * 3600 * 1000);
     utimesSync(join(cacheFolder(own), first!), monthAgo, monthAgo);
     expect((await tally(two, ['status', '--json'], { state: own })).code).toBe(0);
@@ -186,7 +188,6 @@ describe('code caches, made where they are used', () => {
   it("stay within a few MB with several Nodes in use: another Node's caches go, the least lately used first, while all are over 6 MB", async () => {
     const dir = installed();
     const own = installs();
-    const { utimesSync } = await import('node:fs');
     // Two other Nodes, used an hour and a minute ago, 3 MB each: with this Node's own, over the budget.
     const code = join(own, 'cache', 'code');
     const hourAgo = new Date(Date.now() - 3600_000);
