@@ -6,20 +6,12 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { EVERYDAY, common, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyThisCommand, wrapBundle } from './bundle-options.mjs';
+import { EVERYDAY, asciiOnly, common, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyThisCommand, wrapBundle } from './bundle-options.mjs';
 
 rmSync('dist', { recursive: true, force: true });
 
 await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/main.cjs', plugins: [lazyChildProcess, lazyDecimalConstants] });
-// esbuild escapes what is not ASCII in strings, not in regular expressions. One such character
-// makes V8 hold the whole bundle as two-byte text, slower to read and to compile lazily; and the
-// launcher reads the bundles as Latin-1 (bin/load-bundle.cjs). Every bundle is checked below.
-function asciiOnly(file) {
-  const text = readFileSync(file, 'latin1');
-  const nonAscii = /[^\x00-\x7f]/.exec(text);
-  if (nonAscii) throw new Error(`${file} has a character outside ASCII near "${text.slice(nonAscii.index - 40, nonAscii.index + 10)}": write it as \\u escape in the source`);
-}
-asciiOnly('dist/main.cjs');
+// Every bundle is ASCII only (wrapBundle checks it; asciiOnly for fast.cjs, which Node's require reads).
 wrapBundle('dist/main.cjs');
 // `--version`, a cached statusline and completion, answered without the full program (see
 // src/cli/fast.ts): a tiny dist/fast.cjs, which requires dist/fast-statusline.cjs or
@@ -48,9 +40,9 @@ const fastOutputs = [
 for (const [entry, outfile, plugins] of fastOutputs) {
   // import() of the parts becomes require(): Node's ESM loader would cost more than the answer.
   const { metafile } = await build({ ...common, entryPoints: [entry], outfile, plugins, metafile: true, supported: { 'dynamic-import': false } });
-  asciiOnly(outfile);
   // fast.cjs itself is required (a few kB); its parts are compiled by the launcher.
-  if (outfile !== 'dist/fast.cjs') wrapBundle(outfile);
+  if (outfile === 'dist/fast.cjs') asciiOnly(outfile);
+  else wrapBundle(outfile);
   const bytes = metafile.outputs[outfile]?.bytes ?? 0;
   // These must stay small: a dependency on the command line here would undo them.
   // The guard's decides in exact decimals (decimal.js) with the guard's own rule and the budget checks: twice the others' room.
@@ -67,7 +59,6 @@ for (const name of EVERYDAY) {
   if (!registry.includes(`import('../commands/${name}.js')`)) throw new Error(`build: ${name} is not a command of src/cli/registry.ts`);
   // No source map of its own: the whole program's (dist/main.cjs.map) maps the same sources (TALLY_BUILD_MAPS=1 writes them, to read a CPU profile).
   await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/cli/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, lazyDecimalConstants, onlyThisCommand(name), leanCommandBundle({ sandbox: false })] });
-  asciiOnly(`dist/command-${name}.cjs`);
   wrapBundle(`dist/command-${name}.cjs`);
 }
 

@@ -130,7 +130,21 @@ export function leanCommandBundle({ sandbox }) {
  * wrapper at each start. The wrapper's head is a line of its own and the source map (where there
  * is one) moves a line down with the code, so every position it maps stays exact.
  */
+/**
+ * A bundle's text is ASCII only. esbuild escapes what is not ASCII in strings, not in regular
+ * expressions: one such character makes V8 hold the whole bundle as two-byte text, slower to read
+ * and to compile lazily; and the launchers read the bundles as Latin-1 (bin/load-bundle.cjs,
+ * src/sea/entry.cjs), which would misread it.
+ */
+export function asciiOnly(file) {
+  const text = readFileSync(file, 'latin1');
+  const nonAscii = /[^\x00-\x7f]/.exec(text);
+  if (nonAscii) throw new Error(`${file} has a character outside ASCII near "${text.slice(Math.max(0, nonAscii.index - 40), nonAscii.index + 10)}": write it as \\u escape in the source`);
+}
+
+/** A bundle in the wrapper of Node's CommonJS loader, as the launchers compile it (checked ASCII only first). */
 export function wrapBundle(file) {
+  asciiOnly(file);
   const { WRAPPER } = createRequire(import.meta.url)('../bin/run.cjs');
   const text = readFileSync(file, 'latin1');
   if (text.startsWith(WRAPPER[0])) throw new Error(`${file} is wrapped already`);
