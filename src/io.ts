@@ -28,6 +28,8 @@ export interface IO {
    * stdout is; false when the pager could not be started (the caller writes the text itself).
    */
   page?(command: string, text: string): Promise<boolean>;
+  /** Makes ready what writing results needs (the stream), ahead of the first result. */
+  prepare?(): void;
 }
 
 /**
@@ -78,17 +80,25 @@ function isTerminal(fd: number): boolean {
 }
 
 export function createProcessIO(options: { noColorFlag: boolean }): IO {
-  // process.stdin is built on first access (a few ms): touch it only to read from it.
-  const { stdout } = process;
+  // process.stdout, as process.stderr and process.stdin, is built on first use (a file's stream
+  // costs ~0.5 ms of a start, a pipe's 1-2 ms): by prepare(), which the program calls on the event
+  // loop's first turn (while a command's first request is on its way), or by the first result.
+  let stdout: NodeJS.WriteStream | undefined;
   // A closed pipe (`tally pricing | head -1`) ends the run quietly instead of with EPIPE; any
   // other failure to write results (a full disk) is remembered and ends the run with exit 1.
   let failure: NodeJS.ErrnoException | undefined;
-  stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    failure ??= error;
-  });
-  // process.stderr too is built on first use: a pipe's stream (CI's, a script's) costs 1-2 ms of a
-  // start, and a run that goes well writes nothing there.
+  const results = (): NodeJS.WriteStream => {
+    if (stdout) return stdout;
+    stdout = process.stdout;
+    stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      failure ??= error;
+    });
+    return stdout;
+  };
+  let stdoutIsTTY: boolean | undefined;
+  const toTerminal = (): boolean => (stdoutIsTTY ??= stdout ? Boolean(stdout.isTTY) : isTerminal(1));
+  let color: boolean | undefined;
   let stderr: NodeJS.WriteStream | undefined;
   const errors = (): NodeJS.WriteStream => {
     if (stderr) return stderr;
@@ -103,12 +113,16 @@ export function createProcessIO(options: { noColorFlag: boolean }): IO {
   let stderrIsTTY: boolean | undefined;
   return {
     out: (text) => {
-      if (failure === undefined) stdout.write(text);
+      const stream = results();
+      if (failure === undefined) stream.write(text);
     },
     err: (text) => void errors().write(text),
     outputFailure: () => failure,
     page: (command, text) => runPager(command, text),
-    stdoutIsTTY: Boolean(stdout.isTTY),
+    prepare: () => void results(),
+    get stdoutIsTTY() {
+      return toTerminal();
+    },
     get stderrIsTTY() {
       stderrIsTTY ??= stderr ? Boolean(stderr.isTTY) : isTerminal(2);
       return stderrIsTTY;
@@ -117,9 +131,17 @@ export function createProcessIO(options: { noColorFlag: boolean }): IO {
     get stdinIsTTY() {
       return process.getBuiltinModule('node:tty').isatty(0);
     },
-    color: wantsColor({ noColorFlag: options.noColorFlag, env: process.env, isTTY: Boolean(stdout.isTTY) }),
-    width: stdout.columns || Number(process.env.COLUMNS) || 80,
-    height: stdout.rows || Number(process.env.LINES) || 24,
+    get color() {
+      color ??= wantsColor({ noColorFlag: options.noColorFlag, env: process.env, isTTY: toTerminal() });
+      return color;
+    },
+    // A terminal's size as it is now (a window resized under --watch is drawn to its new size).
+    get width() {
+      return (toTerminal() && results().columns) || Number(process.env.COLUMNS) || 80;
+    },
+    get height() {
+      return (toTerminal() && results().rows) || Number(process.env.LINES) || 24;
+    },
     readStdin: () => readAll(process.stdin),
     promptHidden: (question) => promptHidden(question),
   };

@@ -38,6 +38,13 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
   for (const secret of environmentSecrets(env)) secrets.add(secret);
   const raw = deps.io ?? createProcessIO({ noColorFlag: argv.includes('--no-color') });
   const io = redactingIO(raw, secrets);
+  // What writing the answer needs (stdout's stream, the secrets' forms), made on the event loop's
+  // first turn: a command that asks the gateway has its first request on its way by then, and the
+  // wait for the answer pays for them (1-2 ms of a start).
+  const preparing = setImmediate(() => {
+    raw.prepare?.();
+    secrets.prepare();
+  });
   const wantsJson = argv.includes('--json') || argv.includes('--jq');
   const wantsDebug = argv.includes('--debug');
   // `tally help TOPIC`: a topic of the manual (docs/TOPIC.md, shipped), where TOPIC names no command.
@@ -72,6 +79,7 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
     const hook = COMMANDS.some((c) => c.hook && c.name === commandPath(argv)[0]);
     return code === 2 && !(error instanceof QuietExit) && hook ? 1 : code;
   } finally {
+    clearImmediate(preparing);
     await ctx?.dispose();
     if (standalone) process.off('SIGINT', onSigint);
   }

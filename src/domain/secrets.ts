@@ -113,18 +113,29 @@ const MIN_SECRET_LENGTH = 8;
 export class SecretSet {
   #forms: { form: string; mask: string }[] = [];
   readonly #seen = new Set<string>();
+  /** Secrets added whose forms are not made yet (made before any text is scrubbed, or by prepare()). */
+  #pending: string[] = [];
 
   /** Adds a secret (and every encoding of it) for the rest of the run. */
   add(secret: string | undefined): void {
     if (!secret || secret.length < MIN_SECRET_LENGTH || this.#seen.has(secret)) return;
     this.#seen.add(secret);
-    const mask = maskSecret(secret);
-    for (const form of secretForms(secret)) this.#forms.push({ form, mask });
+    this.#pending.push(secret);
+  }
+
+  /** Makes every added secret's forms (a fraction of a millisecond each), ahead of the first text scrubbed. */
+  prepare(): void {
+    if (this.#pending.length === 0) return;
+    for (const secret of this.#pending.splice(0)) {
+      const mask = maskSecret(secret);
+      for (const form of secretForms(secret)) this.#forms.push({ form, mask });
+    }
     this.#forms.sort((a, b) => b.form.length - a.form.length);
   }
 
   /** Data (results on stdout, files): every known secret in any encoding masked; nothing else changed. */
   scrub(text: string): string {
+    this.prepare();
     let result = text;
     for (const { form, mask } of this.#forms) if (result.includes(form)) result = result.split(form).join(mask);
     return result;

@@ -110,6 +110,18 @@ describe('stderr, built only to be written', () => {
     expect(stdout).toBe('Sonnet\nZ head 0\n');
   });
 
+  it("builds stdout's stream once the first request is on its way, and writes the answer through it", async () => {
+    for (const args of [['balance', '--json'], ['balance', '--json'], ['status'], ['usage', '--json']]) {
+      const orderLog = join(world.state.path, `order-${args.join('-')}.log`);
+      const result = await run(args, { TALLY_TEST_ORDER_LOG: orderLog });
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stdout.length).toBeGreaterThan(4);
+      const order = readFileSync(orderLog, 'utf8').trim().split('\n');
+      expect(order[0], args.join(' ')).toBe('request');
+      expect(order.filter((line) => line === 'stdout'), args.join(' ')).toEqual(['stdout']);
+    }
+  });
+
   it('is built and written where there is something to say: an error, a usage mistake', async () => {
     const refused = await run(['balance', '--json'], { TALLY_BASE_URL: 'http://127.0.0.1:1' });
     expect(refused.code).toBe(1);

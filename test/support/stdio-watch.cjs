@@ -24,3 +24,32 @@ function watch(name, log) {
 
 watch('stderr', process.env.TALLY_TEST_STDERR_LOG);
 watch('stdin', process.env.TALLY_TEST_STDIN_LOG);
+
+// TALLY_TEST_ORDER_LOG: a line for each HTTP request made ("request") and one when process.stdout
+// is first built ("stdout"), in the order they came: a run builds its results' stream while its
+// first request is on its way, not before.
+const order = process.env.TALLY_TEST_ORDER_LOG;
+if (order) {
+  const { appendFileSync } = require('node:fs');
+  writeFileSync(order, '');
+  const { ClientRequest } = require('node:http');
+  const end = ClientRequest.prototype.end;
+  ClientRequest.prototype.end = function (...args) {
+    appendFileSync(order, 'request\n');
+    return end.apply(this, args);
+  };
+  const descriptor = Object.getOwnPropertyDescriptor(process, 'stdout');
+  if (descriptor && typeof descriptor.get === 'function') {
+    let told = false;
+    Object.defineProperty(process, 'stdout', {
+      ...descriptor,
+      get() {
+        if (!told) {
+          told = true;
+          appendFileSync(order, 'stdout\n');
+        }
+        return descriptor.get.call(this);
+      },
+    });
+  }
+}
