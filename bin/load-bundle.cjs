@@ -281,7 +281,7 @@ function prune(code, folder) {
 /** The bundle a command line runs in: its command's own (an everyday command), else the whole program; with the word naming its cache. */
 function bundleFor(argv) {
   const routes = readRoutes(readRegular(join(dist, 'commands.json'), 64 * 1024)?.toString('utf8'));
-  const { word, own } = route(argv, routes, { demoInBundles: false });
+  const { word, own } = route(argv, routes);
   return { file: own ? join(dist, own) : bundle, word };
 }
 exports.bundleFor = bundleFor;

@@ -41,14 +41,15 @@ function readRoutes(text) {
 
 /**
  * The options whose lines the command bundles leave to the whole program (scripts/bundle-options.mjs
- * leanCommandBundle): a terminal that redraws (--watch) and the loop over profiles.
+ * leanCommandBundle): a terminal that redraws (--watch) and the loop over profiles. (--demo, --help
+ * and -h too: the in-process sandbox and every command's help are the whole program's.)
  */
 const WHOLE_PROGRAM = new Set(['--watch', '--all-profiles', '--profiles']);
 
 /** The command word, and its own bundle's name (`command-WORD.cjs`) where it has one, else undefined (the whole program). */
-function route(argv, routes, { demoInBundles }) {
+function route(argv, routes) {
   const word = commandWord(argv, routes.valueFlags);
-  const whole = argv.some((a) => a === '--help' || a === '-h' || (!demoInBundles && a === '--demo') || WHOLE_PROGRAM.has(a.split('=')[0]));
+  const whole = argv.some((a) => a === '--help' || a === '-h' || a === '--demo' || WHOLE_PROGRAM.has(a.split('=')[0]));
   return { word, own: routes.commands.includes(word) && !whole ? `command-${word}.cjs` : undefined };
 }
 

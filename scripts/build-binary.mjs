@@ -18,7 +18,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { common, EVERYDAY, EXTERNAL, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyThisCommand, wrapBundle } from './bundle-options.mjs';
+import { common, EVERYDAY, EXTERNAL, FAST_PARTS, fastParts, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyThisCommand, wrapBundle } from './bundle-options.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const out = join(root, 'build', 'sea');
@@ -51,12 +51,13 @@ mkdirSync(join(out, 'caches'), { recursive: true });
 const bundles = [
   // The whole program.
   ['src/cli/main.ts', 'main.cjs'],
-  // `--version`, a cached statusline, completion: in one small file, its parts bundled in.
-  ['src/cli/fast.ts', 'fast.cjs', { supported: { 'dynamic-import': false } }],
+  // `--version`, a cached statusline, the guard, completion: fast.cjs and its parts, as the package has them (each part its own asset, loaded for its answer).
+  ['src/cli/fast.ts', 'fast.cjs', { plugins: [fastParts], supported: { 'dynamic-import': false } }],
+  ...FAST_PARTS.map(([entry, part]) => [entry, `${part}.cjs`, { plugins: [seaExternal, lazyDecimalConstants], supported: { 'dynamic-import': false } }]),
   // The binary's main script.
   ['src/sea/entry.cjs', 'entry.cjs'],
-  // The everyday commands' own bundles, as the package has them (here with the sandbox: --demo runs in them).
-  ...EVERYDAY.map((command) => ['src/cli/main.ts', `command-${command}.cjs`, { plugins: [seaExternal, lazyChildProcess, lazyDecimalConstants, onlyThisCommand(command), leanCommandBundle({ sandbox: true })] }]),
+  // The everyday commands' own bundles, as the package has them.
+  ...EVERYDAY.map((command) => ['src/cli/main.ts', `command-${command}.cjs`, { plugins: [seaExternal, lazyChildProcess, lazyDecimalConstants, onlyThisCommand(command), leanCommandBundle()] }]),
 ];
 for (const [entry, file, extra] of bundles) {
   await build({ ...bundled, ...extra, entryPoints: [join(root, entry)], outfile: join(out, file) });
@@ -78,6 +79,7 @@ for (const [name, specifiers] of Object.entries(dependencies)) {
 const completionSpec = join(root, 'dist/completion.json');
 if (!existsSync(completionSpec)) throw new Error('dist/completion.json is missing: run `npm run build` first (npm run build:binary does)');
 const assets = { 'main.cjs': join(out, 'main.cjs'), 'fast.cjs': join(out, 'fast.cjs'), 'dist/completion.json': completionSpec, 'dist/commands.json': join(root, 'dist/commands.json') };
+for (const [, part] of FAST_PARTS) assets[`${part}.cjs`] = join(out, `${part}.cjs`);
 for (const command of EVERYDAY) assets[`command-${command}.cjs`] = join(out, `command-${command}.cjs`);
 for (const name of Object.keys(dependencies)) assets[`deps/${name}.cjs`] = join(out, 'deps', `${name}.cjs`);
 for (const schema of readdirSync(join(root, 'schemas')).filter((f) => f.endsWith('.json'))) assets[`schemas/${schema}`] = join(root, 'schemas', schema);
@@ -145,6 +147,10 @@ async function exercise(binary, caches) {
     // Each everyday command in its own bundle (its cache), against the gateway; the whole program, the fast answers.
     const gateway = { ...env, TALLY_BASE_URL: sandbox.url, TALLY_API_KEY: sandbox.key };
     for (const argv of [['status'], ...EVERYDAY.filter((c) => c !== 'status').map((c) => (c === 'check' ? ['check', '--min-balance', '1'] : [c]))]) execFileSync(binary, argv, { env: gateway, stdio: ['ignore', 'ignore', 'inherit'] });
+    // The fast answers' parts: the status line and the guard from the caches those runs left (the first status line fills its own), completion at a Tab.
+    const hookEvent = JSON.stringify({ session_id: 'build', transcript_path: join(state, 'none.jsonl'), cwd: state, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    for (const argv of [['statusline'], ['statusline'], ['guard', '--max-daily-used', '100%']]) execFileSync(binary, argv, { env: gateway, input: hookEvent, stdio: ['pipe', 'ignore', 'inherit'] });
+    execFileSync(binary, ['complete', '--', 'usage', '--b'], { env: gateway, stdio: ['ignore', 'ignore', 'inherit'] });
   } finally {
     sandbox.stop();
   }
@@ -164,7 +170,7 @@ const first = join(out, `first-${name}`);
 await makeBinary(first, assets);
 await exercise(first, join(out, 'caches'));
 const caches = readdirSync(join(out, 'caches'));
-for (const bundle of ['main.cjs', 'fast.cjs', ...EVERYDAY.map((c) => `command-${c}.cjs`)]) if (!caches.includes(`${bundle}.cache`)) throw new Error(`the first binary wrote no code cache for ${bundle}`);
+for (const bundle of ['main.cjs', 'fast.cjs', ...FAST_PARTS.map(([, part]) => `${part}.cjs`), ...EVERYDAY.map((c) => `command-${c}.cjs`)]) if (!caches.includes(`${bundle}.cache`)) throw new Error(`the first binary wrote no code cache for ${bundle}`);
 rmSync(first);
 
 // The binary: the same assets and the caches it made.

@@ -6,37 +6,15 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { EVERYDAY, asciiOnly, common, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyThisCommand, wrapBundle } from './bundle-options.mjs';
+import { EVERYDAY, FAST_PARTS, asciiOnly, common, fastParts, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyThisCommand, wrapBundle } from './bundle-options.mjs';
 
 rmSync('dist', { recursive: true, force: true });
 
 await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/main.cjs', plugins: [lazyChildProcess, lazyDecimalConstants] });
 // Every bundle is ASCII only (wrapBundle checks it; asciiOnly for fast.cjs, which Node's require reads).
 wrapBundle('dist/main.cjs');
-// `--version`, a cached statusline and completion, answered without the full program (see
-// src/cli/fast.ts): a tiny dist/fast.cjs, which requires dist/fast-statusline.cjs or
-// dist/fast-complete.cjs only for the answer it gives.
-const FAST_PARTS = { '../statusline/fast.js': 'fast-statusline', '../statusline/fast-guard.js': 'fast-guard', '../completion/complete.js': 'fast-complete' };
-const fastParts = {
-  name: 'fast-parts',
-  setup(build) {
-    build.onResolve({ filter: /^\.\.\/(statusline\/fast|statusline\/fast-guard|completion\/complete)\.js$/ }, (args) =>
-      /src[\\/]cli[\\/]fast\.ts$/.test(args.importer) ? { path: FAST_PARTS[args.path], namespace: 'fast-part' } : undefined,
-    );
-    // A part is loaded by the launcher, from its code cache (bin/load-bundle.cjs __tallyLoadPart);
-    // it is written in the launcher's wrapper, which require() would not run (the run then falls back to the whole program).
-    build.onLoad({ filter: /.*/, namespace: 'fast-part' }, (args) => ({
-      contents: `if (typeof globalThis.__tallyLoadPart !== 'function') throw new Error('dist/fast.cjs loads its parts through tally\\'s launcher (bin/tally.js)');\nmodule.exports = globalThis.__tallyLoadPart(${JSON.stringify(`${args.path}.cjs`)});`,
-      loader: 'js',
-    }));
-  },
-};
-const fastOutputs = [
-  ['src/cli/fast.ts', 'dist/fast.cjs', [fastParts]],
-  ['src/statusline/fast.ts', 'dist/fast-statusline.cjs', [lazyDecimalConstants]],
-  ['src/statusline/fast-guard.ts', 'dist/fast-guard.cjs', [lazyDecimalConstants]],
-  ['src/completion/complete.ts', 'dist/fast-complete.cjs', [lazyDecimalConstants]],
-];
+// The fast answers (scripts/bundle-options.mjs FAST_PARTS): dist/fast.cjs and its parts.
+const fastOutputs = [['src/cli/fast.ts', 'dist/fast.cjs', [fastParts]], ...FAST_PARTS.map(([entry, part]) => [entry, `dist/${part}.cjs`, [lazyDecimalConstants]])];
 for (const [entry, outfile, plugins] of fastOutputs) {
   // import() of the parts becomes require(): Node's ESM loader would cost more than the answer.
   const { metafile } = await build({ ...common, entryPoints: [entry], outfile, plugins, metafile: true, supported: { 'dynamic-import': false } });
@@ -58,7 +36,7 @@ const registry = readFileSync('src/cli/registry.ts', 'utf8');
 for (const name of EVERYDAY) {
   if (!registry.includes(`import('../commands/${name}.js')`)) throw new Error(`build: ${name} is not a command of src/cli/registry.ts`);
   // No source map of its own: the whole program's (dist/main.cjs.map) maps the same sources (TALLY_BUILD_MAPS=1 writes them, to read a CPU profile).
-  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/cli/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, lazyDecimalConstants, onlyThisCommand(name), leanCommandBundle({ sandbox: false })] });
+  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/cli/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, lazyDecimalConstants, onlyThisCommand(name), leanCommandBundle()] });
   wrapBundle(`dist/command-${name}.cjs`);
 }
 

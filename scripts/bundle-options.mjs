@@ -102,18 +102,17 @@ export function onlyThisCommand(name) {
  * reach (bin/run.cjs route). The fast answers' parts and completion (their command words never route
  * to a command's bundle), the manual's generator (scripts/docs.mjs asks the whole program),
  * log-update (a terminal --watch line runs in the whole program), the loop over profiles
- * (--all-profiles and --profiles lines too), and, where `sandbox` is false, the in-process sandbox
- * (the package sends --demo lines to the whole program; the single executable keeps it). A
- * module left out is one that throws if it is ever loaded, naming itself: a route missed shows
+ * (--all-profiles and --profiles lines too), and the in-process sandbox (both launchers send
+ * --demo lines to the whole program). A module left out is one that throws if it is ever loaded, naming itself: a route missed shows
  * at once in a test, never as a wrong figure. Measured: balance's bundle a quarter smaller to
  * read and deserialise (see the commit).
  */
-export function leanCommandBundle({ sandbox }) {
+export function leanCommandBundle() {
   const leftOut = [
     [/^log-update$|^@bomb\.sh\/tab$/, () => true],
     [/^(\.\.\/(statusline\/fast|statusline\/fast-guard|completion\/complete|completion\/models|manual\/reference|manual\/topics)|\.\/(manual|completion-spec))\.js$/, (importer) => /src[\\/]cli[\\/](fast|main)\.ts$/.test(importer)],
     [/^\.\.\/fleet\.js$/, (importer) => /src[\\/]cli[\\/]program\.ts$/.test(importer)],
-    ...(sandbox ? [] : [[/(^|[\\/])sandbox[\\/]server\.js$/, () => true]]),
+    [/(^|[\\/])sandbox[\\/]server\.js$/, () => true],
   ];
   return {
     name: 'lean-command-bundle',
@@ -124,12 +123,6 @@ export function leanCommandBundle({ sandbox }) {
   };
 }
 
-/**
- * Writes a bundle the launchers compile (bin/load-bundle.cjs, src/sea/entry.cjs) with their
- * CommonJS wrapper already around it (bin/run.cjs WRAPPER): compiled as read, never copied into a
- * wrapper at each start. The wrapper's head is a line of its own and the source map (where there
- * is one) moves a line down with the code, so every position it maps stays exact.
- */
 /**
  * A bundle's text is ASCII only. esbuild escapes what is not ASCII in strings, not in regular
  * expressions: one such character makes V8 hold the whole bundle as two-byte text, slower to read
@@ -142,7 +135,13 @@ export function asciiOnly(file) {
   if (nonAscii) throw new Error(`${file} has a character outside ASCII near "${text.slice(Math.max(0, nonAscii.index - 40), nonAscii.index + 10)}": write it as \\u escape in the source`);
 }
 
-/** A bundle in the wrapper of Node's CommonJS loader, as the launchers compile it (checked ASCII only first). */
+/**
+ * Writes a bundle the launchers compile (bin/load-bundle.cjs, src/sea/entry.cjs) with their
+ * CommonJS wrapper already around it (bin/run.cjs WRAPPER): compiled as read, never copied into a
+ * wrapper at each start. The wrapper's head is a line of its own and the source map (where there
+ * is one) moves a line down with the code, so every position it maps stays exact. Checked ASCII
+ * only first.
+ */
 export function wrapBundle(file) {
   asciiOnly(file);
   const { WRAPPER } = createRequire(import.meta.url)('../bin/run.cjs');
@@ -154,3 +153,30 @@ export function wrapBundle(file) {
     writeFileSync(`${file}.map`, JSON.stringify({ ...map, mappings: `;${map.mappings}` }));
   }
 }
+
+/**
+ * `--version`, a cached statusline, the guard and completion answered without the full program
+ * (src/cli/fast.ts): fast.cjs is a few kB, and each answer's part (fast-statusline.cjs,
+ * fast-guard.cjs, fast-complete.cjs) is a bundle of its own, loaded by the launcher from its code
+ * cache (globalThis.__tallyLoadPart: bin/load-bundle.cjs, src/sea/entry.cjs) only for the answer it
+ * gives. Both builds make them alike.
+ */
+export const FAST_PARTS = [
+  ['src/statusline/fast.ts', 'fast-statusline'],
+  ['src/statusline/fast-guard.ts', 'fast-guard'],
+  ['src/completion/complete.ts', 'fast-complete'],
+];
+const PART_OF_IMPORT = { '../statusline/fast.js': 'fast-statusline', '../statusline/fast-guard.js': 'fast-guard', '../completion/complete.js': 'fast-complete' };
+export const fastParts = {
+  name: 'fast-parts',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/(statusline\/fast|statusline\/fast-guard|completion\/complete)\.js$/ }, (args) =>
+      /src[\\/]cli[\\/]fast\.ts$/.test(args.importer) ? { path: PART_OF_IMPORT[args.path], namespace: 'fast-part' } : undefined,
+    );
+    // Written in the launcher's wrapper, which require() would not run (the run then falls back to the whole program).
+    build.onLoad({ filter: /.*/, namespace: 'fast-part' }, (args) => ({
+      contents: `if (typeof globalThis.__tallyLoadPart !== 'function') throw new Error('fast.cjs loads its parts through tally\\'s launcher (bin/tally.js, or the single executable)');\nmodule.exports = globalThis.__tallyLoadPart(${JSON.stringify(`${args.path}.cjs`)});`,
+      loader: 'js',
+    }));
+  },
+};

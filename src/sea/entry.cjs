@@ -49,14 +49,16 @@ globalThis.__tallyLoadAsset = (name) => {
   if (!loaded.has(name)) loaded.set(name, loadAsset(name));
   return loaded.get(name);
 };
+// fast.cjs asks for the part of the answer it gives (fast-statusline.cjs, fast-guard.cjs, fast-complete.cjs), as bin/load-bundle.cjs gives them.
+globalThis.__tallyLoadPart = (name) => globalThis.__tallyLoadAsset(name);
 
 run(process.argv.slice(2), {
   name: 'main.cjs',
   fast: () => globalThis.__tallyLoadAsset('fast.cjs'),
-  // An everyday command in its own bundle, as the package runs it (with the sandbox inside: --demo too).
+  // An everyday command in its own bundle, as the package runs it (bin/run.cjs route).
   program: (argv) => {
     const routes = readRoutes(assetBytes('dist/commands.json')?.toString('utf8'));
-    const { own } = route(argv, routes, { demoInBundles: true });
+    const { own } = route(argv, routes);
     return globalThis.__tallyLoadAsset(own ?? 'main.cjs');
   },
   saveCaches() {
