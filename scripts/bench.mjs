@@ -235,25 +235,26 @@ if (process.env.BENCH_RATE === '1' || process.env.BENCH_ONLY?.includes('rate')) 
 //   tally: it read 1.04-1.08 with tally's part over the bare request at 0.90; and a difference of
 //   two noisy starts is a noisy number.) `own` is still shown.
 // - The single executable: against `node bin/tally.js` on the Node it is built from (the
-//   contract: it starts no slower), paired round by round, whole starts, --version too: at most
-//   1.02x, no slower within what paired rounds here tell apart.
+//   contract: it starts no slower), in rounds of its own, the two side by side and in turn first,
+//   whole starts, --version too: at most 1.02x, no slower within what paired rounds here tell apart.
 // Twice the rounds of the other cases (BENCH_LINE_ROUNDS).
 if (wanted('node lines')) {
   const own = process.versions.node.split('.')[0];
-  const lines = [{ label: `node ${own} (this one)`, program: process.execPath, prefix: [bin], bare: true }];
+  const lines = [{ label: `node ${own} (this one)`, program: process.execPath, prefix: [bin] }];
   const nodes = {};
   for (const major of ['22', '24']) {
     const node = fileURLToPath(new URL(`./nodes/node_modules/node${major}/bin/node`, import.meta.url));
-    if (major !== own && existsSync(node)) lines.push((nodes[major] = { label: `node ${major}`, program: node, prefix: [bin], target: 1.05, bare: true }));
+    if (major !== own && existsSync(node)) lines.push((nodes[major] = { label: `node ${major}`, program: node, prefix: [bin], target: 1.05 }));
   }
   const binary = process.env.BENCH_BINARY ?? fileURLToPath(new URL(`../build/sea/tally-${process.platform}-${process.arch}`, import.meta.url));
+  let single;
   if (existsSync(binary)) {
     // `tally version`: "tally 0.1.0 (Node 24.21.0, linux-x64)".
     const built = spawnSync(binary, ['version'], { encoding: 'utf8', env: { ...process.env, NODE_EXTRA_CA_CERTS: '' } }).stdout;
     const major = /\(Node v?(\d+)\./.exec(built)?.[1];
     const sameNode = major === own ? lines[0] : nodes[major];
     if (!sameNode) throw new Error(`bench: the single executable is of Node ${major ?? '?'} (${built.trim()}), which scripts/nodes does not pin: npm ci --prefix scripts/nodes`);
-    lines.push({ label: 'single executable', program: binary, prefix: [], target: 1.02, against: sameNode });
+    single = { label: 'single executable', program: binary, prefix: [], target: 1.02, against: { ...sameNode, label: `${sameNode.label} beside it` } };
   }
   // What each command is held to on its line, without tally: the bare start, the bare request.
   const WITHOUT = { '--version': 'node -e 0', 'balance --json': 'bare node:http', status: 'bare node:http' };
@@ -262,22 +263,30 @@ if (wanted('node lines')) {
   const env = { ...base, TALLY_CONFIG_DIR: folder('lines'), NODE_EXTRA_CA_CERTS: '' };
   const measured = new Map();
   const lineRounds = Number(process.env.BENCH_LINE_ROUNDS ?? 2 * rounds - 1);
-  // Each command on every line in turn (the binary right after its own Node), then the bare runs on each Node.
-  const work = [...runs.map(([name, args]) => lines.map((line) => [line, name, [...line.prefix, ...args]])), ...bareRuns.map(([name, args]) => lines.filter((line) => line.bare).map((line) => [line, name, args]))].flat();
+  const measure = (line, name, args) => {
+    const key = `${line.label}|${name}`;
+    if (!measured.has(key)) measured.set(key, []);
+    measured.get(key).push(runOnce(args, env, line.program).ms);
+  };
+  // The Node lines: each command on every line in turn, then the bare runs on each.
+  const work = [...runs.map(([name, args]) => lines.map((line) => [line, name, [...line.prefix, ...args]])), ...bareRuns.map(([name, args]) => lines.map((line) => [line, name, args]))].flat();
   for (const [line, , args] of work) runOnce(args, env, line.program); // code caches, file cache
-  for (let round = 0; round < lineRounds; round++) {
-    for (const [line, name, args] of work) {
-      const key = `${line.label}|${name}`;
-      if (!measured.has(key)) measured.set(key, []);
-      measured.get(key).push(runOnce(args, env, line.program).ms);
-    }
+  for (let round = 0; round < lineRounds; round++) for (const [line, name, args] of work) measure(line, name, args);
+  // The binary, in rounds of its own: each command beside node bin/tally.js on its Node, which goes
+  // first in one round and second in the next. The order matters on this machine: of two starts of
+  // Node 24's code one right after the other, the second reads 2-4% slower, either way round
+  // (paired, 21 rounds: the binary 1.02x node 24 run just before it, 0.98x run just after it).
+  if (single) {
+    const pairs = runs.map(([name, args]) => [[single.against, name, [...single.against.prefix, ...args]], [single, name, args]]);
+    for (const [line, , args] of pairs.flat()) runOnce(args, env, line.program);
+    for (let round = 0; round < lineRounds; round++) for (const pair of pairs) for (const [line, name, args] of round % 2 === 0 ? pair : [...pair].reverse()) measure(line, name, args);
   }
   report.push(
     '',
     `each Node line and the single executable, against node ${own} (${process.version}), ${lineRounds} rounds, without NODE_EXTRA_CA_CERTS;`,
     'ratio: the whole start\'s, round by round; each Node line is held to the same Node without tally (--version to node -e 0, balance and status',
     "to the bare node:http request) against the same here; own: the command's time less --version's, against the same here (shown);",
-    'the single executable is held to node bin/tally.js on its own Node (whole starts, round by round, the three commands pooled)',
+    'the single executable is held to node bin/tally.js on its own Node run beside it, first and second in turn (whole starts, the three commands pooled)',
   );
   const runsOf = (line, name) => measured.get(`${line.label}|${name}`);
   /** The median of round-by-round ratios of two runs of a line. */
@@ -286,31 +295,30 @@ if (wanted('node lines')) {
   const ownPart = (line, name) => median(runsOf(line, name).map((ms, i) => ms - runsOf(line, '--version')[i]));
   for (const [name] of runs) {
     for (const line of lines) {
-      const ratio = ratioOf(line, name, name, lines[0]);
       const own = name === '--version' ? '' : `; own ${(ownPart(line, name) / ownPart(lines[0], name)).toFixed(2)}`;
       let verdict = '';
-      if (line.against) {
-        // The binary against node bin/tally.js on the same Node: the same work, so whole starts compare directly (--version too). Shown per command; held below, pooled.
-        verdict = `(vs ${line.against.label} ${ratioOf(line, name, name, line.against).toFixed(2)}${own})`;
-      } else if (line.target !== undefined) {
+      if (line.target !== undefined) {
         const held = ratioOf(line, name, WITHOUT[name]) / ratioOf(lines[0], name, WITHOUT[name]);
         verdict = `${held <= line.target ? 'ok' : 'OVER'} (vs ${WITHOUT[name]} ${held.toFixed(2)}${own})`;
       }
       if (verdict.startsWith('OVER')) failed++;
-      report.push(row(`${name}, ${line.label}`, median(runsOf(line, name)), ratio, line.against ? undefined : line.target, Number.NaN, verdict));
+      report.push(row(`${name}, ${line.label}`, median(runsOf(line, name)), ratioOf(line, name, name, lines[0]), line.target, Number.NaN, verdict));
     }
   }
-  // The binary is held once, on every round of the three commands pooled: what it adds or saves is
-  // its launcher's, the same for each command, and a median of three times the rounds tells 2%
-  // apart where one command's did not (each read 0.91-1.03 of Node 24 between runs with nothing
-  // changed, around a pooled 0.99).
-  for (const line of lines.filter((l) => l.against)) {
-    const pooled = median(runs.flatMap(([name]) => runsOf(line, name).map((ms, i) => ms / runsOf(line.against, name)[i])));
-    const verdict = pooled <= line.target ? 'ok' : 'OVER';
+  for (const [name] of bareRuns) for (const line of lines) report.push(row(`${name}, ${line.label}`, median(runsOf(line, name)), ratioOf(line, name, name, lines[0]), undefined, Number.NaN, ''));
+  if (single) {
+    // The same work on the same Node, so whole starts compare directly (--version too); shown per
+    // command, held once on every round of the three pooled: what the binary adds or saves is its
+    // launcher's, the same for each command.
+    for (const [name] of runs) {
+      const own = name === '--version' ? '' : ` (own ${(ownPart(single, name) / ownPart(single.against, name)).toFixed(2)})`;
+      report.push(row(`${name}, ${single.label}`, median(runsOf(single, name)), ratioOf(single, name, name, single.against), undefined, Number.NaN, `vs ${single.against.label}${own}`));
+    }
+    const pooled = median(runs.flatMap(([name]) => runsOf(single, name).map((ms, i) => ms / runsOf(single.against, name)[i])));
+    const verdict = pooled <= single.target ? 'ok' : 'OVER';
     if (verdict === 'OVER') failed++;
-    report.push(row(`${line.label}, the three pooled`, Number.NaN, pooled, line.target, Number.NaN, `${verdict} (vs ${line.against.label})`));
+    report.push(row(`${single.label}, the three pooled`, Number.NaN, pooled, single.target, Number.NaN, `${verdict} (vs ${single.against.label})`));
   }
-  for (const [name] of bareRuns) for (const line of lines.filter((l) => l.bare)) report.push(row(`${name}, ${line.label}`, median(runsOf(line, name)), ratioOf(line, name, name, lines[0]), undefined, Number.NaN, ''));
 }
 // Against an earlier build (BENCH_REFERENCE, default f29dbd6: the commit before packaging, HTTP/2,
 // tally run and the guard), built once into build/reference/COMMIT: the same command lines on the
