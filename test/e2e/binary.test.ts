@@ -72,6 +72,10 @@ describe.skipIf(skipWithout(given))('the single executable', () => {
     ['schema'],
     ['schema', 'usage'],
     ['models', '--prices'],
+    // The fast answers' completion part, and lines an everyday command's bundle leaves to the whole program.
+    ['complete', '--', 'usage', '--b'],
+    ['balance', '--demo', '--json'],
+    ['balance', '--help'],
     ['usage', '--since', 'yesterday-ish'],
     ['no-such-command'],
   ];
