@@ -166,12 +166,13 @@ export const FAST_PARTS = [
   ['src/statusline/fast-guard.ts', 'fast-guard'],
   ['src/completion/complete.ts', 'fast-complete'],
 ];
-const PART_OF_IMPORT = { '../statusline/fast.js': 'fast-statusline', '../statusline/fast-guard.js': 'fast-guard', '../completion/complete.js': 'fast-complete' };
+/** Each part by the specifier src/cli/fast.ts imports it with (`../statusline/fast.js`). */
+const PART_OF_IMPORT = new Map(FAST_PARTS.map(([entry, part]) => [entry.replace(/^src\//, '../').replace(/\.ts$/, '.js'), part]));
 export const fastParts = {
   name: 'fast-parts',
   setup(build) {
-    build.onResolve({ filter: /^\.\.\/(statusline\/fast|statusline\/fast-guard|completion\/complete)\.js$/ }, (args) =>
-      /src[\\/]cli[\\/]fast\.ts$/.test(args.importer) ? { path: PART_OF_IMPORT[args.path], namespace: 'fast-part' } : undefined,
+    build.onResolve({ filter: /^\.\.\// }, (args) =>
+      /src[\\/]cli[\\/]fast\.ts$/.test(args.importer) && PART_OF_IMPORT.has(args.path) ? { path: PART_OF_IMPORT.get(args.path), namespace: 'fast-part' } : undefined,
     );
     // Written in the launcher's wrapper, which require() would not run (the run then falls back to the whole program).
     build.onLoad({ filter: /.*/, namespace: 'fast-part' }, (args) => ({
