@@ -78,8 +78,21 @@ export function testClient(transport: Transport, options: { credential?: Credent
  */
 const madeFolders: string[] = [];
 afterAll(() => {
-  for (const dir of madeFolders.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const dir of madeFolders.splice(0)) removeFolder(dir);
 });
+
+/**
+ * Removes a test's folder. A process a run left behind (a status line's background refresh) may
+ * still be writing its last file there: the removal is tried again (ENOTEMPTY), and a folder that
+ * still cannot go stays in the temporary folder rather than failing the file's tests.
+ */
+function removeFolder(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  } catch {
+    // Left behind: the system's temporary folder takes it.
+  }
+}
 
 /** A fresh, empty state folder for one run (so one test never sees what another cached). */
 export function freshState(): string {
@@ -92,7 +105,7 @@ export function freshState(): string {
 export function tempDir(): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), 'tally-test-'));
   madeFolders.push(path);
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  return { path, remove: () => removeFolder(path) };
 }
 
 /** Makes temporary folders for the tests of the calling file, removing them after each test. */
