@@ -112,11 +112,42 @@ function run(script, file) {
 const pendingCaches = [];
 
 /**
+ * A code cache file: a first line naming the kinds of command lines whose runs it holds the code
+ * of (`tally-cache report budget balance:help`), padded so that V8's data after it stays aligned
+ * (V8 copies data that is not), then V8's data. One without that line (an older tally's) holds
+ * none by name.
+ */
+const CACHE_HEAD = 'tally-cache ';
+/** The kinds a cache names, at most: past them it takes in no more (its size stays that of a few commands'). */
+const MAX_KINDS = 24;
+
+/** A cache file's kinds and V8's data. */
+function readCacheFile(bytes) {
+  if (bytes.length > CACHE_HEAD.length && bytes.latin1Slice(0, CACHE_HEAD.length) === CACHE_HEAD) {
+    const end = bytes.indexOf(10);
+    if (end > 0 && end < 4096) return { kinds: bytes.latin1Slice(CACHE_HEAD.length, end).split(' ').filter(Boolean), data: bytes.subarray(end + 1) };
+  }
+  return { kinds: [], data: bytes };
+}
+
+/** The first line of a cache file naming these kinds, its length a multiple of 16 bytes. */
+function cacheHead(kinds) {
+  const line = `${CACHE_HEAD}${kinds.join(' ')}`;
+  return Buffer.from(`${line.padEnd(Math.ceil((line.length + 1) / 16) * 16 - 1)}\n`, 'latin1');
+}
+
+/**
  * A bundle's exports (the whole program's by default), compiled from this Node's code cache when
  * there is one that fits; without one (or with one V8 rejects), a new one is written after the run.
+ * `kind`: the kind of command line this run is (its command word, and `:help` for a help line).
+ * The whole program keeps one cache for all the lines it runs: a kind it has not run before is
+ * taken into it after the run (V8's data then holds what it held and what this run compiled), so
+ * that each command it runs finds its own code compiled, not only the first one's. A command's
+ * own bundle keeps the cache of its runs: a help line neither makes nor changes it (the help's
+ * code would make each run's cache larger to read).
  * Throws when the bundle is not there or does not compile.
  */
-exports.load = function load(file = bundle, command = 'none') {
+exports.load = function load(file = bundle, command = 'none', kind = command) {
   let path;
   const source = readRegular(file, MAX_FILE_BYTES, {
     opened: (fd) => {
@@ -132,15 +163,29 @@ exports.load = function load(file = bundle, command = 'none') {
   if (!source || source.length === 0) throw new Error(`${file} is missing or not a file tally wrote`);
   // The bundles are ASCII only (the build refuses anything else): read as Latin-1, the bytes become V8's one-byte string as they are, without decoding UTF-8.
   const text = source.toString('latin1');
-  const cachedData = path === undefined ? undefined : readRegular(path, MAX_FILE_BYTES, { into: source });
-  const script = compile(file, text, cachedData);
-  if (path !== undefined && (cachedData === undefined || script.cachedDataRejected)) pendingCaches.push({ script, path });
+  const cached = path === undefined ? undefined : readRegular(path, MAX_FILE_BYTES, { into: source });
+  const { kinds, data } = cached === undefined ? { kinds: [], data: undefined } : readCacheFile(cached);
+  const script = compile(file, text, data);
+  const rejected = data === undefined || script.cachedDataRejected;
+  if (path !== undefined) {
+    if (file !== bundle) {
+      if (rejected && !kind.endsWith(':help')) pendingCaches.push({ script, path, kinds: [kind], made: true });
+    } else if (rejected) pendingCaches.push({ script, path, kinds: [kind], made: true });
+    else if (kinds.length < MAX_KINDS && !kinds.includes(kind)) pendingCaches.push({ script, path, kinds: [...kinds, kind], made: false });
+  }
   return run(script, file);
 };
 
+/**
+ * A run this long (a --watch, a server) compiled what it needs long ago, and V8 may have dropped
+ * the code of what it ran only at its start: it makes a missing cache, but takes nothing into one.
+ */
+const TAKE_IN_WITHIN_S = 10;
+
 /** Writes the code caches this run made (atomically; a folder that cannot be written is no cache, never an error). */
 function saveCaches() {
-  for (const { script, path } of pendingCaches.splice(0)) {
+  for (const { script, path, kinds, made } of pendingCaches.splice(0)) {
+    if (!made && process.uptime() > TAKE_IN_WITHIN_S) continue;
     try {
       const folder = dirname(path);
       // tally's own folders are never followed through a link: each one that exists is looked at before anything is made in it.
@@ -166,7 +211,7 @@ function saveCaches() {
         if (fs.lstatSync(dir).isSymbolicLink()) return;
       }
       const temporary = `${path}.${process.pid}.tmp`;
-      fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600, flag: 'wx' });
+      fs.writeFileSync(temporary, Buffer.concat([cacheHead(kinds), script.createCachedData()]), { mode: 0o600, flag: 'wx' });
       fs.renameSync(temporary, path);
       prune(code, folder);
     } catch {
@@ -281,8 +326,8 @@ function prune(code, folder) {
 /** The bundle a command line runs in: its command's own (an everyday command), else the whole program; with the word naming its cache. */
 function bundleFor(argv) {
   const routes = readRoutes(readRegular(join(dist, 'commands.json'), 64 * 1024)?.toString('utf8'));
-  const { word, own } = route(argv, routes);
-  return { file: own ? join(dist, own) : bundle, word };
+  const { word, own, help } = route(argv, routes);
+  return { file: own ? join(dist, own) : bundle, word, help };
 }
 exports.bundleFor = bundleFor;
 
@@ -303,19 +348,20 @@ const installed = {
   name: bundle,
   fast: fastModule,
   program: (argv) => {
-    const { file, word } = bundleFor(argv);
+    const { file, word, help } = bundleFor(argv);
+    const kind = help ? `${word}:help` : word;
     // A command's bundle that is missing or damaged: the whole program runs the line.
     if (file !== bundle) {
       try {
-        return exports.load(file, word);
+        return exports.load(file, word, kind);
       } catch {
         // fall through
       }
     }
     // The whole program keeps one cache for every command it runs (the everyday ones have their
-    // own bundles and caches): a cache of each rare command would cost 0.6-0.8 MB apiece on disk
-    // per Node version for a few milliseconds of a command seldom run.
-    return exports.load(bundle, 'main');
+    // own bundles and caches), taking in each kind of line as it first runs (load): a cache of
+    // each rare command would cost 0.6-0.8 MB apiece on disk per Node version.
+    return exports.load(bundle, 'main', kind);
   },
   saveCaches,
 };

@@ -12,8 +12,8 @@
 'use strict';
 const fs = require('node:fs');
 
-/** The command word of a command line (its first word that is no option): it names the bundle and its code cache. */
-function commandWord(argv, takesValue) {
+/** Where the command word of a command line is (its first word that is no option), or -1 where it has none. */
+function commandAt(argv, takesValue) {
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i];
     if (word === '--') break;
@@ -21,9 +21,16 @@ function commandWord(argv, takesValue) {
       if (!word.includes('=') && takesValue.includes(word)) i++;
       continue;
     }
-    return /^[a-z][a-z-]{0,31}$/.test(word) ? word : 'other';
+    return i;
   }
-  return 'none';
+  return -1;
+}
+
+/** The command word of a command line (its first word that is no option): it names the bundle and its code cache. */
+function commandWord(argv, takesValue) {
+  const at = commandAt(argv, takesValue);
+  if (at < 0) return 'none';
+  return /^[a-z][a-z-]{0,31}$/.test(argv[at]) ? argv[at] : 'other';
 }
 
 /** The routes the build wrote (dist/commands.json's text), or none when they are not what it writes. */
@@ -41,16 +48,25 @@ function readRoutes(text) {
 
 /**
  * The options whose lines the command bundles leave to the whole program (scripts/bundle-options.mjs
- * leanCommandBundle): a terminal that redraws (--watch) and the loop over profiles. (--demo, --help
- * and -h too: the in-process sandbox and every command's help are the whole program's.)
+ * leanCommandBundle): a terminal that redraws (--watch) and the loop over profiles. (--demo too:
+ * the in-process sandbox is the whole program's.)
  */
-const WHOLE_PROGRAM = new Set(['--watch', '--all-profiles', '--profiles']);
+const WHOLE_PROGRAM = new Set(['--watch', '--all-profiles', '--profiles', '--demo']);
+const HELP = new Set(['--help', '-h']);
 
-/** The command word, and its own bundle's name (`command-WORD.cjs`) where it has one, else undefined (the whole program). */
+/**
+ * The command word, and its own bundle's name (`command-WORD.cjs`) where it has one, else undefined
+ * (the whole program). A help flag after the command word asks for that command's help, which its
+ * bundle gives (`tally balance --help`); one before it (`tally --help balance`) asks for the
+ * program's, which lists every command: the whole program's.
+ */
 function route(argv, routes) {
+  const at = commandAt(argv, routes.valueFlags);
   const word = commandWord(argv, routes.valueFlags);
-  const whole = argv.some((a) => a === '--help' || a === '-h' || a === '--demo' || WHOLE_PROGRAM.has(a.split('=')[0]));
-  return { word, own: routes.commands.includes(word) && !whole ? `command-${word}.cjs` : undefined };
+  const end = argv.indexOf('--');
+  const options = end < 0 ? argv : argv.slice(0, end);
+  const whole = options.some((a, i) => WHOLE_PROGRAM.has(a.split('=')[0]) || (HELP.has(a) && i < at));
+  return { word, help: options.some((a) => HELP.has(a)), own: routes.commands.includes(word) && !whole ? `command-${word}.cjs` : undefined };
 }
 
 exports.commandWord = commandWord;

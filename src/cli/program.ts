@@ -175,18 +175,22 @@ async function buildProgram(argv: string[], io: IO, onLine: OnLine): Promise<Com
     const { fitLines } = await import('../output/wrap.js');
     return fitLines(text, helpWidth);
   };
+  const wanted = commandPath(argv);
+  const running = runningEntry(wanted);
+  // A command's own help describes that command alone (its bundle gives it: bin/run.cjs route).
+  const ownHelp = asksHelp && asksOwnHelp(argv, running);
   const program = new Command('tally')
     .description('See what you spend on an LLM inference gateway: balance, limits, usage, models, prices.')
     .version(__TALLY_VERSION__, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .configureHelp({ showGlobalOptions: true, helpWidth });
-  addFlags(program, GLOBAL_FLAGS).addHelpText('after', `\n${await after(`Examples:\n${COMMANDS.map((c) => `  $ ${c.example}`).join('\n')}\n\n${EXIT_CODES}${asksHelp ? `\n\n${await topicsLine()}` : ''}`)}\n`);
+  addFlags(program, GLOBAL_FLAGS);
+  // The program's own help text (every command's example, the manual's topics), where the program's help may be shown.
+  if (!ownHelp) program.addHelpText('after', `\n${await after(`Examples:\n${COMMANDS.map((c) => `  $ ${c.example}`).join('\n')}\n\n${EXIT_CODES}${asksHelp ? `\n\n${await topicsLine()}` : ''}`)}\n`);
 
   throughIO(program, io, 'tally');
-  const wanted = commandPath(argv);
-  // Running a known command needs only that command; help and mistakes need them all.
-  const running = runningEntry(wanted);
-  const needed = running && !asksHelp ? [running] : COMMANDS;
+  // Running a known command, or showing its own help, needs only that command; the program's help and mistakes need them all.
+  const needed = running && (!asksHelp || ownHelp) ? [running] : COMMANDS;
   const groups = new Map<string, Command>();
   for (const entry of needed) {
     const [first, second] = entry.name.split(' ') as [string, string | undefined];
@@ -279,9 +283,9 @@ function throughIO(command: Command, io: IO, path: string): void {
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text), outputError: () => undefined });
 }
 
-/** The command words in argv (skipping global options and their values). */
-function commandPath(argv: string[]): string[] {
-  const words: string[] = [];
+/** The command words in argv (skipping global options and their values), with where each is. */
+function commandWords(argv: string[]): { word: string; at: number }[] {
+  const words: { word: string; at: number }[] = [];
   for (let i = 0; i < argv.length && words.length < 2; i++) {
     const token = argv[i]!;
     if (token === '--') break;
@@ -289,9 +293,28 @@ function commandPath(argv: string[]): string[] {
       if (VALUE_OPTIONS.has(token)) i++;
       continue;
     }
-    words.push(token);
+    words.push({ word: token, at: i });
   }
   return words;
+}
+
+/** The command words in argv (skipping global options and their values). */
+function commandPath(argv: string[]): string[] {
+  return commandWords(argv).map((w) => w.word);
+}
+
+/**
+ * Whether the line asks for one command's own help: a help flag after that command's words
+ * (`tally budget list --help`), which describes that command alone. One before them (`tally --help
+ * balance`, `tally budget -h list`) asks for the program's or a group's, which lists the others.
+ */
+function asksOwnHelp(argv: string[], entry: CommandEntry | undefined): boolean {
+  if (!entry) return false;
+  const words = commandWords(argv);
+  const last = words[entry.name.split(' ').length - 1];
+  if (!last) return false;
+  const end = argv.indexOf('--');
+  return argv.some((token, i) => (token === '--help' || token === '-h') && i > last.at && (end < 0 || i < end));
 }
 
 /** The registry's entry the command words name, if any. */

@@ -293,6 +293,93 @@ describe("the everyday commands' own bundles", () => {
   }, 120_000);
 });
 
+describe('help lines', () => {
+  it("give a command's own help from its own bundle, exactly as the whole program gives it; a help flag before the command word gives the program's", async () => {
+    const dir = installed();
+    const whole = installed();
+    writeFileSync(join(whole, 'dist', 'commands.json'), '{}');
+    // The whole program cut out of `dir`: a line that needed it would fail there.
+    const cut = installed();
+    rmSync(join(cut, 'dist', 'main.cjs'));
+    const routes = JSON.parse(readFileSync(join(root, 'dist', 'commands.json'), 'utf8')) as { commands: string[] };
+    for (const name of routes.commands) {
+      for (const args of [[name, '--help'], ['--json', name, '-h'], [name, '--since', '7d', '--help']]) {
+        const program = await tally(whole, args);
+        const own = await tally(cut, args);
+        expect([own.code, own.stdout, own.stderr], args.join(' ')).toEqual([program.code, program.stdout, program.stderr]);
+        expect(own.stdout, args.join(' ')).toMatch(new RegExp(`^Usage: tally ${name} \\[options\\]`));
+        expect(own.stdout, args.join(' ')).toContain('--timeout <seconds>');
+      }
+    }
+    // Before the command word: the program's help, which lists every command (the whole program's).
+    const before = await tally(dir, ['--help', 'balance']);
+    expect(before.stdout).toMatch(/^Usage: tally \[options\] \[command\]/);
+    expect(before.stdout).toMatch(/^ {2}report /m);
+    expect((await tally(cut, ['--help', 'balance'])).code).toBe(1);
+    // A help flag past `--` is a word, not a help line: the command runs (in its own bundle).
+    expect((await tally(cut, ['logs', '--json', '--', '--help'])).stderr).not.toMatch(/damaged/);
+  }, 120_000);
+
+  it("neither make nor change a command bundle's cache (its runs' code only); the whole program's cache takes in each kind of line it first runs", async () => {
+    const dir = installed();
+    const own = installs();
+    const files = () => (existsSync(cacheFolder(own)) ? readdirSync(cacheFolder(own)).sort() : []);
+    // A help line first: no cache of balance's bundle is made from it.
+    expect((await tally(dir, ['balance', '--help'], { state: own })).code).toBe(0);
+    expect(files()).toEqual([]);
+    expect((await tally(dir, ['balance', '--json'], { state: own })).code).toBe(0);
+    const [balance] = files();
+    expect(balance).toMatch(/^command-balance\.cjs-.*-balance\.cache$/);
+    const stamp = (name: string) => `${statSync(join(cacheFolder(own), name)).ino} ${statSync(join(cacheFolder(own), name)).mtimeMs}`;
+    const head = (name: string) => readFileSync(join(cacheFolder(own), name)).subarray(0, 200).toString('latin1').split('\n')[0]!;
+    const balanceMade = stamp(balance!);
+    expect(head(balance!).trim()).toBe('tally-cache balance');
+    expect((await tally(dir, ['balance', '--help'], { state: own })).code).toBe(0);
+    expect(stamp(balance!)).toBe(balanceMade);
+    // The whole program: made by its first line, then each new kind of line taken in, once.
+    expect((await tally(dir, ['budget', 'list'], { state: own })).code).toBe(0);
+    const main = files().find((f) => f.startsWith('main.cjs-'))!;
+    expect(head(main).trim()).toBe('tally-cache budget');
+    const first = statSync(join(cacheFolder(own), main)).size;
+    expect((await tally(dir, ['config', 'list'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['--help'], { state: own })).code).toBe(0);
+    expect(head(main).trim()).toBe('tally-cache budget config none:help');
+    // The head keeps V8's data aligned: its length is a multiple of 16.
+    expect((head(main).length + 1) % 16).toBe(0);
+    expect(statSync(join(cacheFolder(own), main)).size).toBeGreaterThan(first);
+    const taken = stamp(main);
+    expect((await tally(dir, ['config', 'list'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['budget', 'list'], { state: own })).code).toBe(0);
+    expect(stamp(main), 'a kind it holds is not taken in again').toBe(taken);
+    // A failed line takes nothing in.
+    expect((await tally(dir, ['notify', 'rm', 'nobody'], { state: own })).code).not.toBe(0);
+    expect(stamp(main)).toBe(taken);
+    expect(files()).toHaveLength(2);
+  }, 60_000);
+
+  it("read a cache without the head (an older tally's) as V8's data: a command's bundle runs from it as it is, the whole program's takes it over", async () => {
+    const dir = installed();
+    const own = installs();
+    expect((await tally(dir, ['balance', '--json'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['budget', 'list'], { state: own })).code).toBe(0);
+    const strip = (name: string) => {
+      const file = join(cacheFolder(own), name);
+      const bytes = readFileSync(file);
+      writeFileSync(file, bytes.subarray(bytes.indexOf(10) + 1));
+      return file;
+    };
+    const names = readdirSync(cacheFolder(own));
+    const balance = strip(names.find((f) => f.startsWith('command-balance'))!);
+    const main = strip(names.find((f) => f.startsWith('main.cjs-'))!);
+    const balanceBytes = readFileSync(balance);
+    const run = await tally(dir, ['balance', '--json'], { state: own, nodeArgs: ['-r', join(root, 'test', 'support', 'cache-watch.cjs')] });
+    expect([run.code, /^cache-watch (.*)$/m.exec(run.stderr)?.[1]]).toEqual([0, JSON.stringify({ rejected: [false] })]);
+    expect(readFileSync(balance).equals(balanceBytes), "a command bundle's cache without the head is used, not made again").toBe(true);
+    expect((await tally(dir, ['budget', 'list'], { state: own })).code).toBe(0);
+    expect(readFileSync(main).subarray(0, 20).toString('latin1')).toBe('tally-cache budget  ');
+  }, 60_000);
+});
+
 describe('the lines a command bundle leaves to the whole program', () => {
   it('runs --all-profiles and --profiles there (the loop over profiles is not in a command\'s bundle), and --watch', async () => {
     const ownState = installs();
