@@ -123,9 +123,9 @@ const MAX_KINDS = 24;
 
 /** A cache file's kinds and V8's data. */
 function readCacheFile(bytes) {
-  if (bytes.length > CACHE_HEAD.length && bytes.latin1Slice(0, CACHE_HEAD.length) === CACHE_HEAD) {
-    const end = bytes.indexOf(10);
-    if (end > 0 && end < 4096) return { kinds: bytes.latin1Slice(CACHE_HEAD.length, end).split(' ').filter(Boolean), data: bytes.subarray(end + 1) };
+  if (bytes.length > CACHE_HEAD.length && bytes.toString('latin1', 0, CACHE_HEAD.length) === CACHE_HEAD) {
+    const end = bytes.subarray(0, 4096).indexOf(10);
+    if (end > 0) return { kinds: bytes.toString('latin1', CACHE_HEAD.length, end).split(' ').filter(Boolean), data: bytes.subarray(end + 1) };
   }
   return { kinds: [], data: bytes };
 }

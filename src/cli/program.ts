@@ -10,11 +10,11 @@ import { notAZone, parseZone } from '../domain/zone.js';
 import { report } from './report.js';
 import { type CommandEntry, type CommandModule, defineOn, runModule } from './command.js';
 import { GLOBAL_FLAGS } from '../flags/global-flags.js';
-import { addFlags, flagName } from '../flags/declare.js';
+import { addFlags } from '../flags/declare.js';
+import { asksOwnHelp, commandPath, isWanted } from './words.js';
 import { type SimpleLine, readSimpleLine } from '../flags/simple-line.js';
 
 /** Options of the whole program that take a value (needed to find the command name). */
-const VALUE_OPTIONS = new Set(Object.entries(GLOBAL_FLAGS).filter(([, spec]) => spec.kind === 'value').map(([key, spec]) => flagName(key, spec)));
 
 export interface CliDeps extends Partial<Omit<ContextInit, 'options' | 'io'>> {
   io?: IO;
@@ -283,48 +283,9 @@ function throughIO(command: Command, io: IO, path: string): void {
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text), outputError: () => undefined });
 }
 
-/** The command words in argv (skipping global options and their values), with where each is. */
-function commandWords(argv: string[]): { word: string; at: number }[] {
-  const words: { word: string; at: number }[] = [];
-  for (let i = 0; i < argv.length && words.length < 2; i++) {
-    const token = argv[i]!;
-    if (token === '--') break;
-    if (token.startsWith('-')) {
-      if (VALUE_OPTIONS.has(token)) i++;
-      continue;
-    }
-    words.push({ word: token, at: i });
-  }
-  return words;
-}
-
-/** The command words in argv (skipping global options and their values). */
-function commandPath(argv: string[]): string[] {
-  return commandWords(argv).map((w) => w.word);
-}
-
-/**
- * Whether the line asks for one command's own help: a help flag after that command's words
- * (`tally budget list --help`), which describes that command alone. One before them (`tally --help
- * balance`, `tally budget -h list`) asks for the program's or a group's, which lists the others.
- */
-function asksOwnHelp(argv: string[], entry: CommandEntry | undefined): boolean {
-  if (!entry) return false;
-  const words = commandWords(argv);
-  const last = words[entry.name.split(' ').length - 1];
-  if (!last) return false;
-  const end = argv.indexOf('--');
-  return argv.some((token, i) => (token === '--help' || token === '-h') && i > last.at && (end < 0 || i < end));
-}
-
 /** The registry's entry the command words name, if any. */
 function runningEntry(words: string[]): CommandEntry | undefined {
   return COMMANDS.find((entry) => isWanted(entry, words));
-}
-
-function isWanted(entry: CommandEntry, words: string[]): boolean {
-  const parts = entry.name.split(' ');
-  return parts.every((part, index) => words[index] === part);
 }
 
 function globalOptions(raw: Record<string, unknown>): GlobalOptions {
