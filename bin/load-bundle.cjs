@@ -140,14 +140,14 @@ function cacheHead(kinds) {
  * A bundle's exports (the whole program's by default), compiled from this Node's code cache when
  * there is one that fits; without one (or with one V8 rejects), a new one is written after the run.
  * `kind`: the kind of command line this run is (its command word, and `:help` for a help line).
- * The whole program keeps one cache for all the lines it runs: a kind it has not run before is
- * taken into it after the run (V8's data then holds what it held and what this run compiled), so
+ * The whole program, and a bundle commands share (`takesIn`), keeps one cache for all the lines it
+ * runs: a kind it has not run before is taken into it after the run (V8's data then holds what it held and what this run compiled), so
  * that each command it runs finds its own code compiled, not only the first one's. A command's
  * own bundle keeps the cache of its runs: a help line neither makes nor changes it (the help's
  * code would make each run's cache larger to read).
  * Throws when the bundle is not there or does not compile.
  */
-exports.load = function load(file = bundle, command = 'none', kind = command) {
+exports.load = function load(file = bundle, command = 'none', kind = command, takesIn = file === bundle) {
   let path;
   const source = readRegular(file, MAX_FILE_BYTES, {
     opened: (fd) => {
@@ -168,7 +168,7 @@ exports.load = function load(file = bundle, command = 'none', kind = command) {
   const script = compile(file, text, data);
   const rejected = data === undefined || script.cachedDataRejected;
   if (path !== undefined) {
-    if (file !== bundle) {
+    if (!takesIn) {
       if (rejected && !kind.endsWith(':help')) pendingCaches.push({ script, path, kinds: [kind], made: true });
     } else if (rejected) pendingCaches.push({ script, path, kinds: [kind], made: true });
     else if (kinds.length < MAX_KINDS && !kinds.includes(kind)) pendingCaches.push({ script, path, kinds: [...kinds, kind], made: false });
@@ -326,8 +326,8 @@ function prune(code, folder) {
 /** The bundle a command line runs in: its command's own (an everyday command), else the whole program; with the word naming its cache. */
 function bundleFor(argv) {
   const routes = readRoutes(readRegular(join(dist, 'commands.json'), 64 * 1024)?.toString('utf8'));
-  const { word, own, help } = route(argv, routes);
-  return { file: own ? join(dist, own) : bundle, word, help };
+  const { word, own, help, shared, name } = route(argv, routes);
+  return { file: own ? join(dist, own) : bundle, word, help, shared, name };
 }
 exports.bundleFor = bundleFor;
 
@@ -348,12 +348,12 @@ const installed = {
   name: bundle,
   fast: fastModule,
   program: (argv) => {
-    const { file, word, help } = bundleFor(argv);
+    const { file, word, help, shared, name } = bundleFor(argv);
     const kind = help ? `${word}:help` : word;
     // A command's bundle that is missing or damaged: the whole program runs the line.
     if (file !== bundle) {
       try {
-        return exports.load(file, word, kind);
+        return exports.load(file, name, kind, shared);
       } catch {
         // fall through
       }

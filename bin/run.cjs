@@ -35,14 +35,18 @@ function commandWord(argv, takesValue) {
 
 /** The routes the build wrote (dist/commands.json's text), or none when they are not what it writes. */
 function readRoutes(text) {
+  const none = { valueFlags: [], commands: [], shared: {} };
   try {
     const launch = JSON.parse(text ?? 'null');
     const words = (list, pattern) => (Array.isArray(list) && list.every((item) => typeof item === 'string' && pattern.test(item)) ? list : undefined);
     const valueFlags = words(launch?.valueFlags, /^-{1,2}[a-z][a-z-]*$/);
     const commands = words(launch?.commands, /^[a-z][a-z-]{0,31}$/);
-    return valueFlags && commands ? { valueFlags, commands } : { valueFlags: [], commands: [] };
+    // The bundles commands share, by name; absent (an older build's), none.
+    const shared = launch?.shared ?? {};
+    const sharing = shared !== null && typeof shared === 'object' && !Array.isArray(shared) && Object.entries(shared).every(([name, list]) => /^[a-z][a-z-]{0,31}$/.test(name) && !commands?.includes(name) && words(list, /^[a-z][a-z-]{0,31}$/));
+    return valueFlags && commands && sharing ? { valueFlags, commands, shared: Object.fromEntries(Object.entries(shared)) } : none;
   } catch {
-    return { valueFlags: [], commands: [] };
+    return none;
   }
 }
 
@@ -55,10 +59,12 @@ const WHOLE_PROGRAM = new Set(['--watch', '--all-profiles', '--profiles', '--dem
 const HELP = new Set(['--help', '-h']);
 
 /**
- * The command word, and its own bundle's name (`command-WORD.cjs`) where it has one, else undefined
- * (the whole program). A help flag after the command word asks for that command's help, which its
- * bundle gives (`tally balance --help`); one before it (`tally --help balance`) asks for the
- * program's, which lists every command: the whole program's.
+ * The command word, and the name of its bundle (`command-NAME.cjs`) where it has one: its own (an
+ * everyday command), or one it shares with others (`shared`: then one code cache, of every kind of
+ * line run there, named by the bundle); else undefined (the whole program). A help flag after the
+ * command word asks for that command's help, which its bundle gives (`tally balance --help`); one
+ * before it (`tally --help balance`) asks for the program's, which lists every command: the whole
+ * program's.
  */
 function route(argv, routes) {
   const at = commandAt(argv, routes.valueFlags);
@@ -66,7 +72,10 @@ function route(argv, routes) {
   const end = argv.indexOf('--');
   const options = end < 0 ? argv : argv.slice(0, end);
   const whole = options.some((a, i) => WHOLE_PROGRAM.has(a.split('=')[0]) || (HELP.has(a) && i < at));
-  return { word, help: options.some((a) => HELP.has(a)), own: routes.commands.includes(word) && !whole ? `command-${word}.cjs` : undefined };
+  const help = options.some((a) => HELP.has(a));
+  const group = routes.commands.includes(word) ? undefined : Object.keys(routes.shared ?? {}).find((name) => routes.shared[name].includes(word));
+  const name = routes.commands.includes(word) ? word : group;
+  return { word, help, shared: group !== undefined, name, own: name !== undefined && !whole ? `command-${name}.cjs` : undefined };
 }
 
 exports.commandWord = commandWord;

@@ -18,7 +18,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { common, EVERYDAY, EXTERNAL, FAST_PARTS, fastParts, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyThisCommand, wrapBundle } from './bundle-options.mjs';
+import { common, EVERYDAY, EXTERNAL, FAST_PARTS, SHARED, fastParts, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyTheseCommands, wrapBundle } from './bundle-options.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const out = join(root, 'build', 'sea');
@@ -56,8 +56,8 @@ const bundles = [
   ...FAST_PARTS.map(([entry, part]) => [entry, `${part}.cjs`, { plugins: [seaExternal, lazyDecimalConstants], supported: { 'dynamic-import': false } }]),
   // The binary's main script.
   ['src/sea/entry.cjs', 'entry.cjs'],
-  // The everyday commands' own bundles, as the package has them.
-  ...EVERYDAY.map((command) => ['src/cli/main.ts', `command-${command}.cjs`, { plugins: [seaExternal, lazyChildProcess, lazyDecimalConstants, onlyThisCommand(command), leanCommandBundle()] }]),
+  // The everyday commands' own bundles, and the shared ones, as the package has them.
+  ...[...EVERYDAY.map((command) => [command, [command]]), ...Object.entries(SHARED)].map(([name, words]) => ['src/cli/main.ts', `command-${name}.cjs`, { plugins: [seaExternal, lazyChildProcess, lazyDecimalConstants, onlyTheseCommands(words), leanCommandBundle()] }]),
 ];
 for (const [entry, file, extra] of bundles) {
   await build({ ...bundled, ...extra, entryPoints: [join(root, entry)], outfile: join(out, file) });
@@ -80,7 +80,7 @@ const completionSpec = join(root, 'dist/completion.json');
 if (!existsSync(completionSpec)) throw new Error('dist/completion.json is missing: run `npm run build` first (npm run build:binary does)');
 const assets = { 'main.cjs': join(out, 'main.cjs'), 'fast.cjs': join(out, 'fast.cjs'), 'dist/completion.json': completionSpec, 'dist/commands.json': join(root, 'dist/commands.json') };
 for (const [, part] of FAST_PARTS) assets[`${part}.cjs`] = join(out, `${part}.cjs`);
-for (const command of EVERYDAY) assets[`command-${command}.cjs`] = join(out, `command-${command}.cjs`);
+for (const name of [...EVERYDAY, ...Object.keys(SHARED)]) assets[`command-${name}.cjs`] = join(out, `command-${name}.cjs`);
 for (const name of Object.keys(dependencies)) assets[`deps/${name}.cjs`] = join(out, 'deps', `${name}.cjs`);
 for (const schema of readdirSync(join(root, 'schemas')).filter((f) => f.endsWith('.json'))) assets[`schemas/${schema}`] = join(root, 'schemas', schema);
 // The manual's topics (tally help TOPIC).
@@ -154,7 +154,8 @@ async function exercise(binary, caches) {
   } finally {
     sandbox.stop();
   }
-  for (const argv of [['--version'], ['version']]) execFileSync(binary, argv, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // The shared bundle's (its last run's code is its cache), and the whole program's.
+  for (const argv of [['--version'], ['version'], ['config', 'list'], ['budget', 'list']]) execFileSync(binary, argv, { env, stdio: ['ignore', 'ignore', 'inherit'] });
   // An agent's session: the MCP server's package too.
   const session = [
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '1' } } },
@@ -170,7 +171,7 @@ const first = join(out, `first-${name}`);
 await makeBinary(first, assets);
 await exercise(first, join(out, 'caches'));
 const caches = readdirSync(join(out, 'caches'));
-for (const bundle of ['main.cjs', 'fast.cjs', ...FAST_PARTS.map(([, part]) => `${part}.cjs`), ...EVERYDAY.map((c) => `command-${c}.cjs`)]) if (!caches.includes(`${bundle}.cache`)) throw new Error(`the first binary wrote no code cache for ${bundle}`);
+for (const bundle of ['main.cjs', 'fast.cjs', ...FAST_PARTS.map(([, part]) => `${part}.cjs`), ...[...EVERYDAY, ...Object.keys(SHARED)].map((c) => `command-${c}.cjs`)]) if (!caches.includes(`${bundle}.cache`)) throw new Error(`the first binary wrote no code cache for ${bundle}`);
 rmSync(first);
 
 // The binary: the same assets and the caches it made.

@@ -6,7 +6,7 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { EVERYDAY, FAST_PARTS, asciiOnly, common, fastParts, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyThisCommand, wrapBundle } from './bundle-options.mjs';
+import { EVERYDAY, FAST_PARTS, SHARED, asciiOnly, common, fastParts, lazyChildProcess, lazyDecimalConstants, leanCommandBundle, onlyTheseCommands, wrapBundle } from './bundle-options.mjs';
 
 rmSync('dist', { recursive: true, force: true });
 
@@ -33,10 +33,11 @@ for (const [entry, outfile, plugins] of fastOutputs) {
 // a run reads, checks and deserialises about half as much (the bundle and its code cache).
 // Measured whole-process, paired, balance --json against the whole program: see the commit.
 const registry = readFileSync('src/cli/registry.ts', 'utf8');
-for (const name of EVERYDAY) {
-  if (!registry.includes(`import('../commands/${name}.js')`)) throw new Error(`build: ${name} is not a command of src/cli/registry.ts`);
+// Each everyday command's own bundle, and the bundles commands share (SHARED).
+for (const [name, words] of [...EVERYDAY.map((name) => [name, [name]]), ...Object.entries(SHARED)]) {
+  if (EVERYDAY.includes(name) && !registry.includes(`import('../commands/${name}.js')`)) throw new Error(`build: ${name} is not a command of src/cli/registry.ts`);
   // No source map of its own: the whole program's (dist/main.cjs.map) maps the same sources (TALLY_BUILD_MAPS=1 writes them, to read a CPU profile).
-  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/cli/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, lazyDecimalConstants, onlyThisCommand(name), leanCommandBundle()] });
+  await build({ ...common, sourcemap: process.env.TALLY_BUILD_MAPS ? 'linked' : false, entryPoints: ['src/cli/main.ts'], outfile: `dist/command-${name}.cjs`, plugins: [lazyChildProcess, lazyDecimalConstants, onlyTheseCommands(words), leanCommandBundle()] });
   wrapBundle(`dist/command-${name}.cjs`);
 }
 
@@ -48,7 +49,7 @@ const launcher = createRequire(import.meta.url)('../bin/load-bundle.cjs');
 const program = launcher.load();
 const spec = await program.completionSpec();
 writeFileSync('dist/completion.json', JSON.stringify(spec));
-// The command words with a bundle of their own, and the global options that take a value: the
-// launcher skips their values to find the command word (as the command line's parser does), which
-// picks the bundle and names the code cache of that command's runs.
-writeFileSync('dist/commands.json', JSON.stringify({ commands: EVERYDAY, valueFlags: spec.options.filter((o) => o.takesValue).flatMap((o) => [o.name.startsWith('-') ? o.name : `--${o.name}`, ...(o.alias ? [o.alias.startsWith('-') ? o.alias : `-${o.alias}`] : [])]) }));
+// The command words with a bundle of their own, those sharing one (by its name), and the global
+// options that take a value: the launcher skips their values to find the command word (as the
+// command line's parser does), which picks the bundle and names the code cache of its runs.
+writeFileSync('dist/commands.json', JSON.stringify({ commands: EVERYDAY, shared: SHARED, valueFlags: spec.options.filter((o) => o.takesValue).flatMap((o) => [o.name.startsWith('-') ? o.name : `--${o.name}`, ...(o.alias ? [o.alias.startsWith('-') ? o.alias : `-${o.alias}`] : [])]) }));

@@ -136,15 +136,16 @@ describe('code caches, made where they are used', () => {
     expect((await tally(dir, ['pricing', '--json'], { state: own })).code).toBe(0);
     const before = readdirSync(cacheFolder(own)).sort();
     expect(before).toHaveLength(2);
-    const main = join(dir, 'dist', 'main.cjs');
+    // `version` runs in the bundle the light commands share.
+    const local = join(dir, 'dist', 'command-local.cjs');
     const changed = version.replace(/\d/g, '9');
-    writeFileSync(main, readFileSync(main, 'utf8').split(JSON.stringify(version)).join(JSON.stringify(changed)));
+    writeFileSync(local, readFileSync(local, 'utf8').split(JSON.stringify(version)).join(JSON.stringify(changed)));
     expect((await tally(dir, ['version'], { state: own })).stdout).toMatch(new RegExp(`^tally ${changed.replace(/\./g, '\\.')} \\(Node `));
     // The changed bundle's new cache, beside the unchanged bundle's: the cache of the build no longer installed is removed.
     const after = readdirSync(cacheFolder(own)).sort();
-    expect(after).toEqual([expect.stringMatching(/^command-pricing\.cjs-.*-pricing\.cache$/), expect.stringMatching(/^main\.cjs-.*-main\.cache$/)]);
-    expect(before).toContain(after[0]);
-    expect(before).not.toContain(after[1]);
+    expect(after).toEqual([expect.stringMatching(/^command-local\.cjs-.*-local\.cache$/), expect.stringMatching(/^command-pricing\.cjs-.*-pricing\.cache$/)]);
+    expect(before).not.toContain(after[0]);
+    expect(before).toContain(after[1]);
     // Another Node's folder unused for a month goes too; one used lately stays.
     const stale = join(own, 'cache', 'code', 'v18.0.0-x64');
     const recent = join(own, 'cache', 'code', 'v21.0.0-x64');
@@ -293,6 +294,45 @@ describe("the everyday commands' own bundles", () => {
   }, 120_000);
 });
 
+describe('a bundle commands share', () => {
+  it("runs their lines, printing exactly what the whole program prints, with one code cache that takes in each kind of line", async () => {
+    const dir = installed();
+    const whole = installed();
+    writeFileSync(join(whole, 'dist', 'commands.json'), '{}');
+    const routes = JSON.parse(readFileSync(join(root, 'dist', 'commands.json'), 'utf8')) as { shared: Record<string, string[]> };
+    expect(Object.keys(routes.shared)).toEqual(['local']);
+    // The whole program cut out: a line that needed it would fail there.
+    rmSync(join(dir, 'dist', 'main.cjs'));
+    const lines: Record<string, string[][]> = {
+      budget: [['budget', 'set', 'monthly', '--amount', '500', '--period', 'month'], ['budget', 'list'], ['budget', '--json']],
+      notify: [['notify', 'list'], ['notify', 'rm', 'nobody']],
+      group: [['group', 'list']],
+      mark: [['mark', '--json']],
+      config: [['config', 'list'], ['config', 'get', 'utc_offset'], ['config', '--help']],
+      schema: [['schema', 'usage']],
+      auth: [['auth', 'status']],
+      login: [['login', '--help']],
+      logout: [['logout', '--profile', 'nobody']],
+      version: [['version']],
+    };
+    expect(Object.keys(lines).sort()).toEqual([...routes.shared.local!].sort());
+    const ownState = installs();
+    const wholeState = installs();
+    for (const args of Object.values(lines).flat()) {
+      const run = (install: string, stateDir: string) =>
+        runProcess(NODE, ['--require', FIXED_CLOCK, join(install, 'bin', 'tally.js'), ...args], { env: { PATH: process.env.PATH, HOME: state.path, TALLY_CONFIG_DIR: stateDir, NO_COLOR: '1', TALLY_TEST_NOW: String(Date.UTC(2026, 10, 20, 9)), ...gateway() }, timeoutMs: 20_000 });
+      const program = await run(whole, wholeState);
+      const own = await run(dir, ownState);
+      expect([own.code, own.stdout, own.stderr.replace(/\d+(\.\d+)? ms/g, '')], args.join(' ')).toEqual([program.code, program.stdout, program.stderr.replace(/\d+(\.\d+)? ms/g, '')]);
+    }
+    const caches = readdirSync(cacheFolder(ownState));
+    expect(caches).toEqual([expect.stringMatching(/^command-local\.cjs-.*-local\.cache$/)]);
+    const kinds = readFileSync(join(cacheFolder(ownState), caches[0]!)).subarray(0, 200).toString('latin1').split('\n')[0]!.trim().split(' ').slice(1);
+    // Each kind of line that ended well (notify rm and logout of nobody did not), a help line too.
+    expect(kinds).toEqual(['budget', 'notify', 'group', 'mark', 'config', 'config:help', 'schema', 'auth', 'login:help', 'version']);
+  }, 120_000);
+});
+
 describe('help lines', () => {
   it("give a command's own help from its own bundle, exactly as the whole program gives it; a help flag before the command word gives the program's", async () => {
     const dir = installed();
@@ -337,22 +377,22 @@ describe('help lines', () => {
     expect((await tally(dir, ['balance', '--help'], { state: own })).code).toBe(0);
     expect(stamp(balance!)).toBe(balanceMade);
     // The whole program: made by its first line, then each new kind of line taken in, once.
-    expect((await tally(dir, ['budget', 'list'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['completion', 'bash'], { state: own })).code).toBe(0);
     const main = files().find((f) => f.startsWith('main.cjs-'))!;
-    expect(head(main).trim()).toBe('tally-cache budget');
+    expect(head(main).trim()).toBe('tally-cache completion');
     const first = statSync(join(cacheFolder(own), main)).size;
-    expect((await tally(dir, ['config', 'list'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['billing', '--json'], { state: own })).code).toBe(0);
     expect((await tally(dir, ['--help'], { state: own })).code).toBe(0);
-    expect(head(main).trim()).toBe('tally-cache budget config none:help');
+    expect(head(main).trim()).toBe('tally-cache completion billing none:help');
     // The head keeps V8's data aligned: its length is a multiple of 16.
     expect((head(main).length + 1) % 16).toBe(0);
     expect(statSync(join(cacheFolder(own), main)).size).toBeGreaterThan(first);
     const taken = stamp(main);
-    expect((await tally(dir, ['config', 'list'], { state: own })).code).toBe(0);
-    expect((await tally(dir, ['budget', 'list'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['billing', '--json'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['completion', 'bash'], { state: own })).code).toBe(0);
     expect(stamp(main), 'a kind it holds is not taken in again').toBe(taken);
     // A failed line takes nothing in.
-    expect((await tally(dir, ['notify', 'rm', 'nobody'], { state: own })).code).not.toBe(0);
+    expect((await tally(dir, ['whatif', '--swap', 'nothing'], { state: own })).code).not.toBe(0);
     expect(stamp(main)).toBe(taken);
     expect(files()).toHaveLength(2);
   }, 60_000);
@@ -361,7 +401,7 @@ describe('help lines', () => {
     const dir = installed();
     const own = installs();
     expect((await tally(dir, ['balance', '--json'], { state: own })).code).toBe(0);
-    expect((await tally(dir, ['budget', 'list'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['completion', 'bash'], { state: own })).code).toBe(0);
     const strip = (name: string) => {
       const file = join(cacheFolder(own), name);
       const bytes = readFileSync(file);
@@ -375,8 +415,8 @@ describe('help lines', () => {
     const run = await tally(dir, ['balance', '--json'], { state: own, nodeArgs: ['-r', join(root, 'test', 'support', 'cache-watch.cjs')] });
     expect([run.code, /^cache-watch (.*)$/m.exec(run.stderr)?.[1]]).toEqual([0, JSON.stringify({ rejected: [false] })]);
     expect(readFileSync(balance).equals(balanceBytes), "a command bundle's cache without the head is used, not made again").toBe(true);
-    expect((await tally(dir, ['budget', 'list'], { state: own })).code).toBe(0);
-    expect(readFileSync(main).subarray(0, 20).toString('latin1')).toBe('tally-cache budget  ');
+    expect((await tally(dir, ['completion', 'bash'], { state: own })).code).toBe(0);
+    expect(readFileSync(main).subarray(0, 24).toString('latin1')).toBe('tally-cache completion  ');
   }, 60_000);
 });
 
