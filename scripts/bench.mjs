@@ -330,7 +330,9 @@ if (wanted('reference')) {
   const { referenceBuild } = await import('./bench-reference.mjs');
   const commit = process.env.BENCH_REFERENCE ?? 'f29dbd6';
   const referenceBin = referenceBuild(commit);
-  const runs = [['balance --json', ['balance', '--json']], ['status', ['status']], ['usage --since 92d --bucket hour --json', ['usage', '--since', '92d', '--bucket', 'hour', '--json']]];
+  // The three the issue names, a command's own help (from its bundle, as the reference gave it) and
+  // a line of the light commands' shared bundle (the reference ran it in its whole program).
+  const runs = [['balance --json', ['balance', '--json']], ['status', ['status']], ['usage --since 92d --bucket hour --json', ['usage', '--since', '92d', '--bucket', 'hour', '--json']], ['balance --help', ['balance', '--help']], ['config list', ['config', 'list']]];
   const builds = [['this build', bin, folder('ref-this')], ['reference', referenceBin, folder('ref-a')], ['reference (control)', referenceBin, folder('ref-b')]];
   const measured = new Map();
   for (const [, program, state] of builds) for (const [, args] of runs) cpuOnce([program, ...args], { ...base, TALLY_CONFIG_DIR: state, NODE_EXTRA_CA_CERTS: '' }); // code caches
