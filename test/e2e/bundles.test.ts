@@ -360,7 +360,7 @@ describe('help lines', () => {
     expect((await tally(cut, ['logs', '--json', '--', '--help'])).stderr).not.toMatch(/damaged/);
   }, 120_000);
 
-  it("neither make nor change a command bundle's cache (its runs' code only); the whole program's cache takes in each kind of line it first runs", async () => {
+  it("neither make nor change a command bundle's cache (its runs' code only); the whole program's cache names each kind of line it runs, and takes in what one compiled where it is much", async () => {
     const dir = installed();
     const own = installs();
     const files = () => (existsSync(cacheFolder(own)) ? readdirSync(cacheFolder(own)).sort() : []);
@@ -376,24 +376,36 @@ describe('help lines', () => {
     expect(head(balance!).trim()).toBe('tally-cache balance');
     expect((await tally(dir, ['balance', '--help'], { state: own })).code).toBe(0);
     expect(stamp(balance!)).toBe(balanceMade);
-    // The whole program: made by its first line, then each new kind of line taken in, once.
+    // The whole program: made by its first line; each new kind of line named once it ends well,
+    // and what it compiled taken in where that is much (a report after a completion script), not
+    // where it is little (metrics after the report: V8's data as it was).
     expect((await tally(dir, ['completion', 'bash'], { state: own })).code).toBe(0);
     const main = files().find((f) => f.startsWith('main.cjs-'))!;
+    const data = () => {
+      const bytes = readFileSync(join(cacheFolder(own), main));
+      return bytes.subarray(bytes.indexOf(10) + 1);
+    };
     expect(head(main).trim()).toBe('tally-cache completion');
-    const first = statSync(join(cacheFolder(own), main)).size;
-    expect((await tally(dir, ['billing', '--json'], { state: own })).code).toBe(0);
-    expect((await tally(dir, ['--help'], { state: own })).code).toBe(0);
-    expect(head(main).trim()).toBe('tally-cache completion billing none:help');
+    const first = data();
+    expect((await tally(dir, ['report', '--json'], { state: own })).code).toBe(0);
+    expect(head(main).trim()).toBe('tally-cache completion report');
+    const reported = data();
+    expect(reported.length).toBeGreaterThan(first.length + 64 * 1024);
+    expect((await tally(dir, ['metrics'], { state: own })).code).toBe(0);
+    expect(head(main).trim()).toBe('tally-cache completion report metrics');
+    expect(data().equals(reported), "what metrics adds is little: the report's data as it was").toBe(true);
     // The head keeps V8's data aligned: its length is a multiple of 16.
     expect((head(main).length + 1) % 16).toBe(0);
-    expect(statSync(join(cacheFolder(own), main)).size).toBeGreaterThan(first);
     const taken = stamp(main);
-    expect((await tally(dir, ['billing', '--json'], { state: own })).code).toBe(0);
+    expect((await tally(dir, ['metrics'], { state: own })).code).toBe(0);
     expect((await tally(dir, ['completion', 'bash'], { state: own })).code).toBe(0);
-    expect(stamp(main), 'a kind it holds is not taken in again').toBe(taken);
+    expect(stamp(main), 'a kind it names is not taken in again').toBe(taken);
     // A failed line takes nothing in.
     expect((await tally(dir, ['whatif', '--swap', 'nothing'], { state: own })).code).not.toBe(0);
     expect(stamp(main)).toBe(taken);
+    // Each run reads it as V8 made it: none rejected.
+    const watched = await tally(dir, ['report', '--json'], { state: own, nodeArgs: ['-r', join(root, 'test', 'support', 'cache-watch.cjs')] });
+    expect(/^cache-watch (.*)$/m.exec(watched.stderr)?.[1]).toBe(JSON.stringify({ rejected: [false] }));
     expect(files()).toHaveLength(2);
   }, 60_000);
 
