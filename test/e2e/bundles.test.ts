@@ -304,6 +304,8 @@ describe('a bundle commands share', () => {
     // The whole program cut out: a line that needed it would fail there.
     rmSync(join(dir, 'dist', 'main.cjs'));
     const lines: Record<string, string[][]> = {
+      // No command word: the program's help, every command described from the registry, none loaded.
+      none: [[], ['--help'], ['--json', '-h'], ['--bogus']],
       budget: [['budget', 'set', 'monthly', '--amount', '500', '--period', 'month'], ['budget', 'list'], ['budget', '--json']],
       notify: [['notify', 'list'], ['notify', 'rm', 'nobody']],
       group: [['group', 'list']],
@@ -328,8 +330,8 @@ describe('a bundle commands share', () => {
     const caches = readdirSync(cacheFolder(ownState));
     expect(caches).toEqual([expect.stringMatching(/^command-local\.cjs-.*-local\.cache$/)]);
     const kinds = readFileSync(join(cacheFolder(ownState), caches[0]!)).subarray(0, 200).toString('latin1').split('\n')[0]!.trim().split(' ').slice(1);
-    // Each kind of line that ended well (notify rm and logout of nobody did not), a help line too.
-    expect(kinds).toEqual(['budget', 'notify', 'group', 'mark', 'config', 'config:help', 'schema', 'auth', 'login:help', 'version']);
+    // Each kind of line that ended well (an unknown option, notify rm and logout of nobody did not), help lines too.
+    expect(kinds).toEqual(['none', 'none:help', 'budget', 'notify', 'group', 'mark', 'config', 'config:help', 'schema', 'auth', 'login:help', 'version']);
   }, 120_000);
 });
 
