@@ -53,6 +53,16 @@ function readRegular(file, max = MAX_FILE_BYTES, { opened, into } = {}) {
   }
 }
 
+/** Whether a path is a regular file (not missing, not a FIFO or a device), without opening it. */
+function isRegularFile(file) {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
+exports.isRegularFile = isRegularFile;
+
 /** The state folder, as tally chooses it: TALLY_CONFIG_DIR, else the per-OS config folder (env-paths' rule). */
 function stateDir(env = process.env) {
   if (env.TALLY_CONFIG_DIR) return env.TALLY_CONFIG_DIR;
@@ -344,7 +354,8 @@ exports.bundleFor = bundleFor;
 function fastModule(argv) {
   globalThis.__tallyLoadPart = (name) => exports.load(join(dist, name), /^[a-z][a-z-]{0,31}$/.test(argv[0] ?? '') ? argv[0] : 'fast');
   const file = join(dist, 'fast.cjs');
-  if (!readRegular(file, 1024 * 1024)) return undefined;
+  // A regular file (a FIFO would hold require's read), looked at without reading it (require reads it).
+  if (!isRegularFile(file)) return undefined;
   try {
     return require(file);
   } catch {

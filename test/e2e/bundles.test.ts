@@ -473,6 +473,24 @@ describe('a damaged install', () => {
     expect(debug.stderr.split('\n').length).toBeGreaterThan(2);
   });
 
+  it("starts from dist/launch.cjs, the build's one module of bin/run.cjs and bin/load-bundle.cjs; from bin/ where it is missing, damaged or a FIFO", async () => {
+    const launch = readFileSync(join(root, 'dist', 'launch.cjs'), 'utf8');
+    expect(launch).toContain(readFileSync(join(root, 'bin', 'run.cjs'), 'utf8'));
+    expect(launch).toContain(readFileSync(join(root, 'bin', 'load-bundle.cjs'), 'utf8').replace("require('./run.cjs')", '__run'));
+    const own = installs();
+    const expected = await tally(installed(), ['--timeout', '9', 'balance', '--json'], { state: own });
+    expect(expected.code).toBe(0);
+    for (const damage of [(file: string) => rmSync(file), (file: string) => writeFileSync(file, 'throw new Error("cut");'), (file: string) => (rmSync(file), execFileSync('mkfifo', [file]))]) {
+      const dir = installed();
+      damage(join(dir, 'dist', 'launch.cjs'));
+      for (const args of [['--timeout', '9', 'balance', '--json'], ['--version']]) {
+        const run = await tally(dir, args, { state: own });
+        expect([run.code, run.stderr], args.join(' ')).toEqual([0, '']);
+        if (args[2] === 'balance') expect(run.stdout).toBe(expected.stdout);
+      }
+    }
+  });
+
   it('runs as it should when the files beside the program are not what the build wrote: the option list {} or a FIFO, the fast answers a FIFO, a cache a FIFO', async () => {
     const dir = installed();
     const own = installs();

@@ -36,7 +36,7 @@ afterAll(() => work.remove());
 describe('the package', () => {
   it('holds what runs and nothing else: no code cache, no sources, tests or maps; a bin, the Node lines it supports, a licence', () => {
     const files = packed.files.map((f) => f.path);
-    for (const needed of ['bin/tally.js', 'bin/load-bundle.cjs', 'bin/run.cjs', 'dist/main.cjs', 'dist/command-balance.cjs', 'dist/command-status.cjs', 'dist/command-usage.cjs', 'dist/command-local.cjs', 'dist/fast.cjs', 'dist/commands.json', 'dist/completion.json', 'schemas/usage.schema.json', 'monitoring/alerts.yml', 'action.yml', 'README.md', 'LICENSE', 'package.json']) expect(files).toContain(needed);
+    for (const needed of ['bin/tally.js', 'bin/load-bundle.cjs', 'bin/run.cjs', 'dist/launch.cjs', 'dist/main.cjs', 'dist/command-balance.cjs', 'dist/command-status.cjs', 'dist/command-usage.cjs', 'dist/command-local.cjs', 'dist/fast.cjs', 'dist/commands.json', 'dist/completion.json', 'schemas/usage.schema.json', 'monitoring/alerts.yml', 'action.yml', 'README.md', 'LICENSE', 'package.json']) expect(files).toContain(needed);
     expect(files.filter((f) => /^(src|test|scripts)\/|\.cache$|\.map$|\.tgz$/.test(f))).toEqual([]);
     expect(packed.size).toBeLessThan(MAX_PACKED_BYTES);
     const pkg = JSON.parse(execFileSync('tar', ['xzf', tarball, '-O', 'package/package.json']).toString());
