@@ -57,7 +57,7 @@ const bundles = [
   // The binary's main script.
   ['src/sea/entry.cjs', 'entry.cjs'],
   // The everyday commands' own bundles, and the shared ones, as the package has them.
-  ...[...EVERYDAY.map((command) => [command, [command]]), ...Object.entries(SHARED)].map(([name, words]) => ['src/cli/main.ts', `command-${name}.cjs`, { plugins: [seaExternal, lazyChildProcess, lazyDecimalConstants, onlyTheseCommands(words), leanCommandBundle()] }]),
+  ...[...EVERYDAY.map((command) => [command, [command]]), ...Object.entries(SHARED)].map(([name, words]) => ['src/cli/main.ts', `command-${name}.cjs`, { plugins: [seaExternal, lazyChildProcess, lazyDecimalConstants, onlyTheseCommands(words), leanCommandBundle(words)] }]),
 ];
 for (const [entry, file, extra] of bundles) {
   await build({ ...bundled, ...extra, entryPoints: [join(root, entry)], outfile: join(out, file) });

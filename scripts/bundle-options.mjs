@@ -90,13 +90,13 @@ export const NO_COMMAND = 'none';
 /**
  * Commands that share a bundle of their own, by the bundle's name (`dist/command-NAME.cjs`): the
  * ones that keep to tally's own files and settings (budgets, destinations, groups, marks, settings,
- * schemas, credentials, the version), and a line with no command word (the program's help, which
+ * schemas, credentials, the version, the shell's completion script), and a line with no command word (the program's help, which
  * describes every command from the registry and loads none). Each is light, and none is run every day: in the whole
  * program (1.2 MB) a line of theirs read and deserialised four times what it runs, and started
  * slower than the build of f29dbd6 did (`config list` 1.06x). One bundle keeps one code cache for
  * all of them (bin/load-bundle.cjs), where a bundle each would keep one each.
  */
-export const SHARED = { local: [NO_COMMAND, 'budget', 'notify', 'group', 'mark', 'config', 'schema', 'auth', 'login', 'logout', 'version'] };
+export const SHARED = { local: [NO_COMMAND, 'budget', 'notify', 'group', 'mark', 'config', 'schema', 'auth', 'login', 'logout', 'version', 'completion'] };
 
 /**
  * The program with every command's loader but those of these command words left out (the launcher
@@ -131,18 +131,21 @@ export function onlyTheseCommands(words) {
 }
 
 /**
- * What a command's own bundle leaves out: the modules only lines the launcher sends elsewhere
- * reach (bin/run.cjs route). The fast answers' parts and completion (their command words never route
- * to a command's bundle), the manual's generator (scripts/docs.mjs asks the whole program),
+ * What a command's own bundle (`words`: the command words it runs) leaves out: the modules only
+ * lines the launcher sends elsewhere reach (bin/run.cjs route). The fast answers' parts and a Tab's
+ * completion (their command words never route to a command's bundle), the completion scripts'
+ * library but where the completion command is, the manual's generator (scripts/docs.mjs asks the whole program),
  * log-update (a terminal --watch line runs in the whole program), the loop over profiles
  * (--all-profiles and --profiles lines too), and the in-process sandbox (both launchers send
  * --demo lines to the whole program). A module left out is one that throws if it is ever loaded, naming itself: a route missed shows
  * at once in a test, never as a wrong figure. Measured: balance's bundle a quarter smaller to
  * read and deserialise (see the commit).
  */
-export function leanCommandBundle() {
+export function leanCommandBundle(words = []) {
   const leftOut = [
-    [/^log-update$|^@bomb\.sh\/tab$/, () => true],
+    [/^log-update$/, () => true],
+    // The completion scripts' library, but in the bundle of the command that prints them.
+    [/^@bomb\.sh\/tab$/, () => !words.includes('completion')],
     [/^(\.\.\/(statusline\/fast|statusline\/fast-guard|completion\/complete|completion\/models|manual\/reference|manual\/topics)|\.\/(manual|completion-spec))\.js$/, (importer) => /src[\\/]cli[\\/](fast|main)\.ts$/.test(importer)],
     [/^\.\.\/fleet\.js$/, (importer) => /src[\\/]cli[\\/]program\.ts$/.test(importer)],
     [/(^|[\\/])sandbox[\\/]server\.js$/, () => true],
