@@ -30,6 +30,13 @@ function installed(): string {
   return dir;
 }
 
+/** An install whose routes are none: every line runs in the whole program (what a command's bundle is held to). */
+function wholeProgramOnly(): string {
+  const dir = installed();
+  writeFileSync(join(dir, 'dist', 'commands.json'), '{}');
+  return dir;
+}
+
 const state = tempDir();
 // A gateway for the command lines (not --demo: its lines run in the whole program, the sandbox is not in a command's bundle).
 let sandbox: Sandbox;
@@ -272,8 +279,7 @@ describe('the bundles as the build writes them', () => {
 describe("the everyday commands' own bundles", () => {
   it('print exactly what the whole program prints, for each of them', async () => {
     const dir = installed();
-    const whole = installed();
-    writeFileSync(join(whole, 'dist', 'commands.json'), '{}');
+    const whole = wholeProgramOnly();
     const routes = JSON.parse(readFileSync(join(root, 'dist', 'commands.json'), 'utf8')) as { commands: string[] };
     expect(routes.commands.sort()).toEqual(['balance', 'check', 'forecast', 'logs', 'models', 'pricing', 'status', 'usage']);
     const lines: Record<string, string[]> = { check: ['check', '--min-balance', '1', '--json'], logs: ['logs', '--json'] };
@@ -297,8 +303,7 @@ describe("the everyday commands' own bundles", () => {
 describe('a bundle commands share', () => {
   it("runs their lines, printing exactly what the whole program prints, with one code cache that takes in each kind of line", async () => {
     const dir = installed();
-    const whole = installed();
-    writeFileSync(join(whole, 'dist', 'commands.json'), '{}');
+    const whole = wholeProgramOnly();
     const routes = JSON.parse(readFileSync(join(root, 'dist', 'commands.json'), 'utf8')) as { shared: Record<string, string[]> };
     expect(Object.keys(routes.shared)).toEqual(['local']);
     // The whole program cut out: a line that needed it would fail there.
@@ -339,8 +344,7 @@ describe('a bundle commands share', () => {
 describe('help lines', () => {
   it("give a command's own help from its own bundle, exactly as the whole program gives it; a help flag before the command word gives the program's", async () => {
     const dir = installed();
-    const whole = installed();
-    writeFileSync(join(whole, 'dist', 'commands.json'), '{}');
+    const whole = wholeProgramOnly();
     // The whole program cut out of `dir`: a line that needed it would fail there.
     const cut = installed();
     rmSync(join(cut, 'dist', 'main.cjs'));
