@@ -61,7 +61,6 @@ function isRegularFile(file) {
     return false;
   }
 }
-exports.isRegularFile = isRegularFile;
 
 /** The state folder, as tally chooses it: TALLY_CONFIG_DIR, else the per-OS config folder (env-paths' rule). */
 function stateDir(env = process.env) {
@@ -177,12 +176,11 @@ exports.load = function load(file = bundle, command = 'none', kind = command, ta
   const cached = path === undefined ? undefined : readRegular(path, MAX_FILE_BYTES, { into: source });
   const { kinds, data } = cached === undefined ? { kinds: [], data: undefined } : readCacheFile(cached);
   const script = compile(file, text, data);
-  const rejected = data === undefined || script.cachedDataRejected;
   if (path !== undefined) {
-    if (!takesIn) {
-      if (rejected && !kind.endsWith(':help')) pendingCaches.push({ script, path, kinds: [kind], made: true });
-    } else if (rejected) pendingCaches.push({ script, path, kinds: [kind], made: true });
-    else if (kinds.length < MAX_KINDS && !kinds.includes(kind)) pendingCaches.push({ script, path, kinds: [...kinds, kind], made: false, held: data });
+    // Made where there is none that fits (but by a help line in a command's own bundle); a kind new to a shared one, taken in (`held`: its data now).
+    if (data === undefined || script.cachedDataRejected) {
+      if (takesIn || !kind.endsWith(':help')) pendingCaches.push({ script, path, kinds: [kind] });
+    } else if (takesIn && kinds.length < MAX_KINDS && !kinds.includes(kind)) pendingCaches.push({ script, path, kinds: [...kinds, kind], held: data });
   }
   return run(script, file);
 };
@@ -197,8 +195,8 @@ const TAKE_IN_BYTES = 64 * 1024;
 
 /** Writes the code caches this run made (atomically; a folder that cannot be written is no cache, never an error). */
 function saveCaches() {
-  for (const { script, path, kinds, made, held } of pendingCaches.splice(0)) {
-    if (!made && process.uptime() > TAKE_IN_WITHIN_S) continue;
+  for (const { script, path, kinds, held } of pendingCaches.splice(0)) {
+    if (held !== undefined && process.uptime() > TAKE_IN_WITHIN_S) continue;
     try {
       const data = script.createCachedData();
       // What the run compiled beyond the cache it read is taken in only where it is much: every

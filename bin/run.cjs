@@ -44,7 +44,7 @@ function readRoutes(text) {
     // The bundles commands share, by name; absent (an older build's), none.
     const shared = launch?.shared ?? {};
     const sharing = shared !== null && typeof shared === 'object' && !Array.isArray(shared) && Object.entries(shared).every(([name, list]) => /^[a-z][a-z-]{0,31}$/.test(name) && !commands?.includes(name) && words(list, /^[a-z][a-z-]{0,31}$/));
-    return valueFlags && commands && sharing ? { valueFlags, commands, shared: Object.fromEntries(Object.entries(shared)) } : none;
+    return valueFlags && commands && sharing ? { valueFlags, commands, shared } : none;
   } catch {
     return none;
   }
@@ -73,8 +73,8 @@ function route(argv, routes) {
   const options = end < 0 ? argv : argv.slice(0, end);
   const whole = options.some((a, i) => WHOLE_PROGRAM.has(a.split('=')[0]) || (HELP.has(a) && i < at));
   const help = options.some((a) => HELP.has(a));
-  const group = routes.commands.includes(word) ? undefined : Object.keys(routes.shared ?? {}).find((name) => routes.shared[name].includes(word));
-  const name = routes.commands.includes(word) ? word : group;
+  const group = routes.commands.includes(word) ? undefined : Object.keys(routes.shared).find((name) => routes.shared[name].includes(word));
+  const name = group ?? (routes.commands.includes(word) ? word : undefined);
   return { word, help, shared: group !== undefined, name, own: name !== undefined && !whole ? `command-${name}.cjs` : undefined };
 }
 

@@ -104,7 +104,7 @@ export const SHARED = { local: [NO_COMMAND, 'budget', 'notify', 'group', 'mark',
  * (`auth status` by `auth`).
  */
 export function onlyTheseCommands(words) {
-  const keep = new Set([words].flat());
+  const keep = new Set(words);
   return {
     name: 'only-these-commands',
     setup(build) {
@@ -114,9 +114,9 @@ export function onlyTheseCommands(words) {
         const contents = text
           .split('\n')
           .map((line) => {
-            const name = /name: '([^']+)'/.exec(line)?.[1];
-            if (name && keep.has(name.split(' ')[0])) {
-              if (line.includes("import('../commands/")) kept.add(name.split(' ')[0]);
+            const word = /name: '([^' ]+)/.exec(line)?.[1];
+            if (word && keep.has(word)) {
+              if (line.includes("import('../commands/")) kept.add(word);
               return line;
             }
             return line.replace(/import\('\.\.\/commands\/([\w-]+)\.js'\)/g, (whole, file) => `Promise.reject(new Error('${file} is not in the bundle of ${[...keep].join(', ')}'))`);

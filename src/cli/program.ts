@@ -14,8 +14,6 @@ import { addFlags } from '../flags/declare.js';
 import { asksOwnHelp, commandPath, isWanted } from './words.js';
 import { type SimpleLine, readSimpleLine } from '../flags/simple-line.js';
 
-/** Options of the whole program that take a value (needed to find the command name). */
-
 export interface CliDeps extends Partial<Omit<ContextInit, 'options' | 'io'>> {
   io?: IO;
 }
